@@ -1,0 +1,60 @@
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+export PATH := /usr/local/go/bin:$(PATH)
+
+# The tests connect here as a superuser and create one database per test.
+TEST_DATABASE_ADMIN_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+export TEST_DATABASE_ADMIN_URL
+
+GO ?= go
+# Go files of the repository (tracked or new, not ignored), for the gofmt check.
+GO_FILES = $(wildcard $(shell git ls-files --cached --others --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './.data/*'))
+
+.DEFAULT_GOAL := help
+.PHONY: help build run test test-deps check fmt-check vet sqlc-diff generate bench lint clean clean-data
+
+help: ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+build: ## build bin/valuecase
+	$(GO) build -o bin/valuecase ./cmd/valuecase
+
+run: ## run PostgreSQL, Temporal, migrations, worker and API in the foreground (Ctrl-C stops all)
+	scripts/run.sh
+
+test: ## dependencies, gofmt/vet/sqlc checks, then go test -race on everything
+	scripts/test-deps.sh
+	@$(MAKE) --no-print-directory check
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+test-deps: ## start PostgreSQL and build bin/temporal as the tests need them
+	scripts/test-deps.sh
+
+check: fmt-check vet sqlc-diff ## the static checks of make test
+
+fmt-check: ## fail listing the files gofmt would change
+	@files="$(if $(GO_FILES),$$(gofmt -l $(GO_FILES)))"; \
+	if [[ -n "$$files" ]]; then echo "gofmt would change these files (run gofmt -w):"; echo "$$files"; exit 1; fi
+
+vet: ## go vet
+	$(GO) vet ./...
+
+sqlc-diff: ## generated sqlc code matches db/queries and db/migrations
+	$(GO) tool sqlc diff
+
+generate: ## regenerate the sqlc code
+	$(GO) tool sqlc generate
+
+bench: ## benchmarks against a same-run baseline
+	scripts/bench.sh
+
+lint: check ## check plus shellcheck of the scripts
+	@if command -v shellcheck >/dev/null; then shellcheck -x scripts/*.sh .ci/run; \
+	else echo "shellcheck not installed (apt-get install shellcheck); skipped"; fi
+
+clean: ## remove build output and coverage files (keeps .data/ and bin/temporal)
+	rm -f bin/valuecase coverage.out coverage.html *.coverprofile
+
+clean-data: ## stop the private PostgreSQL (if any) and delete all local state in .data/
+	@bash -c 'source scripts/lib.sh && stop_private_postgres'
+	rm -rf .data

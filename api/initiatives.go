@@ -1,0 +1,565 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/outbox"
+)
+
+// Limits of section 8 and our own bounds on free text.
+const (
+	maxLiveInitiatives    = 1000
+	maxProjects           = 200
+	maxNameLen            = 200
+	maxDescriptionLen     = 10_000
+	maxShortTextLen       = 100
+	maxReasonLen          = 1_000
+	maxOwnerLen           = 255
+	defaultPageSize       = 50
+	maxInitiativePageSize = 200
+)
+
+var (
+	statusNames = func() []string {
+		out := make([]string, len(initiative.Statuses))
+		for i, s := range initiative.Statuses {
+			out[i] = string(s)
+		}
+		return out
+	}()
+	initiativeSorts = []string{"created_at", "updated_at", "name", "status", "expected_start_date", "expected_end_date"}
+)
+
+// initiativeJSON is the initiative resource.
+type initiativeJSON struct {
+	ID                string  `json:"id"`
+	Name              string  `json:"name"`
+	Description       string  `json:"description"`
+	Status            string  `json:"status"`
+	Industry          *string `json:"industry"`
+	Segment           *string `json:"segment"`
+	OwnerID           *string `json:"owner_id"`
+	ExpectedStartDate *string `json:"expected_start_date"`
+	ExpectedEndDate   *string `json:"expected_end_date"`
+	CreatedAt         string  `json:"created_at"`
+	UpdatedAt         string  `json:"updated_at"`
+}
+
+// initiativeDetailJSON is the single-record GET: the initiative with its relations.
+type initiativeDetailJSON struct {
+	initiativeJSON
+	Projects     []projectJSON     `json:"projects"`
+	Stakeholders []any             `json:"stakeholders"`
+	Metrics      initiativeMetrics `json:"metrics"`
+	Review       *reviewJSON       `json:"review"`
+}
+
+type initiativeMetrics struct {
+	ProjectsTotal      int `json:"projects_total"`
+	ProjectsActive     int `json:"projects_active"`
+	StatusChanges      int `json:"status_changes"`
+	DaysInCurrentState int `json:"days_in_current_status"`
+}
+
+type reviewJSON struct {
+	WorkflowID     string  `json:"workflow_id"`
+	StartedAt      string  `json:"started_at"`
+	RemindersSent  int     `json:"reminders_sent"`
+	LastReminderAt *string `json:"last_reminder_at"`
+	DecidedAt      *string `json:"decided_at"`
+	Decision       *string `json:"decision"`
+}
+
+type projectJSON struct {
+	ID           string `json:"id"`
+	InitiativeID string `json:"initiative_id"`
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	Status       string `json:"status"`
+	CreatedAt    string `json:"created_at"`
+	UpdatedAt    string `json:"updated_at"`
+}
+
+type statusChangeJSON struct {
+	FromStatus *string `json:"from_status"`
+	ToStatus   string  `json:"to_status"`
+	Reason     string  `json:"reason"`
+	Actor      string  `json:"actor"`
+	CreatedAt  string  `json:"created_at"`
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func optTimestamp(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := timestamp(*t)
+	return &s
+}
+
+func optDate(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.Format(time.DateOnly)
+	return &s
+}
+
+func toInitiativeJSON(in dbsqlc.Initiative) initiativeJSON {
+	return initiativeJSON{
+		ID: in.ID.String(), Name: in.Name, Description: in.Description, Status: in.Status,
+		Industry: in.Industry, Segment: in.Segment, OwnerID: in.OwnerID,
+		ExpectedStartDate: optDate(in.ExpectedStartDate), ExpectedEndDate: optDate(in.ExpectedEndDate),
+		CreatedAt: timestamp(in.CreatedAt), UpdatedAt: timestamp(in.UpdatedAt),
+	}
+}
+
+func toProjectJSON(p dbsqlc.Project) projectJSON {
+	return projectJSON{ID: p.ID.String(), InitiativeID: p.InitiativeID.String(), Name: p.Name, Description: p.Description,
+		Status: p.Status, CreatedAt: timestamp(p.CreatedAt), UpdatedAt: timestamp(p.UpdatedAt)}
+}
+
+func (s *Server) listInitiatives(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page := q.intIn("page", 1, 1, 1_000_000)
+	size := q.intIn("page_size", defaultPageSize, 1, maxInitiativePageSize)
+	sort := q.oneOf("sort", "created_at", initiativeSorts)
+	order := q.oneOf("order", "desc", []string{"asc", "desc"})
+	var status, industry *string
+	if v, ok := q.str("status"); ok {
+		v = q.oneOf("status", "", statusNames)
+		status = &v
+	}
+	if v, ok := q.str("industry"); ok {
+		if len(v) > maxShortTextLen || v == "" {
+			return InvalidParameter("query parameter industry must be 1 to %d characters", maxShortTextLen)
+		}
+		industry = &v
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	ctx, p := c.UserContext(), principal(c)
+	rows, err := db.Q.InitiativeList(ctx, tx(c), dbsqlc.InitiativeListParams{
+		TenantID: p.TenantID, Status: status, Industry: industry, Sort: sort, SortDesc: order == "desc",
+		PageLimit: int32(size), PageOffset: int32((page - 1) * size),
+	})
+	if err != nil {
+		return err
+	}
+	var resp listResponse[initiativeJSON]
+	resp.Data = make([]initiativeJSON, 0, len(rows))
+	var total int64
+	for _, r := range rows {
+		total = r.Total
+		resp.Data = append(resp.Data, toInitiativeJSON(dbsqlc.Initiative{
+			TenantID: r.TenantID, ID: r.ID, Name: r.Name, Description: r.Description, Status: r.Status, Industry: r.Industry,
+			Segment: r.Segment, OwnerID: r.OwnerID, ExpectedStartDate: r.ExpectedStartDate, ExpectedEndDate: r.ExpectedEndDate,
+			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		}))
+	}
+	if len(rows) == 0 && page > 1 { // past the last page the window count is not there
+		if total, err = db.Q.InitiativeCount(ctx, tx(c), dbsqlc.InitiativeCountParams{TenantID: p.TenantID, Status: status, Industry: industry}); err != nil {
+			return err
+		}
+	}
+	resp.Meta.Pagination = newPagination(page, size, total)
+	return c.JSON(resp)
+}
+
+// initiativeFields are the writable fields of create, PUT and PATCH.
+type initiativeFields struct {
+	name, description, industry, segment, ownerID, status *string
+	start, end                                            *time.Time
+	// which fields the body carried (PATCH leaves the others alone)
+	has map[string]bool
+}
+
+var writableInitiativeFields = []string{"name", "description", "industry", "segment", "owner_id", "expected_start_date", "expected_end_date", "status"}
+
+// readOnlyInitiativeFields may be sent back as received from a GET; they are ignored.
+var readOnlyInitiativeFields = []string{"id", "created_at", "updated_at", "projects", "stakeholders", "metrics", "review"}
+
+func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, error) {
+	b, err := parseBody(c)
+	if err != nil {
+		return initiativeFields{}, err
+	}
+	f := initiativeFields{has: map[string]bool{}}
+	for _, name := range writableInitiativeFields {
+		f.has[name] = b.has(name)
+	}
+	f.name = b.text("name", nameRequired || f.has["name"], maxNameLen)
+	f.description = b.text("description", false, maxDescriptionLen)
+	f.industry = b.text("industry", false, maxShortTextLen)
+	f.segment = b.text("segment", false, maxShortTextLen)
+	f.ownerID = b.text("owner_id", false, maxOwnerLen)
+	f.start = b.date("expected_start_date")
+	f.end = b.date("expected_end_date")
+	f.status = b.enum("status", false, statusNames)
+	b.ignore(readOnlyInitiativeFields...)
+	if err := b.done(); err != nil {
+		return initiativeFields{}, err
+	}
+	return f, nil
+}
+
+func checkDates(start, end *time.Time) error {
+	if start != nil && end != nil && end.Before(*start) {
+		return InvalidParameter("expected_end_date %s is before expected_start_date %s", end.Format(time.DateOnly), start.Format(time.DateOnly))
+	}
+	return nil
+}
+
+func (s *Server) createInitiative(c *fiber.Ctx) error {
+	f, err := readInitiativeFields(c, true)
+	if err != nil {
+		return err
+	}
+	if f.status != nil && *f.status != string(initiative.Draft) {
+		return Invalid(FieldError{Field: "status", Code: "invalid_value", Message: "a new initiative starts as draft; change its status afterwards"})
+	}
+	if err := checkDates(f.start, f.end); err != nil {
+		return err
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	owner := f.ownerID
+	if owner == nil {
+		owner = &p.Subject // the creator owns what they create unless told otherwise
+	}
+	if err := db.Q.InitiativeLockTenantCreates(ctx, t, p.TenantID); err != nil {
+		return err
+	}
+	live, err := db.Q.InitiativeCountLive(ctx, t, p.TenantID)
+	if err != nil {
+		return err
+	}
+	if live >= maxLiveInitiatives {
+		return Conflict("the tenant has reached its limit of %d initiatives that are not archived", maxLiveInitiatives)
+	}
+	in, err := db.Q.InitiativeCreate(ctx, t, dbsqlc.InitiativeCreateParams{
+		TenantID: p.TenantID, Name: *f.name, Description: deref(f.description), Industry: f.industry, Segment: f.segment,
+		OwnerID: owner, ExpectedStartDate: f.start, ExpectedEndDate: f.end,
+	})
+	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
+		return AlreadyExists("an initiative named %q already exists in this tenant", *f.name)
+	}
+	if err != nil {
+		return err
+	}
+	if err := db.Q.InitiativeStatusHistoryAdd(ctx, t, dbsqlc.InitiativeStatusHistoryAddParams{
+		TenantID: p.TenantID, InitiativeID: in.ID, ToStatus: in.Status, Reason: "created", Actor: p.Subject,
+	}); err != nil {
+		return err
+	}
+	body := toInitiativeJSON(in)
+	if _, err := outbox.Write(ctx, t, p.TenantID, outbox.InitiativeCreated, body); err != nil {
+		return err
+	}
+	c.Location("/v1/initiatives/" + body.ID)
+	return c.Status(fiber.StatusCreated).JSON(body)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// loadInitiative finds an initiative of the tenant, locked for update when asked.
+func loadInitiative(c *fiber.Ctx, forUpdate bool) (dbsqlc.Initiative, error) {
+	id, err := pathID(c, "id", "initiative")
+	if err != nil {
+		return dbsqlc.Initiative{}, err
+	}
+	params := dbsqlc.InitiativeGetParams{TenantID: principal(c).TenantID, ID: id}
+	var in dbsqlc.Initiative
+	if forUpdate {
+		in, err = db.Q.InitiativeGetForUpdate(c.UserContext(), tx(c), dbsqlc.InitiativeGetForUpdateParams(params))
+	} else {
+		in, err = db.Q.InitiativeGet(c.UserContext(), tx(c), params)
+	}
+	if db.IsNotFound(err) {
+		return in, NotFound("initiative")
+	}
+	return in, err
+}
+
+// loadWritableInitiative is loadInitiative for a write: archived is read-only.
+func loadWritableInitiative(c *fiber.Ctx) (dbsqlc.Initiative, error) {
+	in, err := loadInitiative(c, true)
+	if err == nil && in.Status == string(initiative.Archived) {
+		return in, Conflict("the initiative is archived and read-only")
+	}
+	return in, err
+}
+
+func (s *Server) getInitiative(c *fiber.Ctx) error {
+	in, err := loadInitiative(c, false)
+	if err != nil {
+		return err
+	}
+	ctx, t := c.UserContext(), tx(c)
+	projects, err := db.Q.ProjectListByInitiative(ctx, t, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	if err != nil {
+		return err
+	}
+	history, err := db.Q.InitiativeStatusHistoryList(ctx, t, dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	if err != nil {
+		return err
+	}
+	out := initiativeDetailJSON{initiativeJSON: toInitiativeJSON(in), Projects: make([]projectJSON, 0, len(projects)), Stakeholders: []any{}}
+	for _, p := range projects {
+		out.Projects = append(out.Projects, toProjectJSON(p))
+		if p.Status == "active" {
+			out.Metrics.ProjectsActive++
+		}
+	}
+	out.Metrics.ProjectsTotal = len(projects)
+	out.Metrics.StatusChanges = max(len(history)-1, 0) // the first entry is the creation
+	if len(history) > 0 {
+		out.Metrics.DaysInCurrentState = int(time.Since(history[len(history)-1].CreatedAt).Hours() / 24)
+	}
+	review, err := db.Q.InitiativeReviewLatest(ctx, t, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	if err == nil {
+		out.Review = &reviewJSON{WorkflowID: review.WorkflowID, StartedAt: timestamp(review.StartedAt), RemindersSent: int(review.RemindersSent),
+			LastReminderAt: optTimestamp(review.LastReminderAt), DecidedAt: optTimestamp(review.DecidedAt), Decision: review.Decision}
+	} else if !db.IsNotFound(err) {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) replaceInitiative(c *fiber.Ctx) error { return s.updateInitiative(c, true) }
+func (s *Server) patchInitiative(c *fiber.Ctx) error   { return s.updateInitiative(c, false) }
+
+// updateInitiative is PUT (replace: absent optional fields are cleared, an
+// absent status is kept) and PATCH (only the fields sent change; null clears).
+func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
+	f, err := readInitiativeFields(c, replace)
+	if err != nil {
+		return err
+	}
+	in, err := loadWritableInitiative(c)
+	if err != nil {
+		return err
+	}
+	next := in
+	pick := func(field string, dst **string, v *string) {
+		if replace || f.has[field] {
+			*dst = v
+		}
+	}
+	if f.name != nil {
+		next.Name = *f.name
+	}
+	if replace || f.has["description"] {
+		next.Description = deref(f.description)
+	}
+	pick("industry", &next.Industry, f.industry)
+	pick("segment", &next.Segment, f.segment)
+	pick("owner_id", &next.OwnerID, f.ownerID)
+	if replace || f.has["expected_start_date"] {
+		next.ExpectedStartDate = f.start
+	}
+	if replace || f.has["expected_end_date"] {
+		next.ExpectedEndDate = f.end
+	}
+	if err := checkDates(next.ExpectedStartDate, next.ExpectedEndDate); err != nil {
+		return err
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	if f.status != nil && *f.status != in.Status {
+		if err := s.authorizeTransition(c, in, initiative.Status(*f.status)); err != nil {
+			return err
+		}
+		next.Status = *f.status
+	}
+	updated, err := db.Q.InitiativeUpdate(ctx, t, dbsqlc.InitiativeUpdateParams{
+		TenantID: in.TenantID, ID: in.ID, Name: next.Name, Description: next.Description, Status: next.Status,
+		Industry: next.Industry, Segment: next.Segment, OwnerID: next.OwnerID,
+		ExpectedStartDate: next.ExpectedStartDate, ExpectedEndDate: next.ExpectedEndDate,
+	})
+	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
+		return AlreadyExists("an initiative named %q already exists in this tenant", next.Name)
+	}
+	if err != nil {
+		return err
+	}
+	if updated.Status != in.Status {
+		if err := recordStatusChange(ctx, t, p, in.Status, updated, ""); err != nil {
+			return err
+		}
+	}
+	return c.JSON(toInitiativeJSON(updated))
+}
+
+func (s *Server) authorizeTransition(c *fiber.Ctx, in dbsqlc.Initiative, to initiative.Status) error {
+	p := principal(c)
+	err := initiative.CheckTransition(initiative.Status(in.Status), to, deref(in.OwnerID), initiative.Actor{Subject: p.Subject, Roles: p.Roles})
+	var te *initiative.TransitionError
+	if errors.As(err, &te) {
+		if te.Forbidden {
+			return Forbidden("%s", te.Error())
+		}
+		allowed := initiative.Next(initiative.Status(in.Status))
+		return InvalidState("status", "%s; allowed from %s: %v", te.Error(), in.Status, allowed)
+	}
+	return err
+}
+
+// recordStatusChange keeps the history, archives projects with their
+// initiative and emits initiative.status_changed, all in the caller's transaction.
+func recordStatusChange(ctx context.Context, t pgx.Tx, p *Principal, from string, in dbsqlc.Initiative, reason string) error {
+	if err := db.Q.InitiativeStatusHistoryAdd(ctx, t, dbsqlc.InitiativeStatusHistoryAddParams{
+		TenantID: in.TenantID, InitiativeID: in.ID, FromStatus: &from, ToStatus: in.Status, Reason: reason, Actor: p.Subject,
+	}); err != nil {
+		return err
+	}
+	if in.Status == string(initiative.Archived) {
+		if err := db.Q.ProjectArchiveByInitiative(ctx, t, dbsqlc.ProjectArchiveByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID}); err != nil {
+			return err
+		}
+	}
+	_, err := outbox.Write(ctx, t, in.TenantID, outbox.InitiativeStatusChanged, StatusChangedEvent{
+		InitiativeID: in.ID.String(), FromStatus: from, ToStatus: in.Status, Reason: reason, Actor: p.Subject,
+		ChangedAt: timestamp(in.UpdatedAt), Initiative: toInitiativeJSON(in),
+	})
+	return err
+}
+
+// StatusChangedEvent is the data of an initiative.status_changed event.
+type StatusChangedEvent struct {
+	InitiativeID string         `json:"initiative_id"`
+	FromStatus   string         `json:"from_status"`
+	ToStatus     string         `json:"to_status"`
+	Reason       string         `json:"reason"`
+	Actor        string         `json:"actor"`
+	ChangedAt    string         `json:"changed_at"`
+	Initiative   initiativeJSON `json:"initiative"`
+}
+
+func (s *Server) changeInitiativeStatus(c *fiber.Ctx) error {
+	b, err := parseBody(c)
+	if err != nil {
+		return err
+	}
+	to := b.enum("status", true, statusNames)
+	reason := b.text("reason", false, maxReasonLen)
+	if err := b.done(); err != nil {
+		return err
+	}
+	in, err := loadWritableInitiative(c)
+	if err != nil {
+		return err
+	}
+	if err := s.authorizeTransition(c, in, initiative.Status(*to)); err != nil {
+		return err
+	}
+	return s.setStatus(c, in, *to, deref(reason), fiber.StatusOK)
+}
+
+func (s *Server) setStatus(c *fiber.Ctx, in dbsqlc.Initiative, to, reason string, status int) error {
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	from := in.Status
+	in.Status = to
+	updated, err := db.Q.InitiativeUpdate(ctx, t, dbsqlc.InitiativeUpdateParams{
+		TenantID: in.TenantID, ID: in.ID, Name: in.Name, Description: in.Description, Status: in.Status,
+		Industry: in.Industry, Segment: in.Segment, OwnerID: in.OwnerID,
+		ExpectedStartDate: in.ExpectedStartDate, ExpectedEndDate: in.ExpectedEndDate,
+	})
+	if err != nil {
+		return err
+	}
+	if err := recordStatusChange(ctx, t, p, from, updated, reason); err != nil {
+		return err
+	}
+	if status == fiber.StatusNoContent {
+		return c.SendStatus(status)
+	}
+	return c.Status(status).JSON(toInitiativeJSON(updated))
+}
+
+// archiveInitiative is DELETE: from any state to archived, projects included.
+func (s *Server) archiveInitiative(c *fiber.Ctx) error {
+	in, err := loadWritableInitiative(c)
+	if err != nil {
+		return err
+	}
+	return s.setStatus(c, in, string(initiative.Archived), "deleted", fiber.StatusNoContent)
+}
+
+func (s *Server) initiativeStatusHistory(c *fiber.Ctx) error {
+	in, err := loadInitiative(c, false)
+	if err != nil {
+		return err
+	}
+	rows, err := db.Q.InitiativeStatusHistoryList(c.UserContext(), tx(c), dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Data []statusChangeJSON `json:"data"`
+	}{Data: make([]statusChangeJSON, 0, len(rows))}
+	for _, r := range rows {
+		out.Data = append(out.Data, statusChangeJSON{FromStatus: r.FromStatus, ToStatus: r.ToStatus, Reason: r.Reason, Actor: r.Actor, CreatedAt: timestamp(r.CreatedAt)})
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) listProjects(c *fiber.Ctx) error {
+	in, err := loadInitiative(c, false)
+	if err != nil {
+		return err
+	}
+	rows, err := db.Q.ProjectListByInitiative(c.UserContext(), tx(c), dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Data []projectJSON `json:"data"`
+	}{Data: make([]projectJSON, 0, len(rows))}
+	for _, r := range rows {
+		out.Data = append(out.Data, toProjectJSON(r))
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) createProject(c *fiber.Ctx) error {
+	b, err := parseBody(c)
+	if err != nil {
+		return err
+	}
+	name := b.text("name", true, maxNameLen)
+	description := b.text("description", false, maxDescriptionLen)
+	if err := b.done(); err != nil {
+		return err
+	}
+	in, err := loadWritableInitiative(c)
+	if err != nil {
+		return err
+	}
+	ctx, t := c.UserContext(), tx(c)
+	existing, err := db.Q.ProjectListByInitiative(ctx, t, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	if err != nil {
+		return err
+	}
+	if len(existing) >= maxProjects {
+		return Conflict("the initiative has reached its limit of %d projects", maxProjects)
+	}
+	p, err := db.Q.ProjectCreate(ctx, t, dbsqlc.ProjectCreateParams{TenantID: in.TenantID, InitiativeID: in.ID, Name: *name, Description: deref(description)})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toProjectJSON(p))
+}

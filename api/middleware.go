@@ -1,0 +1,367 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/auth"
+	"github.com/valuecase/valuecase/internal/ratelimit"
+	"github.com/valuecase/valuecase/internal/rbac"
+)
+
+const (
+	localRequestID = "request_id"
+	localPrincipal = "principal"
+	localTx        = "tx"
+)
+
+// Principal is the authenticated caller of a tenant-scoped request.
+type Principal struct {
+	Subject     string
+	TenantID    uuid.UUID
+	UserID      uuid.UUID
+	Roles       []string
+	Permissions map[rbac.Permission]bool
+	Email, Name string
+}
+
+// Has reports whether the caller holds a permission.
+func (p *Principal) Has(perm rbac.Permission) bool { return p.Permissions[perm] }
+
+func principal(c *fiber.Ctx) *Principal { return c.Locals(localPrincipal).(*Principal) }
+
+// tx is the request's tenant-scoped transaction.
+func tx(c *fiber.Ctx) pgx.Tx { return c.Locals(localTx).(pgx.Tx) }
+
+func requestID(c *fiber.Ctx) string {
+	id, _ := c.Locals(localRequestID).(string)
+	return id
+}
+
+// requestID echoes a sane client X-Request-ID or makes one.
+func (s *Server) requestID(c *fiber.Ctx) error {
+	id := c.Get(fiber.HeaderXRequestID)
+	if !validRequestID(id) {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
+	c.Locals(localRequestID, id)
+	c.Set(fiber.HeaderXRequestID, id)
+	return c.Next()
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		if r < 0x21 || r > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// recover turns a panic into a 500 with no internals in the body.
+func (s *Server) recover(c *fiber.Ctx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.ErrorContext(c.UserContext(), "panic", "request_id", requestID(c), "route", routeOf(c), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return c.Next()
+}
+
+func routeOf(c *fiber.Ctx) string {
+	if r := c.Route(); r != nil && r.Path != "/" && r.Path != "" {
+		return r.Path
+	}
+	return "unmatched"
+}
+
+// observe logs each request and records its metrics once the error handler has
+// written the final status.
+func (s *Server) observe(c *fiber.Ctx) error {
+	start := time.Now()
+	err := c.Next()
+	if err != nil {
+		if herr := s.app.ErrorHandler(c, err); herr != nil {
+			return herr
+		}
+	}
+	status := c.Response().StatusCode()
+	route := routeOf(c)
+	elapsed := time.Since(start)
+	s.metrics.observe(c.Method(), route, status, elapsed)
+	attrs := []any{"request_id", requestID(c), "method", c.Method(), "route", route, "status", status, "duration_ms", float64(elapsed.Microseconds()) / 1000}
+	if p, ok := c.Locals(localPrincipal).(*Principal); ok {
+		attrs = append(attrs, "tenant_id", p.TenantID.String(), "subject", p.Subject)
+	}
+	s.log.InfoContext(c.UserContext(), "request", attrs...)
+	return nil
+}
+
+// cors answers only origins in CORS_ALLOWED_ORIGINS; others get no CORS headers.
+func (s *Server) cors(c *fiber.Ctx) error {
+	origin := c.Get(fiber.HeaderOrigin)
+	if origin == "" || !slices.Contains(s.Config.CORSAllowedOrigins, origin) {
+		return c.Next()
+	}
+	c.Vary(fiber.HeaderOrigin)
+	c.Set(fiber.HeaderAccessControlAllowOrigin, origin)
+	c.Set(fiber.HeaderAccessControlExposeHeaders, "X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Retry-After, Retry-After, Location")
+	if c.Method() == fiber.MethodOptions && c.Get(fiber.HeaderAccessControlRequestMethod) != "" {
+		c.Set(fiber.HeaderAccessControlAllowMethods, "GET, POST, PUT, PATCH, DELETE")
+		c.Set(fiber.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Tenant-ID, X-Request-ID, X-API-Key")
+		c.Set(fiber.HeaderAccessControlMaxAge, "600")
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+	return c.Next()
+}
+
+// bearerToken reads `Authorization: Bearer <token>`, exactly that form.
+func bearerToken(c *fiber.Ctx) (string, bool) {
+	h := c.Get(fiber.HeaderAuthorization)
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok || tok == "" || strings.ContainsAny(tok, " \t") {
+		return "", false
+	}
+	return tok, true
+}
+
+// authenticate verifies the bearer token; the claims wait in Locals for the tenant check.
+func (s *Server) authenticate(c *fiber.Ctx) error {
+	raw, ok := bearerToken(c)
+	if !ok {
+		return s.refuseAnonymous(c, Unauthorized("send Authorization: Bearer <access token>"))
+	}
+	claims, err := s.Verifier.Verify(c.UserContext(), raw)
+	if err != nil {
+		s.log.InfoContext(c.UserContext(), "token refused", "request_id", requestID(c), "reason", err.Error())
+		return s.refuseAnonymous(c, Unauthorized("the access token is invalid or expired"))
+	}
+	c.Locals("claims", claims)
+	return c.Next()
+}
+
+// tenant checks X-Tenant-ID against the token and that the tenant exists.
+func (s *Server) tenant(c *fiber.Ctx) error {
+	claims := c.Locals("claims").(*auth.Claims)
+	header := c.Get("X-Tenant-ID")
+	if header == "" {
+		return s.refuseAnonymous(c, InvalidParameter("the X-Tenant-ID header is required"))
+	}
+	tenantID, err := uuid.Parse(header)
+	if err != nil || claims.OrgID != header {
+		return Forbidden("the token is not valid for tenant %q", header)
+	}
+	t, err := s.tenants.get(c.UserContext(), tenantID)
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return Forbidden("the token is not valid for tenant %q", header)
+	}
+	perms := make(map[rbac.Permission]bool, len(claims.Permissions))
+	for _, p := range claims.Permissions {
+		perms[rbac.Permission(p)] = true
+	}
+	c.Locals(localPrincipal, &Principal{
+		Subject: claims.Subject, TenantID: tenantID, Roles: claims.Roles, Permissions: perms,
+		Email: claims.Email, Name: claims.Name,
+	})
+	c.Locals("tenant", t)
+	return c.Next()
+}
+
+// anonymousLimit bounds requests refused before a tenant is known, per client IP.
+var anonymousLimit = ratelimit.Limit{PerMinute: 300, Burst: 60}
+
+// refuseAnonymous answers a request refused before its tenant is known; it
+// still counts against (and reports) the client IP's allowance.
+func (s *Server) refuseAnonymous(c *fiber.Ctx, refusal *Error) error {
+	res, err := s.Limits.Allow(c.UserContext(), "ip:"+c.IP(), anonymousLimit)
+	if err != nil {
+		return err
+	}
+	setRateHeaders(c, res)
+	if !res.Allowed {
+		return rateLimited(c, res)
+	}
+	return refusal
+}
+
+// rateLimit applies the tenant's plan limits, the per-endpoint limits and the
+// concurrency cap. Headers report the most constrained limit that applied.
+func (s *Server) rateLimit(c *fiber.Ctx) error {
+	t := c.Locals("tenant").(*dbsqlc.Tenant)
+	limit, concurrent := planLimits(t)
+	key := "tenant:" + t.ID.String()
+	res, err := s.Limits.Allow(c.UserContext(), key, limit)
+	if err != nil {
+		return err
+	}
+	shown := res
+	if res.Allowed && t.Plan != string(ratelimit.PlanEnterprisePlus) {
+		if name, el, ok := ratelimit.EndpointLimit(c.Method(), c.Path()); ok {
+			eres, err := s.Limits.Allow(c.UserContext(), key+":"+name, el)
+			if err != nil {
+				return err
+			}
+			if !eres.Allowed || eres.Remaining < shown.Remaining {
+				shown = eres
+			}
+		}
+	}
+	setRateHeaders(c, shown)
+	if !shown.Allowed {
+		return rateLimited(c, shown)
+	}
+	release, ok, err := s.Concurrency.Acquire(c.UserContext(), key, concurrent)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		c.Set(fiber.HeaderRetryAfter, "1")
+		c.Set("X-RateLimit-Retry-After", "1")
+		return &Error{Status: fiber.StatusTooManyRequests, Code: CodeRateLimited, Message: fmt.Sprintf("too many concurrent requests for this tenant (limit %d)", concurrent)}
+	}
+	defer release()
+	return c.Next()
+}
+
+func planLimits(t *dbsqlc.Tenant) (ratelimit.Limit, int) {
+	if t.Plan == string(ratelimit.PlanEnterprisePlus) {
+		return ratelimit.Limit{PerMinute: int(*t.RequestsPerMinute), Burst: int(*t.Burst)}, int(*t.MaxConcurrent)
+	}
+	l, conc, _ := ratelimit.PlanLimits(ratelimit.Plan(t.Plan))
+	return l, conc
+}
+
+func setRateHeaders(c *fiber.Ctx, r ratelimit.Result) {
+	c.Set("X-RateLimit-Limit", strconv.Itoa(r.Limit.PerMinute))
+	c.Set("X-RateLimit-Remaining", strconv.Itoa(r.Remaining))
+	c.Set("X-RateLimit-Reset", strconv.FormatInt(r.ResetUnix(time.Now()), 10))
+	c.Set("X-RateLimit-Retry-After", strconv.FormatInt(r.RetryAfterSeconds(), 10))
+}
+
+func rateLimited(c *fiber.Ctx, r ratelimit.Result) error {
+	c.Set(fiber.HeaderRetryAfter, strconv.FormatInt(r.RetryAfterSeconds(), 10))
+	return &Error{Status: fiber.StatusTooManyRequests, Code: CodeRateLimited,
+		Message: fmt.Sprintf("rate limit of %d requests per minute exceeded; retry in %d s", r.Limit.PerMinute, r.RetryAfterSeconds())}
+}
+
+// tenantTx opens the request's tenant-scoped transaction, provisions the user
+// on first sight and refuses deactivated users. It commits when the handler
+// succeeds and rolls back otherwise.
+func (s *Server) tenantTx(c *fiber.Ctx) error {
+	p := principal(c)
+	ctx := c.UserContext()
+	t, err := db.BeginTenant(ctx, s.Pool, p.TenantID)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+
+	user, err := db.Q.UserGetBySubject(ctx, t, dbsqlc.UserGetBySubjectParams{TenantID: p.TenantID, Subject: &p.Subject})
+	if db.IsNotFound(err) {
+		user, err = db.Q.UserProvision(ctx, t, dbsqlc.UserProvisionParams{TenantID: p.TenantID, Subject: &p.Subject, Email: nonEmpty(p.Email), Name: nonEmpty(p.Name)})
+	}
+	if err != nil {
+		return err
+	}
+	if user.Status == "deactivated" {
+		return Forbidden("this user is deactivated in the tenant")
+	}
+	p.UserID = user.ID
+	c.Locals(localTx, t)
+	if err := c.Next(); err != nil {
+		return err
+	}
+	if c.Response().StatusCode() >= 400 {
+		return nil
+	}
+	if err := t.Commit(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// require refuses callers without the permission.
+func (s *Server) require(perm rbac.Permission) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if !principal(c).Has(perm) {
+			return Forbidden("missing permission %s", perm)
+		}
+		return c.Next()
+	}
+}
+
+func unavailable(err error) error {
+	return fmt.Errorf("%w: %w", &Error{Status: fiber.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the database is unavailable; retry shortly"}, err)
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// tenantCache keeps tenants briefly so rate limiting needs no query per request.
+type tenantCache struct {
+	pool *pgxpool.Pool
+	ttl  time.Duration
+	mu   sync.RWMutex
+	m    map[uuid.UUID]cachedTenant
+}
+
+type cachedTenant struct {
+	t       *dbsqlc.Tenant
+	expires time.Time
+}
+
+func newTenantCache(pool *pgxpool.Pool, ttl time.Duration) *tenantCache {
+	return &tenantCache{pool: pool, ttl: ttl, m: map[uuid.UUID]cachedTenant{}}
+}
+
+// get returns the tenant, or nil when it does not exist.
+func (tc *tenantCache) get(ctx context.Context, id uuid.UUID) (*dbsqlc.Tenant, error) {
+	tc.mu.RLock()
+	e, ok := tc.m[id]
+	tc.mu.RUnlock()
+	if ok && time.Now().Before(e.expires) {
+		return e.t, nil
+	}
+	t, err := db.Q.TenantGet(ctx, tc.pool, id)
+	if db.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	tc.mu.Lock()
+	if len(tc.m) > 100_000 { // bound memory: start over rather than grow without end
+		tc.m = map[uuid.UUID]cachedTenant{}
+	}
+	tc.m[id] = cachedTenant{t: &t, expires: time.Now().Add(tc.ttl)}
+	tc.mu.Unlock()
+	return &t, nil
+}

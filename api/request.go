@@ -1,0 +1,263 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+)
+
+// body is a decoded JSON object whose fields are read one by one, so that a
+// wrong type or an unknown field is reported against the field that has it.
+type body struct {
+	fields map[string]json.RawMessage
+	errs   []FieldError
+	seen   map[string]bool
+}
+
+// parseBody reads the request body as one JSON object. Malformed JSON is a
+// 400; an empty body is an empty object.
+func parseBody(c *fiber.Ctx) (*body, error) {
+	if ct := c.Get(fiber.HeaderContentType); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != fiber.MIMEApplicationJSON {
+			return nil, fiber.ErrUnsupportedMediaType
+		}
+	}
+	b := &body{fields: map[string]json.RawMessage{}, seen: map[string]bool{}}
+	raw := bytes.TrimSpace(c.Body())
+	if len(raw) == 0 {
+		return b, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&b.fields); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if ok := asType(err, &typeErr); ok {
+			return nil, InvalidParameter("request body must be a JSON object")
+		}
+		return nil, InvalidParameter("request body is not valid JSON: %s", jsonErrorText(err))
+	}
+	if dec.More() {
+		return nil, InvalidParameter("request body must hold exactly one JSON object")
+	}
+	if b.fields == nil { // the body was `null`
+		return nil, InvalidParameter("request body must be a JSON object")
+	}
+	return b, nil
+}
+
+func asType[T any](err error, target *T) bool {
+	t, ok := err.(T)
+	if ok {
+		*target = t
+	}
+	return ok
+}
+
+func jsonErrorText(err error) string {
+	var syn *json.SyntaxError
+	if asType(err, &syn) {
+		return fmt.Sprintf("%s at byte %d", syn.Error(), syn.Offset)
+	}
+	return "unexpected end of input"
+}
+
+func (b *body) fail(field, code, format string, args ...any) {
+	b.errs = append(b.errs, FieldError{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// has reports whether the field is present (null included).
+func (b *body) has(field string) bool {
+	b.seen[field] = true
+	_, ok := b.fields[field]
+	return ok
+}
+
+func (b *body) isNull(field string) bool {
+	return string(b.fields[field]) == "null"
+}
+
+// ignore marks read-only fields a client may send back unchanged (e.g. after a GET).
+func (b *body) ignore(fields ...string) {
+	for _, f := range fields {
+		b.seen[f] = true
+	}
+}
+
+// text reads a string field. It returns nil when absent or null; a required
+// field must be present and non-blank.
+func (b *body) text(field string, required bool, maxLen int) *string {
+	if !b.has(field) || b.isNull(field) {
+		if required {
+			b.fail(field, "required", "is required")
+		}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b.fields[field], &s); err != nil {
+		b.fail(field, "invalid_type", "must be a string")
+		return nil
+	}
+	if required && strings.TrimSpace(s) == "" {
+		b.fail(field, "required", "must not be blank")
+		return nil
+	}
+	if n := utf8.RuneCountInString(s); n > maxLen {
+		b.fail(field, "too_long", "must be at most %d characters (got %d)", maxLen, n)
+		return nil
+	}
+	if strings.ContainsRune(s, 0) {
+		b.fail(field, "invalid_value", "must not contain NUL characters")
+		return nil
+	}
+	return &s
+}
+
+// date reads a YYYY-MM-DD field.
+func (b *body) date(field string) *time.Time {
+	s := b.text(field, false, 10)
+	if s == nil {
+		return nil
+	}
+	d, err := time.Parse(time.DateOnly, *s)
+	if err != nil {
+		b.fail(field, "invalid_format", "must be a calendar date YYYY-MM-DD")
+		return nil
+	}
+	return &d
+}
+
+// enum reads a string field that must be one of the allowed values.
+func (b *body) enum(field string, required bool, allowed []string) *string {
+	s := b.text(field, required, 100)
+	if s != nil && !slices.Contains(allowed, *s) {
+		b.fail(field, "invalid_value", "must be one of %s", strings.Join(allowed, ", "))
+		return nil
+	}
+	return s
+}
+
+// done reports unknown fields and returns the 422 if anything failed.
+func (b *body) done() error {
+	var unknown []string
+	for f := range b.fields {
+		if !b.seen[f] {
+			unknown = append(unknown, f)
+		}
+	}
+	slices.Sort(unknown)
+	for _, f := range unknown {
+		b.fail(f, "unknown_field", "is not a field of this request")
+	}
+	if len(b.errs) > 0 {
+		return Invalid(b.errs...)
+	}
+	return nil
+}
+
+// query reads list parameters, refusing unknown ones (400 INVALID_PARAMETER).
+type query struct {
+	values url.Values
+	known  map[string]bool
+	err    *Error
+}
+
+func parseQuery(c *fiber.Ctx) *query {
+	v, err := url.ParseQuery(string(c.Request().URI().QueryString()))
+	q := &query{values: v, known: map[string]bool{}}
+	if err != nil {
+		q.err = InvalidParameter("query string is malformed")
+	}
+	return q
+}
+
+func (q *query) str(name string) (string, bool) {
+	q.known[name] = true
+	vals, ok := q.values[name]
+	if !ok || q.err != nil {
+		return "", false
+	}
+	if len(vals) > 1 {
+		q.err = InvalidParameter("query parameter %s is given more than once", name)
+		return "", false
+	}
+	return vals[0], true
+}
+
+func (q *query) intIn(name string, def, lo, hi int) int {
+	s, ok := q.str(name)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		if q.err == nil {
+			q.err = InvalidParameter("query parameter %s must be an integer from %d to %d", name, lo, hi)
+		}
+		return def
+	}
+	return n
+}
+
+func (q *query) oneOf(name, def string, allowed []string) string {
+	s, ok := q.str(name)
+	if !ok {
+		return def
+	}
+	if !slices.Contains(allowed, s) {
+		if q.err == nil {
+			q.err = InvalidParameter("query parameter %s must be one of %s", name, strings.Join(allowed, ", "))
+		}
+		return def
+	}
+	return s
+}
+
+func (q *query) done() error {
+	if q.err != nil {
+		return q.err
+	}
+	for name := range q.values {
+		if !q.known[name] {
+			return InvalidParameter("unknown query parameter %s", name)
+		}
+	}
+	return nil
+}
+
+// pathID reads an id from the path. Ids are opaque: one that cannot name a
+// record is simply not found.
+func pathID(c *fiber.Ctx, name, what string) (uuid.UUID, error) {
+	id, err := uuid.Parse(c.Params(name))
+	if err != nil {
+		return uuid.Nil, NotFound(what)
+	}
+	return id, nil
+}
+
+// page is the list response meta of spec section 4.
+type pagination struct {
+	Page       int   `json:"page"`
+	PageSize   int   `json:"page_size"`
+	Total      int64 `json:"total"`
+	TotalPages int64 `json:"total_pages"`
+}
+
+func newPagination(page, size int, total int64) pagination {
+	return pagination{Page: page, PageSize: size, Total: total, TotalPages: (total + int64(size) - 1) / int64(size)}
+}
+
+type listResponse[T any] struct {
+	Data []T `json:"data"`
+	Meta struct {
+		Pagination pagination `json:"pagination"`
+	} `json:"meta"`
+}

@@ -1,0 +1,98 @@
+// Package api is the HTTP interface: the Fiber app, its middleware and one
+// file per resource group. Handlers stay thin; rules live in internal/ packages.
+package api
+
+import (
+	_ "embed"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/sdk/client"
+
+	"github.com/valuecase/valuecase/internal/auth"
+	"github.com/valuecase/valuecase/internal/config"
+	"github.com/valuecase/valuecase/internal/ratelimit"
+	"github.com/valuecase/valuecase/internal/rbac"
+)
+
+//go:embed openapi.yaml
+var OpenAPISpec []byte
+
+// MaxBodyBytes is the request payload limit (spec section 8).
+const MaxBodyBytes = 5 << 20
+
+// Deps are what the API needs from the process that runs it.
+type Deps struct {
+	Config      config.Config
+	Pool        *pgxpool.Pool
+	Keys        *auth.KeyStore
+	Verifier    *auth.Verifier
+	Limits      ratelimit.Store
+	Concurrency ratelimit.ConcurrencyLimiter
+	Temporal    client.Client // for /health only; may be nil
+	Registry    *prometheus.Registry
+	Log         *slog.Logger
+}
+
+// Server is the HTTP API.
+type Server struct {
+	Deps
+	app     *fiber.App
+	log     *slog.Logger
+	tenants *tenantCache
+	metrics *httpMetrics
+}
+
+// New builds the app with every route.
+func New(d Deps) *Server {
+	s := &Server{Deps: d, log: d.Log, tenants: newTenantCache(d.Pool, 30*time.Second)}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.Registry == nil {
+		s.Registry = prometheus.NewRegistry()
+	}
+	s.metrics = newHTTPMetrics(s.Registry)
+	s.app = fiber.New(fiber.Config{
+		AppName:               "valuecase",
+		BodyLimit:             MaxBodyBytes,
+		ErrorHandler:          s.errorHandler,
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          90 * time.Second,
+		IdleTimeout:           120 * time.Second,
+	})
+	s.routes()
+	return s
+}
+
+// App exposes the Fiber app (for Listen and for tests' app.Test).
+func (s *Server) App() *fiber.App { return s.app }
+
+func (s *Server) routes() {
+	app := s.app
+	app.Use(s.requestID, s.observe, s.recover, s.cors)
+
+	app.Get("/health", s.health)
+	app.Get("/metrics", s.metricsHandler())
+	app.Get("/.well-known/jwks.json", s.jwks)
+	mountDocs(app, OpenAPISpec)
+
+	v1 := app.Group("/v1", s.authenticate, s.tenant, s.rateLimit, s.tenantTx)
+
+	v1.Get("/initiatives", s.require(rbac.InitiativesRead), s.listInitiatives)
+	v1.Post("/initiatives", s.require(rbac.InitiativesWrite), s.createInitiative)
+	v1.Get("/initiatives/:id", s.require(rbac.InitiativesRead), s.getInitiative)
+	v1.Put("/initiatives/:id", s.require(rbac.InitiativesWrite), s.replaceInitiative)
+	v1.Patch("/initiatives/:id", s.require(rbac.InitiativesWrite), s.patchInitiative)
+	v1.Delete("/initiatives/:id", s.require(rbac.InitiativesDelete), s.archiveInitiative)
+	v1.Post("/initiatives/:id/status", s.require(rbac.InitiativesWrite), s.changeInitiativeStatus)
+	v1.Get("/initiatives/:id/status-history", s.require(rbac.InitiativesRead), s.initiativeStatusHistory)
+	v1.Get("/initiatives/:id/projects", s.require(rbac.InitiativesRead), s.listProjects)
+	v1.Post("/initiatives/:id/projects", s.require(rbac.InitiativesWrite), s.createProject)
+
+	app.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
+}

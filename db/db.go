@@ -1,0 +1,134 @@
+// Package db owns the schema (embedded goose migrations), the connection pool
+// and the transaction helpers that put every query in a tenant's scope.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/valuecase/valuecase/db/dbsqlc"
+)
+
+//go:embed migrations/*.sql
+var Migrations embed.FS
+
+// Q is the one set of generated queries; its methods take the pool or a transaction.
+var Q = dbsqlc.New()
+
+// NewPool connects to PostgreSQL and checks the connection.
+func NewPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	return pool, nil
+}
+
+// Migrate applies all pending migrations.
+func Migrate(ctx context.Context, dsn string) error {
+	conn, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return MigrateDB(ctx, conn)
+}
+
+// MigrateDB applies all pending migrations on an open database handle.
+func MigrateDB(ctx context.Context, conn *sql.DB) error {
+	provider, err := goose.NewProvider(goose.DialectPostgres, conn, mustSub(Migrations, "migrations"))
+	if err != nil {
+		return err
+	}
+	_, err = provider.Up(ctx)
+	return err
+}
+
+// Tx is what query code receives inside InTenant/InSystem.
+type Tx = pgx.Tx
+
+// Beginner is a pool or a connection that can start transactions.
+type Beginner interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// BeginTenant starts a transaction scoped to one tenant: row-level security
+// shows and accepts only that tenant's rows until it ends.
+func BeginTenant(ctx context.Context, b Beginner, tenantID uuid.UUID) (pgx.Tx, error) {
+	tx, err := b.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, "SELECT set_config('app.tenant_id', $1, true)", tenantID.String()); err != nil {
+		_ = tx.Rollback(ctx)
+		return nil, err
+	}
+	return tx, nil
+}
+
+// InTenant runs fn in a tenant-scoped transaction, committing when fn succeeds.
+func InTenant(ctx context.Context, b Beginner, tenantID uuid.UUID, fn func(tx pgx.Tx) error) error {
+	tx, err := BeginTenant(ctx, b, tenantID)
+	if err != nil {
+		return err
+	}
+	return finish(ctx, tx, fn(tx))
+}
+
+// InSystem runs fn in a transaction that may see every tenant's outbox events
+// (and nothing else); only the outbox relay uses it.
+func InSystem(ctx context.Context, b Beginner, fn func(tx pgx.Tx) error) error {
+	tx, err := b.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "SELECT set_config('app.scope', 'system', true)"); err != nil {
+		_ = tx.Rollback(ctx)
+		return err
+	}
+	return finish(ctx, tx, fn(tx))
+}
+
+func finish(ctx context.Context, tx pgx.Tx, err error) error {
+	if err != nil {
+		_ = tx.Rollback(ctx)
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// IsNotFound reports whether err means the query matched no row.
+func IsNotFound(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// IsUniqueViolation reports whether err is a unique-constraint violation, optionally of one constraint.
+func IsUniqueViolation(err error, constraint string) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" && (constraint == "" || pgErr.ConstraintName == constraint)
+}
+
+func init() {
+	// Register the pgx database/sql driver under "pgx" for goose and the test helpers.
+	_ = stdlib.GetDefaultDriver()
+}

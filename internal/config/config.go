@@ -1,0 +1,162 @@
+// Package config reads the service configuration from environment variables.
+// Every variable has a default that works for local development; a bad value
+// fails at start with a message naming the variable.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of every role of the binary.
+type Config struct {
+	HTTPAddr                     string
+	DatabaseURL                  string
+	TemporalAddress              string
+	TemporalNamespace            string
+	AuthJWKSURLs                 []string
+	AuthIssuer                   string
+	AuthAudience                 string
+	AuthSigningKeysDir           string
+	OutboundAllowPrivateNetworks bool
+	CORSAllowedOrigins           []string
+	LogLevel                     slog.Level
+	ReviewReminderAfter          time.Duration
+	WebhookRetryDelays           []time.Duration
+	SecretsKey                   string
+	RedisURL                     string
+}
+
+// Var describes one environment variable, for the loader and for documentation.
+type Var struct {
+	Name, Default, Meaning string
+}
+
+// Vars lists every variable the service reads, with its default.
+var Vars = []Var{
+	{"HTTP_ADDR", "127.0.0.1:8080", "address the API listens on"},
+	{"DATABASE_URL", "postgres://valuecase:valuecase@127.0.0.1:5432/valuecase?sslmode=disable", "PostgreSQL connection (a role that is neither superuser nor BYPASSRLS)"},
+	{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
+	{"TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
+	{"AUTH_JWKS_URLS", "", "comma-separated JWKS URLs of external identity providers"},
+	{"AUTH_ISSUER", "", "required `iss` of external tokens (checked when set)"},
+	{"AUTH_AUDIENCE", "", "required `aud` of external tokens (checked when set)"},
+	{"AUTH_SIGNING_KEYS_DIR", ".data/keys", "directory of the service's own Ed25519 signing keys (PEM); created with one key when empty"},
+	{"OUTBOUND_ALLOW_PRIVATE_NETWORKS", "false", "allow outbound calls (webhooks, integrations) to loopback/private/link-local addresses"},
+	{"CORS_ALLOWED_ORIGINS", "", "comma-separated origins that get CORS headers"},
+	{"LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"REVIEW_REMINDER_AFTER", "72h", "how long an initiative may wait in review before the review workflow sends a reminder"},
+	{"WEBHOOK_RETRY_DELAYS", "5m,25m", "delays before webhook delivery attempts 2, 3, ..."},
+	{"SECRETS_KEY", "", "base64 32-byte key encrypting secrets at rest (required outside local development)"},
+	{"REDIS_URL", "", "Redis for rate limits shared across API instances (in-process when empty)"},
+}
+
+func get(name string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return strings.TrimSpace(v)
+	}
+	for _, v := range Vars {
+		if v.Name == name {
+			return v.Default
+		}
+	}
+	panic("config: undeclared variable " + name)
+}
+
+// Load reads and validates the environment.
+func Load() (Config, error) {
+	var errs []error
+	bad := func(name string, err error) { errs = append(errs, fmt.Errorf("%s: %w", name, err)) }
+
+	c := Config{
+		HTTPAddr:           get("HTTP_ADDR"),
+		DatabaseURL:        get("DATABASE_URL"),
+		TemporalAddress:    get("TEMPORAL_ADDRESS"),
+		TemporalNamespace:  get("TEMPORAL_NAMESPACE"),
+		AuthJWKSURLs:       list(get("AUTH_JWKS_URLS")),
+		AuthIssuer:         get("AUTH_ISSUER"),
+		AuthAudience:       get("AUTH_AUDIENCE"),
+		AuthSigningKeysDir: get("AUTH_SIGNING_KEYS_DIR"),
+		CORSAllowedOrigins: list(get("CORS_ALLOWED_ORIGINS")),
+		SecretsKey:         get("SECRETS_KEY"),
+		RedisURL:           get("REDIS_URL"),
+	}
+	if _, _, err := net.SplitHostPort(c.HTTPAddr); err != nil {
+		bad("HTTP_ADDR", errors.New("want host:port"))
+	}
+	if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		bad("DATABASE_URL", errors.New("want a postgres:// URL"))
+	}
+	if _, _, err := net.SplitHostPort(c.TemporalAddress); err != nil {
+		bad("TEMPORAL_ADDRESS", errors.New("want host:port"))
+	}
+	if c.TemporalNamespace == "" {
+		bad("TEMPORAL_NAMESPACE", errors.New("must not be empty"))
+	}
+	for _, u := range c.AuthJWKSURLs {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
+			bad("AUTH_JWKS_URLS", fmt.Errorf("%q is not an absolute http(s) URL", u))
+		}
+	}
+	if c.AuthSigningKeysDir == "" {
+		bad("AUTH_SIGNING_KEYS_DIR", errors.New("must not be empty"))
+	}
+	for _, o := range c.CORSAllowedOrigins {
+		if p, err := url.Parse(o); err != nil || p.Scheme == "" || p.Host == "" || p.Path != "" {
+			bad("CORS_ALLOWED_ORIGINS", fmt.Errorf("%q is not an origin like https://app.example.com", o))
+		}
+	}
+	var err error
+	if c.OutboundAllowPrivateNetworks, err = strconv.ParseBool(get("OUTBOUND_ALLOW_PRIVATE_NETWORKS")); err != nil {
+		bad("OUTBOUND_ALLOW_PRIVATE_NETWORKS", errors.New("want true or false"))
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("LOG_LEVEL"))); err != nil {
+		bad("LOG_LEVEL", errors.New("want debug, info, warn or error"))
+	}
+	if c.ReviewReminderAfter, err = time.ParseDuration(get("REVIEW_REMINDER_AFTER")); err != nil || c.ReviewReminderAfter <= 0 {
+		bad("REVIEW_REMINDER_AFTER", errors.New("want a positive duration such as 72h"))
+	}
+	if c.WebhookRetryDelays, err = ParseDelays(get("WEBHOOK_RETRY_DELAYS")); err != nil {
+		bad("WEBHOOK_RETRY_DELAYS", err)
+	}
+	if c.RedisURL != "" {
+		if p, err := url.Parse(c.RedisURL); err != nil || (p.Scheme != "redis" && p.Scheme != "rediss") {
+			bad("REDIS_URL", errors.New("want a redis:// URL"))
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// ParseDelays parses a comma-separated list of positive durations (1 to 10 of them).
+func ParseDelays(s string) ([]time.Duration, error) {
+	parts := list(s)
+	if len(parts) == 0 || len(parts) > 10 {
+		return nil, errors.New("want 1 to 10 comma-separated durations such as 5m,25m")
+	}
+	out := make([]time.Duration, 0, len(parts))
+	for _, p := range parts {
+		d, err := time.ParseDuration(p)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%q is not a positive duration", p)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func list(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

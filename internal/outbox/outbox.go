@@ -1,0 +1,58 @@
+// Package outbox is the transactional outbox: events are written in the same
+// transaction as the change they describe, and a relay hands each committed
+// event to every handler (webhook fan-out, workflow starts and signals) at
+// least once, surviving crashes of any process in between.
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+)
+
+// Event types of spec section 6.
+const (
+	InitiativeCreated       = "initiative.created"
+	InitiativeStatusChanged = "initiative.status_changed"
+	BusinessCaseApproved    = "business_case.approved"
+	BusinessCaseRejected    = "business_case.rejected"
+	StakeholderEngagement   = "stakeholder.engagement"
+	BenefitActualRecorded   = "benefit.actual_recorded"
+	UserInvited             = "user.invited"
+	UserDeactivated         = "user.deactivated"
+)
+
+// EventTypes lists the types subscribers may ask for.
+var EventTypes = []string{
+	InitiativeCreated, InitiativeStatusChanged, BusinessCaseApproved, BusinessCaseRejected,
+	StakeholderEngagement, BenefitActualRecorded, UserInvited, UserDeactivated,
+}
+
+// Event is one committed event.
+type Event struct {
+	ID        uuid.UUID
+	TenantID  uuid.UUID
+	Type      string
+	Data      json.RawMessage
+	CreatedAt time.Time
+	Attempts  int // earlier relay attempts that left a handler unfinished
+}
+
+// Write records an event inside the caller's tenant transaction.
+func Write(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, eventType string, data any) (Event, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return Event{}, err
+	}
+	row, err := db.Q.OutboxInsert(ctx, tx, dbsqlc.OutboxInsertParams{TenantID: tenantID, Type: eventType, Data: b})
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{ID: row.ID, TenantID: tenantID, Type: eventType, Data: b, CreatedAt: row.CreatedAt}, nil
+}

@@ -1,0 +1,181 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+)
+
+// Handler consumes events. Handle must be idempotent: after a crash the same
+// event can come again. An error leaves the event for a later retry of this
+// handler only; handlers that finished are not called again.
+type Handler interface {
+	Name() string
+	Handle(ctx context.Context, ev Event) error
+}
+
+// Relay publishes committed outbox events to its handlers.
+type Relay struct {
+	Pool     *pgxpool.Pool
+	Handlers []Handler
+	Log      *slog.Logger
+	// Batch is how many events one claim takes (default 100); Lease how long a
+	// claimed event stays with this relay before another may take it (default 1m).
+	Batch int
+	Lease time.Duration
+	// Parallel is how many events of a batch are handled at once (default 16).
+	Parallel int
+	// PollEvery bounds the delay when a notification is missed (default 1s).
+	PollEvery time.Duration
+}
+
+func (r *Relay) defaults() {
+	if r.Batch <= 0 {
+		r.Batch = 100
+	}
+	if r.Lease <= 0 {
+		r.Lease = time.Minute
+	}
+	if r.Parallel <= 0 {
+		r.Parallel = 16
+	}
+	if r.PollEvery <= 0 {
+		r.PollEvery = time.Second
+	}
+	if r.Log == nil {
+		r.Log = slog.Default()
+	}
+}
+
+// Run relays until ctx ends. It wakes on every commit of an event (LISTEN) and
+// polls as a fallback, so nothing waits longer than PollEvery.
+func (r *Relay) Run(ctx context.Context) error {
+	r.defaults()
+	wake := make(chan struct{}, 1)
+	go r.listen(ctx, wake)
+	for {
+		n, err := r.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			r.Log.Error("outbox relay", "error", err)
+		}
+		if n == r.Batch {
+			continue // more are waiting
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-time.After(r.PollEvery):
+		}
+	}
+}
+
+func (r *Relay) listen(ctx context.Context, wake chan<- struct{}) {
+	for ctx.Err() == nil {
+		err := func() error {
+			conn, err := r.Pool.Acquire(ctx)
+			if err != nil {
+				return err
+			}
+			defer conn.Release()
+			if _, err := conn.Exec(ctx, "LISTEN outbox_events"); err != nil {
+				return err
+			}
+			for {
+				if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
+					// The connection's LISTEN state is unknown now: don't return it to the pool.
+					_ = conn.Conn().Close(context.Background())
+					return err
+				}
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
+			}
+		}()
+		if ctx.Err() == nil {
+			r.Log.Warn("outbox listen interrupted; polling until it is back", "error", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// RunOnce claims one batch of due events and handles it; it returns how many it claimed.
+func (r *Relay) RunOnce(ctx context.Context) (int, error) {
+	r.defaults()
+	var claimed []dbsqlc.OutboxClaimRow
+	err := db.InSystem(ctx, r.Pool, func(tx pgx.Tx) error {
+		var err error
+		claimed, err = db.Q.OutboxClaim(ctx, tx, dbsqlc.OutboxClaimParams{
+			LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(r.Batch),
+		})
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	sem := make(chan struct{}, r.Parallel)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, row := range claimed {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := r.handle(ctx, row); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return len(claimed), errors.Join(errs...)
+}
+
+func (r *Relay) handle(ctx context.Context, row dbsqlc.OutboxClaimRow) error {
+	ev := Event{ID: row.ID, TenantID: row.TenantID, Type: row.Type, Data: row.Data, CreatedAt: row.CreatedAt, Attempts: int(row.Attempts)}
+	done := slices.Clone(row.HandledBy)
+	var failures []error
+	for _, h := range r.Handlers {
+		if slices.Contains(done, h.Name()) {
+			continue
+		}
+		if err := h.Handle(ctx, ev); err != nil {
+			failures = append(failures, fmt.Errorf("%s: %w", h.Name(), err))
+			continue
+		}
+		done = append(done, h.Name())
+	}
+	return db.InSystem(ctx, r.Pool, func(tx pgx.Tx) error {
+		if len(failures) == 0 {
+			return db.Q.OutboxHandled(ctx, tx, dbsqlc.OutboxHandledParams{Seq: row.Seq, HandledBy: done, Done: true})
+		}
+		err := errors.Join(failures...)
+		delay := Backoff(int(row.Attempts) + 1)
+		r.Log.Warn("outbox handler failed; retrying later", "event_id", ev.ID, "type", ev.Type, "retry_in", delay, "error", err)
+		return db.Q.OutboxRetryLater(ctx, tx, dbsqlc.OutboxRetryLaterParams{
+			Seq: row.Seq, HandledBy: done, DelaySeconds: delay.Seconds(), LastError: err.Error(),
+		})
+	})
+}
+
+// Backoff is the wait before a handler's retry: 1s doubling, capped at 5 minutes.
+func Backoff(attempt int) time.Duration {
+	d := time.Second << min(attempt-1, 9)
+	return min(d, 5*time.Minute)
+}

@@ -1,0 +1,159 @@
+// Package workflows holds the Temporal workflow definitions, each with its
+// names (task queue, workflow id builder) and input and result types beside it.
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/valuecase/valuecase/activities"
+)
+
+// WebhookRetryTaskQueue is the task queue of the webhook retry workflow and its activities.
+const WebhookRetryTaskQueue = "webhooks"
+
+// WebhookRetryWorkflowID names the retry run of one event to one subscription,
+// e.g. webhook-retry/<tenant>/<webhook>/<event>. Starting it twice for the same
+// triple is refused by Temporal, which makes the hand-over from the relay idempotent.
+func WebhookRetryWorkflowID(tenantID, webhookID, eventID string) string {
+	return "webhook-retry/" + tenantID + "/" + webhookID + "/" + eventID
+}
+
+// DefaultWebhookRetryDelays are the waits before attempts 2 and 3 (spec
+// section 6 rule 3: attempt 2 after 5 minutes, attempt 3 25 minutes later).
+var DefaultWebhookRetryDelays = []time.Duration{5 * time.Minute, 25 * time.Minute}
+
+// ParseWebhookRetryDelays parses WEBHOOK_RETRY_DELAYS: comma-separated Go
+// durations, 1 to 10 entries, each greater than zero. Entry i is the wait
+// after attempt i+1 before attempt i+2. Empty means the default "5m,25m".
+func ParseWebhookRetryDelays(s string) ([]time.Duration, error) {
+	if strings.TrimSpace(s) == "" {
+		return append([]time.Duration(nil), DefaultWebhookRetryDelays...), nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) > 10 {
+		return nil, fmt.Errorf("WEBHOOK_RETRY_DELAYS: at most 10 delays, got %d", len(parts))
+	}
+	out := make([]time.Duration, 0, len(parts))
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		d, err := time.ParseDuration(p)
+		if err != nil {
+			return nil, fmt.Errorf("WEBHOOK_RETRY_DELAYS: entry %d %q is not a duration like 5m or 1h30m", i+1, p)
+		}
+		if d <= 0 {
+			return nil, fmt.Errorf("WEBHOOK_RETRY_DELAYS: entry %d %q must be greater than zero", i+1, p)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// WebhookRetryInput starts the retries of one event to one subscription after
+// the relay's attempt 1 failed.
+type WebhookRetryInput struct {
+	TenantID  string
+	WebhookID string
+	EventID   string
+	// Delays before attempts 2, 3, ...; DefaultWebhookRetryDelays when empty.
+	// Fixed at start, so a configuration change affects only new runs.
+	Delays []time.Duration
+	// FirstAttemptAt is when attempt 1 was made. Attempt n+1 is due at
+	// FirstAttemptAt + Delays[0] + ... + Delays[n-1] (attempt 2 five minutes
+	// after attempt 1, attempt 3 25 minutes after that), so a hand-over that
+	// was delayed (Temporal briefly unavailable) does not push the schedule
+	// back; an attempt already overdue runs at once. Zero: the workflow start.
+	FirstAttemptAt time.Time
+}
+
+// Results of a webhook retry run.
+const (
+	WebhookRetryDelivered = "delivered" // a retry succeeded
+	WebhookRetryDisabled  = "disabled"  // every attempt failed, or 410 Gone: the subscription was disabled
+	WebhookRetrySkipped   = "skipped"   // the subscription went away or was switched off meanwhile
+)
+
+// WebhookRetryResult reports how a run ended.
+type WebhookRetryResult struct {
+	Outcome  string // one of the WebhookRetry* constants above
+	Attempts int    // attempts made in total, attempt 1 included
+}
+
+// WebhookRetryAttemptOptions bound one attempt activity: the HTTP attempt has
+// its own 30 s limit; the rest is database work. Errors of the activity itself
+// (database unavailable, worker lost) are retried with backoff without end,
+// since giving up would lose the attempt; they show in the Temporal UI. A
+// failed delivery is not an activity error but an outcome.
+var WebhookRetryAttemptOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: 2 * time.Minute,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:    5 * time.Second,
+		BackoffCoefficient: 2,
+		MaximumInterval:    2 * time.Minute,
+	},
+}
+
+// WebhookRetryWorkflow makes the timed retries of one event to one
+// subscription: it waits on durable timers, then runs an attempt. It ends on
+// the first delivered attempt; a 410 Gone disables the subscription at once;
+// when the last attempt fails the subscription is disabled.
+func WebhookRetryWorkflow(ctx workflow.Context, in WebhookRetryInput) (WebhookRetryResult, error) {
+	delays := in.Delays
+	if len(delays) == 0 {
+		delays = DefaultWebhookRetryDelays
+	}
+	ctx = workflow.WithActivityOptions(ctx, WebhookRetryAttemptOptions)
+	var a *activities.WebhookActivities
+
+	due := in.FirstAttemptAt
+	if due.IsZero() {
+		due = workflow.Now(ctx)
+	}
+	res := WebhookRetryResult{Attempts: 1}
+	last := activities.WebhookAttemptResult{Outcome: activities.WebhookOutcomeFailed}
+	for i, d := range delays {
+		due = due.Add(d)
+		if wait := due.Sub(workflow.Now(ctx)); wait > 0 {
+			if err := workflow.Sleep(ctx, wait); err != nil {
+				return res, err
+			}
+		}
+		attempt := i + 2
+		err := workflow.ExecuteActivity(ctx, a.WebhookAttempt, activities.WebhookAttemptInput{
+			TenantID: in.TenantID, WebhookID: in.WebhookID, EventID: in.EventID, Attempt: attempt,
+		}).Get(ctx, &last)
+		if err != nil {
+			return res, err
+		}
+		res.Attempts = attempt
+		switch last.Outcome {
+		case activities.WebhookOutcomeDelivered:
+			res.Outcome = WebhookRetryDelivered
+			return res, nil
+		case activities.WebhookOutcomeSkipped:
+			res.Attempts = attempt - 1 // nothing was sent
+			res.Outcome = WebhookRetrySkipped
+			return res, nil
+		}
+		if last.Outcome == activities.WebhookOutcomeGone {
+			break
+		}
+	}
+
+	reason := fmt.Sprintf("%d delivery attempts failed for event %s", res.Attempts, in.EventID)
+	if last.Outcome == activities.WebhookOutcomeGone {
+		reason = fmt.Sprintf("receiver answered 410 Gone to attempt %d for event %s", res.Attempts, in.EventID)
+	}
+	err := workflow.ExecuteActivity(ctx, a.WebhookDisable, activities.WebhookDisableInput{
+		TenantID: in.TenantID, WebhookID: in.WebhookID, EventID: in.EventID, Reason: reason,
+	}).Get(ctx, nil)
+	if err != nil {
+		return res, err
+	}
+	res.Outcome = WebhookRetryDisabled
+	return res, nil
+}
