@@ -46,7 +46,7 @@ generate: ## regenerate the sqlc code
 	$(GO) tool sqlc generate
 
 bench: ## benchmarks against a same-run baseline
-	scripts/bench.sh
+	bash scripts/bench.sh
 
 lint: check ## check plus shellcheck of the scripts
 	@if command -v shellcheck >/dev/null; then shellcheck -x scripts/*.sh .ci/run; \

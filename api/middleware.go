@@ -48,13 +48,17 @@ func principal(c *fiber.Ctx) *Principal { return c.Locals(localPrincipal).(*Prin
 // tx is the request's tenant-scoped transaction.
 func tx(c *fiber.Ctx) pgx.Tx { return c.Locals(localTx).(pgx.Tx) }
 
+// requestID is the request's correlation id. Requests refused before any
+// middleware ran (a body over the limit) get one here.
 func requestID(c *fiber.Ctx) string {
 	id, _ := c.Locals(localRequestID).(string)
+	if id == "" {
+		id = newRequestID(c)
+	}
 	return id
 }
 
-// requestID echoes a sane client X-Request-ID or makes one.
-func (s *Server) requestID(c *fiber.Ctx) error {
+func newRequestID(c *fiber.Ctx) string {
 	id := c.Get(fiber.HeaderXRequestID)
 	if !validRequestID(id) {
 		var b [16]byte
@@ -63,6 +67,12 @@ func (s *Server) requestID(c *fiber.Ctx) error {
 	}
 	c.Locals(localRequestID, id)
 	c.Set(fiber.HeaderXRequestID, id)
+	return id
+}
+
+// requestID echoes a sane client X-Request-ID or makes one.
+func (s *Server) requestID(c *fiber.Ctx) error {
+	newRequestID(c)
 	return c.Next()
 }
 
@@ -170,14 +180,14 @@ func (s *Server) tenant(c *fiber.Ctx) error {
 	}
 	tenantID, err := uuid.Parse(header)
 	if err != nil || claims.OrgID != header {
-		return Forbidden("the token is not valid for tenant %q", header)
+		return s.refuseAnonymous(c, Forbidden("the token is not valid for tenant %q", header))
 	}
 	t, err := s.tenants.get(c.UserContext(), tenantID)
 	if err != nil {
 		return err
 	}
 	if t == nil {
-		return Forbidden("the token is not valid for tenant %q", header)
+		return s.refuseAnonymous(c, Forbidden("the token is not valid for tenant %q", header))
 	}
 	perms := make(map[rbac.Permission]bool, len(claims.Permissions))
 	for _, p := range claims.Permissions {

@@ -93,6 +93,4 @@ func (s *Server) routes() {
 	v1.Get("/initiatives/:id/status-history", s.require(rbac.InitiativesRead), s.initiativeStatusHistory)
 	v1.Get("/initiatives/:id/projects", s.require(rbac.InitiativesRead), s.listProjects)
 	v1.Post("/initiatives/:id/projects", s.require(rbac.InitiativesWrite), s.createProject)
-
-	app.Use(func(c *fiber.Ctx) error { return fiber.ErrNotFound })
 }
