@@ -1,0 +1,216 @@
+package outbox_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbtest"
+	"github.com/valuecase/valuecase/internal/outbox"
+)
+
+// recorder is a handler that counts what it saw and can be told to fail.
+type recorder struct {
+	name string
+	mu   sync.Mutex
+	seen map[uuid.UUID]int
+	fail bool
+}
+
+func newRecorder(name string) *recorder { return &recorder{name: name, seen: map[uuid.UUID]int{}} }
+func (r *recorder) Name() string        { return r.name }
+func (r *recorder) Handle(_ context.Context, ev outbox.Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fail {
+		return errors.New("receiver down")
+	}
+	r.seen[ev.ID]++
+	return nil
+}
+
+func (r *recorder) counts() map[uuid.UUID]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[uuid.UUID]int{}
+	for k, v := range r.seen {
+		out[k] = v
+	}
+	return out
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func writeEvents(t *testing.T, pool db.Beginner, tenant uuid.UUID, n int) []uuid.UUID {
+	t.Helper()
+	var ids []uuid.UUID
+	err := db.InTenant(context.Background(), pool, tenant, func(tx pgx.Tx) error {
+		for i := range n {
+			ev, err := outbox.Write(context.Background(), tx, tenant, outbox.InitiativeCreated, map[string]int{"n": i})
+			if err != nil {
+				return err
+			}
+			ids = append(ids, ev.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func TestRelayDeliversEveryEventToEveryHandler(t *testing.T) {
+	pool := dbtest.NewPool(t)
+	tenantA, tenantB := dbtest.NewTenant(t, pool, "starter"), dbtest.NewTenant(t, pool, "starter")
+	ids := append(writeEvents(t, pool, tenantA, 150), writeEvents(t, pool, tenantB, 30)...)
+	a, b := newRecorder("a"), newRecorder("b")
+	relay := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{a, b}, Log: quiet}
+	for {
+		n, err := relay.RunOnce(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	for _, h := range []*recorder{a, b} {
+		got := h.counts()
+		for _, id := range ids {
+			if got[id] != 1 {
+				t.Fatalf("handler %s saw event %s %d times", h.name, id, got[id])
+			}
+		}
+	}
+}
+
+func TestRelayRetriesOnlyTheFailedHandler(t *testing.T) {
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "starter")
+	ids := writeEvents(t, pool, tenant, 1)
+	ok, flaky := newRecorder("ok"), newRecorder("flaky")
+	flaky.fail = true
+	relay := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{ok, flaky}, Log: quiet}
+	if _, err := relay.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Not due again until its backoff (1 s) passes.
+	if n, _ := relay.RunOnce(context.Background()); n != 0 {
+		t.Fatalf("a failed event was claimed again before its backoff: %d", n)
+	}
+	flaky.mu.Lock()
+	flaky.fail = false
+	flaky.mu.Unlock()
+	time.Sleep(1100 * time.Millisecond)
+	if n, err := relay.RunOnce(context.Background()); err != nil || n != 1 {
+		t.Fatalf("retry claimed %d: %v", n, err)
+	}
+	if ok.counts()[ids[0]] != 1 || flaky.counts()[ids[0]] != 1 {
+		t.Fatalf("after retry: ok saw %d, flaky saw %d (want 1 and 1)", ok.counts()[ids[0]], flaky.counts()[ids[0]])
+	}
+}
+
+func TestRelayCrashBeforeFinishingIsRecoveredAfterTheLease(t *testing.T) {
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "starter")
+	ids := writeEvents(t, pool, tenant, 3)
+	// A relay that dies mid-handling: its handler never returns.
+	ctx, cancel := context.WithCancel(context.Background())
+	stuck := &blockingHandler{entered: make(chan struct{}, 3)}
+	dead := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{stuck}, Lease: time.Second, Log: quiet}
+	go func() { _, _ = dead.RunOnce(ctx) }()
+	<-stuck.entered
+
+	survivor := newRecorder("h") // same handler name: the work the dead relay did not finish
+	relay := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{survivor}, Lease: time.Second, Log: quiet}
+	if n, _ := relay.RunOnce(context.Background()); n != 0 {
+		t.Fatalf("events leased to another relay were claimed: %d", n)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if n, err := relay.RunOnce(context.Background()); err != nil || n != 3 {
+		t.Fatalf("after the lease expired claimed %d: %v", n, err)
+	}
+	for _, id := range ids {
+		if survivor.counts()[id] != 1 {
+			t.Fatalf("event %s handled %d times after recovery", id, survivor.counts()[id])
+		}
+	}
+	cancel()
+}
+
+type blockingHandler struct{ entered chan struct{} }
+
+func (b *blockingHandler) Name() string { return "h" }
+func (b *blockingHandler) Handle(ctx context.Context, _ outbox.Event) error {
+	b.entered <- struct{}{}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func TestTwoRelaysNeverShareAnEvent(t *testing.T) {
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "starter")
+	ids := writeEvents(t, pool, tenant, 400)
+	shared := newRecorder("h")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{shared}, Batch: 25, Log: quiet}
+			for ctx.Err() == nil {
+				if n, err := r.RunOnce(ctx); err != nil || n == 0 {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	got := shared.counts()
+	for _, id := range ids {
+		if got[id] != 1 {
+			t.Fatalf("event %s handled %d times by two relays", id, got[id])
+		}
+	}
+}
+
+func TestRelayWakesOnCommit(t *testing.T) {
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "starter")
+	got := make(chan time.Time, 1)
+	h := handlerFunc(func(outbox.Event) { got <- time.Now() })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	relay := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{h}, PollEvery: time.Minute, Log: quiet}
+	go func() { _ = relay.Run(ctx) }()
+	time.Sleep(300 * time.Millisecond) // let it LISTEN
+	start := time.Now()
+	writeEvents(t, pool, tenant, 1)
+	select {
+	case at := <-got:
+		if d := at.Sub(start); d > 2*time.Second {
+			t.Fatalf("delivered after %v: the relay did not wake on the commit", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("event not delivered: the relay did not wake on the commit (poll is a minute)")
+	}
+}
+
+type handlerFunc func(outbox.Event)
+
+func (f handlerFunc) Name() string { return "f" }
+func (f handlerFunc) Handle(_ context.Context, ev outbox.Event) error {
+	f(ev)
+	return nil
+}
