@@ -74,6 +74,9 @@ type Beginner interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
+// SetTenantSQL scopes the current transaction to a tenant ($1, its id as text).
+const SetTenantSQL = "SELECT set_config('app.tenant_id', $1, true)"
+
 // BeginTenant starts a transaction scoped to one tenant: row-level security
 // shows and accepts only that tenant's rows until it ends.
 func BeginTenant(ctx context.Context, b Beginner, tenantID uuid.UUID) (pgx.Tx, error) {
@@ -81,7 +84,7 @@ func BeginTenant(ctx context.Context, b Beginner, tenantID uuid.UUID) (pgx.Tx, e
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tx.Exec(ctx, "SELECT set_config('app.tenant_id', $1, true)", tenantID.String()); err != nil {
+	if _, err := tx.Exec(ctx, SetTenantSQL, tenantID.String()); err != nil {
 		_ = tx.Rollback(ctx)
 		return nil, err
 	}

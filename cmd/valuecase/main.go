@@ -139,9 +139,7 @@ func runAPI(ctx context.Context, args []string) error {
 }
 
 func runWorker(ctx context.Context, args []string) error {
-	fs := flags("worker", "Runs the Temporal workers and the outbox relay until SIGINT/SIGTERM.")
-	addr := fs.String("http-addr", envOr("WORKER_HTTP_ADDR", "127.0.0.1:8081"), "address for the worker's /health and /metrics (env WORKER_HTTP_ADDR)")
-	if err := fs.Parse(args); err != nil {
+	if err := flags("worker", "Runs the Temporal workers and the outbox relay until SIGINT/SIGTERM; serves /health and /metrics on WORKER_HTTP_ADDR.").Parse(args); err != nil {
 		return err
 	}
 	cfg, err := loadConfig()
@@ -175,7 +173,7 @@ func runWorker(ctx context.Context, args []string) error {
 		return c.JSON(fiber.Map{"status": "ok", "checks": fiber.Map{"postgres": fiber.Map{"status": "up"}}})
 	})
 	go func() {
-		if err := ops.Listen(*addr); err != nil {
+		if err := ops.Listen(cfg.WorkerHTTPAddr); err != nil {
 			log.Error("worker ops endpoint", "error", err)
 		}
 	}()
@@ -322,11 +320,4 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }

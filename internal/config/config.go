@@ -18,6 +18,7 @@ import (
 // Config is the whole configuration of every role of the binary.
 type Config struct {
 	HTTPAddr                     string
+	WorkerHTTPAddr               string
 	DatabaseURL                  string
 	TemporalAddress              string
 	TemporalNamespace            string
@@ -42,6 +43,7 @@ type Var struct {
 // Vars lists every variable the service reads, with its default.
 var Vars = []Var{
 	{"HTTP_ADDR", "127.0.0.1:8080", "address the API listens on"},
+	{"WORKER_HTTP_ADDR", "127.0.0.1:8081", "address of the worker's /health and /metrics"},
 	{"DATABASE_URL", "postgres://valuecase:valuecase@127.0.0.1:5432/valuecase?sslmode=disable", "PostgreSQL connection (a role that is neither superuser nor BYPASSRLS)"},
 	{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "Temporal frontend host:port"},
 	{"TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
@@ -77,6 +79,7 @@ func Load() (Config, error) {
 
 	c := Config{
 		HTTPAddr:           get("HTTP_ADDR"),
+		WorkerHTTPAddr:     get("WORKER_HTTP_ADDR"),
 		DatabaseURL:        get("DATABASE_URL"),
 		TemporalAddress:    get("TEMPORAL_ADDRESS"),
 		TemporalNamespace:  get("TEMPORAL_NAMESPACE"),
@@ -88,8 +91,10 @@ func Load() (Config, error) {
 		SecretsKey:         get("SECRETS_KEY"),
 		RedisURL:           get("REDIS_URL"),
 	}
-	if _, _, err := net.SplitHostPort(c.HTTPAddr); err != nil {
-		bad("HTTP_ADDR", errors.New("want host:port"))
+	for name, addr := range map[string]string{"HTTP_ADDR": c.HTTPAddr, "WORKER_HTTP_ADDR": c.WorkerHTTPAddr} {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			bad(name, errors.New("want host:port"))
+		}
 	}
 	if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		bad("DATABASE_URL", errors.New("want a postgres:// URL"))
