@@ -42,6 +42,11 @@ func TestUnknownRouteAndMethod(t *testing.T) {
 	admin := ts.admin()
 	expect(t, ts.do(nil, "GET", "/nope", nil), 404, "NOT_FOUND")
 	expect(t, ts.do(&admin, "GET", "/v1/nope", nil), 404, "NOT_FOUND")
+	r := ts.do(&admin, "PATCH", "/v1/initiatives", map[string]any{})
+	expect(t, r, 405, "NOT_FOUND")
+	if r.header.Get("Allow") == "" {
+		t.Fatal("405 without Allow")
+	}
 }
 
 func TestBodyOver5MBIsRefused(t *testing.T) {

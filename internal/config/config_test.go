@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -37,5 +38,23 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 				t.Fatalf("want an error naming %s, got %v", name, err)
 			}
 		})
+	}
+}
+
+// The README's configuration table must list every variable with its default.
+func TestReadmeListsEveryVariable(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, v := range Vars {
+		def := "(none)"
+		if v.Default != "" {
+			def = "`" + v.Default + "`"
+		}
+		if !strings.Contains(readme, "| `"+v.Name+"` | "+def+" |") {
+			t.Errorf("README configuration table lacks the row for %s with default %s", v.Name, def)
+		}
 	}
 }
