@@ -1,12 +1,14 @@
-// Package activities holds Temporal activity implementations as structs that
-// carry their dependencies (pool, HTTP client, ...).
 package activities
 
 import (
 	"context"
-	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/valuecase/valuecase/internal/webhook"
+	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 )
 
 // Outcomes a WebhookAttempt reports to the retry workflow. The first three
@@ -15,18 +17,17 @@ const (
 	WebhookOutcomeDelivered = string(webhook.OutcomeDelivered)
 	WebhookOutcomeGone      = string(webhook.OutcomeGone)
 	WebhookOutcomeFailed    = string(webhook.OutcomeFailed)
-	// WebhookOutcomeSkipped: nothing was sent because the subscription no
-	// longer exists, is inactive (disabled or switched off) or no longer
-	// lists the event type. The retry chain ends without disabling anything.
-	WebhookOutcomeSkipped = "skipped"
+	// WebhookOutcomeSkipped: nothing was sent because the delivery or its
+	// subscription no longer exists, the subscription is switched off or no
+	// longer lists the event type, or the event is no longer stored. The retry
+	// chain ends without disabling anything.
+	WebhookOutcomeSkipped = dispatch.OutcomeSkipped
 )
 
-// WebhookActivities are the activities of the webhook retry workflow.
+// WebhookActivities are the activities of the webhook retry workflow; the
+// delivery logic and its database work live in the dispatcher.
 type WebhookActivities struct {
-	Client *webhook.Client // SSRF-guarded delivery client
-
-	// PHASE A PLACEHOLDER: the database dependencies (pool, queries, secret
-	// decryption) are added with the webhooks migration.
+	Dispatcher *dispatch.Dispatcher
 }
 
 // WebhookAttemptInput names one retry attempt of one event to one subscription.
@@ -35,13 +36,17 @@ type WebhookAttemptInput struct {
 	WebhookID string
 	EventID   string
 	Attempt   int // 2, 3, ...: attempt 1 is made by the outbox relay
+	// Final is true for the last attempt of the schedule: its failure ends the delivery.
+	Final bool
+	// NextAttemptAt is when the following attempt is due (shown in the delivery log).
+	NextAttemptAt time.Time
 }
 
 // WebhookAttemptResult is what the workflow needs to decide its next step.
 type WebhookAttemptResult struct {
 	Outcome    string // one of the WebhookOutcome* constants
 	StatusCode int
-	DeliveryID string // the stored attempt row; empty when skipped
+	DeliveryID string // empty when the delivery no longer exists
 }
 
 // WebhookDisableInput asks to disable a subscription after its deliveries of
@@ -53,21 +58,45 @@ type WebhookDisableInput struct {
 	Reason    string
 }
 
-// errNotWired marks the Phase A placeholders below.
-var errNotWired = errors.New("activities: webhook activities need the database (not wired yet)")
+func parseIDs(ids ...string) ([]uuid.UUID, error) {
+	out := make([]uuid.UUID, len(ids))
+	for i, s := range ids {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError("bad id "+s, "BadInput", err)
+		}
+		out[i] = id
+	}
+	return out, nil
+}
 
-// WebhookAttempt loads the event and the subscription, makes one delivery
-// attempt and stores it.
-//
-// PHASE A PLACEHOLDER: the body needs the webhooks tables.
+// WebhookAttempt makes one scheduled attempt and stores it. A failed delivery
+// is an outcome, not an error; errors (database unavailable) are retried.
 func (a *WebhookActivities) WebhookAttempt(ctx context.Context, in WebhookAttemptInput) (WebhookAttemptResult, error) {
-	return WebhookAttemptResult{}, errNotWired
+	ids, err := parseIDs(in.TenantID, in.WebhookID, in.EventID)
+	if err != nil {
+		return WebhookAttemptResult{}, err
+	}
+	res, err := a.Dispatcher.Retry(ctx, dispatch.RetryAttempt{
+		TenantID: ids[0], WebhookID: ids[1], EventID: ids[2],
+		Attempt: in.Attempt, Final: in.Final, NextAttemptAt: in.NextAttemptAt,
+	})
+	if err != nil {
+		return WebhookAttemptResult{}, err
+	}
+	out := WebhookAttemptResult{Outcome: res.Outcome, StatusCode: res.StatusCode}
+	if res.DeliveryID != uuid.Nil {
+		out.DeliveryID = res.DeliveryID.String()
+	}
+	return out, nil
 }
 
 // WebhookDisable sets the subscription inactive with disabled_at and the
-// reason, unless it is already disabled. It reports whether it changed anything.
-//
-// PHASE A PLACEHOLDER: the body needs the webhooks tables.
+// reason, unless it is already switched off. It reports whether it changed anything.
 func (a *WebhookActivities) WebhookDisable(ctx context.Context, in WebhookDisableInput) (bool, error) {
-	return false, errNotWired
+	ids, err := parseIDs(in.TenantID, in.WebhookID)
+	if err != nil {
+		return false, err
+	}
+	return a.Dispatcher.Disable(ctx, ids[0], ids[1], in.Reason)
 }

@@ -117,6 +117,7 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 			body.Error.Errors = []FieldError{}
 		}
 	}
+	s.ensureRateHeaders(c)
 	if apiErr.Status == http.StatusUnauthorized {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="valuecase"`)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,6 +79,9 @@ func TestBodyOver5MBIsRefused(t *testing.T) {
 	expect(t, r, 413, "INVALID_PARAMETER")
 	if r.json(t)["error"].(map[string]any)["request_id"] == "" {
 		t.Fatalf("413 without a request id: %s", b)
+	}
+	if r.header.Get("X-RateLimit-Limit") == "" {
+		t.Fatalf("413 without rate-limit headers: %v", r.header)
 	}
 }
 
@@ -203,6 +207,62 @@ func TestHealthMetricsJWKS(t *testing.T) {
 	expect(t, r, 200)
 	if keys := r.json(t)["keys"].([]any); len(keys) != 1 || keys[0].(map[string]any)["alg"] != "EdDSA" {
 		t.Fatalf("jwks: %s", r.body)
+	}
+}
+
+// Metric labels must not alias Fiber's reused request buffers: after mixed
+// traffic every scrape still succeeds and counts each route under its own method.
+func TestMetricsSurviveMixedTraffic(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = ts.srv.App().Listener(ln) }()
+	t.Cleanup(func() { _ = ts.srv.App().Shutdown() })
+	base := "http://" + ln.Addr().String()
+	send := func(method, path, body string) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+ts.token(admin))
+		req.Header.Set("X-Tenant-ID", admin.tenant.String())
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	// Alternate methods on the same keep-alive connections (fasthttp reuses their buffers),
+	// from a few clients at once.
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5 {
+				send("GET", "/v1/initiatives", "")
+				send("POST", "/v1/initiatives", fmt.Sprintf(`{"name":"m%d-%d"}`, w, i))
+			}
+		}()
+	}
+	wg.Wait()
+	for range 3 {
+		res, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("/metrics after mixed traffic: %d %s", res.StatusCode, b)
+		}
+		if !bytes.Contains(b, []byte(`valuecase_http_requests_total{method="POST",route="/v1/initiatives",status="201"} 20`)) ||
+			!bytes.Contains(b, []byte(`valuecase_http_requests_total{method="GET",route="/v1/initiatives",status="200"} 20`)) {
+			t.Fatalf("counts by method are wrong:\n%s", b)
+		}
 	}
 }
 

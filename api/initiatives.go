@@ -3,7 +3,9 @@ package api
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5"
@@ -140,7 +142,7 @@ func (s *Server) listInitiatives(c *fiber.Ctx) error {
 		status = &v
 	}
 	if v, ok := q.str("industry"); ok {
-		if len(v) > maxShortTextLen || v == "" {
+		if n := utf8.RuneCountInString(v); n > maxShortTextLen || n == 0 {
 			return InvalidParameter("query parameter industry must be 1 to %d characters", maxShortTextLen)
 		}
 		industry = &v
@@ -198,11 +200,11 @@ func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, er
 	for _, name := range writableInitiativeFields {
 		f.has[name] = b.has(name)
 	}
-	f.name = b.text("name", nameRequired || f.has["name"], maxNameLen)
+	f.name = trimmed(b.text("name", nameRequired || f.has["name"], maxNameLen))
 	f.description = b.text("description", false, maxDescriptionLen)
-	f.industry = b.text("industry", false, maxShortTextLen)
-	f.segment = b.text("segment", false, maxShortTextLen)
-	f.ownerID = b.text("owner_id", false, maxOwnerLen)
+	f.industry = noneIfBlank(b.text("industry", false, maxShortTextLen))
+	f.segment = noneIfBlank(b.text("segment", false, maxShortTextLen))
+	f.ownerID = noneIfBlank(b.text("owner_id", false, maxOwnerLen))
 	f.start = b.date("expected_start_date")
 	f.end = b.date("expected_end_date")
 	f.status = b.enum("status", false, statusNames)
@@ -211,6 +213,23 @@ func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, er
 		return initiativeFields{}, err
 	}
 	return f, nil
+}
+
+// trimmed drops surrounding white space, so " Alpha " and "alpha" are one name.
+func trimmed(s *string) *string {
+	if s != nil {
+		t := strings.TrimSpace(*s)
+		s = &t
+	}
+	return s
+}
+
+// noneIfBlank stores a blank optional text as null, so it reads and filters as absent.
+func noneIfBlank(s *string) *string {
+	if s == nil || strings.TrimSpace(*s) == "" {
+		return nil
+	}
+	return trimmed(s)
 }
 
 func checkDates(start, end *time.Time) error {
@@ -278,6 +297,9 @@ func deref(s *string) string {
 
 // loadInitiative finds an initiative of the tenant, locked for update when asked.
 func loadInitiative(c *fiber.Ctx, forUpdate bool) (dbsqlc.Initiative, error) {
+	if err := parseQuery(c).done(); err != nil { // these routes take no query parameters
+		return dbsqlc.Initiative{}, err
+	}
 	id, err := pathID(c, "id", "initiative")
 	if err != nil {
 		return dbsqlc.Initiative{}, err

@@ -73,7 +73,7 @@ func TestInitiativeCreateGetList(t *testing.T) {
 func TestInitiativeListRejectsBadQueries(t *testing.T) {
 	ts := newTestServer(t, "enterprise")
 	admin := ts.admin()
-	for _, q := range []string{"page=0", "page=abc", "page_size=201", "page_size=0", "status=bogus", "sort=password", "order=up", "colour=red", "page=1&page=2"} {
+	for _, q := range []string{"page=0", "page=abc", "page_size=201", "page_size=0", "status=bogus", "sort=password", "order=up", "colour=red", "page=1&page=2", "industry=a%00b", "industry=%FF", "industry="} {
 		t.Run(q, func(t *testing.T) {
 			expect(t, ts.do(&admin, "GET", "/v1/initiatives?"+q, nil), 400, "INVALID_PARAMETER")
 		})
@@ -123,6 +123,7 @@ func TestInitiativeNameIsUniquePerTenant(t *testing.T) {
 	admin := ts.admin()
 	ts.createInitiative(admin, map[string]any{"name": "Alpha"})
 	expect(t, ts.do(&admin, "POST", "/v1/initiatives", map[string]any{"name": "alpha"}), 409, "ALREADY_EXISTS")
+	expect(t, ts.do(&admin, "POST", "/v1/initiatives", map[string]any{"name": "  Alpha "}), 409, "ALREADY_EXISTS")
 
 	// Another tenant may use the same name.
 	other := admin
@@ -205,6 +206,15 @@ func TestInitiativeUpdate(t *testing.T) {
 	if got["name"] != "After" || got["industry"] != nil || got["status"] != "draft" {
 		t.Fatalf("after PUT: %s", r.body)
 	}
+	// Blank optional texts are stored as null.
+	r = ts.do(&admin, "PATCH", "/v1/initiatives/"+id, map[string]any{"owner_id": "", "industry": "  "})
+	expect(t, r, 200)
+	if got := r.json(t); got["owner_id"] != nil || got["industry"] != nil {
+		t.Fatalf("blank texts not stored as null: %s", r.body)
+	}
+	expect(t, ts.do(&admin, "PATCH", "/v1/initiatives/"+id, map[string]any{"owner_id": "admin-1"}), 200)
+	// Single-record routes take no query parameters.
+	expect(t, ts.do(&admin, "GET", "/v1/initiatives/"+id+"?expand=all", nil), 400, "INVALID_PARAMETER")
 	// A GET body can be sent back as is.
 	full := ts.do(&admin, "GET", "/v1/initiatives/"+id, nil).json(t)
 	full["description"] = "round-trip"
@@ -234,7 +244,8 @@ func TestInitiativeDeleteArchivesWithProjects(t *testing.T) {
 	expect(t, ts.do(&admin, "POST", "/v1/initiatives/"+id+"/projects", map[string]any{"name": "Phase 1"}), 201)
 	expect(t, ts.do(&admin, "POST", "/v1/initiatives/"+id+"/projects", map[string]any{"name": ""}), 422, "VALIDATION_ERROR")
 
-	noDelete := caller{sub: "w", tenant: ts.tenant, roles: []string{"Admin"}, permissions: []string{"initiatives:read", "initiatives:write"}}
+	// No roles: the Admin role would grant every permission (identity: permissions ∪ roles' permissions).
+	noDelete := caller{sub: "w", tenant: ts.tenant, permissions: []string{"initiatives:read", "initiatives:write"}}
 	expect(t, ts.do(&noDelete, "DELETE", "/v1/initiatives/"+id, nil), 403, "AUTHORIZATION_ERROR")
 
 	r := ts.do(&admin, "DELETE", "/v1/initiatives/"+id, nil)
@@ -329,8 +340,9 @@ func TestPermissionsAreChecked(t *testing.T) {
 	ts := newTestServer(t, "enterprise")
 	admin := ts.admin()
 	id := ts.createInitiative(admin, map[string]any{"name": "Guarded"})
-	reader := caller{sub: "reader", tenant: ts.tenant, roles: []string{"Admin"}, permissions: []string{"initiatives:read"}}
-	nobody := caller{sub: "nobody", tenant: ts.tenant, roles: []string{"Admin"}, permissions: []string{}}
+	// No roles: the Admin role would grant every permission (identity: permissions ∪ roles' permissions).
+	reader := caller{sub: "reader", tenant: ts.tenant, permissions: []string{"initiatives:read"}}
+	nobody := caller{sub: "nobody", tenant: ts.tenant, permissions: []string{}}
 
 	expect(t, ts.do(&reader, "GET", "/v1/initiatives/"+id, nil), 200)
 	expect(t, ts.do(&nobody, "GET", "/v1/initiatives", nil), 403, "AUTHORIZATION_ERROR")

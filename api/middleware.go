@@ -20,6 +20,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/auth"
+	"github.com/valuecase/valuecase/internal/credential"
 	"github.com/valuecase/valuecase/internal/ratelimit"
 	"github.com/valuecase/valuecase/internal/rbac"
 )
@@ -38,6 +39,7 @@ type Principal struct {
 	Roles       []string
 	Permissions map[rbac.Permission]bool
 	Email, Name string
+	Auth        AuthInfo // how the caller authenticated (identity.go)
 }
 
 // Has reports whether the caller holds a permission.
@@ -119,7 +121,8 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	status := c.Response().StatusCode()
 	route := routeOf(c)
 	elapsed := time.Since(start)
-	s.metrics.observe(c.Method(), route, status, elapsed)
+	// Fiber's strings view buffers reused by the next request: copy what outlives this one.
+	s.metrics.observe(strings.Clone(c.Method()), route, status, elapsed)
 	attrs := []any{"request_id", requestID(c), "method", c.Method(), "route", route, "status", status, "duration_ms", float64(elapsed.Microseconds()) / 1000}
 	if p, ok := c.Locals(localPrincipal).(*Principal); ok {
 		attrs = append(attrs, "tenant_id", p.TenantID.String(), "subject", p.Subject)
@@ -136,7 +139,7 @@ func (s *Server) cors(c *fiber.Ctx) error {
 	}
 	c.Vary(fiber.HeaderOrigin)
 	c.Set(fiber.HeaderAccessControlAllowOrigin, origin)
-	c.Set(fiber.HeaderAccessControlExposeHeaders, "X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Retry-After, Retry-After, Location")
+	c.Set(fiber.HeaderAccessControlExposeHeaders, "X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Retry-After, Retry-After, Location, Deprecation, Link")
 	if c.Method() == fiber.MethodOptions && c.Get(fiber.HeaderAccessControlRequestMethod) != "" {
 		c.Set(fiber.HeaderAccessControlAllowMethods, "GET, POST, PUT, PATCH, DELETE")
 		c.Set(fiber.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Tenant-ID, X-Request-ID, X-API-Key")
@@ -158,6 +161,9 @@ func bearerToken(c *fiber.Ctx) (string, bool) {
 
 // authenticate verifies the bearer token; the claims wait in Locals for the tenant check.
 func (s *Server) authenticate(c *fiber.Ctx) error {
+	if key, ok := apiKeyPresented(c); ok {
+		return s.authenticateAPIKey(c, key)
+	}
 	raw, ok := bearerToken(c)
 	if !ok {
 		return s.refuseAnonymous(c, Unauthorized("send Authorization: Bearer <access token>"))
@@ -173,6 +179,9 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 
 // tenant checks X-Tenant-ID against the token and that the tenant exists.
 func (s *Server) tenant(c *fiber.Ctx) error {
+	if key, ok := c.Locals(localAPIKey).(credential.Parsed); ok {
+		return s.apiKeyTenant(c, key)
+	}
 	claims := c.Locals("claims").(*auth.Claims)
 	header := c.Get("X-Tenant-ID")
 	if header == "" {
@@ -189,14 +198,7 @@ func (s *Server) tenant(c *fiber.Ctx) error {
 	if t == nil {
 		return s.refuseAnonymous(c, Forbidden("the token is not valid for tenant %q", header))
 	}
-	perms := make(map[rbac.Permission]bool, len(claims.Permissions))
-	for _, p := range claims.Permissions {
-		perms[rbac.Permission(p)] = true
-	}
-	c.Locals(localPrincipal, &Principal{
-		Subject: claims.Subject, TenantID: tenantID, Roles: claims.Roles, Permissions: perms,
-		Email: claims.Email, Name: claims.Name,
-	})
+	c.Locals(localPrincipal, principalFromClaims(claims, tenantID))
 	c.Locals("tenant", t)
 	return c.Next()
 }
@@ -216,6 +218,17 @@ func (s *Server) refuseAnonymous(c *fiber.Ctx, refusal *Error) error {
 		return rateLimited(c, res)
 	}
 	return refusal
+}
+
+// ensureRateHeaders gives a /v1 response refused before its tenant's limits
+// ran (body too large, database down) the client IP's allowance headers.
+func (s *Server) ensureRateHeaders(c *fiber.Ctx) {
+	if !strings.HasPrefix(c.Path(), "/v1/") || len(c.Response().Header.Peek("X-RateLimit-Limit")) > 0 {
+		return
+	}
+	if res, err := s.Limits.Allow(c.UserContext(), "ip:"+c.IP(), anonymousLimit); err == nil {
+		setRateHeaders(c, res)
+	}
 }
 
 // rateLimit applies the tenant's plan limits, the per-endpoint limits and the
@@ -290,17 +303,10 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
 
-	user, err := db.Q.UserGetBySubject(ctx, t, dbsqlc.UserGetBySubjectParams{TenantID: p.TenantID, Subject: &p.Subject})
-	if db.IsNotFound(err) {
-		user, err = db.Q.UserProvision(ctx, t, dbsqlc.UserProvisionParams{TenantID: p.TenantID, Subject: &p.Subject, Email: nonEmpty(p.Email), Name: nonEmpty(p.Name)})
-	}
-	if err != nil {
+	// One query: the user (or service client), its status and the permission union (identity.go).
+	if err := s.resolveCaller(ctx, t, p); err != nil {
 		return err
 	}
-	if user.Status == "deactivated" {
-		return Forbidden("this user is deactivated in the tenant")
-	}
-	p.UserID = user.ID
 	c.Locals(localTx, t)
 	if err := c.Next(); err != nil {
 		return err

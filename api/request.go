@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -187,6 +188,10 @@ func (q *query) str(name string) (string, bool) {
 	}
 	if len(vals) > 1 {
 		q.err = InvalidParameter("query parameter %s is given more than once", name)
+		return "", false
+	}
+	if strings.ContainsFunc(vals[0], unicode.IsControl) || !utf8.ValidString(vals[0]) {
+		q.err = InvalidParameter("query parameter %s contains control characters or invalid UTF-8", name)
 		return "", false
 	}
 	return vals[0], true

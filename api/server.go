@@ -16,6 +16,7 @@ import (
 	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/ratelimit"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 )
 
 //go:embed openapi.yaml
@@ -35,6 +36,9 @@ type Deps struct {
 	Temporal    client.Client // for /health only; may be nil
 	Registry    *prometheus.Registry
 	Log         *slog.Logger
+	// Webhooks seals webhook secrets and makes test and redelivery attempts;
+	// built from Config (SECRETS_KEY, OUTBOUND_ALLOW_PRIVATE_NETWORKS) when nil.
+	Webhooks *dispatch.Dispatcher
 }
 
 // Server is the HTTP API.
@@ -56,9 +60,17 @@ func New(d Deps) *Server {
 		s.Registry = prometheus.NewRegistry()
 	}
 	s.metrics = newHTTPMetrics(s.Registry)
+	if s.Webhooks == nil {
+		w, err := dispatch.New(d.Config, d.Pool, s.log)
+		if err != nil {
+			panic(err) // only a bad SECRETS_KEY; the binary builds the dispatcher itself and reports it
+		}
+		s.Webhooks = w
+	}
 	s.app = fiber.New(fiber.Config{
 		AppName:               "valuecase",
 		BodyLimit:             MaxBodyBytes,
+		ReadBufferSize:        16 << 10, // request line + headers: room for large identity-provider tokens
 		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,
 		ReadTimeout:           30 * time.Second,
@@ -80,6 +92,17 @@ func (s *Server) routes() {
 	app.Get("/metrics", s.metricsHandler())
 	app.Get("/.well-known/jwks.json", s.jwks)
 	mountDocs(app, OpenAPISpec)
+	s.authRoutes(app) // POST /v1/auth/token and /v1/auth/refresh: no bearer token, no X-Tenant-ID (authtoken.go)
+
+	// Webhook test and redelivery wait on a receiver for up to 30 s, so they run
+	// after the tenant transaction (withoutTx); registered ahead of the /v1 group,
+	// they take its chain themselves: keep it in step with the group's.
+	for path, h := range map[string]fiber.Handler{
+		"/v1/webhooks/:id/test":                              s.testWebhook,
+		"/v1/webhooks/:id/deliveries/:delivery_id/redeliver": s.redeliverDelivery,
+	} {
+		app.Post(path, s.authenticate, s.tenant, s.rateLimit, withoutTx(h), s.tenantTx, s.require(rbac.AdminConfig), txDone)
+	}
 
 	v1 := app.Group("/v1", s.authenticate, s.tenant, s.rateLimit, s.tenantTx)
 
@@ -93,4 +116,15 @@ func (s *Server) routes() {
 	v1.Get("/initiatives/:id/status-history", s.require(rbac.InitiativesRead), s.initiativeStatusHistory)
 	v1.Get("/initiatives/:id/projects", s.require(rbac.InitiativesRead), s.listProjects)
 	v1.Post("/initiatives/:id/projects", s.require(rbac.InitiativesWrite), s.createProject)
+
+	s.identityRoutes(v1) // users, roles, API keys, service clients (identity.go)
+
+	v1.Get("/webhooks", s.require(rbac.AdminConfig), s.listWebhooks)
+	v1.Post("/webhooks", s.require(rbac.AdminConfig), s.createWebhook)
+	v1.Get("/webhooks/:id", s.require(rbac.AdminConfig), s.getWebhook)
+	v1.Put("/webhooks/:id", s.require(rbac.AdminConfig), s.replaceWebhook)
+	v1.Patch("/webhooks/:id", s.require(rbac.AdminConfig), s.patchWebhook)
+	v1.Delete("/webhooks/:id", s.require(rbac.AdminConfig), s.deleteWebhook)
+	v1.Get("/webhooks/:id/deliveries", s.require(rbac.AdminConfig), s.listDeliveries)
+	v1.Get("/webhooks/:id/deliveries/:delivery_id", s.require(rbac.AdminConfig), s.getDelivery)
 }

@@ -8,6 +8,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,6 +35,10 @@ func NewPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
 	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	if !strings.Contains(dsn, "pool_max_conns") {
+		// pgxpool's default (max(4, CPUs)) starves concurrent requests on small machines.
+		cfg.MaxConns = max(16, int32(4*runtime.NumCPU()))
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/valuecase/valuecase/activities"
 	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 	"github.com/valuecase/valuecase/workflows"
 )
 
@@ -38,6 +39,24 @@ type Worker struct {
 	Log      *slog.Logger
 	// Handlers are extra outbox handlers (beyond the review workflow's).
 	Handlers []outbox.Handler
+	// Webhooks delivers events to webhook subscriptions (an outbox handler and
+	// the retry workflow's activities); Run builds it from Config when nil.
+	Webhooks *dispatch.Dispatcher
+}
+
+// prepareWebhooks builds the webhook dispatcher and connects it to the retry workflow.
+func (w *Worker) prepareWebhooks() error {
+	if w.Webhooks == nil {
+		d, err := dispatch.New(w.Config, w.Pool, w.Log)
+		if err != nil {
+			return err
+		}
+		w.Webhooks = d
+	}
+	if w.Webhooks.Retries == nil {
+		w.Webhooks.Retries = &workflows.WebhookRetryStarter{Temporal: w.Temporal, Delays: w.Webhooks.Delays}
+	}
+	return nil
 }
 
 // Relay builds the outbox relay with every handler.
@@ -45,6 +64,9 @@ func (w *Worker) Relay() *outbox.Relay {
 	handlers := append([]outbox.Handler{
 		&workflows.ReviewEvents{Temporal: w.Temporal, RemindAfter: w.Config.ReviewReminderAfter},
 	}, w.Handlers...)
+	if w.Webhooks != nil {
+		handlers = append(handlers, w.Webhooks)
+	}
 	return &outbox.Relay{Pool: w.Pool, Handlers: handlers, Log: w.Log}
 }
 
@@ -53,12 +75,18 @@ func (w *Worker) temporalWorkers() []worker.Worker {
 	review := worker.New(w.Temporal, workflows.ReviewTaskQueue, worker.Options{})
 	review.RegisterWorkflow(workflows.InitiativeReviewWorkflow)
 	review.RegisterActivity(&activities.Review{Pool: w.Pool})
-	return []worker.Worker{review}
+	hooks := worker.New(w.Temporal, workflows.WebhookRetryTaskQueue, worker.Options{})
+	hooks.RegisterWorkflow(workflows.WebhookRetryWorkflow)
+	hooks.RegisterActivity(&activities.WebhookActivities{Dispatcher: w.Webhooks})
+	return []worker.Worker{review, hooks}
 }
 
 // Run relays and works until ctx ends. Temporal being down delays workflow
 // work but not the relay: events wait in the outbox and workers keep retrying.
 func (w *Worker) Run(ctx context.Context) error {
+	if err := w.prepareWebhooks(); err != nil {
+		return err
+	}
 	relayDone := make(chan error, 1)
 	go func() { relayDone <- w.Relay().Run(ctx) }()
 
@@ -78,7 +106,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			}
 		}
 	}
-	w.Log.Info("worker running", "task_queues", []string{workflows.ReviewTaskQueue})
+	w.Log.Info("worker running", "task_queues", []string{workflows.ReviewTaskQueue, workflows.WebhookRetryTaskQueue})
 	<-ctx.Done()
 	for _, tw := range started {
 		tw.Stop()

@@ -3,14 +3,19 @@
 package workflows
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/valuecase/valuecase/activities"
+	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 )
 
 // WebhookRetryTaskQueue is the task queue of the webhook retry workflow and its activities.
@@ -24,34 +29,9 @@ func WebhookRetryWorkflowID(tenantID, webhookID, eventID string) string {
 }
 
 // DefaultWebhookRetryDelays are the waits before attempts 2 and 3 (spec
-// section 6 rule 3: attempt 2 after 5 minutes, attempt 3 25 minutes later).
+// section 6 rule 3: attempt 2 after 5 minutes, attempt 3 25 minutes later);
+// WEBHOOK_RETRY_DELAYS (parsed by internal/config) overrides them.
 var DefaultWebhookRetryDelays = []time.Duration{5 * time.Minute, 25 * time.Minute}
-
-// ParseWebhookRetryDelays parses WEBHOOK_RETRY_DELAYS: comma-separated Go
-// durations, 1 to 10 entries, each greater than zero. Entry i is the wait
-// after attempt i+1 before attempt i+2. Empty means the default "5m,25m".
-func ParseWebhookRetryDelays(s string) ([]time.Duration, error) {
-	if strings.TrimSpace(s) == "" {
-		return append([]time.Duration(nil), DefaultWebhookRetryDelays...), nil
-	}
-	parts := strings.Split(s, ",")
-	if len(parts) > 10 {
-		return nil, fmt.Errorf("WEBHOOK_RETRY_DELAYS: at most 10 delays, got %d", len(parts))
-	}
-	out := make([]time.Duration, 0, len(parts))
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		d, err := time.ParseDuration(p)
-		if err != nil {
-			return nil, fmt.Errorf("WEBHOOK_RETRY_DELAYS: entry %d %q is not a duration like 5m or 1h30m", i+1, p)
-		}
-		if d <= 0 {
-			return nil, fmt.Errorf("WEBHOOK_RETRY_DELAYS: entry %d %q must be greater than zero", i+1, p)
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
 
 // WebhookRetryInput starts the retries of one event to one subscription after
 // the relay's attempt 1 failed.
@@ -123,8 +103,14 @@ func WebhookRetryWorkflow(ctx workflow.Context, in WebhookRetryInput) (WebhookRe
 			}
 		}
 		attempt := i + 2
+		final := i == len(delays)-1
+		var next time.Time
+		if !final {
+			next = due.Add(delays[i+1])
+		}
 		err := workflow.ExecuteActivity(ctx, a.WebhookAttempt, activities.WebhookAttemptInput{
 			TenantID: in.TenantID, WebhookID: in.WebhookID, EventID: in.EventID, Attempt: attempt,
+			Final: final, NextAttemptAt: next,
 		}).Get(ctx, &last)
 		if err != nil {
 			return res, err
@@ -156,4 +142,32 @@ func WebhookRetryWorkflow(ctx workflow.Context, in WebhookRetryInput) (WebhookRe
 	}
 	res.Outcome = WebhookRetryDisabled
 	return res, nil
+}
+
+// WebhookRetryStarter hands deliveries whose attempt 1 failed to
+// WebhookRetryWorkflow; the outbox relay's webhook handler uses it
+// (dispatch.RetryScheduler). Starting is idempotent: the workflow id names
+// tenant, webhook and event, a running one is reused and a finished one is
+// not started again.
+type WebhookRetryStarter struct {
+	Temporal client.Client
+	Delays   []time.Duration // WEBHOOK_RETRY_DELAYS
+}
+
+// ScheduleRetry implements dispatch.RetryScheduler.
+func (s *WebhookRetryStarter) ScheduleRetry(ctx context.Context, r dispatch.Retry) error {
+	tenant, hook, event := r.TenantID.String(), r.WebhookID.String(), r.EventID.String()
+	_, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       WebhookRetryWorkflowID(tenant, hook, event),
+		TaskQueue:                WebhookRetryTaskQueue,
+		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	}, WebhookRetryWorkflow, WebhookRetryInput{
+		TenantID: tenant, WebhookID: hook, EventID: event, Delays: s.Delays, FirstAttemptAt: r.FirstAttemptAt,
+	})
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return nil // it ran already: the hand-over happened before a crash
+	}
+	return err
 }

@@ -83,7 +83,9 @@ func wantDurations(t *testing.T, what string, got []time.Duration, want ...time.
 func TestWebhookRetrySucceedsOnAttempt2(t *testing.T) {
 	h, res := runRetry(t, retryIn, "delivered")
 	wantDurations(t, "attempt", h.attemptAt, 5*time.Minute)
-	if h.attempts[0] != (activities.WebhookAttemptInput{TenantID: "t1", WebhookID: "w1", EventID: "e1", Attempt: 2}) {
+	want := activities.WebhookAttemptInput{TenantID: "t1", WebhookID: "w1", EventID: "e1", Attempt: 2,
+		NextAttemptAt: retryStart.Add(30 * time.Minute)}
+	if h.attempts[0] != want {
 		t.Errorf("attempt input: %+v", h.attempts[0])
 	}
 	if len(h.disables) != 0 {
@@ -97,6 +99,9 @@ func TestWebhookRetrySucceedsOnAttempt2(t *testing.T) {
 func TestWebhookRetrySucceedsOnAttempt3(t *testing.T) {
 	h, res := runRetry(t, retryIn, "failed", "delivered")
 	wantDurations(t, "attempt", h.attemptAt, 5*time.Minute, 30*time.Minute)
+	if h.attempts[0].Final || !h.attempts[1].Final || !h.attempts[1].NextAttemptAt.IsZero() {
+		t.Errorf("only the last attempt is final: %+v", h.attempts)
+	}
 	if h.attempts[1].Attempt != 3 || len(h.disables) != 0 {
 		t.Errorf("attempts %+v disables %+v", h.attempts, h.disables)
 	}
@@ -166,48 +171,5 @@ func TestWebhookRetryScheduleCountsFromAttempt1(t *testing.T) {
 func TestWebhookRetryWorkflowID(t *testing.T) {
 	if got := WebhookRetryWorkflowID("t", "w", "e"); got != "webhook-retry/t/w/e" {
 		t.Errorf("id %q", got)
-	}
-}
-
-func TestParseWebhookRetryDelays(t *testing.T) {
-	for in, want := range map[string][]time.Duration{
-		"":          {5 * time.Minute, 25 * time.Minute},
-		"  ":        {5 * time.Minute, 25 * time.Minute},
-		"5m,25m":    {5 * time.Minute, 25 * time.Minute},
-		" 1s , 2m ": {time.Second, 2 * time.Minute},
-		"1h30m":     {90 * time.Minute},
-		"1s,1s,1s,1s,1s,1s,1s,1s,1s,1s": {time.Second, time.Second, time.Second, time.Second, time.Second,
-			time.Second, time.Second, time.Second, time.Second, time.Second},
-	} {
-		got, err := ParseWebhookRetryDelays(in)
-		if err != nil || len(got) != len(want) {
-			t.Errorf("%q: %v %v", in, got, err)
-			continue
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Errorf("%q: %v, want %v", in, got, want)
-			}
-		}
-	}
-	for in, msg := range map[string]string{
-		"5":                                "not a duration",
-		"5m,":                              "entry 2",
-		"5m,,25m":                          "entry 2",
-		"0s":                               "greater than zero",
-		"5m,-1m":                           "greater than zero",
-		"five minutes":                     "not a duration",
-		"1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s": "at most 10",
-	} {
-		_, err := ParseWebhookRetryDelays(in)
-		if err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "WEBHOOK_RETRY_DELAYS") {
-			t.Errorf("%q: error %v, want containing %q", in, err, msg)
-		}
-	}
-	// The default slice is not shared with callers.
-	d, _ := ParseWebhookRetryDelays("")
-	d[0] = 0
-	if DefaultWebhookRetryDelays[0] != 5*time.Minute {
-		t.Error("default delays modified through a parsed result")
 	}
 }

@@ -38,6 +38,7 @@ Usage:
   valuecase tenant create ...   onboard a tenant (prints {"id":"..."})
   valuecase tenant list         list tenants as JSON lines
   valuecase token ...           mint an access token signed by the service's key (development, scripts)
+  valuecase keys rotate|list|prune   manage the service's token signing keys (AUTH_SIGNING_KEYS_DIR)
 
 Configuration comes from environment variables (see README). Run 'valuecase COMMAND --help' for flags.
 `
@@ -61,6 +62,8 @@ func main() {
 		err = runTenant(ctx, args)
 	case "token":
 		err = runToken(args)
+	case "keys":
+		err = runKeys(args)
 	default:
 		fmt.Fprintf(os.Stderr, "valuecase: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
@@ -109,6 +112,8 @@ func runAPI(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	keys.ActivationDelay = auth.KeyActivationDelay
+	go reloadKeys(ctx, keys, log) // picks up `valuecase keys rotate|prune` (keys.go)
 	verifier, err := auth.NewVerifier(ctx, keys, auth.VerifierOptions{JWKSURLs: cfg.AuthJWKSURLs, Issuer: cfg.AuthIssuer, Audience: cfg.AuthAudience})
 	if err != nil {
 		return err
@@ -206,7 +211,11 @@ type tenantJSON struct {
 
 func runTenant(ctx context.Context, args []string) error {
 	if len(args) == 0 || (args[0] != "create" && args[0] != "list") {
-		return errors.New("usage: valuecase tenant create|list [flags]")
+		fmt.Fprintln(os.Stderr, "Usage: valuecase tenant create --name NAME --plan PLAN [--requests-per-minute N --burst N --concurrent N]\n       valuecase tenant list")
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			return flag.ErrHelp
+		}
+		return errors.New("tenant needs create or list")
 	}
 	var (
 		fs               = flags("tenant "+args[0], "create: onboard a tenant and print {\"id\":\"...\"}; list: print every tenant as a JSON line.")
@@ -304,6 +313,7 @@ func runToken(args []string) error {
 	if err != nil {
 		return err
 	}
+	keys.ActivationDelay = auth.KeyActivationDelay
 	tok, err := keys.Mint(auth.MintOptions{Subject: *sub, TenantID: *tenant, Email: *email, Name: *name, Roles: splitList(*roles), Permissions: splitList(*perms), TTL: *ttl})
 	if err != nil {
 		return err

@@ -10,6 +10,35 @@ import (
 	"github.com/google/uuid"
 )
 
+type ApiKey struct {
+	TenantID   uuid.UUID
+	ID         uuid.UUID
+	PublicID   string
+	Name       string
+	KeyHash    []byte
+	Scopes     []string
+	CreatedBy  string
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	ExpiresAt  time.Time
+	RevokedAt  *time.Time
+}
+
+type AuthSession struct {
+	TenantID    uuid.UUID
+	ID          uuid.UUID
+	UserID      uuid.UUID
+	Roles       []string
+	Permissions []string
+	Email       *string
+	Name        *string
+	CreatedAt   time.Time
+	LastUsedAt  time.Time
+	ExpiresAt   time.Time
+	EndedAt     *time.Time
+	EndReason   *string
+}
+
 type Initiative struct {
 	TenantID          uuid.UUID
 	ID                uuid.UUID
@@ -74,6 +103,41 @@ type Project struct {
 	UpdatedAt    time.Time
 }
 
+type RefreshToken struct {
+	TenantID  uuid.UUID
+	ID        uuid.UUID
+	SessionID uuid.UUID
+	PublicID  string
+	TokenHash []byte
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+type Role struct {
+	TenantID    uuid.UUID
+	ID          uuid.UUID
+	Name        string
+	Description string
+	Permissions []string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type ServiceClient struct {
+	TenantID    uuid.UUID
+	ID          uuid.UUID
+	ClientID    string
+	Name        string
+	SecretHash  []byte
+	Roles       []string
+	Permissions []string
+	CreatedBy   string
+	CreatedAt   time.Time
+	LastUsedAt  *time.Time
+	RevokedAt   *time.Time
+}
+
 type Tenant struct {
 	ID                uuid.UUID
 	Name              string
@@ -85,12 +149,62 @@ type Tenant struct {
 }
 
 type User struct {
-	TenantID  uuid.UUID
-	ID        uuid.UUID
-	Subject   *string
-	Email     *string
-	Name      *string
-	Status    string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	TenantID         uuid.UUID
+	ID               uuid.UUID
+	Subject          *string
+	Email            *string
+	Name             *string
+	Status           string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	Roles            []string
+	TokensValidAfter *time.Time
+	InvitedBy        *string
+	DeactivatedAt    *time.Time
+}
+
+type Webhook struct {
+	TenantID       uuid.UUID
+	ID             uuid.UUID
+	Url            string
+	Events         []string
+	SecretSealed   []byte
+	SecretHint     string
+	Active         bool
+	DisabledAt     *time.Time
+	DisabledReason *string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type WebhookDelivery struct {
+	TenantID       uuid.UUID
+	ID             uuid.UUID
+	WebhookID      uuid.UUID
+	EventID        uuid.UUID
+	EventType      string
+	Status         string
+	LockedUntil    *time.Time
+	RetryScheduled bool
+	Attempts       int32
+	LastAttemptAt  *time.Time
+	NextAttemptAt  *time.Time
+	LastStatusCode *int32
+	LastError      *string
+	Payload        []byte
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+type WebhookDeliveryAttempt struct {
+	TenantID        uuid.UUID
+	DeliveryID      uuid.UUID
+	Attempt         int32
+	Trigger         string
+	Outcome         string
+	StartedAt       time.Time
+	LatencyMs       float64
+	StatusCode      *int32
+	Error           *string
+	ResponseSnippet string
 }

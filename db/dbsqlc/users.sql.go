@@ -7,12 +7,251 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
 
+const userAuthenticate = `-- name: UserAuthenticate :one
+SELECT u.id, u.status, u.roles, u.tokens_valid_after,
+       EXISTS (SELECT 1 FROM auth_sessions s
+               WHERE s.tenant_id = u.tenant_id AND s.id = $1::uuid
+                 AND s.user_id = u.id AND s.ended_at IS NULL)::boolean AS session_live,
+       coalesce((SELECT array_agg(perm)
+                 FROM roles r CROSS JOIN LATERAL unnest(r.permissions) AS perm
+                 WHERE r.tenant_id = u.tenant_id AND r.name = ANY (u.roles || $2::text[])), '{}')::text[] AS role_permissions
+FROM users u
+WHERE u.tenant_id = $3 AND u.subject = $4
+`
+
+type UserAuthenticateParams struct {
+	SessionID  *uuid.UUID
+	TokenRoles []string
+	TenantID   uuid.UUID
+	Subject    *string
+}
+
+type UserAuthenticateRow struct {
+	ID               uuid.UUID
+	Status           string
+	Roles            []string
+	TokensValidAfter *time.Time
+	SessionLive      bool
+	RolePermissions  []string
+}
+
+// The one query of an authenticated request (tenantTx): the caller's row, whether the session
+// its access token came from is still live, and the permissions of its roles (the user's
+// stored roles plus the token's) as the tenant's custom roles define them.
+func (q *Queries) UserAuthenticate(ctx context.Context, db DBTX, arg UserAuthenticateParams) (UserAuthenticateRow, error) {
+	row := db.QueryRow(ctx, userAuthenticate,
+		arg.SessionID,
+		arg.TokenRoles,
+		arg.TenantID,
+		arg.Subject,
+	)
+	var i UserAuthenticateRow
+	err := row.Scan(
+		&i.ID,
+		&i.Status,
+		&i.Roles,
+		&i.TokensValidAfter,
+		&i.SessionLive,
+		&i.RolePermissions,
+	)
+	return i, err
+}
+
+const userClaimInvitation = `-- name: UserClaimInvitation :one
+UPDATE users
+SET subject = $1, status = CASE WHEN status = 'invited' THEN 'active' ELSE status END,
+    name = coalesce(name, $2), updated_at = now()
+WHERE tenant_id = $3 AND subject IS NULL AND email IS NOT NULL AND lower(email) = lower($4::text)
+RETURNING tenant_id, id, subject, email, name, status, created_at, updated_at, roles, tokens_valid_after, invited_by, deactivated_at
+`
+
+type UserClaimInvitationParams struct {
+	Subject  *string
+	Name     *string
+	TenantID uuid.UUID
+	Email    string
+}
+
+// First sign-in of an invited address: the row without a subject takes the token's subject;
+// an invitation becomes active, a deactivated row stays deactivated.
+func (q *Queries) UserClaimInvitation(ctx context.Context, db DBTX, arg UserClaimInvitationParams) (User, error) {
+	row := db.QueryRow(ctx, userClaimInvitation,
+		arg.Subject,
+		arg.Name,
+		arg.TenantID,
+		arg.Email,
+	)
+	var i User
+	err := row.Scan(
+		&i.TenantID,
+		&i.ID,
+		&i.Subject,
+		&i.Email,
+		&i.Name,
+		&i.Status,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Roles,
+		&i.TokensValidAfter,
+		&i.InvitedBy,
+		&i.DeactivatedAt,
+	)
+	return i, err
+}
+
+const userCount = `-- name: UserCount :one
+SELECT count(*)
+FROM users
+WHERE tenant_id = $1
+  AND ($2::text IS NULL OR status = $2::text)
+  AND ($3::text IS NULL OR $3::text = ANY (roles))
+`
+
+type UserCountParams struct {
+	TenantID uuid.UUID
+	Status   *string
+	Role     *string
+}
+
+func (q *Queries) UserCount(ctx context.Context, db DBTX, arg UserCountParams) (int64, error) {
+	row := db.QueryRow(ctx, userCount, arg.TenantID, arg.Status, arg.Role)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const userCountActiveWithRole = `-- name: UserCountActiveWithRole :one
+SELECT count(*) FROM users
+WHERE tenant_id = $1 AND status = 'active' AND $2::text = ANY (roles) AND id <> $3
+`
+
+type UserCountActiveWithRoleParams struct {
+	TenantID uuid.UUID
+	Role     string
+	ExceptID uuid.UUID
+}
+
+func (q *Queries) UserCountActiveWithRole(ctx context.Context, db DBTX, arg UserCountActiveWithRoleParams) (int64, error) {
+	row := db.QueryRow(ctx, userCountActiveWithRole, arg.TenantID, arg.Role, arg.ExceptID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const userCountWithRole = `-- name: UserCountWithRole :one
+SELECT count(*) FROM users WHERE tenant_id = $1 AND $2::text = ANY (roles)
+`
+
+type UserCountWithRoleParams struct {
+	TenantID uuid.UUID
+	Role     string
+}
+
+func (q *Queries) UserCountWithRole(ctx context.Context, db DBTX, arg UserCountWithRoleParams) (int64, error) {
+	row := db.QueryRow(ctx, userCountWithRole, arg.TenantID, arg.Role)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const userDeactivate = `-- name: UserDeactivate :one
+UPDATE users SET status = 'deactivated', deactivated_at = now(), tokens_valid_after = now(), updated_at = now()
+WHERE tenant_id = $1 AND id = $2
+RETURNING tenant_id, id, subject, email, name, status, created_at, updated_at, roles, tokens_valid_after, invited_by, deactivated_at
+`
+
+type UserDeactivateParams struct {
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+// Also ends every access token issued so far (tokens_valid_after).
+func (q *Queries) UserDeactivate(ctx context.Context, db DBTX, arg UserDeactivateParams) (User, error) {
+	row := db.QueryRow(ctx, userDeactivate, arg.TenantID, arg.ID)
+	var i User
+	err := row.Scan(
+		&i.TenantID,
+		&i.ID,
+		&i.Subject,
+		&i.Email,
+		&i.Name,
+		&i.Status,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Roles,
+		&i.TokensValidAfter,
+		&i.InvitedBy,
+		&i.DeactivatedAt,
+	)
+	return i, err
+}
+
+const userEmailTaken = `-- name: UserEmailTaken :one
+SELECT EXISTS (SELECT 1 FROM users WHERE tenant_id = $1 AND email IS NOT NULL AND lower(email) = lower($2::text))
+`
+
+type UserEmailTakenParams struct {
+	TenantID uuid.UUID
+	Email    string
+}
+
+func (q *Queries) UserEmailTaken(ctx context.Context, db DBTX, arg UserEmailTakenParams) (bool, error) {
+	row := db.QueryRow(ctx, userEmailTaken, arg.TenantID, arg.Email)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
+const userEndTokens = `-- name: UserEndTokens :exec
+UPDATE users SET tokens_valid_after = now() WHERE tenant_id = $1 AND id = $2
+`
+
+type UserEndTokensParams struct {
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+func (q *Queries) UserEndTokens(ctx context.Context, db DBTX, arg UserEndTokensParams) error {
+	_, err := db.Exec(ctx, userEndTokens, arg.TenantID, arg.ID)
+	return err
+}
+
+const userGet = `-- name: UserGet :one
+SELECT tenant_id, id, subject, email, name, status, created_at, updated_at, roles, tokens_valid_after, invited_by, deactivated_at FROM users WHERE tenant_id = $1 AND id = $2
+`
+
+type UserGetParams struct {
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+func (q *Queries) UserGet(ctx context.Context, db DBTX, arg UserGetParams) (User, error) {
+	row := db.QueryRow(ctx, userGet, arg.TenantID, arg.ID)
+	var i User
+	err := row.Scan(
+		&i.TenantID,
+		&i.ID,
+		&i.Subject,
+		&i.Email,
+		&i.Name,
+		&i.Status,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Roles,
+		&i.TokensValidAfter,
+		&i.InvitedBy,
+		&i.DeactivatedAt,
+	)
+	return i, err
+}
+
 const userGetBySubject = `-- name: UserGetBySubject :one
-SELECT tenant_id, id, subject, email, name, status, created_at, updated_at FROM users WHERE tenant_id = $1 AND subject = $2
+SELECT tenant_id, id, subject, email, name, status, created_at, updated_at, roles, tokens_valid_after, invited_by, deactivated_at FROM users WHERE tenant_id = $1 AND subject = $2
 `
 
 type UserGetBySubjectParams struct {
@@ -32,8 +271,154 @@ func (q *Queries) UserGetBySubject(ctx context.Context, db DBTX, arg UserGetBySu
 		&i.Status,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Roles,
+		&i.TokensValidAfter,
+		&i.InvitedBy,
+		&i.DeactivatedAt,
 	)
 	return i, err
+}
+
+const userGetForUpdate = `-- name: UserGetForUpdate :one
+SELECT tenant_id, id, subject, email, name, status, created_at, updated_at, roles, tokens_valid_after, invited_by, deactivated_at FROM users WHERE tenant_id = $1 AND id = $2 FOR UPDATE
+`
+
+type UserGetForUpdateParams struct {
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+func (q *Queries) UserGetForUpdate(ctx context.Context, db DBTX, arg UserGetForUpdateParams) (User, error) {
+	row := db.QueryRow(ctx, userGetForUpdate, arg.TenantID, arg.ID)
+	var i User
+	err := row.Scan(
+		&i.TenantID,
+		&i.ID,
+		&i.Subject,
+		&i.Email,
+		&i.Name,
+		&i.Status,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Roles,
+		&i.TokensValidAfter,
+		&i.InvitedBy,
+		&i.DeactivatedAt,
+	)
+	return i, err
+}
+
+const userInvite = `-- name: UserInvite :one
+INSERT INTO users (tenant_id, email, name, roles, status, invited_by)
+VALUES ($1, $2, $3, $4, 'invited', $5)
+RETURNING tenant_id, id, subject, email, name, status, created_at, updated_at, roles, tokens_valid_after, invited_by, deactivated_at
+`
+
+type UserInviteParams struct {
+	TenantID  uuid.UUID
+	Email     *string
+	Name      *string
+	Roles     []string
+	InvitedBy *string
+}
+
+func (q *Queries) UserInvite(ctx context.Context, db DBTX, arg UserInviteParams) (User, error) {
+	row := db.QueryRow(ctx, userInvite,
+		arg.TenantID,
+		arg.Email,
+		arg.Name,
+		arg.Roles,
+		arg.InvitedBy,
+	)
+	var i User
+	err := row.Scan(
+		&i.TenantID,
+		&i.ID,
+		&i.Subject,
+		&i.Email,
+		&i.Name,
+		&i.Status,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Roles,
+		&i.TokensValidAfter,
+		&i.InvitedBy,
+		&i.DeactivatedAt,
+	)
+	return i, err
+}
+
+const userList = `-- name: UserList :many
+SELECT users.tenant_id, users.id, users.subject, users.email, users.name, users.status, users.created_at, users.updated_at, users.roles, users.tokens_valid_after, users.invited_by, users.deactivated_at, count(*) OVER () AS total
+FROM users
+WHERE tenant_id = $1
+  AND ($2::text IS NULL OR status = $2::text)
+  AND ($3::text IS NULL OR $3::text = ANY (roles))
+ORDER BY created_at DESC, id
+LIMIT $5 OFFSET $4
+`
+
+type UserListParams struct {
+	TenantID   uuid.UUID
+	Status     *string
+	Role       *string
+	PageOffset int32
+	PageLimit  int32
+}
+
+type UserListRow struct {
+	User  User
+	Total int64
+}
+
+func (q *Queries) UserList(ctx context.Context, db DBTX, arg UserListParams) ([]UserListRow, error) {
+	rows, err := db.Query(ctx, userList,
+		arg.TenantID,
+		arg.Status,
+		arg.Role,
+		arg.PageOffset,
+		arg.PageLimit,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []UserListRow{}
+	for rows.Next() {
+		var i UserListRow
+		if err := rows.Scan(
+			&i.User.TenantID,
+			&i.User.ID,
+			&i.User.Subject,
+			&i.User.Email,
+			&i.User.Name,
+			&i.User.Status,
+			&i.User.CreatedAt,
+			&i.User.UpdatedAt,
+			&i.User.Roles,
+			&i.User.TokensValidAfter,
+			&i.User.InvitedBy,
+			&i.User.DeactivatedAt,
+			&i.Total,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const userLockAdmins = `-- name: UserLockAdmins :exec
+SELECT pg_advisory_xact_lock(hashtextextended('user-admins:' || ($1::uuid)::text, 0))
+`
+
+// Serialises changes that could leave the tenant without an active Admin.
+func (q *Queries) UserLockAdmins(ctx context.Context, db DBTX, tenantID uuid.UUID) error {
+	_, err := db.Exec(ctx, userLockAdmins, tenantID)
+	return err
 }
 
 const userProvision = `-- name: UserProvision :one
@@ -41,7 +426,7 @@ INSERT INTO users (tenant_id, subject, email, name, status)
 VALUES ($1, $2, $3, $4, 'active')
 ON CONFLICT (tenant_id, subject) WHERE subject IS NOT NULL
 DO UPDATE SET updated_at = users.updated_at
-RETURNING tenant_id, id, subject, email, name, status, created_at, updated_at
+RETURNING tenant_id, id, subject, email, name, status, created_at, updated_at, roles, tokens_valid_after, invited_by, deactivated_at
 `
 
 type UserProvisionParams struct {
@@ -70,6 +455,96 @@ func (q *Queries) UserProvision(ctx context.Context, db DBTX, arg UserProvisionP
 		&i.Status,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Roles,
+		&i.TokensValidAfter,
+		&i.InvitedBy,
+		&i.DeactivatedAt,
+	)
+	return i, err
+}
+
+const userReactivate = `-- name: UserReactivate :one
+UPDATE users SET status = CASE WHEN subject IS NULL THEN 'invited' ELSE 'active' END, deactivated_at = NULL, updated_at = now()
+WHERE tenant_id = $1 AND id = $2
+RETURNING tenant_id, id, subject, email, name, status, created_at, updated_at, roles, tokens_valid_after, invited_by, deactivated_at
+`
+
+type UserReactivateParams struct {
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+// Back to active, or to invited when nobody has signed in as the user yet.
+func (q *Queries) UserReactivate(ctx context.Context, db DBTX, arg UserReactivateParams) (User, error) {
+	row := db.QueryRow(ctx, userReactivate, arg.TenantID, arg.ID)
+	var i User
+	err := row.Scan(
+		&i.TenantID,
+		&i.ID,
+		&i.Subject,
+		&i.Email,
+		&i.Name,
+		&i.Status,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Roles,
+		&i.TokensValidAfter,
+		&i.InvitedBy,
+		&i.DeactivatedAt,
+	)
+	return i, err
+}
+
+const userRenameRole = `-- name: UserRenameRole :exec
+UPDATE users SET roles = array_replace(roles, $1::text, $2::text), updated_at = now()
+WHERE tenant_id = $3 AND $1::text = ANY (roles)
+`
+
+type UserRenameRoleParams struct {
+	OldName  string
+	NewName  string
+	TenantID uuid.UUID
+}
+
+func (q *Queries) UserRenameRole(ctx context.Context, db DBTX, arg UserRenameRoleParams) error {
+	_, err := db.Exec(ctx, userRenameRole, arg.OldName, arg.NewName, arg.TenantID)
+	return err
+}
+
+const userUpdate = `-- name: UserUpdate :one
+UPDATE users SET name = $1, roles = $2, updated_at = now()
+WHERE tenant_id = $3 AND id = $4
+RETURNING tenant_id, id, subject, email, name, status, created_at, updated_at, roles, tokens_valid_after, invited_by, deactivated_at
+`
+
+type UserUpdateParams struct {
+	Name     *string
+	Roles    []string
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+func (q *Queries) UserUpdate(ctx context.Context, db DBTX, arg UserUpdateParams) (User, error) {
+	row := db.QueryRow(ctx, userUpdate,
+		arg.Name,
+		arg.Roles,
+		arg.TenantID,
+		arg.ID,
+	)
+	var i User
+	err := row.Scan(
+		&i.TenantID,
+		&i.ID,
+		&i.Subject,
+		&i.Email,
+		&i.Name,
+		&i.Status,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Roles,
+		&i.TokensValidAfter,
+		&i.InvitedBy,
+		&i.DeactivatedAt,
 	)
 	return i, err
 }

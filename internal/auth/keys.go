@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -26,14 +27,27 @@ const SelfIssuer = "valuecase"
 
 type signingKey struct {
 	kid     string
+	created time.Time // from the key id; zero when the file name is not one GenerateKey made
 	private ed25519.PrivateKey
 }
+
+// KeyActivationDelay is how long a new key is published before it signs,
+// when a process sets it (the API and the token command do): every instance
+// reloads the directory within a minute (see Reload), so each one can verify
+// a new key's tokens before any instance issues them.
+const KeyActivationDelay = 2 * time.Minute
 
 // KeyStore holds the service's own Ed25519 signing keys: the newest signs,
 // all of them verify and are published, so tokens signed by an older key stay
 // valid until it is removed from the directory.
 type KeyStore struct {
-	keys []signingKey // oldest first
+	dir string
+	mu  sync.RWMutex
+	// keys, oldest first
+	keys []signingKey
+	// ActivationDelay: the newest key older than this signs (the oldest key
+	// when none is). Zero: the newest key signs at once. Set before use.
+	ActivationDelay time.Duration
 }
 
 // LoadKeyStore reads every *.pem key in dir, creating the directory and a
@@ -61,7 +75,7 @@ func readKeys(dir string) (*KeyStore, error) {
 		return nil, err
 	}
 	sort.Strings(paths) // names start with a UTC timestamp: oldest first
-	ks := &KeyStore{}
+	ks := &KeyStore{dir: dir}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -79,7 +93,8 @@ func readKeys(dir string) (*KeyStore, error) {
 		if !ok {
 			return nil, fmt.Errorf("AUTH_SIGNING_KEYS_DIR: %s is not an Ed25519 key", p)
 		}
-		ks.keys = append(ks.keys, signingKey{kid: strings.TrimSuffix(filepath.Base(p), ".pem"), private: ed})
+		kid := strings.TrimSuffix(filepath.Base(p), ".pem")
+		ks.keys = append(ks.keys, signingKey{kid: kid, created: KeyCreated(kid), private: ed})
 	}
 	return ks, nil
 }
@@ -105,8 +120,97 @@ func GenerateKey(dir string) (string, error) {
 	return kid, nil
 }
 
+// KeyCreated is the creation time written into a key id by GenerateKey
+// (zero for other names).
+func KeyCreated(kid string) time.Time {
+	ts, _, _ := strings.Cut(kid, "-")
+	t, err := time.Parse("20060102T150405Z", ts)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// Reload re-reads the key directory, so keys added (rotate) or removed
+// (prune) by another process take effect without a restart. A directory that
+// has become empty or unreadable keeps the keys already loaded.
+func (ks *KeyStore) Reload() error {
+	if ks.dir == "" {
+		return nil
+	}
+	fresh, err := readKeys(ks.dir)
+	if err != nil {
+		return err
+	}
+	if len(fresh.keys) == 0 {
+		return errors.New("AUTH_SIGNING_KEYS_DIR: no keys left; keeping the loaded ones")
+	}
+	ks.mu.Lock()
+	ks.keys = fresh.keys
+	ks.mu.Unlock()
+	return nil
+}
+
+// KeyInfo describes one key of the store.
+type KeyInfo struct {
+	KID     string    `json:"kid"`
+	Created time.Time `json:"created"`
+	Signing bool      `json:"signing"`
+}
+
+// Keys lists the loaded keys, oldest first.
+func (ks *KeyStore) Keys() []KeyInfo {
+	ks.mu.RLock()
+	defer ks.mu.RUnlock()
+	signer := ks.signerLocked(time.Now())
+	out := make([]KeyInfo, len(ks.keys))
+	for i, k := range ks.keys {
+		out[i] = KeyInfo{KID: k.kid, Created: k.created, Signing: i == signer}
+	}
+	return out
+}
+
+// signerLocked is the index of the key that signs at now.
+func (ks *KeyStore) signerLocked(now time.Time) int {
+	if len(ks.keys) == 0 {
+		return -1
+	}
+	for i := len(ks.keys) - 1; i >= 0; i-- {
+		if ks.ActivationDelay <= 0 || !ks.keys[i].created.After(now.Add(-ks.ActivationDelay)) {
+			return i
+		}
+	}
+	return 0
+}
+
+// PruneKeys deletes from dir every key whose successor has been signing for
+// longer than retiredFor (so no unexpired token it signed remains, when
+// retiredFor exceeds the longest token lifetime). The newest key is never
+// deleted, nor a key whose successor's age is unknown. It returns the
+// deleted key ids.
+func PruneKeys(dir string, activationDelay, retiredFor time.Duration, now time.Time) ([]string, error) {
+	ks, err := readKeys(dir)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for i := 0; i+1 < len(ks.keys); i++ {
+		next := ks.keys[i+1].created
+		if next.IsZero() || !now.After(next.Add(activationDelay+retiredFor)) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, ks.keys[i].kid+".pem")); err != nil {
+			return removed, err
+		}
+		removed = append(removed, ks.keys[i].kid)
+	}
+	return removed, nil
+}
+
 // PublicKey returns the verification key of one of the service's own key ids.
 func (ks *KeyStore) PublicKey(kid string) (ed25519.PublicKey, bool) {
+	ks.mu.RLock()
+	defer ks.mu.RUnlock()
 	for _, k := range ks.keys {
 		if k.kid == kid {
 			return k.private.Public().(ed25519.PublicKey), true
@@ -115,12 +219,18 @@ func (ks *KeyStore) PublicKey(kid string) (ed25519.PublicKey, bool) {
 	return nil, false
 }
 
-// Sign signs claims with the newest key.
+// Sign signs claims with the newest key (past its activation delay).
 func (ks *KeyStore) Sign(claims jwt.Claims) (string, error) {
-	if len(ks.keys) == 0 {
+	ks.mu.RLock()
+	i := ks.signerLocked(time.Now())
+	var k signingKey
+	if i >= 0 {
+		k = ks.keys[i]
+	}
+	ks.mu.RUnlock()
+	if i < 0 {
 		return "", errors.New("no signing key")
 	}
-	k := ks.keys[len(ks.keys)-1]
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims)
 	tok.Header["kid"] = k.kid
 	return tok.SignedString(k.private)
@@ -139,6 +249,8 @@ func (ks *KeyStore) JWKS() []byte {
 	set := struct {
 		Keys []jwk `json:"keys"`
 	}{Keys: []jwk{}}
+	ks.mu.RLock()
+	defer ks.mu.RUnlock()
 	for i := len(ks.keys) - 1; i >= 0; i-- { // newest first
 		k := ks.keys[i]
 		set.Keys = append(set.Keys, jwk{

@@ -20,6 +20,14 @@ type Claims struct {
 	Permissions []string `json:"permissions"`
 	Email       string   `json:"email,omitempty"`
 	Name        string   `json:"name,omitempty"`
+	// ClientID is set in the service's own tokens for a service client
+	// (client_credentials grant); honoured only when Self.
+	ClientID string `json:"client_id,omitempty"`
+	// SessionID is the refresh-token family an access token was issued from
+	// (token exchange, refresh); honoured only when Self.
+	SessionID string `json:"vc_sid,omitempty"`
+	// Self reports that the service's own key signed the token (set by Verify).
+	Self bool `json:"-"`
 	jwt.RegisteredClaims
 }
 
@@ -111,6 +119,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (*Claims, error) {
 	if claims.Subject == "" || claims.OrgID == "" {
 		return nil, fmt.Errorf("%w: sub and org_id are required", ErrInvalidToken)
 	}
+	claims.Self = self
 	return claims, nil
 }
 
@@ -119,6 +128,7 @@ type MintOptions struct {
 	Subject, TenantID, Email, Name string
 	Roles, Permissions             []string
 	TTL                            time.Duration
+	ClientID, SessionID            string // see Claims
 }
 
 // Mint signs an access token with the service's newest key.
@@ -133,6 +143,7 @@ func (ks *KeyStore) Mint(o MintOptions) (string, error) {
 	}
 	return ks.Sign(Claims{
 		OrgID: o.TenantID, Roles: roles, Permissions: perms, Email: o.Email, Name: o.Name,
+		ClientID: o.ClientID, SessionID: o.SessionID,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    SelfIssuer,
 			Subject:   o.Subject,

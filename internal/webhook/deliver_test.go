@@ -18,7 +18,7 @@ const testSecret = "receiver-secret-0123456789"
 func testPayload(t *testing.T) Payload {
 	t.Helper()
 	p, err := NewPayload(Envelope{
-		ID: "evt-1", Type: EventInitiativeCreated, CreatedAt: time.Unix(vecTS, 0),
+		ID: "evt-1", Type: "initiative.created", CreatedAt: time.Unix(vecTS, 0),
 		TenantID: "tenant-1", Data: json.RawMessage(`{"name":"x"}`),
 	})
 	if err != nil {
@@ -66,7 +66,7 @@ func TestDeliverSuccessSignedRequest(t *testing.T) {
 		t.Errorf("Standard Webhooks verification: %v", err)
 	}
 	if r.Header.Get("X-Webhook-ID") != "evt-1" || r.Header.Get("webhook-id") != "evt-1" ||
-		r.Header.Get("X-Webhook-Event") != EventInitiativeCreated ||
+		r.Header.Get("X-Webhook-Event") != "initiative.created" ||
 		r.Header.Get("X-Webhook-Timestamp") != r.Header.Get("webhook-timestamp") {
 		t.Errorf("id/event/timestamp headers: %v", r.Header)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -15,36 +14,10 @@ const MaxPayloadBytes = 1 << 20
 // ErrPayloadTooLarge is returned when an envelope marshals to more than MaxPayloadBytes.
 var ErrPayloadTooLarge = errors.New("webhook: payload exceeds 1 MB")
 
-// Event types a subscription may list (spec section 6).
-const (
-	EventInitiativeCreated       = "initiative.created"
-	EventInitiativeStatusChanged = "initiative.status_changed"
-	EventBusinessCaseApproved    = "business_case.approved"
-	EventBusinessCaseRejected    = "business_case.rejected"
-	EventStakeholderEngagement   = "stakeholder.engagement"
-	EventBenefitActualRecorded   = "benefit.actual_recorded"
-	EventUserInvited             = "user.invited"
-	EventUserDeactivated         = "user.deactivated"
-
-	// EventTest is sent only by POST /v1/webhooks/{id}/test, to that one
-	// subscription, whatever its events list. It cannot be subscribed to.
-	EventTest = "webhook.test"
-)
-
-// EventTypes lists the subscribable event types in spec order.
-var EventTypes = []string{
-	EventInitiativeCreated,
-	EventInitiativeStatusChanged,
-	EventBusinessCaseApproved,
-	EventBusinessCaseRejected,
-	EventStakeholderEngagement,
-	EventBenefitActualRecorded,
-	EventUserInvited,
-	EventUserDeactivated,
-}
-
-// IsEventType reports whether t is a subscribable event type.
-func IsEventType(t string) bool { return slices.Contains(EventTypes, t) }
+// EventTest is the type of the event POST /v1/webhooks/{id}/test sends to
+// one subscription, whatever its events list. It cannot be subscribed to;
+// the subscribable types are outbox.EventTypes (spec section 6).
+const EventTest = "webhook.test"
 
 // Envelope is the JSON body of every delivery:
 //

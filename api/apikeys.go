@@ -1,0 +1,290 @@
+package api
+
+// API keys (deprecated, still supported; spec section 5).
+//
+// A key is vck_<tenant>_<id>_<secret> (internal/credential). It is accepted as
+// `X-API-Key: <key>` or `Authorization: Bearer <key>` (a bearer value starting
+// with vck_ is a key, anything else a JWT). The key names its tenant, so a key
+// presented with another tenant's X-Tenant-ID is checked in its own tenant:
+// a valid key there is 403 (tenant not permitted), an invalid one 401.
+//
+// Scopes map one to one onto permissions: initiatives:read grants
+// initiatives:read, and so on; webhooks:manage grants the pseudo-permission
+// rbac.WebhooksManage that the webhook routes require (JWT callers hold it
+// through admin:config). A key grants nothing else.
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/credential"
+	"github.com/valuecase/valuecase/internal/rbac"
+)
+
+const (
+	localAPIKey = "api_key"
+	// APIKeyDeprecation is the RFC 9745 Deprecation header value of responses
+	// to key-authenticated requests: deprecated since 2026-01-01T00:00:00Z.
+	APIKeyDeprecation = "@1767225600"
+	// APIKeyDeprecationLink points at the documentation of the replacement.
+	APIKeyDeprecationLink = `</docs>; rel="deprecation"`
+	defaultKeyDays        = 365
+	maxKeyDays            = 365
+	// keyTouchEvery bounds the writes of last_used_at to one per key per minute.
+	keyTouchEvery = time.Minute
+)
+
+// apiKeyPresented returns the key of a request, if it carries one.
+func apiKeyPresented(c *fiber.Ctx) (string, bool) {
+	if k := c.Get("X-API-Key"); k != "" {
+		return k, true
+	}
+	if tok, ok := bearerToken(c); ok && credential.HasKind(credential.APIKey, tok) {
+		return tok, true
+	}
+	return "", false
+}
+
+// authenticateAPIKey is authenticate for a request carrying an API key. It
+// checks the key's form only; the key is looked up once the tenant is known.
+func (s *Server) authenticateAPIKey(c *fiber.Ctx, raw string) error {
+	c.Set("Deprecation", APIKeyDeprecation)
+	c.Set(fiber.HeaderLink, APIKeyDeprecationLink)
+	if c.Get("X-API-Key") != "" && c.Get(fiber.HeaderAuthorization) != "" {
+		return s.refuseAnonymous(c, InvalidParameter("send one credential: X-API-Key or Authorization, not both"))
+	}
+	key, ok := credential.Parse(credential.APIKey, raw)
+	if !ok {
+		return s.refuseAnonymous(c, Unauthorized("the API key is malformed"))
+	}
+	c.Locals(localAPIKey, key)
+	return c.Next()
+}
+
+// apiKeyTenant is tenant for a key: the key must be live in the X-Tenant-ID
+// tenant. It is verified here, before rate limiting, so requests with bad keys
+// count against the client IP and not against the tenant they name.
+func (s *Server) apiKeyTenant(c *fiber.Ctx, key credential.Parsed) error {
+	header := c.Get("X-Tenant-ID")
+	if header == "" {
+		return s.refuseAnonymous(c, InvalidParameter("the X-Tenant-ID header is required"))
+	}
+	ctx := c.UserContext()
+	tenantID, err := uuid.Parse(header)
+	if err != nil || tenantID != key.Tenant {
+		// Another tenant's key: 403 if it is a valid key there, 401 if it is no key at all.
+		if _, verr := s.verifyAPIKey(ctx, key); verr != nil {
+			return s.refuseAnonymous(c, asAPIError(verr))
+		}
+		return s.refuseAnonymous(c, Forbidden("the API key is not valid for tenant %q", header))
+	}
+	t, err := s.tenants.get(ctx, tenantID)
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return s.refuseAnonymous(c, Unauthorized("the API key is revoked, expired or unknown"))
+	}
+	row, err := s.verifyAPIKey(ctx, key)
+	if err != nil {
+		return s.refuseAnonymous(c, asAPIError(err))
+	}
+	perms := make(rbac.Set, len(row.Scopes))
+	perms.Add(row.Scopes...) // scopes are permission names (see the package comment above)
+	c.Locals(localPrincipal, &Principal{
+		Subject: "api-key:" + row.ID.String(), TenantID: tenantID, Roles: []string{}, Permissions: perms,
+		Auth: AuthInfo{Kind: authAPIKey, APIKeyID: row.ID},
+	})
+	c.Locals("tenant", t)
+	return c.Next()
+}
+
+// asAPIError is the refusal of a failed key check (a 503 when the database failed).
+func asAPIError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Status: fiber.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the database is unavailable; retry shortly"}
+}
+
+// verifyAPIKey looks the key up in its own tenant and checks it: found,
+// hash equal (constant time), not revoked, not expired. It records the use
+// (at most once a minute per key).
+func (s *Server) verifyAPIKey(ctx context.Context, key credential.Parsed) (dbsqlc.ApiKey, error) {
+	var row dbsqlc.ApiKey
+	err := s.inTenant(ctx, key.Tenant, func(t pgx.Tx) error {
+		var err error
+		row, err = db.Q.ApiKeyGetByPublicID(ctx, t, dbsqlc.ApiKeyGetByPublicIDParams{TenantID: key.Tenant, PublicID: key.ID})
+		if db.IsNotFound(err) || (err == nil && !credential.Matches(key.Raw, row.KeyHash)) {
+			return Unauthorized("the API key is revoked, expired or unknown")
+		}
+		if err != nil {
+			return unavailable(err)
+		}
+		if row.RevokedAt != nil {
+			return Unauthorized("the API key was revoked")
+		}
+		if !time.Now().Before(row.ExpiresAt) {
+			return Unauthorized("the API key expired at %s", timestamp(row.ExpiresAt))
+		}
+		if row.LastUsedAt == nil || time.Since(*row.LastUsedAt) > keyTouchEvery {
+			return db.Q.ApiKeyTouch(ctx, t, dbsqlc.ApiKeyTouchParams{TenantID: key.Tenant, ID: row.ID})
+		}
+		return nil
+	})
+	return row, err
+}
+
+// ---- /v1/api-keys ----
+
+type apiKeyJSON struct {
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Prefix     string   `json:"prefix"`
+	Scopes     []string `json:"scopes"`
+	Status     string   `json:"status"` // active or expired (revoked keys are gone)
+	CreatedBy  string   `json:"created_by"`
+	CreatedAt  string   `json:"created_at"`
+	LastUsedAt *string  `json:"last_used_at"`
+	ExpiresAt  string   `json:"expires_at"`
+}
+
+type apiKeyCreatedJSON struct {
+	apiKeyJSON
+	Key string `json:"key"` // shown once
+}
+
+func toAPIKeyJSON(k dbsqlc.ApiKey) apiKeyJSON {
+	status := "active"
+	if !time.Now().Before(k.ExpiresAt) {
+		status = "expired"
+	}
+	prefix := credential.Parsed{Kind: credential.APIKey, Tenant: k.TenantID, ID: k.PublicID}.Prefix()
+	return apiKeyJSON{
+		ID: k.ID.String(), Name: k.Name, Prefix: prefix, Scopes: k.Scopes, Status: status, CreatedBy: k.CreatedBy,
+		CreatedAt: timestamp(k.CreatedAt), LastUsedAt: optTimestamp(k.LastUsedAt), ExpiresAt: timestamp(k.ExpiresAt),
+	}
+}
+
+func scopeNames() []string {
+	out := make([]string, len(rbac.APIKeyScopes))
+	for i, s := range rbac.APIKeyScopes {
+		out[i] = string(s)
+	}
+	return out
+}
+
+func (s *Server) createAPIKey(c *fiber.Ctx) error {
+	b, err := parseBody(c)
+	if err != nil {
+		return err
+	}
+	name := b.text("name", true, maxIdentityName)
+	scopes := b.textList("scopes", len(rbac.APIKeyScopes), 100)
+	if b.has("scopes") && scopes != nil && len(scopes) == 0 {
+		b.fail("scopes", "required", "must name at least one scope")
+	} else if !b.has("scopes") || b.isNull("scopes") {
+		b.fail("scopes", "required", "is required; one or more of %v", scopeNames())
+	}
+	for i, sc := range scopes {
+		if !rbac.IsAPIKeyScope(rbac.Permission(sc)) {
+			b.fail("scopes["+itoa(i)+"]", "invalid_value", "unknown scope %q; known: %v", sc, scopeNames())
+		}
+	}
+	days := b.integer("expires_in_days", 1, maxKeyDays)
+	if err := b.done(); err != nil {
+		return err
+	}
+	if days == nil {
+		d := defaultKeyDays
+		days = &d
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	granted := rbac.Set{}
+	granted.Add(scopes...)
+	if err := checkGrant(p, granted, "this key"); err != nil {
+		return err
+	}
+	if err := db.Q.ApiKeyLockTenant(ctx, t, p.TenantID); err != nil {
+		return err
+	}
+	live, err := db.Q.ApiKeyCountLive(ctx, t, p.TenantID)
+	if err != nil {
+		return err
+	}
+	if live >= maxLiveAPIKeys {
+		return Conflict("the tenant has reached its limit of %d live API keys; revoke one first", maxLiveAPIKeys)
+	}
+	key := credential.New(credential.APIKey, p.TenantID)
+	row, err := db.Q.ApiKeyCreate(ctx, t, dbsqlc.ApiKeyCreateParams{
+		TenantID: p.TenantID, PublicID: key.ID, Name: *name, KeyHash: credential.Hash(key.Raw),
+		Scopes: sortPermissions(scopes), CreatedBy: p.Subject, ExpiresAt: time.Now().Add(time.Duration(*days) * 24 * time.Hour),
+	})
+	if err != nil {
+		return err
+	}
+	noStore(c)
+	c.Location("/v1/api-keys/" + row.ID.String())
+	return c.Status(fiber.StatusCreated).JSON(apiKeyCreatedJSON{apiKeyJSON: toAPIKeyJSON(row), Key: key.Raw})
+}
+
+func (s *Server) listAPIKeys(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page := q.intIn("page", 1, 1, 1_000_000)
+	size := q.intIn("page_size", defaultPageSize, 1, maxUserPageSize)
+	if err := q.done(); err != nil {
+		return err
+	}
+	p := principal(c)
+	rows, err := db.Q.ApiKeyList(c.UserContext(), tx(c), dbsqlc.ApiKeyListParams{TenantID: p.TenantID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	if err != nil {
+		return err
+	}
+	var resp listResponse[apiKeyJSON]
+	resp.Data = make([]apiKeyJSON, 0, len(rows))
+	var total int64
+	for _, r := range rows {
+		total = r.Total
+		resp.Data = append(resp.Data, toAPIKeyJSON(r.ApiKey))
+	}
+	resp.Meta.Pagination = newPagination(page, size, total)
+	return c.JSON(resp)
+}
+
+func (s *Server) getAPIKey(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "API key")
+	if err != nil {
+		return err
+	}
+	row, err := db.Q.ApiKeyGet(c.UserContext(), tx(c), dbsqlc.ApiKeyGetParams{TenantID: principal(c).TenantID, ID: id})
+	if db.IsNotFound(err) {
+		return NotFound("API key")
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(toAPIKeyJSON(row))
+}
+
+func (s *Server) revokeAPIKey(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "API key")
+	if err != nil {
+		return err
+	}
+	n, err := db.Q.ApiKeyRevoke(c.UserContext(), tx(c), dbsqlc.ApiKeyRevokeParams{TenantID: principal(c).TenantID, ID: id})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return NotFound("API key")
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

@@ -1,0 +1,420 @@
+package api
+
+// Identity and access (issue 4): who the caller is and what it may do.
+//
+// Effective permissions of a request (README, "Identity and access"):
+//
+//	token permissions
+//	∪ permissions of the token's roles
+//	∪ permissions of the roles the tenant assigned to the user (users.roles)
+//	(∪ webhooks:manage when admin:config is held)
+//
+// where a role name is looked up among the built-in roles (internal/rbac) and
+// the tenant's custom roles; names the tenant does not know grant nothing.
+// Built-in role permissions need no query; custom ones come with the one query
+// that also loads the user (UserAuthenticate), so a request costs the same
+// number of statements as before roles existed.
+
+import (
+	"context"
+	"encoding/json"
+	"net/mail"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/auth"
+	"github.com/valuecase/valuecase/internal/rbac"
+)
+
+// How a caller authenticated.
+const (
+	authUser          = "user"           // a user's access token (identity provider's or the service's own)
+	authServiceClient = "service_client" // the service's own token for a service client
+	authAPIKey        = "api_key"        // a (deprecated) API key
+)
+
+// AuthInfo says how the caller of a request authenticated.
+type AuthInfo struct {
+	Kind      string
+	ClientID  string     // service client tokens
+	SessionID *uuid.UUID // access tokens issued from a refresh-token session
+	APIKeyID  uuid.UUID  // API keys
+	IssuedAt  time.Time  // iat of the token (zero when absent)
+}
+
+// principalFromClaims builds the caller of a verified token for a tenant:
+// token permissions ∪ the built-in roles' permissions. tenantTx adds the
+// tenant's stored roles and custom roles.
+func principalFromClaims(claims *auth.Claims, tenantID uuid.UUID) *Principal {
+	perms := make(rbac.Set, len(claims.Permissions)+8)
+	perms.Add(claims.Permissions...)
+	for _, r := range claims.Roles {
+		perms.AddRole(r)
+	}
+	info := AuthInfo{Kind: authUser}
+	if claims.IssuedAt != nil {
+		info.IssuedAt = claims.IssuedAt.Time
+	}
+	if claims.Self && claims.ClientID != "" {
+		info.Kind, info.ClientID = authServiceClient, claims.ClientID
+	}
+	if claims.Self && claims.SessionID != "" {
+		if sid, err := uuid.Parse(claims.SessionID); err == nil {
+			info.SessionID = &sid
+		}
+	}
+	return &Principal{
+		Subject: claims.Subject, TenantID: tenantID, Roles: claims.Roles, Permissions: perms,
+		Email: claims.Email, Name: claims.Name, Auth: info,
+	}
+}
+
+// identityRoutes mounts the identity resources on the authenticated /v1 group.
+func (s *Server) identityRoutes(v1 fiber.Router) {
+	v1.Get("/users", s.require(rbac.AdminUsers), s.listUsers)
+	v1.Post("/users", s.require(rbac.AdminUsers), s.inviteUser)
+	v1.Get("/users/:id", s.require(rbac.AdminUsers), s.getUser)
+	v1.Patch("/users/:id", s.require(rbac.AdminUsers), s.patchUser)
+	v1.Post("/users/:id/deactivate", s.require(rbac.AdminUsers), s.deactivateUser)
+	v1.Post("/users/:id/reactivate", s.require(rbac.AdminUsers), s.reactivateUser)
+	v1.Get("/users/:id/sessions", s.require(rbac.AdminUsers), s.listUserSessions)
+	v1.Delete("/users/:id/sessions", s.require(rbac.AdminUsers), s.endUserSessions)
+
+	v1.Get("/roles", s.require(rbac.AdminRoles), s.listRoles)
+	v1.Post("/roles", s.require(rbac.AdminRoles), s.createRole)
+	v1.Get("/roles/:id", s.require(rbac.AdminRoles), s.getRole)
+	v1.Put("/roles/:id", s.require(rbac.AdminRoles), s.replaceRole)
+	v1.Patch("/roles/:id", s.require(rbac.AdminRoles), s.patchRole)
+	v1.Delete("/roles/:id", s.require(rbac.AdminRoles), s.deleteRole)
+
+	v1.Get("/api-keys", s.require(rbac.AdminConfig), s.listAPIKeys)
+	v1.Post("/api-keys", s.require(rbac.AdminConfig), s.createAPIKey)
+	v1.Get("/api-keys/:id", s.require(rbac.AdminConfig), s.getAPIKey)
+	v1.Delete("/api-keys/:id", s.require(rbac.AdminConfig), s.revokeAPIKey)
+
+	v1.Get("/service-clients", s.require(rbac.AdminConfig), s.listServiceClients)
+	v1.Post("/service-clients", s.require(rbac.AdminConfig), s.createServiceClient)
+	v1.Get("/service-clients/:id", s.require(rbac.AdminConfig), s.getServiceClient)
+	v1.Delete("/service-clients/:id", s.require(rbac.AdminConfig), s.revokeServiceClient)
+}
+
+// resolveCaller is tenantTx's one query: it loads the user (provisioning it on
+// first sight) or the service client, refuses deactivated users, revoked
+// clients and ended sessions, and completes the permission union.
+func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) error {
+	perms := rbac.Set(p.Permissions)
+	defer perms.Imply()
+	switch p.Auth.Kind {
+	case authAPIKey:
+		return nil // verified before rate limiting (apiKeyTenant)
+	case authServiceClient:
+		row, err := db.Q.ServiceClientAuthenticate(ctx, t, dbsqlc.ServiceClientAuthenticateParams{
+			TenantID: p.TenantID, ClientID: p.Auth.ClientID, TokenRoles: nonNil(p.Roles),
+		})
+		if db.IsNotFound(err) || (err == nil && row.RevokedAt != nil) {
+			return Unauthorized("the service client of this token was revoked")
+		}
+		if err != nil {
+			return err
+		}
+		perms.Add(row.RolePermissions...)
+		return nil
+	}
+	row, err := db.Q.UserAuthenticate(ctx, t, dbsqlc.UserAuthenticateParams{
+		TenantID: p.TenantID, Subject: &p.Subject, SessionID: p.Auth.SessionID, TokenRoles: nonNil(p.Roles),
+	})
+	if db.IsNotFound(err) {
+		row, err = s.firstSighting(ctx, t, p)
+	}
+	if err != nil {
+		return err
+	}
+	if row.Status == "deactivated" {
+		return Forbidden("this user is deactivated in the tenant")
+	}
+	// iat has second resolution: a token issued in the same second as the revocation is refused too.
+	if row.TokensValidAfter != nil && !p.Auth.IssuedAt.IsZero() && !p.Auth.IssuedAt.After(row.TokensValidAfter.Truncate(time.Second)) {
+		return Unauthorized("the sessions of this user were ended; sign in again")
+	}
+	if p.Auth.SessionID != nil && !row.SessionLive {
+		return Unauthorized("the session of this token has ended; sign in again")
+	}
+	p.UserID = row.ID
+	for _, r := range row.Roles {
+		if !slices.Contains(p.Roles, r) {
+			p.Roles = append(slices.Clip(p.Roles), r)
+		}
+		perms.AddRole(r)
+	}
+	perms.Add(row.RolePermissions...)
+	return nil
+}
+
+// firstSighting provisions the user of a subject the tenant has not seen:
+// an invitation to the token's e-mail address is claimed (and becomes active),
+// otherwise a new active user is made. It costs one more query for the
+// permissions of custom roles, once per user.
+func (s *Server) firstSighting(ctx context.Context, t pgx.Tx, p *Principal) (dbsqlc.UserAuthenticateRow, error) {
+	user, err := provisionUser(ctx, t, p.TenantID, p.Subject, p.Email, p.Name)
+	if err != nil {
+		return dbsqlc.UserAuthenticateRow{}, err
+	}
+	names := unionStrings(user.Roles, p.Roles)
+	perms, err := db.Q.RolePermissions(ctx, t, dbsqlc.RolePermissionsParams{TenantID: p.TenantID, Names: names})
+	if err != nil {
+		return dbsqlc.UserAuthenticateRow{}, err
+	}
+	return dbsqlc.UserAuthenticateRow{ID: user.ID, Status: user.Status, Roles: user.Roles, TokensValidAfter: user.TokensValidAfter, RolePermissions: perms}, nil
+}
+
+// provisionUser finds or makes the user of a subject: by subject, else by
+// claiming an invitation to the e-mail address, else a new active user.
+func provisionUser(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, subject, email, name string) (dbsqlc.User, error) {
+	user, err := db.Q.UserGetBySubject(ctx, t, dbsqlc.UserGetBySubjectParams{TenantID: tenantID, Subject: &subject})
+	if !db.IsNotFound(err) {
+		return user, err
+	}
+	if email != "" {
+		user, err = db.Q.UserClaimInvitation(ctx, t, dbsqlc.UserClaimInvitationParams{TenantID: tenantID, Subject: &subject, Email: email, Name: nonEmpty(name)})
+		if !db.IsNotFound(err) {
+			return user, err
+		}
+	}
+	return db.Q.UserProvision(ctx, t, dbsqlc.UserProvisionParams{TenantID: tenantID, Subject: &subject, Email: nonEmpty(email), Name: nonEmpty(name)})
+}
+
+// inTenant is db.InTenant for the identity endpoints that open their own
+// transaction: a database that cannot start one is a 503, as in tenantTx.
+func (s *Server) inTenant(ctx context.Context, tenantID uuid.UUID, fn func(pgx.Tx) error) error {
+	t, err := db.BeginTenant(ctx, s.Pool, tenantID)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+	if err := fn(t); err != nil {
+		return err
+	}
+	return t.Commit(ctx)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func unionStrings(a, b []string) []string {
+	out := slices.Clone(nonNil(a))
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// requireAny refuses callers holding none of the permissions.
+func (s *Server) requireAny(perms ...rbac.Permission) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		p := principal(c)
+		for _, perm := range perms {
+			if p.Has(perm) {
+				return c.Next()
+			}
+		}
+		return Forbidden("missing permission %s", perms[0])
+	}
+}
+
+// ---- request helpers shared by the identity resources ----
+
+const (
+	maxEmailLen       = 254
+	maxRoleNameLen    = 100
+	maxRoleDescLen    = 1000
+	maxListItems      = 100
+	maxIdentityName   = 100 // names of API keys and service clients
+	maxUserPageSize   = 200
+	maxCustomRoles    = 100
+	maxLiveAPIKeys    = 50 // spec section 8
+	maxServiceClients = 50
+)
+
+// textList reads an array of strings; nil when absent or null.
+func (b *body) textList(field string, maxItems, maxLen int) []string {
+	if !b.has(field) || b.isNull(field) {
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b.fields[field], &raw); err != nil {
+		b.fail(field, "invalid_type", "must be an array of strings")
+		return nil
+	}
+	if len(raw) > maxItems {
+		b.fail(field, "too_long", "must have at most %d items", maxItems)
+		return nil
+	}
+	out := make([]string, 0, len(raw))
+	ok := true
+	for i, r := range raw {
+		var s string
+		if err := json.Unmarshal(r, &s); err != nil {
+			b.fail(field+"["+itoa(i)+"]", "invalid_type", "must be a string")
+			ok = false
+			continue
+		}
+		if s = strings.TrimSpace(s); s == "" || len(s) > maxLen {
+			b.fail(field+"["+itoa(i)+"]", "invalid_value", "must be 1 to %d characters", maxLen)
+			ok = false
+			continue
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// integer reads a whole number in [lo, hi]; nil when absent or null.
+func (b *body) integer(field string, lo, hi int) *int {
+	if !b.has(field) || b.isNull(field) {
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b.fields[field], &f); err != nil || f != float64(int64(f)) {
+		b.fail(field, "invalid_type", "must be a whole number")
+		return nil
+	}
+	if f < float64(lo) || f > float64(hi) {
+		b.fail(field, "invalid_value", "must be from %d to %d", lo, hi)
+		return nil
+	}
+	n := int(f)
+	return &n
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// email reads a bare e-mail address (no display name).
+func (b *body) email(field string, required bool) *string {
+	s := b.text(field, required, maxEmailLen)
+	if s == nil {
+		return nil
+	}
+	a, err := mail.ParseAddress(*s)
+	if err != nil || a.Address != *s || a.Name != "" {
+		b.fail(field, "invalid_format", "must be an e-mail address such as name@example.com")
+		return nil
+	}
+	return s
+}
+
+// permissions reads a permission list; unknown permissions are named in the 422.
+func (b *body) permissions(field string) []string {
+	perms := b.textList(field, len(rbac.AllPermissions)+10, 100)
+	for i, p := range perms {
+		if !rbac.IsKnown(rbac.Permission(p)) {
+			b.fail(field+"["+itoa(i)+"]", "invalid_value", "unknown permission %q; known: %s", p, strings.Join(permissionNames(), ", "))
+		}
+	}
+	return perms
+}
+
+func permissionNames() []string {
+	out := make([]string, len(rbac.AllPermissions))
+	for i, p := range rbac.AllPermissions {
+		out[i] = string(p)
+	}
+	return out
+}
+
+// sortPermissions orders permissions as the spec lists them.
+func sortPermissions(perms []string) []string {
+	set := rbac.Set{}
+	set.Add(perms...)
+	return set.Sorted()
+}
+
+// checkRolesExist reports (as field errors of field) role names the tenant does not define.
+func checkRolesExist(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, field string, names []string) error {
+	var custom []string
+	for _, n := range names {
+		if _, ok := rbac.Builtin(n); !ok {
+			custom = append(custom, n)
+		}
+	}
+	if len(custom) == 0 {
+		return nil
+	}
+	found, err := db.Q.RoleNamesExisting(ctx, t, dbsqlc.RoleNamesExistingParams{TenantID: tenantID, Names: custom})
+	if err != nil {
+		return err
+	}
+	var errs []FieldError
+	for i, n := range names {
+		if _, ok := rbac.Builtin(n); !ok && !slices.Contains(found, n) {
+			errs = append(errs, FieldError{Field: field + "[" + itoa(i) + "]", Code: "invalid_value", Message: "no role named " + quote(n) + " in this tenant"})
+		}
+	}
+	if len(errs) > 0 {
+		return Invalid(errs...)
+	}
+	return nil
+}
+
+// rolesPermissions is what the named roles grant in the tenant.
+func rolesPermissions(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, names []string) (rbac.Set, error) {
+	set := rbac.Set{}
+	for _, n := range names {
+		set.AddRole(n)
+	}
+	custom, err := db.Q.RolePermissions(ctx, t, dbsqlc.RolePermissionsParams{TenantID: tenantID, Names: nonNil(names)})
+	if err != nil {
+		return nil, err
+	}
+	set.Add(custom...)
+	return set, nil
+}
+
+// checkGrant refuses to hand out permissions the caller does not hold itself:
+// no one can create a role, client, key or assignment more powerful than they are.
+func checkGrant(p *Principal, granted rbac.Set, what string) error {
+	var want []rbac.Permission
+	for perm, ok := range granted {
+		if ok {
+			want = append(want, perm)
+		}
+	}
+	slices.Sort(want)
+	if missing := rbac.Set(p.Permissions).Missing(want); len(missing) > 0 {
+		names := make([]string, len(missing))
+		for i, m := range missing {
+			names[i] = string(m)
+		}
+		return Forbidden("%s would grant %s, which you do not hold", what, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// noStore marks a response that carries a credential.
+func noStore(c *fiber.Ctx) {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Set(fiber.HeaderPragma, "no-cache")
+}

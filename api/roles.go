@@ -1,0 +1,265 @@
+package api
+
+// Roles (/v1/roles, permission admin:roles): the built-in roles every tenant
+// has (read-only: PUT, PATCH and DELETE answer 409) and the tenant's custom
+// roles. A role is referred to by name in tokens (`roles` claim), in users'
+// and service clients' role lists; renaming a custom role renames it there
+// too. A role still assigned to a user or a live service client cannot be
+// deleted (409).
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/rbac"
+)
+
+// roleNamePattern: letters, digits, space, dot, dash and underscore; starts with a letter or digit.
+var roleNamePattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._-]*$`)
+
+type roleJSON struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Permissions []string `json:"permissions"`
+	BuiltIn     bool     `json:"built_in"`
+	CreatedAt   *string  `json:"created_at"` // null for built-in roles
+	UpdatedAt   *string  `json:"updated_at"`
+}
+
+func builtinRoleJSON(r rbac.BuiltinRole) roleJSON {
+	perms := make([]string, len(r.Permissions))
+	for i, p := range r.Permissions {
+		perms[i] = string(p)
+	}
+	return roleJSON{ID: r.ID, Name: r.Name, Description: r.Description, Permissions: perms, BuiltIn: true}
+}
+
+func toRoleJSON(r dbsqlc.Role) roleJSON {
+	created, updated := timestamp(r.CreatedAt), timestamp(r.UpdatedAt)
+	return roleJSON{ID: r.ID.String(), Name: r.Name, Description: r.Description, Permissions: sortPermissions(r.Permissions),
+		CreatedAt: &created, UpdatedAt: &updated}
+}
+
+func (s *Server) listRoles(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page := q.intIn("page", 1, 1, 1_000_000)
+	size := q.intIn("page_size", defaultPageSize, 1, maxUserPageSize)
+	builtIn := q.oneOf("built_in", "", []string{"true", "false"})
+	if err := q.done(); err != nil {
+		return err
+	}
+	var all []roleJSON
+	if builtIn != "false" {
+		for _, r := range rbac.BuiltinRoles {
+			all = append(all, builtinRoleJSON(r))
+		}
+	}
+	if builtIn != "true" {
+		rows, err := db.Q.RoleList(c.UserContext(), tx(c), principal(c).TenantID)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			all = append(all, toRoleJSON(r))
+		}
+	}
+	var resp listResponse[roleJSON]
+	from := min((page-1)*size, len(all))
+	resp.Data = append(make([]roleJSON, 0, size), all[from:min(from+size, len(all))]...)
+	resp.Meta.Pagination = newPagination(page, size, int64(len(all)))
+	return c.JSON(resp)
+}
+
+// loadRole finds a role by id: a built-in id (admin, executive, ...) or a custom role's uuid.
+func loadRole(c *fiber.Ctx, forUpdate bool) (*rbac.BuiltinRole, dbsqlc.Role, error) {
+	raw := c.Params("id")
+	if r, ok := rbac.BuiltinByID(strings.ToLower(raw)); ok {
+		return &r, dbsqlc.Role{}, nil
+	}
+	id, err := uuid.Parse(raw)
+	if err != nil {
+		return nil, dbsqlc.Role{}, NotFound("role")
+	}
+	params := dbsqlc.RoleGetParams{TenantID: principal(c).TenantID, ID: id}
+	var r dbsqlc.Role
+	if forUpdate {
+		r, err = db.Q.RoleGetForUpdate(c.UserContext(), tx(c), dbsqlc.RoleGetForUpdateParams(params))
+	} else {
+		r, err = db.Q.RoleGet(c.UserContext(), tx(c), params)
+	}
+	if db.IsNotFound(err) {
+		return nil, r, NotFound("role")
+	}
+	return nil, r, err
+}
+
+func (s *Server) getRole(c *fiber.Ctx) error {
+	b, r, err := loadRole(c, false)
+	if err != nil {
+		return err
+	}
+	if b != nil {
+		return c.JSON(builtinRoleJSON(*b))
+	}
+	return c.JSON(toRoleJSON(r))
+}
+
+type roleFields struct {
+	name, description *string
+	permissions       []string
+	has               map[string]bool
+}
+
+func readRoleFields(c *fiber.Ctx, replace bool) (roleFields, error) {
+	b, err := parseBody(c)
+	if err != nil {
+		return roleFields{}, err
+	}
+	f := roleFields{has: map[string]bool{}}
+	for _, n := range []string{"name", "description", "permissions"} {
+		f.has[n] = b.has(n)
+	}
+	f.name = b.text("name", replace || f.has["name"], maxRoleNameLen)
+	if f.name != nil {
+		*f.name = strings.TrimSpace(*f.name)
+		if !roleNamePattern.MatchString(*f.name) {
+			b.fail("name", "invalid_format", "must start with a letter or digit and hold only letters, digits, spaces, dots, dashes and underscores")
+		}
+	}
+	f.description = b.text("description", false, maxRoleDescLen)
+	f.permissions = b.permissions("permissions")
+	if replace && !f.has["permissions"] {
+		b.fail("permissions", "required", "is required ([] for none)")
+	}
+	if f.has["permissions"] && b.isNull("permissions") {
+		b.fail("permissions", "invalid_type", "must be an array of permissions ([] for none)")
+	}
+	b.ignore("id", "built_in", "created_at", "updated_at")
+	if err := b.done(); err != nil {
+		return roleFields{}, err
+	}
+	return f, nil
+}
+
+func (s *Server) createRole(c *fiber.Ctx) error {
+	f, err := readRoleFields(c, true)
+	if err != nil {
+		return err
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	if rbac.IsReservedRoleName(*f.name) {
+		return AlreadyExists("%q is the name of a built-in role", *f.name)
+	}
+	granted := rbac.Set{}
+	granted.Add(f.permissions...)
+	if err := checkGrant(p, granted, "this role"); err != nil {
+		return err
+	}
+	existing, err := db.Q.RoleList(ctx, t, p.TenantID)
+	if err != nil {
+		return err
+	}
+	if len(existing) >= maxCustomRoles {
+		return Conflict("the tenant has reached its limit of %d custom roles", maxCustomRoles)
+	}
+	r, err := db.Q.RoleCreate(ctx, t, dbsqlc.RoleCreateParams{
+		TenantID: p.TenantID, Name: *f.name, Description: deref(f.description), Permissions: sortPermissions(f.permissions),
+	})
+	if db.IsUniqueViolation(err, "roles_tenant_name_ci") {
+		return AlreadyExists("a role named %q already exists in this tenant", *f.name)
+	}
+	if err != nil {
+		return err
+	}
+	body := toRoleJSON(r)
+	c.Location("/v1/roles/" + body.ID)
+	return c.Status(fiber.StatusCreated).JSON(body)
+}
+
+func (s *Server) replaceRole(c *fiber.Ctx) error { return s.updateRole(c, true) }
+func (s *Server) patchRole(c *fiber.Ctx) error   { return s.updateRole(c, false) }
+
+func (s *Server) updateRole(c *fiber.Ctx, replace bool) error {
+	builtin, r, err := loadRole(c, true)
+	if err != nil {
+		return err
+	}
+	if builtin != nil {
+		return Conflict("built-in role %s is read-only; create a custom role instead", builtin.Name)
+	}
+	f, err := readRoleFields(c, replace)
+	if err != nil {
+		return err
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	next := dbsqlc.RoleUpdateParams{TenantID: r.TenantID, ID: r.ID, Name: r.Name, Description: r.Description, Permissions: r.Permissions}
+	if f.name != nil {
+		next.Name = *f.name
+	}
+	if replace || f.has["description"] {
+		next.Description = deref(f.description)
+	}
+	if f.has["permissions"] {
+		next.Permissions = sortPermissions(f.permissions)
+	}
+	if !strings.EqualFold(next.Name, r.Name) && rbac.IsReservedRoleName(next.Name) {
+		return AlreadyExists("%q is the name of a built-in role", next.Name)
+	}
+	added := rbac.Set{}
+	for _, perm := range next.Permissions {
+		if !containsString(r.Permissions, perm) {
+			added.Add(perm)
+		}
+	}
+	if err := checkGrant(p, added, "this change"); err != nil {
+		return err
+	}
+	updated, err := db.Q.RoleUpdate(ctx, t, next)
+	if db.IsUniqueViolation(err, "roles_tenant_name_ci") {
+		return AlreadyExists("a role named %q already exists in this tenant", next.Name)
+	}
+	if err != nil {
+		return err
+	}
+	if updated.Name != r.Name {
+		if err := db.Q.UserRenameRole(ctx, t, dbsqlc.UserRenameRoleParams{TenantID: r.TenantID, OldName: r.Name, NewName: updated.Name}); err != nil {
+			return err
+		}
+		if err := db.Q.ServiceClientRenameRole(ctx, t, dbsqlc.ServiceClientRenameRoleParams{TenantID: r.TenantID, OldName: r.Name, NewName: updated.Name}); err != nil {
+			return err
+		}
+	}
+	return c.JSON(toRoleJSON(updated))
+}
+
+func (s *Server) deleteRole(c *fiber.Ctx) error {
+	builtin, r, err := loadRole(c, true)
+	if err != nil {
+		return err
+	}
+	if builtin != nil {
+		return Conflict("built-in role %s cannot be deleted", builtin.Name)
+	}
+	ctx, t := c.UserContext(), tx(c)
+	users, err := db.Q.UserCountWithRole(ctx, t, dbsqlc.UserCountWithRoleParams{TenantID: r.TenantID, Role: r.Name})
+	if err != nil {
+		return err
+	}
+	clients, err := db.Q.ServiceClientCountWithRole(ctx, t, dbsqlc.ServiceClientCountWithRoleParams{TenantID: r.TenantID, Role: r.Name})
+	if err != nil {
+		return err
+	}
+	if users > 0 || clients > 0 {
+		return Conflict("role %q is in use by %d user(s) and %d service client(s); unassign it first", r.Name, users, clients)
+	}
+	if _, err := db.Q.RoleDelete(ctx, t, dbsqlc.RoleDeleteParams{TenantID: r.TenantID, ID: r.ID}); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

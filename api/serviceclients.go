@@ -1,0 +1,143 @@
+package api
+
+// Service clients (/v1/service-clients, permission admin:config): the
+// credentials of the client_credentials grant of POST /v1/auth/token. A client
+// carries roles and/or permissions; its access tokens carry them as claims and
+// the usual union applies. client_id (vcc_<tenant>_<id>) names the tenant, so
+// the token endpoint needs no X-Tenant-ID. The secret is shown once and only
+// its SHA-256 is stored. Revoking a client refuses its unexpired tokens on
+// their next request.
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/credential"
+)
+
+type serviceClientJSON struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	ClientID    string   `json:"client_id"`
+	Roles       []string `json:"roles"`
+	Permissions []string `json:"permissions"`
+	CreatedBy   string   `json:"created_by"`
+	CreatedAt   string   `json:"created_at"`
+	LastUsedAt  *string  `json:"last_used_at"`
+}
+
+type serviceClientCreatedJSON struct {
+	serviceClientJSON
+	ClientSecret string `json:"client_secret"` // shown once
+}
+
+func toServiceClientJSON(sc dbsqlc.ServiceClient) serviceClientJSON {
+	return serviceClientJSON{
+		ID: sc.ID.String(), Name: sc.Name, ClientID: sc.ClientID, Roles: nonNil(sc.Roles), Permissions: sortPermissions(sc.Permissions),
+		CreatedBy: sc.CreatedBy, CreatedAt: timestamp(sc.CreatedAt), LastUsedAt: optTimestamp(sc.LastUsedAt),
+	}
+}
+
+func (s *Server) createServiceClient(c *fiber.Ctx) error {
+	b, err := parseBody(c)
+	if err != nil {
+		return err
+	}
+	name := b.text("name", true, maxIdentityName)
+	roles := b.textList("roles", maxListItems, maxRoleNameLen)
+	perms := b.permissions("permissions")
+	if len(roles) == 0 && len(perms) == 0 {
+		b.fail("permissions", "required", "give the client roles, permissions or both")
+	}
+	if err := b.done(); err != nil {
+		return err
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	if err := checkRolesExist(ctx, t, p.TenantID, "roles", roles); err != nil {
+		return err
+	}
+	granted, err := rolesPermissions(ctx, t, p.TenantID, roles)
+	if err != nil {
+		return err
+	}
+	granted.Add(perms...)
+	if err := checkGrant(p, granted, "this client"); err != nil {
+		return err
+	}
+	if err := db.Q.ServiceClientLockTenant(ctx, t, p.TenantID); err != nil {
+		return err
+	}
+	live, err := db.Q.ServiceClientCountLive(ctx, t, p.TenantID)
+	if err != nil {
+		return err
+	}
+	if live >= maxServiceClients {
+		return Conflict("the tenant has reached its limit of %d service clients; revoke one first", maxServiceClients)
+	}
+	client, secret := credential.NewClient(p.TenantID)
+	row, err := db.Q.ServiceClientCreate(ctx, t, dbsqlc.ServiceClientCreateParams{
+		TenantID: p.TenantID, ClientID: client.Raw, Name: *name, SecretHash: credential.Hash(secret),
+		Roles: nonNil(roles), Permissions: sortPermissions(perms), CreatedBy: p.Subject,
+	})
+	if err != nil {
+		return err
+	}
+	noStore(c)
+	c.Location("/v1/service-clients/" + row.ID.String())
+	return c.Status(fiber.StatusCreated).JSON(serviceClientCreatedJSON{serviceClientJSON: toServiceClientJSON(row), ClientSecret: secret})
+}
+
+func (s *Server) listServiceClients(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page := q.intIn("page", 1, 1, 1_000_000)
+	size := q.intIn("page_size", defaultPageSize, 1, maxUserPageSize)
+	if err := q.done(); err != nil {
+		return err
+	}
+	rows, err := db.Q.ServiceClientList(c.UserContext(), tx(c), dbsqlc.ServiceClientListParams{
+		TenantID: principal(c).TenantID, PageLimit: int32(size), PageOffset: int32((page - 1) * size),
+	})
+	if err != nil {
+		return err
+	}
+	var resp listResponse[serviceClientJSON]
+	resp.Data = make([]serviceClientJSON, 0, len(rows))
+	var total int64
+	for _, r := range rows {
+		total = r.Total
+		resp.Data = append(resp.Data, toServiceClientJSON(r.ServiceClient))
+	}
+	resp.Meta.Pagination = newPagination(page, size, total)
+	return c.JSON(resp)
+}
+
+func (s *Server) getServiceClient(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "service client")
+	if err != nil {
+		return err
+	}
+	row, err := db.Q.ServiceClientGet(c.UserContext(), tx(c), dbsqlc.ServiceClientGetParams{TenantID: principal(c).TenantID, ID: id})
+	if db.IsNotFound(err) {
+		return NotFound("service client")
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(toServiceClientJSON(row))
+}
+
+func (s *Server) revokeServiceClient(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "service client")
+	if err != nil {
+		return err
+	}
+	n, err := db.Q.ServiceClientRevoke(c.UserContext(), tx(c), dbsqlc.ServiceClientRevokeParams{TenantID: principal(c).TenantID, ID: id})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return NotFound("service client")
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

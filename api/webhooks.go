@@ -1,0 +1,577 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/webhook"
+	"github.com/valuecase/valuecase/internal/webhook/dispatch"
+)
+
+// Limits of section 8 and issue 3.
+const (
+	maxWebhooks          = 20
+	minWebhookSecretLen  = 16
+	maxWebhookSecretLen  = 256
+	maxDeliveryPageSize  = 200
+	maxWebhookListPage   = 200
+	webhookSecretHintLen = 4
+)
+
+// webhookJSON is the webhook resource. The secret is write-only: only its
+// last 4 characters come back, as secret_hint.
+type webhookJSON struct {
+	ID             string            `json:"id"`
+	URL            string            `json:"url"`
+	Events         []string          `json:"events"`
+	Active         bool              `json:"active"`
+	SecretHint     string            `json:"secret_hint"`
+	DisabledAt     *string           `json:"disabled_at"`
+	DisabledReason *string           `json:"disabled_reason"`
+	LastDelivery   *lastDeliveryJSON `json:"last_delivery"`
+	CreatedAt      string            `json:"created_at"`
+	UpdatedAt      string            `json:"updated_at"`
+}
+
+// lastDeliveryJSON summarises the webhook's most recent delivery.
+type lastDeliveryJSON struct {
+	Status      string  `json:"status"`
+	AttemptedAt *string `json:"attempted_at"`
+	StatusCode  *int32  `json:"status_code"`
+}
+
+type deliveryJSON struct {
+	ID             string        `json:"id"`
+	WebhookID      string        `json:"webhook_id"`
+	EventID        string        `json:"event_id"`
+	EventType      string        `json:"event_type"`
+	Status         string        `json:"status"`
+	AttemptCount   int           `json:"attempt_count"`
+	LastAttemptAt  *string       `json:"last_attempt_at"`
+	NextAttemptAt  *string       `json:"next_attempt_at"`
+	LastStatusCode *int32        `json:"last_status_code"`
+	LastError      *string       `json:"last_error"`
+	CreatedAt      string        `json:"created_at"`
+	UpdatedAt      string        `json:"updated_at"`
+	Attempts       []attemptJSON `json:"attempts"`
+}
+
+type attemptJSON struct {
+	Attempt         int     `json:"attempt"`
+	Trigger         string  `json:"trigger"`
+	Outcome         string  `json:"outcome"`
+	StartedAt       string  `json:"started_at"`
+	LatencyMS       float64 `json:"latency_ms"`
+	StatusCode      *int32  `json:"status_code"`
+	Error           *string `json:"error"`
+	ResponseSnippet string  `json:"response_snippet"`
+}
+
+// attemptResultJSON answers POST .../test and .../redeliver: what the one attempt did.
+type attemptResultJSON struct {
+	DeliveryID      string  `json:"delivery_id"`
+	EventID         string  `json:"event_id"`
+	EventType       string  `json:"event_type"`
+	Attempt         int     `json:"attempt"`
+	Outcome         string  `json:"outcome"`
+	StatusCode      *int    `json:"status_code"`
+	LatencyMS       float64 `json:"latency_ms"`
+	Error           *string `json:"error"`
+	ResponseSnippet string  `json:"response_snippet"`
+	DeliveryStatus  string  `json:"delivery_status"`
+}
+
+func secretHint(secret string) string {
+	r := []rune(secret)
+	return "****" + string(r[max(len(r)-webhookSecretHintLen, 0):])
+}
+
+func toWebhookJSON(w dbsqlc.Webhook, last *lastDeliveryJSON) webhookJSON {
+	return webhookJSON{
+		ID: w.ID.String(), URL: w.Url, Events: w.Events, Active: w.Active, SecretHint: w.SecretHint,
+		DisabledAt: optTimestamp(w.DisabledAt), DisabledReason: w.DisabledReason, LastDelivery: last,
+		CreatedAt: timestamp(w.CreatedAt), UpdatedAt: timestamp(w.UpdatedAt),
+	}
+}
+
+func toDeliveryJSON(d dbsqlc.WebhookDeliveryListRow, attempts []dbsqlc.WebhookDeliveryAttempt) deliveryJSON {
+	out := deliveryJSON{
+		ID: d.ID.String(), WebhookID: d.WebhookID.String(), EventID: d.EventID.String(), EventType: d.EventType,
+		Status: d.Status, AttemptCount: int(d.Attempts), LastAttemptAt: optTimestamp(d.LastAttemptAt),
+		NextAttemptAt: optTimestamp(d.NextAttemptAt), LastStatusCode: d.LastStatusCode, LastError: d.LastError,
+		CreatedAt: timestamp(d.CreatedAt), UpdatedAt: timestamp(d.UpdatedAt), Attempts: make([]attemptJSON, 0, len(attempts)),
+	}
+	for _, a := range attempts {
+		out.Attempts = append(out.Attempts, attemptJSON{
+			Attempt: int(a.Attempt), Trigger: a.Trigger, Outcome: a.Outcome, StartedAt: timestamp(a.StartedAt),
+			LatencyMS: a.LatencyMs, StatusCode: a.StatusCode, Error: a.Error, ResponseSnippet: a.ResponseSnippet,
+		})
+	}
+	return out
+}
+
+// lastDeliveries loads the last_delivery field of the given webhooks.
+func lastDeliveries(c *fiber.Ctx, ids ...uuid.UUID) (map[uuid.UUID]*lastDeliveryJSON, error) {
+	rows, err := db.Q.WebhookLastDeliveries(c.UserContext(), tx(c), dbsqlc.WebhookLastDeliveriesParams{TenantID: principal(c).TenantID, WebhookIds: ids})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]*lastDeliveryJSON, len(rows))
+	for _, r := range rows {
+		out[r.WebhookID] = &lastDeliveryJSON{Status: r.Status, AttemptedAt: optTimestamp(r.LastAttemptAt), StatusCode: r.LastStatusCode}
+	}
+	return out, nil
+}
+
+// webhookFields are the writable fields of create, PUT and PATCH.
+type webhookFields struct {
+	url    *string
+	events []string
+	secret *string
+	active *bool
+	has    map[string]bool
+}
+
+var readOnlyWebhookFields = []string{"id", "secret_hint", "disabled_at", "disabled_reason", "last_delivery", "created_at", "updated_at"}
+
+// readWebhookFields reads and validates a webhook body. create: url, events
+// and secret are required; replace (PUT): url and events are; PATCH: none.
+// A URL is checked as the delivery would be: its host must resolve to public
+// addresses unless OUTBOUND_ALLOW_PRIVATE_NETWORKS is true.
+func (s *Server) readWebhookFields(c *fiber.Ctx, create, replace bool) (webhookFields, error) {
+	b, err := parseBody(c)
+	if err != nil {
+		return webhookFields{}, err
+	}
+	f := webhookFields{has: map[string]bool{}}
+	for _, name := range []string{"url", "events", "secret", "active"} {
+		f.has[name] = b.has(name)
+	}
+	f.url = b.text("url", create || replace || f.has["url"], webhook.MaxURLLength)
+	f.events = readEventTypes(b, create || replace || f.has["events"])
+	f.secret = b.text("secret", create || f.has["secret"], maxWebhookSecretLen)
+	if f.secret != nil && utf8.RuneCountInString(*f.secret) < minWebhookSecretLen {
+		b.fail("secret", "too_short", "must be %d to %d characters", minWebhookSecretLen, maxWebhookSecretLen)
+	}
+	f.active = readBool(b, "active")
+	b.ignore(readOnlyWebhookFields...)
+	if f.url != nil {
+		if err := webhook.CheckURL(c.UserContext(), *f.url, s.Config.OutboundAllowPrivateNetworks); err != nil {
+			var ue *webhook.URLError
+			if !errors.As(err, &ue) {
+				return webhookFields{}, err
+			}
+			b.fail("url", "invalid_url", "%s", ue.Reason)
+		}
+	}
+	if err := b.done(); err != nil {
+		return webhookFields{}, err
+	}
+	return f, nil
+}
+
+// readEventTypes reads `events`: a non-empty array of event types of spec
+// section 6. Duplicates are dropped; an unknown type is named in the error.
+func readEventTypes(b *body, required bool) []string {
+	if !b.has("events") || b.isNull("events") {
+		if required {
+			b.fail("events", "required", "is required: a non-empty array of event types")
+		}
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b.fields["events"], &raw); err != nil {
+		b.fail("events", "invalid_type", "must be an array of event types")
+		return nil
+	}
+	if len(raw) == 0 {
+		b.fail("events", "required", "must list at least one event type")
+		return nil
+	}
+	out := make([]string, 0, len(raw))
+	ok := true
+	for i, r := range raw {
+		var t string
+		field := fmt.Sprintf("events[%d]", i)
+		switch {
+		case json.Unmarshal(r, &t) != nil:
+			b.fail(field, "invalid_type", "must be a string")
+			ok = false
+		case !slices.Contains(outbox.EventTypes, t):
+			b.fail(field, "invalid_value", "unknown event type %q; one of %s", truncate(t, 100), strings.Join(outbox.EventTypes, ", "))
+			ok = false
+		case !slices.Contains(out, t):
+			out = append(out, t)
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+func readBool(b *body, field string) *bool {
+	if !b.has(field) || b.isNull(field) {
+		return nil
+	}
+	var v bool
+	if err := json.Unmarshal(b.fields[field], &v); err != nil {
+		b.fail(field, "invalid_type", "must be true or false")
+		return nil
+	}
+	return &v
+}
+
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+func (s *Server) listWebhooks(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page := q.intIn("page", 1, 1, 1_000_000)
+	size := q.intIn("page_size", defaultPageSize, 1, maxWebhookListPage)
+	var active *bool
+	if _, ok := q.str("active"); ok {
+		active = hookPtr(q.oneOf("active", "", []string{"true", "false"}) == "true")
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	p := principal(c)
+	rows, err := db.Q.WebhookList(c.UserContext(), tx(c), dbsqlc.WebhookListParams{
+		TenantID: p.TenantID, Active: active, PageLimit: int32(size), PageOffset: int32((page - 1) * size),
+	})
+	if err != nil {
+		return err
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	last, err := lastDeliveries(c, ids...)
+	if err != nil {
+		return err
+	}
+	var resp listResponse[webhookJSON]
+	resp.Data = make([]webhookJSON, 0, len(rows))
+	var total int64
+	for _, r := range rows {
+		total = r.Total
+		resp.Data = append(resp.Data, toWebhookJSON(dbsqlc.Webhook{
+			TenantID: r.TenantID, ID: r.ID, Url: r.Url, Events: r.Events, SecretHint: r.SecretHint, Active: r.Active,
+			DisabledAt: r.DisabledAt, DisabledReason: r.DisabledReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		}, last[r.ID]))
+	}
+	if len(rows) == 0 && page > 1 {
+		if total, err = db.Q.WebhookCount(c.UserContext(), tx(c), dbsqlc.WebhookCountParams{TenantID: p.TenantID, Active: active}); err != nil {
+			return err
+		}
+	}
+	resp.Meta.Pagination = newPagination(page, size, total)
+	return c.JSON(resp)
+}
+
+func (s *Server) createWebhook(c *fiber.Ctx) error {
+	f, err := s.readWebhookFields(c, true, false)
+	if err != nil {
+		return err
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	if err := db.Q.WebhookLockTenantCreates(ctx, t, p.TenantID); err != nil {
+		return err
+	}
+	n, err := db.Q.WebhookCount(ctx, t, dbsqlc.WebhookCountParams{TenantID: p.TenantID})
+	if err != nil {
+		return err
+	}
+	if n >= maxWebhooks {
+		return Conflict("the tenant has reached its limit of %d webhooks", maxWebhooks)
+	}
+	id := uuid.New()
+	sealed, err := s.Webhooks.SealSecret(p.TenantID, id, *f.secret)
+	if err != nil {
+		return err
+	}
+	params := dbsqlc.WebhookCreateParams{
+		TenantID: p.TenantID, ID: id, Url: *f.url, Events: f.events, SecretSealed: sealed,
+		SecretHint: secretHint(*f.secret), Active: f.active == nil || *f.active,
+	}
+	if !params.Active {
+		params.DisabledAt, params.DisabledReason = hookPtr(time.Now()), hookPtr("created inactive by "+p.Subject)
+	}
+	w, err := db.Q.WebhookCreate(ctx, t, params)
+	if err != nil {
+		return err
+	}
+	c.Location("/v1/webhooks/" + w.ID.String())
+	return c.Status(fiber.StatusCreated).JSON(toWebhookJSON(w, nil))
+}
+
+func hookPtr[T any](v T) *T { return &v }
+
+func (s *Server) loadWebhook(c *fiber.Ctx, forUpdate bool) (dbsqlc.Webhook, error) {
+	id, err := pathID(c, "id", "webhook")
+	if err != nil {
+		return dbsqlc.Webhook{}, err
+	}
+	var w dbsqlc.Webhook
+	if forUpdate {
+		w, err = db.Q.WebhookGetForUpdate(c.UserContext(), tx(c), dbsqlc.WebhookGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
+	} else {
+		w, err = db.Q.WebhookGet(c.UserContext(), tx(c), dbsqlc.WebhookGetParams{TenantID: principal(c).TenantID, ID: id})
+	}
+	if db.IsNotFound(err) {
+		return w, NotFound("webhook")
+	}
+	return w, err
+}
+
+func (s *Server) getWebhook(c *fiber.Ctx) error {
+	w, err := s.loadWebhook(c, false)
+	if err != nil {
+		return err
+	}
+	last, err := lastDeliveries(c, w.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toWebhookJSON(w, last[w.ID]))
+}
+
+func (s *Server) replaceWebhook(c *fiber.Ctx) error { return s.updateWebhook(c, true) }
+func (s *Server) patchWebhook(c *fiber.Ctx) error   { return s.updateWebhook(c, false) }
+
+// updateWebhook is PUT (url and events required) and PATCH (only the fields
+// sent change). An absent secret or active keeps its value in both. Setting
+// active=true re-enables a disabled webhook and clears disabled_at and
+// disabled_reason; active=false switches it off with a reason naming the caller.
+func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
+	f, err := s.readWebhookFields(c, false, replace)
+	if err != nil {
+		return err
+	}
+	w, err := s.loadWebhook(c, true)
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	params := dbsqlc.WebhookUpdateParams{
+		TenantID: w.TenantID, ID: w.ID, Url: w.Url, Events: w.Events, SecretSealed: w.SecretSealed, SecretHint: w.SecretHint,
+		Active: w.Active, DisabledAt: w.DisabledAt, DisabledReason: w.DisabledReason,
+	}
+	if f.url != nil {
+		params.Url = *f.url
+	}
+	if f.events != nil {
+		params.Events = f.events
+	}
+	if f.secret != nil {
+		if params.SecretSealed, err = s.Webhooks.SealSecret(w.TenantID, w.ID, *f.secret); err != nil {
+			return err
+		}
+		params.SecretHint = secretHint(*f.secret)
+	}
+	if f.active != nil && *f.active != w.Active {
+		params.Active = *f.active
+		if params.Active {
+			params.DisabledAt, params.DisabledReason = nil, nil
+		} else {
+			params.DisabledAt, params.DisabledReason = hookPtr(time.Now()), hookPtr("switched off by "+p.Subject)
+		}
+	}
+	updated, err := db.Q.WebhookUpdate(c.UserContext(), tx(c), params)
+	if err != nil {
+		return err
+	}
+	last, err := lastDeliveries(c, w.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toWebhookJSON(updated, last[w.ID]))
+}
+
+func (s *Server) deleteWebhook(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	n, err := db.Q.WebhookDelete(c.UserContext(), tx(c), dbsqlc.WebhookDeleteParams{TenantID: principal(c).TenantID, ID: id})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return NotFound("webhook")
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+func (s *Server) listDeliveries(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page := q.intIn("page", 1, 1, 1_000_000)
+	size := q.intIn("page_size", defaultPageSize, 1, maxDeliveryPageSize)
+	var status, eventType *string
+	if _, ok := q.str("status"); ok {
+		status = hookPtr(q.oneOf("status", "", dispatch.Statuses))
+	}
+	if _, ok := q.str("event_type"); ok {
+		eventType = hookPtr(q.oneOf("event_type", "", append(slices.Clone(outbox.EventTypes), webhook.EventTest)))
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	w, err := s.loadWebhook(c, false)
+	if err != nil {
+		return err
+	}
+	ctx, t := c.UserContext(), tx(c)
+	rows, err := db.Q.WebhookDeliveryList(ctx, t, dbsqlc.WebhookDeliveryListParams{
+		TenantID: w.TenantID, WebhookID: w.ID, Status: status, EventType: eventType,
+		PageLimit: int32(size), PageOffset: int32((page - 1) * size),
+	})
+	if err != nil {
+		return err
+	}
+	var total int64
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i], total = r.ID, r.Total
+	}
+	attempts, err := db.Q.WebhookDeliveryAttemptList(ctx, t, dbsqlc.WebhookDeliveryAttemptListParams{TenantID: w.TenantID, DeliveryIds: ids})
+	if err != nil {
+		return err
+	}
+	byDelivery := map[uuid.UUID][]dbsqlc.WebhookDeliveryAttempt{}
+	for _, a := range attempts {
+		byDelivery[a.DeliveryID] = append(byDelivery[a.DeliveryID], a)
+	}
+	var resp listResponse[deliveryJSON]
+	resp.Data = make([]deliveryJSON, 0, len(rows))
+	for _, r := range rows {
+		resp.Data = append(resp.Data, toDeliveryJSON(r, byDelivery[r.ID]))
+	}
+	if len(rows) == 0 && page > 1 {
+		if total, err = db.Q.WebhookDeliveryCount(ctx, t, dbsqlc.WebhookDeliveryCountParams{TenantID: w.TenantID, WebhookID: w.ID, Status: status, EventType: eventType}); err != nil {
+			return err
+		}
+	}
+	resp.Meta.Pagination = newPagination(page, size, total)
+	return c.JSON(resp)
+}
+
+func (s *Server) getDelivery(c *fiber.Ctx) error {
+	w, err := s.loadWebhook(c, false)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(c, "delivery_id", "delivery")
+	if err != nil {
+		return err
+	}
+	ctx, t := c.UserContext(), tx(c)
+	d, err := db.Q.WebhookDeliveryGet(ctx, t, dbsqlc.WebhookDeliveryGetParams{TenantID: w.TenantID, WebhookID: w.ID, ID: id})
+	if db.IsNotFound(err) {
+		return NotFound("delivery")
+	}
+	if err != nil {
+		return err
+	}
+	attempts, err := db.Q.WebhookDeliveryAttemptList(ctx, t, dbsqlc.WebhookDeliveryAttemptListParams{TenantID: w.TenantID, DeliveryIds: []uuid.UUID{d.ID}})
+	if err != nil {
+		return err
+	}
+	return c.JSON(toDeliveryJSON(dbsqlc.WebhookDeliveryListRow{
+		ID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempts: d.Attempts,
+		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, LastStatusCode: d.LastStatusCode, LastError: d.LastError,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+	}, attempts))
+}
+
+// withoutTx runs h after the request's tenant transaction has ended. The
+// route's handler list is [..., withoutTx(h), s.tenantTx, txDone]: tenantTx
+// does its usual checks (user provisioned, not deactivated) around the no-op
+// txDone and commits; h then runs holding no database connection. It is for
+// handlers that wait on a receiver for up to 30 seconds (test, redeliver):
+// an open transaction would hold a pooled connection all that time.
+func withoutTx(h fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := c.Next(); err != nil || c.Response().StatusCode() >= 400 {
+			return err
+		}
+		c.Locals(localTx, nil)
+		return h(c)
+	}
+}
+
+func txDone(*fiber.Ctx) error { return nil }
+
+func toAttemptResultJSON(r dispatch.Result) attemptResultJSON {
+	out := attemptResultJSON{
+		DeliveryID: r.DeliveryID.String(), EventID: r.EventID.String(), EventType: r.EventType, Attempt: r.Number,
+		Outcome: string(r.Outcome), LatencyMS: float64(r.Latency.Microseconds()) / 1000, ResponseSnippet: r.ResponseSnippet,
+		DeliveryStatus: r.Status,
+	}
+	if r.StatusCode != 0 {
+		out.StatusCode = hookPtr(r.StatusCode)
+	}
+	if r.Error != "" {
+		out.Error = hookPtr(r.Error)
+	}
+	return out
+}
+
+// testWebhook sends a webhook.test event now and answers with the attempt's
+// outcome (200 whatever the receiver said). Inactive webhooks can be tested.
+func (s *Server) testWebhook(c *fiber.Ctx) error {
+	id, err := pathID(c, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	res, err := s.Webhooks.SendTest(c.UserContext(), principal(c).TenantID, id)
+	if errors.Is(err, dispatch.ErrWebhookNotFound) {
+		return NotFound("webhook")
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(toAttemptResultJSON(res))
+}
+
+// redeliverDelivery sends a delivery's event again now, as one more attempt
+// with the same event id and body, and answers with the outcome.
+func (s *Server) redeliverDelivery(c *fiber.Ctx) error {
+	hookID, err := pathID(c, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	deliveryID, err := pathID(c, "delivery_id", "delivery")
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	res, err := s.Webhooks.Redeliver(ctx, principal(c).TenantID, hookID, deliveryID)
+	switch {
+	case errors.Is(err, dispatch.ErrDeliveryNotFound):
+		return NotFound("delivery")
+	case errors.Is(err, dispatch.ErrDeliveryInFlight):
+		return Conflict("attempt 1 of this delivery is still in flight; retry in a minute")
+	case errors.Is(err, dispatch.ErrEventGone):
+		return Conflict("the event of this delivery is no longer stored and cannot be sent again")
+	case err != nil:
+		return err
+	}
+	return c.JSON(toAttemptResultJSON(res))
+}

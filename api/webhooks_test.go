@@ -1,0 +1,359 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/api"
+	"github.com/valuecase/valuecase/db/dbtest"
+	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/webhook"
+)
+
+const hookSecret = "subscriber-secret-0123456789"
+
+// allowPrivate lets webhooks target httptest receivers (loopback), as OUTBOUND_ALLOW_PRIVATE_NETWORKS=true does.
+func allowPrivate(d *api.Deps) { d.Config.OutboundAllowPrivateNetworks = true }
+
+// hookReceiver is a real HTTP receiver answering a settable status and recording event ids.
+type hookReceiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	status int
+	ids    []string
+	types  []string
+	bad    int
+}
+
+func newHookReceiver(t *testing.T, status int) *hookReceiver {
+	rc := &hookReceiver{status: status}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		if !webhook.Verify(hookSecret, body, r.Header.Get("X-Webhook-Signature")) {
+			rc.bad++
+		}
+		rc.ids = append(rc.ids, r.Header.Get("X-Webhook-ID"))
+		rc.types = append(rc.types, r.Header.Get("X-Webhook-Event"))
+		w.WriteHeader(rc.status)
+		_, _ = io.WriteString(w, "ok from receiver")
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *hookReceiver) seen() ([]string, []string, int) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]string(nil), rc.ids...), append([]string(nil), rc.types...), rc.bad
+}
+
+func (rc *hookReceiver) set(status int) {
+	rc.mu.Lock()
+	rc.status = status
+	rc.mu.Unlock()
+}
+
+func (ts *testServer) createWebhook(c caller, url string, events ...string) map[string]any {
+	ts.t.Helper()
+	r := ts.do(&c, "POST", "/v1/webhooks", map[string]any{"url": url, "events": events, "secret": hookSecret})
+	expect(ts.t, r, 201)
+	return r.json(ts.t)
+}
+
+func TestWebhookCRUD(t *testing.T) {
+	ts := newTestServer(t, "enterprise", allowPrivate)
+	admin := ts.admin()
+	rc := newHookReceiver(t, 200)
+
+	r := ts.do(&admin, "POST", "/v1/webhooks", map[string]any{
+		"url": rc.URL + "/hooks", "events": []string{"initiative.created", "initiative.created", "initiative.status_changed"}, "secret": hookSecret,
+	})
+	expect(t, r, 201)
+	w := r.json(t)
+	id := w["id"].(string)
+	if strings.Contains(string(r.body), hookSecret) || w["secret_hint"] != "****6789" {
+		t.Errorf("the secret leaked or the hint is wrong: %s", r.body)
+	}
+	if r.header.Get("Location") != "/v1/webhooks/"+id || w["active"] != true || w["last_delivery"] != nil {
+		t.Errorf("create: %s %s", r.header.Get("Location"), r.body)
+	}
+	if ev := w["events"].([]any); len(ev) != 2 {
+		t.Errorf("duplicates not dropped: %v", ev)
+	}
+
+	r = ts.do(&admin, "GET", "/v1/webhooks/"+id, nil)
+	expect(t, r, 200)
+	if strings.Contains(string(r.body), hookSecret) {
+		t.Error("GET returned the secret")
+	}
+	// The secret is stored encrypted, not in clear.
+	var sealed []byte
+	if err := ts.pool.QueryRow(context.Background(), "SELECT set_config('app.tenant_id', $1, false)", ts.tenant.String()).Scan(new(string)); err != nil {
+		t.Fatal(err)
+	}
+	_ = ts.pool.QueryRow(context.Background(), "SELECT secret_sealed FROM webhooks WHERE id = $1", id).Scan(&sealed)
+	if len(sealed) == 0 || strings.Contains(string(sealed), hookSecret) {
+		t.Errorf("secret stored in clear or not at all: %d bytes", len(sealed))
+	}
+
+	// Switch off, then re-enable through PUT.
+	r = ts.do(&admin, "PATCH", "/v1/webhooks/"+id, map[string]any{"active": false})
+	expect(t, r, 200)
+	if m := r.json(t); m["active"] != false || m["disabled_at"] == nil || !strings.Contains(m["disabled_reason"].(string), "admin-1") {
+		t.Errorf("switch off: %s", r.body)
+	}
+	r = ts.do(&admin, "PUT", "/v1/webhooks/"+id, map[string]any{"url": rc.URL + "/v2", "events": []string{"user.invited"}, "active": true})
+	expect(t, r, 200)
+	if m := r.json(t); m["active"] != true || m["disabled_at"] != nil || m["disabled_reason"] != nil || m["url"] != rc.URL+"/v2" || m["secret_hint"] != "****6789" {
+		t.Errorf("re-enable: %s", r.body)
+	}
+	// PUT without active keeps the state; a new secret changes the hint.
+	r = ts.do(&admin, "PUT", "/v1/webhooks/"+id, map[string]any{"url": rc.URL, "events": []string{"user.invited"}, "secret": "another-secret-abcdefgh"})
+	expect(t, r, 200)
+	if m := r.json(t); m["active"] != true || m["secret_hint"] != "****efgh" {
+		t.Errorf("PUT: %s", r.body)
+	}
+
+	// Another tenant cannot see it.
+	other := caller{sub: "x", tenant: newTenant(t, ts), roles: []string{"Admin"}, permissions: allPermissions()}
+	expect(t, ts.do(&other, "GET", "/v1/webhooks/"+id, nil), 404, "NOT_FOUND")
+	r = ts.do(&other, "GET", "/v1/webhooks", nil)
+	expect(t, r, 200)
+	if len(r.json(t)["data"].([]any)) != 0 {
+		t.Error("another tenant's webhooks are listed")
+	}
+
+	expect(t, ts.do(&admin, "DELETE", "/v1/webhooks/"+id, nil), 204)
+	expect(t, ts.do(&admin, "GET", "/v1/webhooks/"+id, nil), 404, "NOT_FOUND")
+}
+
+func newTenant(t *testing.T, ts *testServer) uuid.UUID {
+	t.Helper()
+	return dbtest.NewTenant(t, ts.pool, "enterprise")
+}
+
+func TestWebhookValidation(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus") // private networks NOT allowed; no per-endpoint limit
+	admin := ts.admin()
+	ok := map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"initiative.created"}, "secret": hookSecret}
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for a, b := range ok {
+			m[a] = b
+		}
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	for name, c := range map[string]struct {
+		body  map[string]any
+		field string
+		text  string
+	}{
+		"unknown event":     {with("events", []string{"initiative.created", "initiative.deleted"}), "events[1]", `unknown event type "initiative.deleted"`},
+		"test event":        {with("events", []string{"webhook.test"}), "events[0]", "unknown event type"},
+		"empty events":      {with("events", []string{}), "events", "at least one"},
+		"events not array":  {with("events", "initiative.created"), "events", "array"},
+		"no events":         {with("events", nil), "events", "required"},
+		"short secret":      {with("secret", "short"), "secret", "16 to 256"},
+		"long secret":       {with("secret", strings.Repeat("s", 257)), "secret", "at most 256"},
+		"no secret":         {with("secret", nil), "secret", "required"},
+		"ftp url":           {with("url", "ftp://example.com/x"), "url", "http or https"},
+		"relative url":      {with("url", "/hooks"), "url", "http or https"},
+		"userinfo":          {with("url", "https://u:p@93.184.216.34/"), "url", "user information"},
+		"long url":          {with("url", "https://93.184.216.34/"+strings.Repeat("a", 2048)), "url", "at most 2048"},
+		"loopback":          {with("url", "http://127.0.0.1:8080/hook"), "url", "loopback address"},
+		"localhost":         {with("url", "http://localhost/hook"), "url", "resolves to"},
+		"metadata":          {with("url", "http://169.254.169.254/latest"), "url", "link-local"},
+		"private":           {with("url", "http://10.1.2.3/"), "url", "private"},
+		"ipv6 loopback":     {with("url", "http://[::1]/"), "url", "loopback"},
+		"active not a bool": {with("active", "yes"), "active", "true or false"},
+		"unknown field":     {with("colour", "red"), "colour", "not a field"},
+	} {
+		r := ts.do(&admin, "POST", "/v1/webhooks", c.body)
+		if r.status != 422 {
+			t.Errorf("%s: status %d %s", name, r.status, r.body)
+			continue
+		}
+		var e struct {
+			Error struct {
+				Errors []struct{ Field, Message string }
+			}
+		}
+		_ = json.Unmarshal(r.body, &e)
+		found := false
+		for _, fe := range e.Error.Errors {
+			found = found || (fe.Field == c.field && strings.Contains(fe.Message, c.text))
+		}
+		if !found {
+			t.Errorf("%s: want %s ~ %q, got %s", name, c.field, c.text, r.body)
+		}
+	}
+	// The read-only fields of a GET body are accepted and ignored.
+	r := ts.do(&admin, "POST", "/v1/webhooks", with("secret_hint", "****x"))
+	expect(t, r, 201)
+
+	// At most 20 per tenant.
+	for range 19 {
+		expect(t, ts.do(&admin, "POST", "/v1/webhooks", ok), 201)
+	}
+	expect(t, ts.do(&admin, "POST", "/v1/webhooks", ok), 409, "CONFLICT")
+
+	// admin:config is required.
+	reader := caller{sub: "r", tenant: ts.tenant, permissions: []string{"initiatives:read"}}
+	expect(t, ts.do(&reader, "GET", "/v1/webhooks", nil), 403, "AUTHORIZATION_ERROR")
+	expect(t, ts.do(&reader, "POST", "/v1/webhooks/"+uuid.NewString()+"/test", nil), 403, "AUTHORIZATION_ERROR")
+}
+
+func TestWebhookCreateRateLimit(t *testing.T) {
+	ts := newTestServer(t, "enterprise")
+	admin := ts.admin()
+	bad := map[string]any{"url": "ftp://x"}
+	for i := range 20 {
+		if r := ts.do(&admin, "POST", "/v1/webhooks", bad); r.status != 422 {
+			t.Fatalf("request %d: %d", i+1, r.status)
+		}
+	}
+	r := ts.do(&admin, "POST", "/v1/webhooks", bad)
+	expect(t, r, 429, "RATE_LIMIT_EXCEEDED")
+	if r.header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+}
+
+// TestWebhookEndToEnd: an initiative created through the API reaches a
+// subscribed receiver through the outbox relay, appears in the deliveries log
+// and can be redelivered; /test answers with the attempt's outcome.
+func TestWebhookEndToEnd(t *testing.T) {
+	ts := newTestServer(t, "enterprise", allowPrivate)
+	admin := ts.admin()
+	rc := newHookReceiver(t, 200)
+	hook := ts.createWebhook(admin, rc.URL, "initiative.created")
+	hookID := hook["id"].(string)
+	ts.createInitiative(admin, map[string]any{"name": "Webhooks end to end"})
+
+	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{ts.srv.Webhooks}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if _, err := relay.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ids, types, bad := rc.seen()
+	if len(ids) != 1 || types[0] != "initiative.created" || bad != 0 {
+		t.Fatalf("receiver saw %v %v (bad signatures %d)", ids, types, bad)
+	}
+
+	r := ts.do(&admin, "GET", "/v1/webhooks/"+hookID+"/deliveries", nil)
+	expect(t, r, 200)
+	var list struct {
+		Data []struct {
+			ID, EventID, EventType, Status string
+			Attempts                       []struct {
+				Attempt         int
+				Trigger         string
+				StatusCode      *int `json:"status_code"`
+				ResponseSnippet string
+			}
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(r.body, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Data) != 1 || list.Data[0].Status != "delivered" || len(list.Data[0].Attempts) != 1 || *list.Data[0].Attempts[0].StatusCode != 200 {
+		t.Fatalf("deliveries: %s", r.body)
+	}
+	deliveryID := list.Data[0].ID
+	if !strings.Contains(string(r.body), `"event_id":"`+ids[0]+`"`) || !strings.Contains(string(r.body), `"response_snippet":"ok from receiver"`) {
+		t.Errorf("deliveries body: %s", r.body)
+	}
+
+	r = ts.do(&admin, "GET", "/v1/webhooks/"+hookID+"/deliveries?status=failed", nil)
+	expect(t, r, 200)
+	if strings.Contains(string(r.body), deliveryID) {
+		t.Error("status filter ignored")
+	}
+	expect(t, ts.do(&admin, "GET", "/v1/webhooks/"+hookID+"/deliveries?status=nope", nil), 400, "INVALID_PARAMETER")
+	expect(t, ts.do(&admin, "GET", "/v1/webhooks/"+hookID+"/deliveries?colour=red", nil), 400, "INVALID_PARAMETER")
+
+	// Redeliver: same event id, one more attempt.
+	r = ts.do(&admin, "POST", "/v1/webhooks/"+hookID+"/deliveries/"+deliveryID+"/redeliver", nil)
+	expect(t, r, 200)
+	res := r.json(t)
+	if res["outcome"] != "delivered" || res["attempt"] != float64(2) || res["event_id"] != ids[0] || res["delivery_status"] != "delivered" {
+		t.Errorf("redeliver: %s", r.body)
+	}
+	if ids, _, _ = rc.seen(); len(ids) != 2 || ids[1] != ids[0] {
+		t.Errorf("redelivery ids %v", ids)
+	}
+	expect(t, ts.do(&admin, "GET", "/v1/webhooks/"+hookID+"/deliveries/"+deliveryID, nil), 200)
+	expect(t, ts.do(&admin, "POST", "/v1/webhooks/"+hookID+"/deliveries/"+uuid.NewString()+"/redeliver", nil), 404, "NOT_FOUND")
+
+	// Test event: the outcome comes back in the response, 500 included.
+	rc.set(500)
+	r = ts.do(&admin, "POST", "/v1/webhooks/"+hookID+"/test", nil)
+	expect(t, r, 200)
+	res = r.json(t)
+	if res["outcome"] != "failed" || res["status_code"] != float64(500) || res["event_type"] != "webhook.test" || res["error"] != "receiver answered 500" {
+		t.Errorf("test: %s", r.body)
+	}
+	if _, types, _ = rc.seen(); types[len(types)-1] != "webhook.test" {
+		t.Errorf("types %v", types)
+	}
+	r = ts.do(&admin, "GET", "/v1/webhooks/"+hookID, nil)
+	if m := r.json(t); m["active"] != true || m["last_delivery"].(map[string]any)["status"] != "failed" {
+		t.Errorf("a failed test must not disable; last_delivery is the test: %s", r.body)
+	}
+	expect(t, ts.do(&admin, "POST", "/v1/webhooks/"+uuid.NewString()+"/test", nil), 404, "NOT_FOUND")
+	expect(t, ts.do(&admin, "POST", "/v1/webhooks/not-an-id/test", nil), 404, "NOT_FOUND")
+}
+
+// TestWebhookTestDoesNotHoldAConnection: a receiver that hangs does not keep a
+// database connection: other requests go on while /test waits.
+func TestWebhookTestDoesNotHoldAConnection(t *testing.T) {
+	ts := newTestServer(t, "enterprise", allowPrivate)
+	admin := ts.admin()
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hang.Close()
+	defer close(release)
+	hookID := ts.createWebhook(admin, hang.URL, "initiative.created")["id"].(string)
+
+	max := int(ts.pool.Config().MaxConns)
+	done := make(chan response, max)
+	for range max {
+		go func() { done <- ts.do(&admin, "POST", "/v1/webhooks/"+hookID+"/test", nil) }()
+	}
+	time.Sleep(300 * time.Millisecond) // all tests are waiting on the receiver now
+	start := time.Now()
+	r := ts.do(&admin, "GET", "/v1/webhooks", nil)
+	if r.status != 200 || time.Since(start) > 2*time.Second {
+		t.Errorf("with %d tests waiting, a list took %s: %d", max, time.Since(start), r.status)
+	}
+	release <- struct{}{}
+	for range max - 1 {
+		release <- struct{}{}
+	}
+	for range max {
+		if r := <-done; r.status != 200 {
+			t.Errorf("test: %d %s", r.status, r.body)
+		}
+	}
+}

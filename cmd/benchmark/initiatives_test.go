@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/internal/benchutil"
+)
+
+// The pgbench scripts are built from db/queries: a renamed query or
+// parameter fails here rather than in make bench.
+func TestInitiativeScripts(t *testing.T) {
+	q, err := benchutil.LoadQueries("../../db/queries")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{queries: q, workDir: t.TempDir()}
+	tenant := benchutil.Tenant{ID: uuid.New(), Subject: "bench-user"}
+
+	path, vars, err := e.createScript(tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	script := string(b)
+	for _, want := range []string{
+		"BEGIN;\nSELECT set_config('app.tenant_id', :tenant_id, true);\n",
+		"pg_advisory_xact_lock(hashtextextended('initiative-create:' || (:tenant_id::uuid)::text, 0));",
+		"RETURNING * \\gset ins_\n",
+		"VALUES (:tenant_id, :ins_id, NULL, :ins_status, :reason, :subject);",
+		"COMMIT;\n",
+	} {
+		if !strings.Contains(script, want) {
+			t.Errorf("create script lacks %q:\n%s", want, script)
+		}
+	}
+	if strings.Contains(script, "@") || strings.Contains(script, "sqlc.") {
+		t.Errorf("create script keeps sqlc syntax:\n%s", script)
+	}
+	if vars["tenant_id"] != tenant.ID.String() || !strings.Contains(vars["event_data"], `"status":"draft"`) {
+		t.Errorf("vars = %v", vars)
+	}
+
+	path, vars, err = e.listScript(tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(path)
+	script = string(b)
+	if !strings.Contains(script, "(NULL::text IS NULL AND status <> 'archived' OR status = NULL::text)") ||
+		!strings.Contains(script, "LIMIT :page_limit OFFSET :page_offset;") {
+		t.Errorf("list script:\n%s", script)
+	}
+	if vars["sort"] != "created_at" || vars["sort_desc"] != "true" || vars["page_limit"] != "50" {
+		t.Errorf("vars = %v", vars)
+	}
+}

@@ -1,0 +1,143 @@
+-- name: WebhookLockTenantCreates :exec
+-- Serialises webhook creation per tenant so the 20-webhook cap holds under concurrency.
+SELECT pg_advisory_xact_lock(hashtextextended('webhook-create:' || (@tenant_id::uuid)::text, 0));
+
+-- name: WebhookCount :one
+SELECT count(*) FROM webhooks
+WHERE tenant_id = @tenant_id AND (sqlc.narg('active')::boolean IS NULL OR active = sqlc.narg('active')::boolean);
+
+-- name: WebhookCreate :one
+INSERT INTO webhooks (tenant_id, id, url, events, secret_sealed, secret_hint, active, disabled_at, disabled_reason)
+VALUES (@tenant_id, @id, @url, @events, @secret_sealed, @secret_hint, @active, sqlc.narg('disabled_at'), sqlc.narg('disabled_reason'))
+RETURNING *;
+
+-- name: WebhookGet :one
+SELECT * FROM webhooks WHERE tenant_id = @tenant_id AND id = @id;
+
+-- name: WebhookGetForUpdate :one
+SELECT * FROM webhooks WHERE tenant_id = @tenant_id AND id = @id FOR UPDATE;
+
+-- name: WebhookList :many
+SELECT *, count(*) OVER () AS total
+FROM webhooks
+WHERE tenant_id = @tenant_id
+  AND (sqlc.narg('active')::boolean IS NULL OR active = sqlc.narg('active')::boolean)
+ORDER BY created_at, id
+LIMIT @page_limit OFFSET @page_offset;
+
+-- name: WebhookLastDeliveries :many
+-- The most recent delivery of each given webhook, for the last_delivery field.
+SELECT DISTINCT ON (webhook_id) webhook_id, status, last_attempt_at, last_status_code, created_at
+FROM webhook_deliveries
+WHERE tenant_id = @tenant_id AND webhook_id = ANY (@webhook_ids::uuid[])
+ORDER BY webhook_id, created_at DESC, id DESC;
+
+-- name: WebhookUpdate :one
+UPDATE webhooks
+SET url = @url, events = @events, secret_sealed = @secret_sealed, secret_hint = @secret_hint, active = @active,
+    disabled_at = sqlc.narg('disabled_at'), disabled_reason = sqlc.narg('disabled_reason'), updated_at = now()
+WHERE tenant_id = @tenant_id AND id = @id
+RETURNING *;
+
+-- name: WebhookDelete :execrows
+DELETE FROM webhooks WHERE tenant_id = @tenant_id AND id = @id;
+
+-- name: WebhookDisable :execrows
+-- Automatic disabling; a webhook already switched off keeps its first reason.
+UPDATE webhooks
+SET active = false, disabled_at = now(), disabled_reason = @reason, updated_at = now()
+WHERE tenant_id = @tenant_id AND id = @id AND active;
+
+-- name: WebhookDeliveryFanOut :many
+-- The relay's step for one event: create a pending delivery, claimed for @lease_seconds, for each
+-- active webhook of the tenant that lists the event type; reclaim pending deliveries whose claim
+-- ran out (their relay died mid-attempt); and return failed deliveries whose retry workflow was
+-- not started yet. Idempotent: a redelivered event finds its rows instead of adding more.
+WITH created AS (
+    INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type, locked_until)
+    SELECT w.tenant_id, w.id, @event_id, @event_type, now() + make_interval(secs => @lease_seconds::float8)
+    FROM webhooks w
+    WHERE w.tenant_id = @tenant_id AND w.active AND @event_type::text = ANY (w.events)
+    ON CONFLICT (tenant_id, webhook_id, event_id) DO NOTHING
+    RETURNING id, webhook_id, status, last_attempt_at
+), reclaimed AS (
+    UPDATE webhook_deliveries d
+    SET locked_until = now() + make_interval(secs => @lease_seconds::float8), updated_at = now()
+    WHERE d.tenant_id = @tenant_id AND d.event_id = @event_id AND d.status = 'pending' AND d.locked_until < now()
+    RETURNING id, webhook_id, status, last_attempt_at
+), todo AS (
+    SELECT * FROM created
+    UNION ALL
+    SELECT * FROM reclaimed
+    UNION ALL
+    SELECT d.id, d.webhook_id, d.status, d.last_attempt_at
+    FROM webhook_deliveries d
+    WHERE d.tenant_id = @tenant_id AND d.event_id = @event_id AND d.status = 'retrying' AND NOT d.retry_scheduled
+)
+SELECT todo.id, todo.webhook_id, todo.status, todo.last_attempt_at, w.url, w.secret_sealed, w.active
+FROM todo JOIN webhooks w ON w.tenant_id = @tenant_id AND w.id = todo.webhook_id;
+
+-- name: WebhookDeliveryRecordAttempt :one
+-- Stores one attempt and the delivery's resulting state; returns the attempt's number.
+WITH d AS (
+    UPDATE webhook_deliveries wd
+    SET attempts = wd.attempts + 1, status = @status, locked_until = NULL, retry_scheduled = @retry_scheduled,
+        last_attempt_at = @started_at, next_attempt_at = sqlc.narg('next_attempt_at'),
+        last_status_code = sqlc.narg('status_code'), last_error = sqlc.narg('error'), updated_at = now()
+    WHERE wd.tenant_id = @tenant_id AND wd.id = @id
+    RETURNING wd.tenant_id, wd.id, wd.attempts
+)
+INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, trigger, outcome, started_at, latency_ms, status_code, error, response_snippet)
+SELECT d.tenant_id, d.id, d.attempts, @trigger, @outcome, @started_at, @latency_ms, sqlc.narg('status_code'), sqlc.narg('error'), @response_snippet
+FROM d
+RETURNING attempt;
+
+-- name: WebhookDeliveryRetryScheduled :exec
+UPDATE webhook_deliveries SET retry_scheduled = true, updated_at = now()
+WHERE tenant_id = @tenant_id AND id = @id AND status = 'retrying';
+
+-- name: WebhookDeliveryFinish :exec
+-- Ends a delivery without an attempt (its webhook went away or was switched off).
+UPDATE webhook_deliveries
+SET status = 'failed', locked_until = NULL, next_attempt_at = NULL, last_error = @reason, updated_at = now()
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('pending', 'retrying');
+
+-- name: WebhookDeliveryGet :one
+SELECT * FROM webhook_deliveries WHERE tenant_id = @tenant_id AND webhook_id = @webhook_id AND id = @id;
+
+-- name: WebhookDeliveryGetForUpdate :one
+SELECT * FROM webhook_deliveries WHERE tenant_id = @tenant_id AND id = @id FOR UPDATE;
+
+-- name: WebhookDeliveryGetByEvent :one
+SELECT * FROM webhook_deliveries WHERE tenant_id = @tenant_id AND webhook_id = @webhook_id AND event_id = @event_id;
+
+-- name: WebhookDeliveryCreate :one
+-- A delivery made outside the relay (webhook.test), carrying its own envelope.
+INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type, payload)
+VALUES (@tenant_id, @webhook_id, @event_id, @event_type, @payload)
+RETURNING *;
+
+-- name: WebhookDeliveryList :many
+SELECT id, webhook_id, event_id, event_type, status, attempts, last_attempt_at, next_attempt_at, last_status_code,
+       last_error, created_at, updated_at, count(*) OVER () AS total
+FROM webhook_deliveries
+WHERE tenant_id = @tenant_id AND webhook_id = @webhook_id
+  AND (sqlc.narg('status')::text IS NULL OR status = sqlc.narg('status')::text)
+  AND (sqlc.narg('event_type')::text IS NULL OR event_type = sqlc.narg('event_type')::text)
+ORDER BY created_at DESC, id DESC
+LIMIT @page_limit OFFSET @page_offset;
+
+-- name: WebhookDeliveryCount :one
+SELECT count(*) FROM webhook_deliveries
+WHERE tenant_id = @tenant_id AND webhook_id = @webhook_id
+  AND (sqlc.narg('status')::text IS NULL OR status = sqlc.narg('status')::text)
+  AND (sqlc.narg('event_type')::text IS NULL OR event_type = sqlc.narg('event_type')::text);
+
+-- name: WebhookDeliveryAttemptList :many
+SELECT * FROM webhook_delivery_attempts
+WHERE tenant_id = @tenant_id AND delivery_id = ANY (@delivery_ids::uuid[])
+ORDER BY delivery_id, attempt;
+
+-- name: WebhookEventGet :one
+-- The outbox event a delivery carries, read in the tenant's scope.
+SELECT id, tenant_id, type, data, created_at FROM outbox_events WHERE tenant_id = @tenant_id AND id = @id;

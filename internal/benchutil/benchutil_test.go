@@ -1,0 +1,253 @@
+package benchutil
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestPercentile(t *testing.T) {
+	lat := make([]time.Duration, 100)
+	for i := range lat {
+		lat[i] = time.Duration(i+1) * time.Millisecond // 1..100 ms
+	}
+	for _, tc := range []struct {
+		p    float64
+		want time.Duration
+	}{
+		{50, 50 * time.Millisecond},
+		{99, 99 * time.Millisecond},
+		{100, 100 * time.Millisecond},
+		{0.1, 1 * time.Millisecond},
+	} {
+		if got := Percentile(lat, tc.p); got != tc.want {
+			t.Errorf("Percentile(1..100ms, %v) = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+	if got := Percentile([]time.Duration{7}, 99); got != 7 {
+		t.Errorf("one sample: %v", got)
+	}
+	if got := Percentile(nil, 50); got != 0 {
+		t.Errorf("no samples: %v", got)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	samples := []Sample{
+		{Start: t0, End: t0.Add(10 * time.Millisecond)},
+		{Start: t0.Add(500 * time.Millisecond), End: t0.Add(520 * time.Millisecond)},
+		{Start: t0.Add(900 * time.Millisecond), End: t0.Add(time.Second)},
+		{Start: t0.Add(200 * time.Millisecond), End: t0.Add(230 * time.Millisecond)},
+	}
+	s := Summarize(samples, 2)
+	if s.Count != 4 || s.Errors != 2 || s.ElapsedSeconds != 1 || s.PerSecond != 4 {
+		t.Errorf("count/errors/elapsed/rate = %d/%d/%v/%v, want 4/2/1/4", s.Count, s.Errors, s.ElapsedSeconds, s.PerSecond)
+	}
+	if s.P50MS != 20 || s.P99MS != 100 || s.MaxMS != 100 {
+		t.Errorf("p50/p99/max = %v/%v/%v, want 20/100/100", s.P50MS, s.P99MS, s.MaxMS)
+	}
+}
+
+func TestQueriesParseAndBind(t *testing.T) {
+	q := Queries{}
+	err := q.parse("x.sql", `-- name: ThingCreate :one
+-- A comment line that is dropped.
+INSERT INTO things (tenant_id, name, note)
+VALUES (@tenant_id, sqlc.arg('name'), sqlc.narg('note'))
+RETURNING *;
+
+-- name: ThingList :many
+SELECT * FROM things WHERE tenant_id = @tenant_id::uuid AND (sqlc.narg(kind)::text IS NULL OR kind = sqlc.narg(kind)::text)
+LIMIT @page_limit;
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create, err := q.Get("ThingCreate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(create, "--") || strings.HasSuffix(create, ";") {
+		t.Errorf("comment or semicolon kept: %q", create)
+	}
+	if got, want := strings.Join(Params(create), ","), "name,note,tenant_id"; got != want {
+		t.Errorf("Params = %s, want %s", got, want)
+	}
+	got := Bind(create, map[string]string{"note": "NULL"})
+	want := "INSERT INTO things (tenant_id, name, note)\nVALUES (:tenant_id, :name, NULL)\nRETURNING *"
+	if got != want {
+		t.Errorf("Bind:\n%s\nwant\n%s", got, want)
+	}
+	list, _ := q.Get("ThingList")
+	if got := Bind(list, nil); !strings.Contains(got, ":tenant_id::uuid") || !strings.Contains(got, "(:kind::text IS NULL OR kind = :kind::text)") {
+		t.Errorf("Bind(list) = %s", got)
+	}
+	if _, err := q.Get("Nope"); err == nil {
+		t.Error("Get of an unknown query succeeded")
+	}
+}
+
+func TestQueriesOfTheRepository(t *testing.T) {
+	q, err := LoadQueries("../../db/queries")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql, err := q.Get("InitiativeCountLive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Bind(sql, nil); got != "SELECT count(*) FROM initiatives WHERE tenant_id = :tenant_id AND status <> 'archived'" {
+		t.Errorf("InitiativeCountLive = %q", got)
+	}
+}
+
+func TestScriptChecksVariables(t *testing.T) {
+	dir := t.TempDir()
+	ok := NewScript("tenant_id").Meta(`\set n random(1, 10)`)
+	ok.SQL("BEGIN")
+	ok.SQLGset("SELECT id FROM t WHERE tenant_id = :tenant_id::uuid AND n = :n", "r_")
+	ok.SQL("SELECT :r_id;")
+	if err := ok.Write(filepath.Join(dir, "ok.pgbench")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "ok.pgbench"))
+	want := "\\set n random(1, 10)\nBEGIN;\nSELECT id FROM t WHERE tenant_id = :tenant_id::uuid AND n = :n \\gset r_\nSELECT :r_id;\n"
+	if string(b) != want {
+		t.Errorf("script:\n%s\nwant\n%s", b, want)
+	}
+	bad := NewScript().SQL("SELECT :missing")
+	if err := bad.Write(filepath.Join(dir, "bad.pgbench")); err == nil || !strings.Contains(err.Error(), ":missing") {
+		t.Errorf("undefined variable: err = %v", err)
+	}
+}
+
+func TestPositional(t *testing.T) {
+	if got := Positional("SELECT set_config('x', $1, true), $2, $10", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j"); got != "SELECT set_config('x', :a, true), :b, :j" {
+		t.Errorf("Positional = %q", got)
+	}
+}
+
+func TestPGBenchLog(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "run")
+	// client 0 in thread 0, client 1 in thread 1; pg15 format (time in µs, end epoch + µs).
+	_ = os.WriteFile(prefix+".123", []byte("0 1 5000 0 1700000000 100000\n0 2 1000 0 1700000000 200000\n0 3 failed 0 1700000000 300000\n"), 0o644)
+	_ = os.WriteFile(prefix+".123.1", []byte("1 1 6000 0 1700000000 150000\n1 2 2000 0 1700000000 400000\n"), 0o644)
+	_ = os.WriteFile(prefix+".out", []byte("not a log\n"), 0o644)
+	var r PGBenchResult
+	if err := r.readLogs(prefix, 1); err != nil {
+		t.Fatal(err)
+	}
+	if r.Processed != 4 || r.Errors != 1 || len(r.Samples) != 2 {
+		t.Fatalf("processed/errors/samples = %d/%d/%d, want 4/1/2", r.Processed, r.Errors, len(r.Samples))
+	}
+	s := r.Summary()
+	if s.P50MS != 1 || s.MaxMS != 2 {
+		t.Errorf("p50/max = %v/%v, want 1/2 (warm-up dropped)", s.P50MS, s.MaxMS)
+	}
+	// first measured start 0.199 s, last end 0.400 s
+	if s.ElapsedSeconds < 0.2009 || s.ElapsedSeconds > 0.2011 {
+		t.Errorf("elapsed = %v, want 0.201", s.ElapsedSeconds)
+	}
+}
+
+func TestPGBenchArgs(t *testing.T) {
+	p := PGBench{Path: "pgbench", ConnURL: "postgres://u:p@h:5432/d?sslmode=disable&pool_max_conns=9", Script: "s.pgbench",
+		Clients: 1, Threads: 2, Transactions: 5, Vars: map[string]string{"b": "2", "a": "x y"}, LogPrefix: "/tmp/l"}
+	args, err := p.Args()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(args, " ")
+	want := "-n -M prepared -c 1 -j 1 -f s.pgbench -l --log-prefix /tmp/l -t 5 -D a=x y -D b=2 postgres://u:p@h:5432/d?sslmode=disable"
+	if got != want {
+		t.Errorf("args:\n%s\nwant\n%s", got, want)
+	}
+	p.Duration = time.Second
+	if _, err := p.Args(); err == nil {
+		t.Error("both -t and -T accepted")
+	}
+}
+
+func TestHTTPLoad(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%10 == 0 {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	var seen atomic.Int64
+	res, err := HTTPLoad{
+		Client: NewHTTPClient(4), Workers: 4, Warmup: 2, PerWorker: 10,
+		NewRequest: func(ctx context.Context, i int) (*http.Request, error) {
+			seen.Add(1)
+			return http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		},
+	}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen.Load() != 48 {
+		t.Errorf("%d requests, want 4 x (2 + 10)", seen.Load())
+	}
+	if res.Errors == 0 || res.ErrorStatus[500] != res.Errors || len(res.Samples)+res.Errors > 48 || len(res.Samples) < 40-res.Errors {
+		t.Errorf("samples %d, errors %d (%v)", len(res.Samples), res.Errors, res.ErrorStatus)
+	}
+	if !strings.Contains(res.ErrorText(), "HTTP 500") || !strings.Contains(res.ErrorText(), "boom") {
+		t.Errorf("ErrorText = %q", res.ErrorText())
+	}
+
+	res, err = HTTPLoad{
+		Client: NewHTTPClient(2), Workers: 2, Duration: 200 * time.Millisecond,
+		NewRequest: func(ctx context.Context, i int) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		},
+		OK: func(int) bool { return true },
+	}.Run(context.Background())
+	if err != nil || res.Errors != 0 || len(res.Samples) == 0 {
+		t.Errorf("duration run: err %v, errors %d, samples %d", err, res.Errors, len(res.Samples))
+	}
+}
+
+func TestAlternate(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var order []string
+	side := func(name string, rate int) Side {
+		return func(_ context.Context, r int) ([]Sample, int, error) {
+			order = append(order, fmt.Sprintf("%s%d", name, r+1))
+			// rate samples of 1 ms each, spread over one second
+			out := make([]Sample, rate)
+			for i := range out {
+				start := t0.Add(time.Duration(r)*time.Hour + time.Duration(i)*time.Second/time.Duration(rate))
+				out[i] = Sample{Start: start, End: start.Add(time.Millisecond)}
+			}
+			out[rate-1].End = out[0].Start.Add(time.Second) // each round spans exactly 1 s
+			return out, 1, nil
+		}
+	}
+	res, err := Alternate(context.Background(), 3, side("a", 10), side("b", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(order, " "); got != "a1 b1 b2 a2 a3 b3" {
+		t.Errorf("order %s", got)
+	}
+	// The hour between rounds is not measured time.
+	if res.API.PerSecond != 10 || res.Baseline.PerSecond != 20 || res.API.Errors != 3 {
+		t.Errorf("rates %v/%v errors %d", res.API.PerSecond, res.Baseline.PerSecond, res.API.Errors)
+	}
+	if len(res.RoundRatios) != 3 || res.RoundRatios[1] != 0.5 {
+		t.Errorf("round ratios %v", res.RoundRatios)
+	}
+}

@@ -1,0 +1,56 @@
+package benchutil
+
+import (
+	"context"
+	"fmt"
+)
+
+// Side is one side of a comparison (the service or its baseline): it runs
+// round r and returns the measured samples and the number of failures.
+type Side func(ctx context.Context, round int) (samples []Sample, errors int, err error)
+
+// Compared is the outcome of Alternate.
+type Compared struct {
+	API, Baseline Summary
+	// RoundRatios is each round's throughput ratio API/baseline: their spread
+	// shows how noisy the machine was.
+	RoundRatios []float64
+}
+
+// Alternate runs the two sides in rounds, alternating which goes first
+// (API, baseline; baseline, API; ...), so that a slow spell of a shared
+// machine, or a drift over the run, does not land on one side only.
+func Alternate(ctx context.Context, rounds int, api, baseline Side) (Compared, error) {
+	var (
+		res                Compared
+		apiRounds, bRounds [][]Sample
+		apiErrs, bErrs     int
+	)
+	for r := range max(rounds, 1) {
+		order := []bool{true, false} // true: the API
+		if r%2 == 1 {
+			order = []bool{false, true}
+		}
+		var a, b []Sample
+		for _, isAPI := range order {
+			side, name := baseline, "baseline"
+			if isAPI {
+				side, name = api, "API"
+			}
+			samples, errs, err := side(ctx, r)
+			if err != nil {
+				return res, fmt.Errorf("round %d, %s: %w", r+1, name, err)
+			}
+			if isAPI {
+				a, apiErrs = samples, apiErrs+errs
+			} else {
+				b, bErrs = samples, bErrs+errs
+			}
+		}
+		apiRounds, bRounds = append(apiRounds, a), append(bRounds, b)
+		res.RoundRatios = append(res.RoundRatios, Ratio(Summarize(a, 0).PerSecond, Summarize(b, 0).PerSecond))
+	}
+	res.API = SummarizeRounds(apiRounds, apiErrs)
+	res.Baseline = SummarizeRounds(bRounds, bErrs)
+	return res, nil
+}

@@ -1,0 +1,137 @@
+package dispatch_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/internal/config"
+	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/testenv"
+	"github.com/valuecase/valuecase/internal/webhook/dispatch"
+	"github.com/valuecase/valuecase/worker"
+	"github.com/valuecase/valuecase/workflows"
+)
+
+// runWorker runs the real worker (outbox relay + Temporal workers) against the
+// test's database and the shared Temporal dev server, with short retry delays.
+func runWorker(t *testing.T, f *fixture, delays ...time.Duration) {
+	t.Helper()
+	f.d.Delays = delays
+	f.d.Retries = nil // the worker connects it to the retry workflow
+	w := &worker.Worker{
+		Config:   config.Config{WebhookRetryDelays: delays, ReviewReminderAfter: time.Hour, OutboundAllowPrivateNetworks: true},
+		Pool:     f.pool,
+		Temporal: testenv.TemporalClient(t),
+		Log:      quiet,
+		Webhooks: f.d,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil && ctx.Err() == nil {
+			t.Errorf("worker: %v", err)
+		}
+	})
+}
+
+func TestRetriesOnTemporalSucceedOnAttempt3(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, 500)
+	rc.handler = func(w http.ResponseWriter, r *http.Request) bool {
+		if len(rc.got) == 3 { // called with rc.mu held
+			w.WriteHeader(200)
+			return true
+		}
+		return false
+	}
+	h := f.webhook(rc.URL, true, outbox.InitiativeCreated)
+	runWorker(t, f, time.Second, 2*time.Second)
+
+	ev := f.event(outbox.InitiativeCreated, map[string]string{"name": "x"})
+	waitFor(t, "the delivery to succeed", 30*time.Second, func() bool { return f.status(h, ev.ID) == dispatch.StatusDelivered })
+
+	got := rc.requests()
+	if len(got) != 3 {
+		t.Fatalf("%d requests", len(got))
+	}
+	// Attempt 2 one second after attempt 1, attempt 3 two seconds after that (timers, not sleeps).
+	if d := got[1].At.Sub(got[0].At); d < 900*time.Millisecond || d > 5*time.Second {
+		t.Errorf("attempt 2 after %s", d)
+	}
+	if d := got[2].At.Sub(got[0].At); d < 2900*time.Millisecond || d > 8*time.Second {
+		t.Errorf("attempt 3 after %s", d)
+	}
+	for _, g := range got {
+		if g.EventID != ev.ID.String() || string(g.Body) != string(got[0].Body) {
+			t.Fatal("attempts differ in event id or body")
+		}
+	}
+	a := f.attempts(f.delivery(h, ev.ID).ID)
+	if len(a) != 3 || a[0].Trigger != "relay" || a[1].Trigger != "retry" || a[2].Outcome != "delivered" {
+		t.Errorf("attempts %+v", a)
+	}
+	var res workflows.WebhookRetryResult
+	run := testenv.TemporalClient(t).GetWorkflow(context.Background(), workflows.WebhookRetryWorkflowID(f.tenant.String(), h.String(), ev.ID.String()), "")
+	if err := run.Get(context.Background(), &res); err != nil || res != (workflows.WebhookRetryResult{Outcome: workflows.WebhookRetryDelivered, Attempts: 3}) {
+		t.Errorf("workflow result %+v %v", res, err)
+	}
+	if !f.hook(h).Active {
+		t.Error("a delivered webhook was disabled")
+	}
+}
+
+func TestRetriesOnTemporalAllFailDisables(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, 500)
+	h := f.webhook(rc.URL, true, outbox.InitiativeCreated)
+	runWorker(t, f, 500*time.Millisecond, 500*time.Millisecond)
+
+	ev := f.event(outbox.InitiativeCreated, map[string]string{})
+	waitFor(t, "the webhook to be disabled", 30*time.Second, func() bool { return !f.hook(h).Active })
+	w := f.hook(h)
+	if w.DisabledAt == nil || !strings.Contains(*w.DisabledReason, "3 delivery attempts failed") {
+		t.Errorf("webhook %+v", w)
+	}
+	if d := f.delivery(h, ev.ID); d.Status != dispatch.StatusFailed || d.Attempts != 3 {
+		t.Errorf("delivery %+v", d)
+	}
+	// Later events are not sent to a disabled webhook.
+	before := len(rc.requests())
+	ev2 := f.event(outbox.InitiativeCreated, map[string]string{})
+	waitFor(t, "the relay to publish the next event", 10*time.Second, func() bool { return published(f, ev2.ID) })
+	if len(rc.requests()) != before || before != 3 {
+		t.Errorf("requests: %d before, %d after", before, len(rc.requests()))
+	}
+}
+
+func TestRetriesOnTemporalGoneDisablesAtOnce(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, 500)
+	h := f.webhook(rc.URL, true, outbox.InitiativeCreated)
+	runWorker(t, f, 500*time.Millisecond, time.Hour) // attempt 3 would be an hour later
+	ev := f.event(outbox.InitiativeCreated, map[string]string{})
+	waitFor(t, "attempt 1", 10*time.Second, func() bool { return len(rc.requests()) == 1 })
+	rc.setStatus(http.StatusGone)
+	waitFor(t, "the webhook to be disabled", 20*time.Second, func() bool { return !f.hook(h).Active })
+	if w := f.hook(h); !strings.Contains(*w.DisabledReason, "410 Gone") {
+		t.Errorf("reason %q", *w.DisabledReason)
+	}
+	if d := f.delivery(h, ev.ID); d.Status != dispatch.StatusFailed || d.Attempts != 2 {
+		t.Errorf("delivery %+v", d)
+	}
+}
+
+func published(f *fixture, id any) bool {
+	var ok bool
+	f.inTenant(func(tx pgx.Tx) error {
+		return tx.QueryRow(context.Background(), "SELECT published_at IS NOT NULL FROM outbox_events WHERE id = $1", id).Scan(&ok)
+	})
+	return ok
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# `make bench`: load the real API and run pgbench on the same SQL in the same run, and print
+# both with their ratios (cmd/benchmark; results also in .data/bench/results.json).
+#
+#   PostgreSQL  the local server of the default DATABASE_URL (started as for make run), with a
+#               fresh database "valuecase_bench" owned by role "valuecase", dropped and recreated
+#               on every run
+#   API         bin/valuecase api on a free 127.0.0.1 port, LOG_LEVEL=warn (no access log), its
+#               own keys in .data/bench-keys, TEMPORAL_ADDRESS a port nothing listens on (CRUD
+#               does not need Temporal; /health says "degraded"); stopped on exit
+#
+#   BENCH_DURATION     measured time of each duration-based run, per side, split over the rounds
+#                      in whole seconds (default 10s)
+#   BENCH_ROUNDS       rounds per run, alternating which side goes first (default 4)
+#   BENCH_CONCURRENCY  HTTP workers = pgbench clients (default 8)
+#   BENCH_CREATES      initiatives created per side and round by the POST run, each round on fresh
+#                      tenants (default 950; a tenant holds at most 1000)
+#   BENCH_WARMUP       first requests/transactions per client not measured (default 3)
+#   BENCH_SUITES       suites to run (default: all; see bin/benchmark list)
+#   BENCH_POOL_MAX_CONNS  the API's pool size (pool_max_conns; default: pgxpool's, max(4, CPUs))
+# shellcheck disable=SC2317 # functions run from traps look unreachable to shellcheck
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$VC_ROOT"
+
+export BENCH_DURATION="${BENCH_DURATION:-10s}"
+export BENCH_CONCURRENCY="${BENCH_CONCURRENCY:-8}"
+suites="${BENCH_SUITES:-all}"
+bench_db=valuecase_bench
+bench_dir="$VC_DATA/bench"
+keys_dir="$VC_DATA/bench-keys"
+api_log="$bench_dir/api.log"
+
+# --- Tools -------------------------------------------------------------------------------------
+pgbench="$(pg_bin pgbench)" || die "pgbench not found; install it with: apt-get install postgresql-contrib (Debian ships pgbench with the PostgreSQL server package)"
+"$pgbench" --version >/dev/null 2>&1 ||
+	die "$pgbench does not run (a pg_wrapper without a server package?); install it with: apt-get install postgresql-contrib"
+psql="$(pg_bin psql)" || die "psql not found; install it with: apt-get install postgresql-client"
+have curl || die "curl not found; install it with: apt-get install curl"
+
+# --- PostgreSQL: the default local server, a fresh database -------------------------------------
+if [[ -n ${DATABASE_URL:-} && $DATABASE_URL != "$VC_DEFAULT_DATABASE_URL" ]]; then
+	log "make bench uses its own database on the default local server; DATABASE_URL ($DATABASE_URL) is not used"
+fi
+export DATABASE_URL="$VC_DEFAULT_DATABASE_URL"
+ensure_postgres "$DATABASE_URL"
+ensure_app_role_and_db # the role "valuecase" (and its usual database)
+pg_url_parse "$DATABASE_URL"
+log "creating a fresh database $bench_db"
+"$psql" -X -q -h "$PGU_HOST" -p "$PGU_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL ||
+DROP DATABASE IF EXISTS $bench_db WITH (FORCE);
+CREATE DATABASE $bench_db OWNER valuecase ENCODING 'UTF8' TEMPLATE template0;
+SQL
+	die "could not recreate the database $bench_db as superuser 'postgres' at $PGU_HOST:$PGU_PORT"
+export DATABASE_URL="postgres://$PGU_USER:$PGU_PASS@$PGU_HOST:$PGU_PORT/$bench_db?sslmode=disable"
+
+# --- Build -------------------------------------------------------------------------------------
+log "building bin/valuecase and bin/benchmark"
+go build -o bin/valuecase ./cmd/valuecase
+go build -o bin/benchmark ./cmd/benchmark
+
+log "running migrations"
+bin/valuecase migrate || die "'valuecase migrate' failed"
+
+# --- API ---------------------------------------------------------------------------------------
+mkdir -p "$bench_dir"
+api_port="$(bin/benchmark free-port)"
+temporal_port="$(bin/benchmark free-port)" # nothing listens there
+api_url="http://127.0.0.1:$api_port"
+api_pid=""
+
+stop_api() {
+	[[ -n $api_pid ]] || return 0
+	local i
+	if kill -0 "$api_pid" 2>/dev/null; then
+		kill -TERM "$api_pid" 2>/dev/null || true
+		for ((i = 0; i < 40; i++)); do # 20 s
+			kill -0 "$api_pid" 2>/dev/null || break
+			sleep 0.5
+		done
+		kill -KILL "$api_pid" 2>/dev/null || true
+	fi
+	wait "$api_pid" 2>/dev/null || true
+	api_pid=""
+}
+trap stop_api EXIT
+trap 'stop_api; exit 130' INT
+trap 'stop_api; exit 143' TERM
+
+api_database_url="$DATABASE_URL"
+notes=(--note "the API runs with LOG_LEVEL=warn: access logs are off during the measurement"
+	--note "Temporal is not running (TEMPORAL_ADDRESS points at an unused port): initiative CRUD does not touch it")
+if [[ -n ${BENCH_POOL_MAX_CONNS:-} ]]; then
+	[[ $BENCH_POOL_MAX_CONNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_POOL_MAX_CONNS must be a positive integer"
+	api_database_url+="&pool_max_conns=$BENCH_POOL_MAX_CONNS"
+	notes+=(--note "the API's pool size is set to $BENCH_POOL_MAX_CONNS connections (BENCH_POOL_MAX_CONNS)")
+fi
+
+log "starting the API on $api_url (log: $api_log; LOG_LEVEL=warn: no access log during the measurement)"
+DATABASE_URL="$api_database_url" HTTP_ADDR="127.0.0.1:$api_port" LOG_LEVEL=warn AUTH_SIGNING_KEYS_DIR="$keys_dir" \
+	TEMPORAL_ADDRESS="127.0.0.1:$temporal_port" \
+	bin/valuecase api >"$api_log" 2>&1 </dev/null &
+api_pid=$!
+
+ready=0
+for ((i = 0; i < 60; i++)); do # 30 s
+	# /health answers 200 "degraded": Temporal is deliberately absent.
+	if curl -fsS -o /dev/null --max-time 5 "$api_url/health" 2>/dev/null; then
+		ready=1
+		break
+	fi
+	kill -0 "$api_pid" 2>/dev/null || break
+	sleep 0.5
+done
+if [[ $ready -ne 1 ]]; then
+	tail -n 30 "$api_log" >&2 || true
+	die "the API did not answer $api_url/health"
+fi
+
+# --- Measure -----------------------------------------------------------------------------------
+log "benchmark: $BENCH_CONCURRENCY clients, $BENCH_DURATION per side of each duration-based run, suites: $suites"
+rc=0
+# shellcheck disable=SC2086 # suites is a space-separated list
+bin/benchmark --api "$api_url" --keys-dir "$keys_dir" --pgbench "$pgbench" --out "$bench_dir/results.json" \
+	"${notes[@]}" $suites || rc=$?
+
+if ! kill -0 "$api_pid" 2>/dev/null; then
+	warn "the API exited during the benchmark; see $api_log"
+	rc=1
+fi
+if grep -q '"level":"ERROR"' "$api_log" 2>/dev/null; then
+	warn "the API logged errors during the benchmark; see $api_log"
+	grep '"level":"ERROR"' "$api_log" | head -n 5 >&2 || true
+	rc=1
+fi
+exit "$rc"
