@@ -40,8 +40,11 @@ var initiativesSuite = suite{
 // (api/middleware.go tenantTx, then the handler in api/initiatives.go); the
 // pgbench scripts below run the same queries in the same order.
 var (
-	// tenantTx: BEGIN; set the tenant; the caller's user row.
-	txPrologue = []string{"UserGetBySubject"}
+	// tenantTx: BEGIN; set the tenant; resolveCaller's one query (user, session, role permissions).
+	txPrologue = []string{"UserAuthenticate"}
+	// The prologue's parameters that are not pgbench variables: bench tokens carry no
+	// session and the role Admin (pgbench cannot send NULL or arrays as variables).
+	prologueBinds = map[string]string{"session_id": "NULL", "token_roles": "'{Admin}'"}
 	// createInitiative, after the prologue.
 	createQueries = []string{"InitiativeLockTenantCreates", "InitiativeCountLive", "InitiativeCreate", "InitiativeStatusHistoryAdd", "OutboxInsert"}
 	// listInitiatives, after the prologue (page 1: the window count gives the total).
@@ -227,7 +230,7 @@ func (e *env) prologue(s *benchutil.Script) error {
 		if err != nil {
 			return err
 		}
-		s.SQL(benchutil.Bind(sql, nil))
+		s.SQL(benchutil.Bind(sql, prologueBinds))
 	}
 	return nil
 }

@@ -33,7 +33,8 @@ type Relay struct {
 	// claimed event stays with this relay before another may take it (default 1m).
 	Batch int
 	Lease time.Duration
-	// Parallel is how many events of a batch are handled at once (default 16).
+	// Parallel is how many events are handled at once (default 64). A slow
+	// handler (a receiver taking its 30 s) holds one slot, not the others.
 	Parallel int
 	// PollEvery bounds the delay when a notification is missed (default 1s).
 	PollEvery time.Duration
@@ -47,7 +48,7 @@ func (r *Relay) defaults() {
 		r.Lease = time.Minute
 	}
 	if r.Parallel <= 0 {
-		r.Parallel = 16
+		r.Parallel = 64
 	}
 	if r.PollEvery <= 0 {
 		r.PollEvery = time.Second
@@ -58,26 +59,63 @@ func (r *Relay) defaults() {
 }
 
 // Run relays until ctx ends. It wakes on every commit of an event (LISTEN) and
-// polls as a fallback, so nothing waits longer than PollEvery.
+// polls as a fallback, so nothing waits longer than PollEvery. Events are
+// claimed into free handling slots as they come: a slow event never holds up
+// the ones behind it.
 func (r *Relay) Run(ctx context.Context) error {
 	r.defaults()
 	wake := make(chan struct{}, 1)
 	go r.listen(ctx, wake)
+	slots := make(chan struct{}, r.Parallel)
+	freed := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
-		n, err := r.RunOnce(ctx)
-		if err != nil && ctx.Err() == nil {
-			r.Log.Error("outbox relay", "error", err)
+		free := r.Parallel - len(slots)
+		claimed := 0
+		if free > 0 {
+			rows, err := r.claim(ctx, min(free, r.Batch))
+			if err != nil && ctx.Err() == nil {
+				r.Log.Error("outbox relay: claim", "error", err)
+			}
+			claimed = len(rows)
+			for _, row := range rows {
+				slots <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := r.handle(ctx, row); err != nil && ctx.Err() == nil {
+						r.Log.Error("outbox relay: record", "event_id", row.ID, "error", err)
+					}
+					<-slots
+					select {
+					case freed <- struct{}{}:
+					default:
+					}
+				}()
+			}
 		}
-		if n == r.Batch {
-			continue // more are waiting
+		if claimed > 0 && claimed == free {
+			continue // slots were the limit: more may be waiting
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-wake:
+		case <-freed:
 		case <-time.After(r.PollEvery):
 		}
 	}
+}
+
+func (r *Relay) claim(ctx context.Context, n int) ([]dbsqlc.OutboxClaimRow, error) {
+	var claimed []dbsqlc.OutboxClaimRow
+	err := db.InSystem(ctx, r.Pool, func(tx pgx.Tx) error {
+		var err error
+		claimed, err = db.Q.OutboxClaim(ctx, tx, dbsqlc.OutboxClaimParams{LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
+		return err
+	})
+	return claimed, err
 }
 
 func (r *Relay) listen(ctx context.Context, wake chan<- struct{}) {
@@ -113,17 +151,11 @@ func (r *Relay) listen(ctx context.Context, wake chan<- struct{}) {
 	}
 }
 
-// RunOnce claims one batch of due events and handles it; it returns how many it claimed.
+// RunOnce claims one batch of due events and handles all of it before it
+// returns how many it claimed (for tests and one-shot use; Run does not wait).
 func (r *Relay) RunOnce(ctx context.Context) (int, error) {
 	r.defaults()
-	var claimed []dbsqlc.OutboxClaimRow
-	err := db.InSystem(ctx, r.Pool, func(tx pgx.Tx) error {
-		var err error
-		claimed, err = db.Q.OutboxClaim(ctx, tx, dbsqlc.OutboxClaimParams{
-			LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(r.Batch),
-		})
-		return err
-	})
+	claimed, err := r.claim(ctx, r.Batch)
 	if err != nil {
 		return 0, err
 	}

@@ -214,3 +214,34 @@ func (f handlerFunc) Handle(_ context.Context, ev outbox.Event) error {
 	f(ev)
 	return nil
 }
+
+// A handler stuck on one event (a receiver taking its full timeout) must not
+// delay the events behind it.
+func TestRelaySlowEventDoesNotHoldUpOthers(t *testing.T) {
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "starter")
+	release := make(chan struct{})
+	defer close(release)
+	delivered := make(chan uuid.UUID, 10)
+	slowID := writeEvents(t, pool, tenant, 1)[0]
+	h := handlerFunc(func(ev outbox.Event) {
+		if ev.ID == slowID {
+			<-release
+			return
+		}
+		delivered <- ev.ID
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	relay := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{h}, PollEvery: 100 * time.Millisecond, Log: quiet}
+	go func() { _ = relay.Run(ctx) }()
+	time.Sleep(300 * time.Millisecond) // the slow event is in hand
+	fast := writeEvents(t, pool, tenant, 3)
+	for range fast {
+		select {
+		case <-delivered:
+		case <-time.After(3 * time.Second):
+			t.Fatal("events behind a slow one were held up")
+		}
+	}
+}
