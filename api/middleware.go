@@ -311,13 +311,19 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 	if err := c.Next(); err != nil {
 		return err
 	}
-	if c.Response().StatusCode() >= 400 {
-		return nil
+	if c.Locals(localTx) == nil || c.Response().StatusCode() >= 400 {
+		return nil // ended early by the handler (endTx), or rolled back by the defer
 	}
-	if err := t.Commit(ctx); err != nil {
-		return err
-	}
-	return nil
+	return t.Commit(ctx)
+}
+
+// endTx commits the request's transaction before the handler goes on to wait
+// on the outside world (a webhook receiver may take 30 s): an open transaction
+// would hold a pooled connection all that time. The handler must not use tx(c) after it.
+func endTx(c *fiber.Ctx) error {
+	t := tx(c)
+	c.Locals(localTx, nil)
+	return t.Commit(c.UserContext())
 }
 
 // require refuses callers without the permission.

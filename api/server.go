@@ -94,16 +94,6 @@ func (s *Server) routes() {
 	mountDocs(app, OpenAPISpec)
 	s.authRoutes(app) // POST /v1/auth/token and /v1/auth/refresh: no bearer token, no X-Tenant-ID (authtoken.go)
 
-	// Webhook test and redelivery wait on a receiver for up to 30 s, so they run
-	// after the tenant transaction (withoutTx); registered ahead of the /v1 group,
-	// they take its chain themselves: keep it in step with the group's.
-	for path, h := range map[string]fiber.Handler{
-		"/v1/webhooks/:id/test":                              s.testWebhook,
-		"/v1/webhooks/:id/deliveries/:delivery_id/redeliver": s.redeliverDelivery,
-	} {
-		app.Post(path, s.authenticate, s.tenant, s.rateLimit, withoutTx(h), s.tenantTx, s.require(rbac.AdminConfig), txDone)
-	}
-
 	v1 := app.Group("/v1", s.authenticate, s.tenant, s.rateLimit, s.tenantTx)
 
 	v1.Get("/initiatives", s.require(rbac.InitiativesRead), s.listInitiatives)
@@ -119,12 +109,14 @@ func (s *Server) routes() {
 
 	s.identityRoutes(v1) // users, roles, API keys, service clients (identity.go)
 
-	v1.Get("/webhooks", s.require(rbac.AdminConfig), s.listWebhooks)
-	v1.Post("/webhooks", s.require(rbac.AdminConfig), s.createWebhook)
-	v1.Get("/webhooks/:id", s.require(rbac.AdminConfig), s.getWebhook)
-	v1.Put("/webhooks/:id", s.require(rbac.AdminConfig), s.replaceWebhook)
-	v1.Patch("/webhooks/:id", s.require(rbac.AdminConfig), s.patchWebhook)
-	v1.Delete("/webhooks/:id", s.require(rbac.AdminConfig), s.deleteWebhook)
-	v1.Get("/webhooks/:id/deliveries", s.require(rbac.AdminConfig), s.listDeliveries)
-	v1.Get("/webhooks/:id/deliveries/:delivery_id", s.require(rbac.AdminConfig), s.getDelivery)
+	v1.Get("/webhooks", s.require(rbac.WebhooksManage), s.listWebhooks)
+	v1.Post("/webhooks", s.require(rbac.WebhooksManage), s.createWebhook)
+	v1.Get("/webhooks/:id", s.require(rbac.WebhooksManage), s.getWebhook)
+	v1.Put("/webhooks/:id", s.require(rbac.WebhooksManage), s.replaceWebhook)
+	v1.Patch("/webhooks/:id", s.require(rbac.WebhooksManage), s.patchWebhook)
+	v1.Delete("/webhooks/:id", s.require(rbac.WebhooksManage), s.deleteWebhook)
+	v1.Get("/webhooks/:id/deliveries", s.require(rbac.WebhooksManage), s.listDeliveries)
+	v1.Get("/webhooks/:id/deliveries/:delivery_id", s.require(rbac.WebhooksManage), s.getDelivery)
+	v1.Post("/webhooks/:id/test", s.require(rbac.WebhooksManage), s.testWebhook)
+	v1.Post("/webhooks/:id/deliveries/:delivery_id/redeliver", s.require(rbac.WebhooksManage), s.redeliverDelivery)
 }

@@ -162,17 +162,19 @@ func (s *Server) readWebhookFields(c *fiber.Ctx, create, replace bool) (webhookF
 	f.events = readEventTypes(b, create || replace || f.has["events"])
 	f.secret = b.text("secret", create || f.has["secret"], maxWebhookSecretLen)
 	if f.secret != nil && utf8.RuneCountInString(*f.secret) < minWebhookSecretLen {
-		b.fail("secret", "too_short", "must be %d to %d characters", minWebhookSecretLen, maxWebhookSecretLen)
+		b.fail("secret", "invalid_value", "must be %d to %d characters", minWebhookSecretLen, maxWebhookSecretLen)
 	}
 	f.active = readBool(b, "active")
 	b.ignore(readOnlyWebhookFields...)
 	if f.url != nil {
-		if err := webhook.CheckURL(c.UserContext(), *f.url, s.Config.OutboundAllowPrivateNetworks); err != nil {
-			var ue *webhook.URLError
+		var ue *webhook.URLError
+		if err := webhook.ValidateURL(*f.url); errors.As(err, &ue) {
+			b.fail("url", "invalid_format", "%s", ue.Reason)
+		} else if err := webhook.CheckURL(c.UserContext(), *f.url, s.Config.OutboundAllowPrivateNetworks); err != nil {
 			if !errors.As(err, &ue) {
 				return webhookFields{}, err
 			}
-			b.fail("url", "invalid_url", "%s", ue.Reason)
+			b.fail("url", "invalid_value", "%s", ue.Reason) // resolves to a refused address
 		}
 	}
 	if err := b.done(); err != nil {
@@ -500,24 +502,6 @@ func (s *Server) getDelivery(c *fiber.Ctx) error {
 	}, attempts))
 }
 
-// withoutTx runs h after the request's tenant transaction has ended. The
-// route's handler list is [..., withoutTx(h), s.tenantTx, txDone]: tenantTx
-// does its usual checks (user provisioned, not deactivated) around the no-op
-// txDone and commits; h then runs holding no database connection. It is for
-// handlers that wait on a receiver for up to 30 seconds (test, redeliver):
-// an open transaction would hold a pooled connection all that time.
-func withoutTx(h fiber.Handler) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		if err := c.Next(); err != nil || c.Response().StatusCode() >= 400 {
-			return err
-		}
-		c.Locals(localTx, nil)
-		return h(c)
-	}
-}
-
-func txDone(*fiber.Ctx) error { return nil }
-
 func toAttemptResultJSON(r dispatch.Result) attemptResultJSON {
 	out := attemptResultJSON{
 		DeliveryID: r.DeliveryID.String(), EventID: r.EventID.String(), EventType: r.EventType, Attempt: r.Number,
@@ -540,6 +524,9 @@ func (s *Server) testWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if err := endTx(c); err != nil { // the attempt may wait 30 s on the receiver
+		return err
+	}
 	res, err := s.Webhooks.SendTest(c.UserContext(), principal(c).TenantID, id)
 	if errors.Is(err, dispatch.ErrWebhookNotFound) {
 		return NotFound("webhook")
@@ -559,6 +546,9 @@ func (s *Server) redeliverDelivery(c *fiber.Ctx) error {
 	}
 	deliveryID, err := pathID(c, "delivery_id", "delivery")
 	if err != nil {
+		return err
+	}
+	if err := endTx(c); err != nil { // the attempt may wait 30 s on the receiver
 		return err
 	}
 	ctx := c.UserContext()

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/valuecase/valuecase/api"
+	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/webhook"
@@ -355,5 +357,113 @@ func TestWebhookTestDoesNotHoldAConnection(t *testing.T) {
 		if r := <-done; r.status != 200 {
 			t.Errorf("test: %d %s", r.status, r.body)
 		}
+	}
+}
+
+// TestContractWebhooks drives every webhook operation through its success and
+// error statuses and validates each response against openapi.yaml.
+func TestContractWebhooks(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus", allowPrivate) // negotiated limits: no per-endpoint limit in the way
+	cc := newContractClient(t, ts)
+	admin := ts.admin()
+	reader := caller{sub: "reader-1", tenant: ts.tenant, permissions: []string{"initiatives:read"}}
+	rc := newHookReceiver(t, 200)
+	missing := uuid.NewString()
+	big := `{"url":"` + strings.Repeat("a", 6<<20) + `"}`
+	good := map[string]any{"url": rc.URL + "/hook", "events": []string{"initiative.created"}, "secret": hookSecret}
+
+	r := cc.call(t, contractCall{as: &admin, method: "POST", path: "/v1/webhooks", body: good, want: 201})
+	id := r.json(t)["id"].(string)
+	hook := "/v1/webhooks/" + id
+	cc.call(t, contractCall{as: &admin, method: "GET", path: "/v1/webhooks?page=1&page_size=10&active=true", want: 200})
+	cc.call(t, contractCall{as: &admin, method: "GET", path: hook, want: 200})
+	cc.call(t, contractCall{as: &admin, method: "PUT", path: hook, body: map[string]any{"url": rc.URL, "events": []string{"initiative.created", "user.invited"}, "active": true}, want: 200})
+	cc.call(t, contractCall{as: &admin, method: "PATCH", path: hook, body: map[string]any{"secret": "another-secret-abcdefgh"}, want: 200})
+	r = cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/test", want: 200})
+	delivery := r.json(t)["delivery_id"].(string)
+	cc.call(t, contractCall{as: &admin, method: "GET", path: hook + "/deliveries?status=delivered&event_type=webhook.test", want: 200})
+	cc.call(t, contractCall{as: &admin, method: "GET", path: hook + "/deliveries/" + delivery, want: 200})
+	cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/deliveries/" + delivery + "/redeliver", want: 200})
+
+	// 400: bad query, missing X-Tenant-ID.
+	cc.call(t, contractCall{as: &admin, method: "GET", path: "/v1/webhooks?active=maybe", want: 400, code: "INVALID_PARAMETER", docRejects: true})
+	cc.call(t, contractCall{as: &admin, method: "GET", path: hook + "/deliveries?status=lost", want: 400, code: "INVALID_PARAMETER", docRejects: true})
+	cc.call(t, contractCall{as: &admin, method: "POST", path: "/v1/webhooks", body: `{"url":`, want: 400, code: "INVALID_PARAMETER", docSkip: true})
+	ops := []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", "/v1/webhooks", nil},
+		{"POST", "/v1/webhooks", good},
+		{"GET", hook, nil},
+		{"PUT", hook, good},
+		{"PATCH", hook, map[string]any{}},
+		{"POST", hook + "/test", nil},
+		{"GET", hook + "/deliveries", nil},
+		{"GET", hook + "/deliveries/" + delivery, nil},
+		{"POST", hook + "/deliveries/" + delivery + "/redeliver", nil},
+		{"DELETE", hook, nil},
+	}
+	for _, op := range ops {
+		cc.call(t, contractCall{as: &admin, method: op.method, path: op.path, body: op.body, headers: []string{"X-Tenant-ID", ""}, want: 400, code: "INVALID_PARAMETER"})
+		cc.call(t, contractCall{method: op.method, path: op.path, body: op.body, want: 401, code: "AUTHORIZATION_ERROR"})
+		cc.call(t, contractCall{as: &reader, method: op.method, path: op.path, body: op.body, want: 403, code: "AUTHORIZATION_ERROR"})
+	}
+	// 404: unknown ids, any form.
+	for _, p := range []string{"/v1/webhooks/" + missing, "/v1/webhooks/not-an-id"} {
+		cc.call(t, contractCall{as: &admin, method: "GET", path: p, want: 404, code: "NOT_FOUND"})
+		cc.call(t, contractCall{as: &admin, method: "PUT", path: p, body: good, want: 404, code: "NOT_FOUND"})
+		cc.call(t, contractCall{as: &admin, method: "PATCH", path: p, body: map[string]any{}, want: 404, code: "NOT_FOUND"})
+		cc.call(t, contractCall{as: &admin, method: "DELETE", path: p, want: 404, code: "NOT_FOUND"})
+		cc.call(t, contractCall{as: &admin, method: "POST", path: p + "/test", want: 404, code: "NOT_FOUND"})
+		cc.call(t, contractCall{as: &admin, method: "GET", path: p + "/deliveries", want: 404, code: "NOT_FOUND"})
+	}
+	cc.call(t, contractCall{as: &admin, method: "GET", path: hook + "/deliveries/" + missing, want: 404, code: "NOT_FOUND"})
+	cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/deliveries/" + missing + "/redeliver", want: 404, code: "NOT_FOUND"})
+
+	// 413, 415, 422.
+	for _, op := range []struct{ method, path string }{{"POST", "/v1/webhooks"}, {"PUT", hook}, {"PATCH", hook}} {
+		cc.call(t, contractCall{as: &admin, method: op.method, path: op.path, body: big, want: 413, network: true, code: "INVALID_PARAMETER"})
+		cc.call(t, contractCall{as: &admin, method: op.method, path: op.path, body: `{}`, headers: []string{"Content-Type", "text/plain"}, want: 415, code: "INVALID_PARAMETER", docRejects: true})
+		cc.call(t, contractCall{as: &admin, method: op.method, path: op.path, body: map[string]any{"url": rc.URL, "events": []string{"initiative.deleted"}, "secret": hookSecret}, want: 422, code: "VALIDATION_ERROR", docRejects: true})
+		cc.call(t, contractCall{as: &admin, method: op.method, path: op.path, body: map[string]any{"url": rc.URL, "events": []string{"initiative.created"}, "secret": "short"}, want: 422, code: "VALIDATION_ERROR", docRejects: true})
+	}
+
+	// 409: the 21st webhook; a redelivery while attempt 1 is in flight.
+	for range 19 {
+		cc.call(t, contractCall{as: &admin, method: "POST", path: "/v1/webhooks", body: good, want: 201})
+	}
+	cc.call(t, contractCall{as: &admin, method: "POST", path: "/v1/webhooks", body: good, want: 409, code: "CONFLICT"})
+	var pending string
+	if err := db.InTenant(context.Background(), ts.pool, ts.tenant, func(tx pgx.Tx) error {
+		return tx.QueryRow(context.Background(), "INSERT INTO webhook_deliveries (tenant_id, webhook_id, event_id, event_type) VALUES ($1, $2, gen_random_uuid(), 'initiative.created') RETURNING id", ts.tenant, id).Scan(&pending)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/deliveries/" + pending + "/redeliver", want: 409, code: "CONFLICT"})
+	cc.call(t, contractCall{as: &admin, method: "DELETE", path: hook, want: 204})
+
+	// 429: a starter tenant over its burst.
+	starter := caller{sub: "admin-1", tenant: dbtest.NewTenant(t, ts.pool, "starter"), roles: []string{"Admin"}, permissions: allPermissions()}
+	for i := 0; ; i++ {
+		if r := ts.do(&starter, "GET", "/v1/webhooks", nil); r.status == 429 {
+			break
+		}
+		if i > 200 {
+			t.Fatal("never rate limited")
+		}
+	}
+	for _, op := range ops {
+		cc.call(t, contractCall{as: &starter, method: op.method, path: op.path, body: op.body, want: 429, code: "RATE_LIMIT_EXCEEDED"})
+	}
+
+	// 503: the database is gone.
+	ts.pool.Close()
+	for _, op := range ops {
+		cc.call(t, contractCall{as: &admin, method: op.method, path: op.path, body: op.body, want: 503, code: "SERVICE_UNAVAILABLE"})
+	}
+
+	for _, u := range cc.uncovered([]string{"webhooks"}, 500) {
+		t.Errorf("documented but never exercised: %s", u)
 	}
 }

@@ -46,6 +46,7 @@ type suite struct {
 // suites run in this order for "all".
 var suites = []suite{
 	initiativesSuite,
+	webhooksSuite,
 }
 
 // env is what every suite gets: the shared settings and connections.

@@ -94,6 +94,9 @@ type Comparison struct {
 		P99       float64 `json:"p99"`
 	} `json:"ratios_api_over_pgbench"`
 	Notes []string `json:"notes,omitempty"`
+	// SideNames label the two sides in the table when the baseline is not
+	// pgbench (default: API, pgbench).
+	SideNames []string `json:"side_names,omitempty"`
 }
 
 // NewComparison computes the ratios.
@@ -137,9 +140,13 @@ func (r *Report) Print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "run\tside\tclients\tmeasured\terrors\tthroughput/s\tp50 ms\tp99 ms\t")
 	for _, c := range r.Runs {
-		fmt.Fprintf(tw, "%s\tAPI (HTTP requests)\t%d\t%d\t%d\t%.1f\t%.2f\t%.2f\t\n", c.Name, c.Clients, c.API.Count, c.API.Errors, c.API.PerSecond, c.API.P50MS, c.API.P99MS)
-		fmt.Fprintf(tw, "\tpgbench (same SQL, tx)\t%d\t%d\t%d\t%.1f\t%.2f\t%.2f\t\n", c.Clients, c.PGBench.Count, c.PGBench.Errors, c.PGBench.PerSecond, c.PGBench.P50MS, c.PGBench.P99MS)
-		fmt.Fprintf(tw, "\tratio API/pgbench\t\t\t\t%.2fx\t%.2fx\t%.2fx\t\n", c.Ratios.PerSecond, c.Ratios.P50, c.Ratios.P99)
+		names, ratio := c.SideNames, "ratio first/second"
+		if len(names) != 2 {
+			names, ratio = []string{"API (HTTP requests)", "pgbench (same SQL, tx)"}, "ratio API/pgbench"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.2f\t%.2f\t\n", c.Name, names[0], c.Clients, c.API.Count, c.API.Errors, c.API.PerSecond, c.API.P50MS, c.API.P99MS)
+		fmt.Fprintf(tw, "\t%s\t%d\t%d\t%d\t%.1f\t%.2f\t%.2f\t\n", names[1], c.Clients, c.PGBench.Count, c.PGBench.Errors, c.PGBench.PerSecond, c.PGBench.P50MS, c.PGBench.P99MS)
+		fmt.Fprintf(tw, "\t%s\t\t\t\t%.2fx\t%.2fx\t%.2fx\t\n", ratio, c.Ratios.PerSecond, c.Ratios.P50, c.Ratios.P99)
 	}
 	_ = tw.Flush()
 	for _, c := range r.Runs {
@@ -148,7 +155,11 @@ func (r *Report) Print(w io.Writer) {
 		for i, x := range c.RoundRatios {
 			ratios[i] = fmt.Sprintf("%.2fx", x)
 		}
-		fmt.Fprintf(w, "  - %d rounds, alternating which side goes first; throughput ratio API/pgbench by round: %s\n", c.Rounds, strings.Join(ratios, " "))
+		label := "API/pgbench"
+		if len(c.SideNames) == 2 {
+			label = c.SideNames[0] + " / " + c.SideNames[1]
+		}
+		fmt.Fprintf(w, "  - %d rounds, alternating which side goes first; throughput ratio %s by round: %s\n", c.Rounds, label, strings.Join(ratios, " "))
 		for _, n := range c.Notes {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/valuecase/valuecase/internal/secretbox"
 )
 
 // Config is the whole configuration of every role of the binary.
@@ -130,6 +132,9 @@ func Load() (Config, error) {
 	}
 	if c.WebhookRetryDelays, err = ParseDelays(get("WEBHOOK_RETRY_DELAYS")); err != nil {
 		bad("WEBHOOK_RETRY_DELAYS", err)
+	}
+	if _, err := secretbox.New(c.SecretsKey); err != nil {
+		bad("SECRETS_KEY", errors.New("want the base64 encoding of 32 random bytes (openssl rand -base64 32)"))
 	}
 	if c.RedisURL != "" {
 		if p, err := url.Parse(c.RedisURL); err != nil || (p.Scheme != "redis" && p.Scheme != "rediss") {

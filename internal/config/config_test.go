@@ -29,6 +29,7 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		"REVIEW_REMINDER_AFTER":           "-1h",
 		"WEBHOOK_RETRY_DELAYS":            "5m,0s",
 		"REDIS_URL":                       "http://x",
+		"SECRETS_KEY":                     "c2hvcnQ=", // 5 bytes
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -38,6 +39,32 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 				t.Fatalf("want an error naming %s, got %v", name, err)
 			}
 		})
+	}
+}
+
+func TestParseDelays(t *testing.T) {
+	good := map[string][]time.Duration{
+		"5m,25m":      {5 * time.Minute, 25 * time.Minute},
+		" 1s , 2s ":   {time.Second, 2 * time.Second},
+		"90s":         {90 * time.Second},
+		"5m,,25m":     {5 * time.Minute, 25 * time.Minute}, // empty entries are skipped
+		"1h30m,100ms": {90 * time.Minute, 100 * time.Millisecond},
+	}
+	for in, want := range good {
+		got, err := ParseDelays(in)
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("%q: got %v, %v", in, got, err)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%q: got %v, want %v", in, got, want)
+			}
+		}
+	}
+	for _, in := range []string{"", ",", "5", "five minutes", "-5m", "0s", "5m,0s", "1s,1s,1s,1s,1s,1s,1s,1s,1s,1s,1s"} {
+		if _, err := ParseDelays(in); err == nil {
+			t.Errorf("%q: accepted", in)
+		}
 	}
 }
 

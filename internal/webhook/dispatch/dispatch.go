@@ -156,13 +156,8 @@ func (d *Dispatcher) Handle(ctx context.Context, ev outbox.Event) error {
 	if !slices.Contains(outbox.EventTypes, ev.Type) {
 		return nil
 	}
-	var todo []dbsqlc.WebhookDeliveryFanOutRow
-	err := db.InTenant(ctx, d.Pool, ev.TenantID, func(tx pgx.Tx) error {
-		var err error
-		todo, err = db.Q.WebhookDeliveryFanOut(ctx, tx, dbsqlc.WebhookDeliveryFanOutParams{
-			TenantID: ev.TenantID, EventID: ev.ID, EventType: ev.Type, LeaseSeconds: d.lease().Seconds(),
-		})
-		return err
+	todo, err := db.Q.WebhookDeliveryFanOut(ctx, oneTrip{d.Pool, ev.TenantID}, dbsqlc.WebhookDeliveryFanOutParams{
+		TenantID: ev.TenantID, EventID: ev.ID, EventType: ev.Type, LeaseSeconds: d.lease().Seconds(),
 	})
 	if err != nil || len(todo) == 0 {
 		return err
@@ -221,10 +216,15 @@ func (d *Dispatcher) firstAttempt(ctx context.Context, ev outbox.Event, row dbsq
 		next := a.StartedAt.Add(d.Delays[0])
 		rec.next = &next
 	}
-	err := db.InTenant(ctx, d.Pool, ev.TenantID, func(tx pgx.Tx) error {
-		_, err := d.store(ctx, tx, ev.TenantID, row.WebhookID, row.ID, rec)
-		return err
-	})
+	var err error
+	if rec.disable == "" {
+		_, err = d.store(ctx, oneTrip{d.Pool, ev.TenantID}, ev.TenantID, row.WebhookID, row.ID, rec)
+	} else { // two statements: one transaction
+		err = db.InTenant(ctx, d.Pool, ev.TenantID, func(tx pgx.Tx) error {
+			_, err := d.store(ctx, tx, ev.TenantID, row.WebhookID, row.ID, rec)
+			return err
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -243,9 +243,7 @@ func (d *Dispatcher) handOver(ctx context.Context, r Retry, deliveryID uuid.UUID
 	if err := d.Retries.ScheduleRetry(ctx, r); err != nil {
 		return fmt.Errorf("schedule webhook retry: %w", err)
 	}
-	return db.InTenant(ctx, d.Pool, r.TenantID, func(tx pgx.Tx) error {
-		return db.Q.WebhookDeliveryRetryScheduled(ctx, tx, dbsqlc.WebhookDeliveryRetryScheduledParams{TenantID: r.TenantID, ID: deliveryID})
-	})
+	return db.Q.WebhookDeliveryRetryScheduled(ctx, oneTrip{d.Pool, r.TenantID}, dbsqlc.WebhookDeliveryRetryScheduledParams{TenantID: r.TenantID, ID: deliveryID})
 }
 
 func (d *Dispatcher) finish(ctx context.Context, tenantID, deliveryID uuid.UUID, reason string) error {
@@ -265,7 +263,7 @@ type record struct {
 }
 
 // store writes an attempt (and disables the webhook when asked) in tx.
-func (d *Dispatcher) store(ctx context.Context, tx pgx.Tx, tenantID, webhookID, deliveryID uuid.UUID, r record) (int, error) {
+func (d *Dispatcher) store(ctx context.Context, tx dbsqlc.DBTX, tenantID, webhookID, deliveryID uuid.UUID, r record) (int, error) {
 	a := r.attempt
 	var code *int32
 	if a.StatusCode != 0 {
@@ -502,7 +500,8 @@ func (d *Dispatcher) SendTest(ctx context.Context, tenantID, webhookID uuid.UUID
 		rec.status = StatusDelivered
 	}
 	res.Status = rec.status
-	err = db.InTenant(context.WithoutCancel(ctx), d.Pool, tenantID, func(tx pgx.Tx) error {
+	ctx = context.WithoutCancel(ctx) // the attempt was made: record it even if the caller went away
+	err = db.InTenant(ctx, d.Pool, tenantID, func(tx pgx.Tx) error {
 		del, err := db.Q.WebhookDeliveryCreate(ctx, tx, dbsqlc.WebhookDeliveryCreateParams{
 			TenantID: tenantID, WebhookID: webhookID, EventID: eventID, EventType: webhook.EventTest, Payload: payload.Body,
 		})
@@ -556,7 +555,8 @@ func (d *Dispatcher) Redeliver(ctx context.Context, tenantID, webhookID, deliver
 	}
 	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.Url, Secret: secret}, payload)
 	res := Result{DeliveryID: del.ID, EventID: del.EventID, EventType: del.EventType, Attempt: a}
-	err = db.InTenant(context.WithoutCancel(ctx), d.Pool, tenantID, func(tx pgx.Tx) error {
+	ctx = context.WithoutCancel(ctx) // the attempt was made: record it even if the caller went away
+	err = db.InTenant(ctx, d.Pool, tenantID, func(tx pgx.Tx) error {
 		cur, err := db.Q.WebhookDeliveryGetForUpdate(ctx, tx, dbsqlc.WebhookDeliveryGetForUpdateParams{TenantID: tenantID, ID: del.ID})
 		if db.IsNotFound(err) {
 			return ErrDeliveryNotFound
