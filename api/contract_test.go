@@ -302,15 +302,7 @@ func (cc *contractClient) sendRaw(t *testing.T, req *http.Request) (*http.Respon
 	t.Helper()
 	cc.mu.Lock()
 	if cc.addr == "" {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			cc.mu.Unlock()
-			return nil, err
-		}
-		app := cc.ts.srv.App()
-		go func() { _ = app.Listener(ln) }()
-		cc.ts.t.Cleanup(func() { _ = ln.Close() })
-		cc.addr = ln.Addr().String()
+		cc.addr = cc.ts.listen()
 	}
 	addr := cc.addr
 	cc.mu.Unlock()

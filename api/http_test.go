@@ -54,15 +54,10 @@ func TestBodyOver5MBIsRefused(t *testing.T) {
 	ts := newTestServer(t, "enterprise")
 	admin := ts.admin()
 	// fasthttp refuses the body before any handler runs, so this needs a real listener.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = ts.srv.App().Listener(ln) }()
-	t.Cleanup(func() { _ = ts.srv.App().Shutdown() })
+	addr := ts.listen()
 	// The server answers from the declared length, before reading the body,
 	// as a client with Expect: 100-continue would see it.
-	conn, err := net.Dial("tcp", ln.Addr().String())
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,13 +210,8 @@ func TestHealthMetricsJWKS(t *testing.T) {
 func TestMetricsSurviveMixedTraffic(t *testing.T) {
 	ts := newTestServer(t, "enterprise_plus")
 	admin := ts.admin()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = ts.srv.App().Listener(ln) }()
-	t.Cleanup(func() { _ = ts.srv.App().Shutdown() })
-	base := "http://" + ln.Addr().String()
+	addr := ts.listen()
+	base := "http://" + addr
 	send := func(method, path, body string) {
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+ts.token(admin))

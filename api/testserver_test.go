@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -57,6 +58,20 @@ func newTestServer(t *testing.T, plan string, mod ...func(*api.Deps)) *testServe
 		m(&deps)
 	}
 	return &testServer{t: t, srv: api.New(deps), pool: pool, keys: keys, tenant: dbtest.NewTenant(t, pool, plan)}
+}
+
+// listen serves the app on a real loopback port (for what app.Test cannot show:
+// refusals by fasthttp itself, reused keep-alive buffers) and returns its address.
+func (ts *testServer) listen() string {
+	ts.t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	app := ts.srv.App()
+	go func() { _ = app.Listener(ln) }()
+	ts.t.Cleanup(func() { _ = app.Shutdown() })
+	return ln.Addr().String()
 }
 
 // allPermissions is every permission of the spec.
