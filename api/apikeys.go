@@ -15,7 +15,7 @@ package api
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -81,7 +81,7 @@ func (s *Server) apiKeyTenant(c *fiber.Ctx, key credential.Parsed) error {
 	if err != nil || tenantID != key.Tenant {
 		// Another tenant's key: 403 if it is a valid key there, 401 if it is no key at all.
 		if _, verr := s.verifyAPIKey(ctx, key); verr != nil {
-			return s.refuseAnonymous(c, asAPIError(verr))
+			return s.refuseAnonymous(c, verr)
 		}
 		return s.refuseAnonymous(c, Forbidden("the API key is not valid for tenant %q", header))
 	}
@@ -94,7 +94,7 @@ func (s *Server) apiKeyTenant(c *fiber.Ctx, key credential.Parsed) error {
 	}
 	row, err := s.verifyAPIKey(ctx, key)
 	if err != nil {
-		return s.refuseAnonymous(c, asAPIError(err))
+		return s.refuseAnonymous(c, err)
 	}
 	perms := make(rbac.Set, len(row.Scopes))
 	perms.Add(row.Scopes...) // scopes are permission names (see the package comment above)
@@ -106,28 +106,19 @@ func (s *Server) apiKeyTenant(c *fiber.Ctx, key credential.Parsed) error {
 	return c.Next()
 }
 
-// asAPIError is the refusal of a failed key check (a 503 when the database failed).
-func asAPIError(err error) *Error {
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return &Error{Status: fiber.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the database is unavailable; retry shortly"}
-}
-
 // verifyAPIKey looks the key up in its own tenant and checks it: found,
 // hash equal (constant time), not revoked, not expired. It records the use
 // (at most once a minute per key).
 func (s *Server) verifyAPIKey(ctx context.Context, key credential.Parsed) (dbsqlc.ApiKey, error) {
 	var row dbsqlc.ApiKey
-	err := s.inTenant(ctx, key.Tenant, func(t pgx.Tx) error {
+	err := db.InTenant(ctx, s.Pool, key.Tenant, func(t pgx.Tx) error {
 		var err error
 		row, err = db.Q.ApiKeyGetByPublicID(ctx, t, dbsqlc.ApiKeyGetByPublicIDParams{TenantID: key.Tenant, PublicID: key.ID})
 		if db.IsNotFound(err) || (err == nil && !credential.Matches(key.Raw, row.KeyHash)) {
 			return Unauthorized("the API key is revoked, expired or unknown")
 		}
 		if err != nil {
-			return unavailable(err)
+			return fmt.Errorf("%w: %w", db.ErrUnavailable, err)
 		}
 		if row.RevokedAt != nil {
 			return Unauthorized("the API key was revoked")

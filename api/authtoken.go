@@ -183,7 +183,7 @@ func (s *Server) clientCredentialsGrant(c *fiber.Ctx, form map[string]string) er
 	}
 	ctx := c.UserContext()
 	var row dbsqlc.ServiceClient
-	err = s.inTenant(ctx, client.Tenant, func(t pgx.Tx) error {
+	err = db.InTenant(ctx, s.Pool, client.Tenant, func(t pgx.Tx) error {
 		var err error
 		row, err = db.Q.ServiceClientGetByClientID(ctx, t, dbsqlc.ServiceClientGetByClientIDParams{TenantID: client.Tenant, ClientID: id})
 		if db.IsNotFound(err) || (err == nil && (!credential.Matches(secret, row.SecretHash) || row.RevokedAt != nil)) {
@@ -239,7 +239,7 @@ func (s *Server) tokenExchangeGrant(c *fiber.Ctx, form map[string]string) error 
 		access  string
 		refresh credential.Parsed
 	)
-	err = s.inTenant(ctx, tenantID, func(t pgx.Tx) error {
+	err = db.InTenant(ctx, s.Pool, tenantID, func(t pgx.Tx) error {
 		user, err := provisionUser(ctx, t, tenantID, claims.Subject, claims.Email, claims.Name)
 		if err != nil {
 			return err
@@ -319,7 +319,7 @@ func (s *Server) refreshTokens(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	t, err := db.BeginTenant(ctx, s.Pool, presented.Tenant)
 	if err != nil {
-		return unavailable(err)
+		return err
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
 

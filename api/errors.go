@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/valuecase/valuecase/db"
 )
 
 // Error codes (spec section 7). INTERNAL_ERROR is ours: the spec names no code for a 500.
@@ -105,6 +108,9 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	case errors.As(err, &apiErr):
 	case errors.As(err, &fiberErr):
 		apiErr = fromFiber(fiberErr)
+	case errors.Is(err, db.ErrUnavailable):
+		s.log.ErrorContext(c.UserContext(), "database unavailable", "request_id", requestID(c), "route", routeOf(c), "error", err)
+		apiErr = newError(http.StatusServiceUnavailable, CodeUnavailable, "the database is unavailable; retry shortly")
 	default:
 		s.log.ErrorContext(c.UserContext(), "request failed", "request_id", requestID(c), "route", routeOf(c), "error", err)
 		apiErr = newError(http.StatusInternalServerError, CodeInternal, "internal error; quote request id %s when reporting it", requestID(c))
@@ -117,7 +123,9 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 			body.Error.Errors = []FieldError{}
 		}
 	}
-	s.ensureRateHeaders(c)
+	if len(c.Response().Header.Peek("X-RateLimit-Limit")) == 0 && strings.HasPrefix(c.Path(), "/v1/") {
+		s.chargeClientIP(c) // refused before the tenant's limits ran (body too large, database down)
+	}
 	if apiErr.Status == http.StatusUnauthorized {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="valuecase"`)
 	}

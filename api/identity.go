@@ -110,7 +110,7 @@ func (s *Server) identityRoutes(v1 fiber.Router) {
 // first sight) or the service client, refuses deactivated users, revoked
 // clients and ended sessions, and completes the permission union.
 func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) error {
-	perms := rbac.Set(p.Permissions)
+	perms := p.Permissions
 	defer perms.Imply()
 	switch p.Auth.Kind {
 	case authAPIKey:
@@ -189,20 +189,6 @@ func provisionUser(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, subject, e
 		}
 	}
 	return db.Q.UserProvision(ctx, t, dbsqlc.UserProvisionParams{TenantID: tenantID, Subject: &subject, Email: nonEmpty(email), Name: nonEmpty(name)})
-}
-
-// inTenant is db.InTenant for the identity endpoints that open their own
-// transaction: a database that cannot start one is a 503, as in tenantTx.
-func (s *Server) inTenant(ctx context.Context, tenantID uuid.UUID, fn func(pgx.Tx) error) error {
-	t, err := db.BeginTenant(ctx, s.Pool, tenantID)
-	if err != nil {
-		return unavailable(err)
-	}
-	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
-	if err := fn(t); err != nil {
-		return err
-	}
-	return t.Commit(ctx)
 }
 
 func nonNil(s []string) []string {
@@ -326,18 +312,10 @@ func (b *body) permissions(field string) []string {
 	perms := b.textList(field, len(rbac.AllPermissions)+10, 100)
 	for i, p := range perms {
 		if !rbac.IsKnown(rbac.Permission(p)) {
-			b.fail(field+"["+itoa(i)+"]", "invalid_value", "unknown permission %q; known: %s", p, strings.Join(permissionNames(), ", "))
+			b.fail(field+"["+itoa(i)+"]", "invalid_value", "unknown permission %q; known: %s", p, strings.Join(rbac.Names(), ", "))
 		}
 	}
 	return perms
-}
-
-func permissionNames() []string {
-	out := make([]string, len(rbac.AllPermissions))
-	for i, p := range rbac.AllPermissions {
-		out[i] = string(p)
-	}
-	return out
 }
 
 // sortPermissions orders permissions as the spec lists them.
@@ -398,7 +376,7 @@ func checkGrant(p *Principal, granted rbac.Set, what string) error {
 		}
 	}
 	slices.Sort(want)
-	if missing := rbac.Set(p.Permissions).Missing(want); len(missing) > 0 {
+	if missing := p.Permissions.Missing(want); len(missing) > 0 {
 		names := make([]string, len(missing))
 		for i, m := range missing {
 			names[i] = string(m)

@@ -37,7 +37,7 @@ type Principal struct {
 	TenantID    uuid.UUID
 	UserID      uuid.UUID
 	Roles       []string
-	Permissions map[rbac.Permission]bool
+	Permissions rbac.Set
 	Email, Name string
 	Auth        AuthInfo // how the caller authenticated (identity.go)
 }
@@ -208,27 +208,22 @@ var anonymousLimit = ratelimit.Limit{PerMinute: 300, Burst: 60}
 
 // refuseAnonymous answers a request refused before its tenant is known; it
 // still counts against (and reports) the client IP's allowance.
-func (s *Server) refuseAnonymous(c *fiber.Ctx, refusal *Error) error {
-	res, err := s.Limits.Allow(c.UserContext(), "ip:"+c.IP(), anonymousLimit)
-	if err != nil {
-		return err
-	}
-	setRateHeaders(c, res)
-	if !res.Allowed {
+func (s *Server) refuseAnonymous(c *fiber.Ctx, refusal error) error {
+	if res, ok := s.chargeClientIP(c); ok && !res.Allowed {
 		return rateLimited(c, res)
 	}
 	return refusal
 }
 
-// ensureRateHeaders gives a /v1 response refused before its tenant's limits
-// ran (body too large, database down) the client IP's allowance headers.
-func (s *Server) ensureRateHeaders(c *fiber.Ctx) {
-	if !strings.HasPrefix(c.Path(), "/v1/") || len(c.Response().Header.Peek("X-RateLimit-Limit")) > 0 {
-		return
+// chargeClientIP counts a request against the client IP's allowance and sets
+// the rate-limit headers from it.
+func (s *Server) chargeClientIP(c *fiber.Ctx) (ratelimit.Result, bool) {
+	res, err := s.Limits.Allow(c.UserContext(), "ip:"+c.IP(), anonymousLimit)
+	if err != nil {
+		return res, false
 	}
-	if res, err := s.Limits.Allow(c.UserContext(), "ip:"+c.IP(), anonymousLimit); err == nil {
-		setRateHeaders(c, res)
-	}
+	setRateHeaders(c, res)
+	return res, true
 }
 
 // rateLimit applies the tenant's plan limits, the per-endpoint limits and the
@@ -299,7 +294,7 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	t, err := db.BeginTenant(ctx, s.Pool, p.TenantID)
 	if err != nil {
-		return unavailable(err)
+		return err
 	}
 	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
 
@@ -334,10 +329,6 @@ func (s *Server) require(perm rbac.Permission) fiber.Handler {
 		}
 		return c.Next()
 	}
-}
-
-func unavailable(err error) error {
-	return fmt.Errorf("%w: %w", &Error{Status: fiber.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the database is unavailable; retry shortly"}, err)
 }
 
 func nonEmpty(s string) *string {
@@ -377,7 +368,7 @@ func (tc *tenantCache) get(ctx context.Context, id uuid.UUID) (*dbsqlc.Tenant, e
 		return nil, nil
 	}
 	if err != nil {
-		return nil, unavailable(err)
+		return nil, fmt.Errorf("%w: %w", db.ErrUnavailable, err)
 	}
 	tc.mu.Lock()
 	if len(tc.m) > 100_000 { // bound memory: start over rather than grow without end

@@ -75,13 +75,7 @@ func (ts *testServer) listen() string {
 }
 
 // allPermissions is every permission of the spec.
-func allPermissions() []string {
-	out := make([]string, len(rbac.AllPermissions))
-	for i, p := range rbac.AllPermissions {
-		out[i] = string(p)
-	}
-	return out
-}
+func allPermissions() []string { return rbac.Names() }
 
 // caller is who makes a request.
 type caller struct {

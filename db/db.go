@@ -80,6 +80,10 @@ type Beginner interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
+// ErrUnavailable marks a failure to reach the database at all (no transaction
+// could start), as opposed to a statement failing inside one.
+var ErrUnavailable = errors.New("database unavailable")
+
 // SetTenantSQL scopes the current transaction to a tenant ($1, its id as text).
 const SetTenantSQL = "SELECT set_config('app.tenant_id', $1, true)"
 
@@ -88,7 +92,7 @@ const SetTenantSQL = "SELECT set_config('app.tenant_id', $1, true)"
 func BeginTenant(ctx context.Context, b Beginner, tenantID uuid.UUID) (pgx.Tx, error) {
 	tx, err := b.Begin(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if _, err := tx.Exec(ctx, SetTenantSQL, tenantID.String()); err != nil {
 		_ = tx.Rollback(ctx)
@@ -111,7 +115,7 @@ func InTenant(ctx context.Context, b Beginner, tenantID uuid.UUID, fn func(tx pg
 func InSystem(ctx context.Context, b Beginner, fn func(tx pgx.Tx) error) error {
 	tx, err := b.Begin(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if _, err := tx.Exec(ctx, "SELECT set_config('app.scope', 'system', true)"); err != nil {
 		_ = tx.Rollback(ctx)

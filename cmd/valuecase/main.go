@@ -288,11 +288,7 @@ func runToken(args []string) error {
 	tenant := fs.String("tenant", "", "tenant id (org_id claim); required")
 	sub := fs.String("sub", "demo-admin", "subject (sub claim)")
 	roles := fs.String("roles", rbac.RoleAdmin, "comma-separated roles")
-	allPerms := make([]string, len(rbac.AllPermissions))
-	for i, p := range rbac.AllPermissions {
-		allPerms[i] = string(p)
-	}
-	perms := fs.String("permissions", strings.Join(allPerms, ","), "comma-separated permissions")
+	perms := fs.String("permissions", strings.Join(rbac.Names(), ","), "comma-separated permissions")
 	email := fs.String("email", "", "email claim")
 	name := fs.String("name", "", "name claim")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime")

@@ -35,6 +35,15 @@ var AllPermissions = []Permission{
 	StakeholdersRead, StakeholdersWrite, StakeholdersDelete,
 }
 
+// Names lists every permission as a string, in spec order.
+func Names() []string {
+	out := make([]string, len(AllPermissions))
+	for i, p := range AllPermissions {
+		out[i] = string(p)
+	}
+	return out
+}
+
 // IsKnown reports whether p is a permission the spec defines.
 func IsKnown(p Permission) bool { return slices.Contains(AllPermissions, p) }
 
