@@ -229,8 +229,7 @@ func (s *Server) createAPIKey(c *fiber.Ctx) error {
 
 func (s *Server) listAPIKeys(c *fiber.Ctx) error {
 	q := parseQuery(c)
-	page := q.intIn("page", 1, 1, 1_000_000)
-	size := q.intIn("page_size", defaultPageSize, 1, maxUserPageSize)
+	page, size := q.page(maxUserPageSize)
 	if err := q.done(); err != nil {
 		return err
 	}

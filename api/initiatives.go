@@ -132,8 +132,7 @@ func toProjectJSON(p dbsqlc.Project) projectJSON {
 
 func (s *Server) listInitiatives(c *fiber.Ctx) error {
 	q := parseQuery(c)
-	page := q.intIn("page", 1, 1, 1_000_000)
-	size := q.intIn("page_size", defaultPageSize, 1, maxInitiativePageSize)
+	page, size := q.page(maxInitiativePageSize)
 	sort := q.oneOf("sort", "created_at", initiativeSorts)
 	order := q.oneOf("order", "desc", []string{"asc", "desc"})
 	var status, industry *string

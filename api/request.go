@@ -212,6 +212,11 @@ func (q *query) intIn(name string, def, lo, hi int) int {
 	return n
 }
 
+// page reads page (from 1) and page_size (1 to maxSize, default 50).
+func (q *query) page(maxSize int) (page, size int) {
+	return q.intIn("page", 1, 1, 1_000_000), q.intIn("page_size", defaultPageSize, 1, maxSize)
+}
+
 func (q *query) oneOf(name, def string, allowed []string) string {
 	s, ok := q.str(name)
 	if !ok {
@@ -237,6 +242,9 @@ func (q *query) done() error {
 	}
 	return nil
 }
+
+// ptr returns a pointer to a copy of v (for optional fields).
+func ptr[T any](v T) *T { return &v }
 
 // pathID reads an id from the path. Ids are opaque: one that cannot name a
 // record is simply not found.

@@ -48,8 +48,7 @@ func toRoleJSON(r dbsqlc.Role) roleJSON {
 
 func (s *Server) listRoles(c *fiber.Ctx) error {
 	q := parseQuery(c)
-	page := q.intIn("page", 1, 1, 1_000_000)
-	size := q.intIn("page_size", defaultPageSize, 1, maxUserPageSize)
+	page, size := q.page(maxUserPageSize)
 	builtIn := q.oneOf("built_in", "", []string{"true", "false"})
 	if err := q.done(); err != nil {
 		return err

@@ -63,7 +63,7 @@ func New(d Deps) *Server {
 	if s.Webhooks == nil {
 		w, err := dispatch.New(d.Config, d.Pool, s.log)
 		if err != nil {
-			panic(err) // only a bad SECRETS_KEY; the binary builds the dispatcher itself and reports it
+			panic(err) // only a bad SECRETS_KEY, which config.Load already refuses at start
 		}
 		s.Webhooks = w
 	}

@@ -90,8 +90,7 @@ func (s *Server) createServiceClient(c *fiber.Ctx) error {
 
 func (s *Server) listServiceClients(c *fiber.Ctx) error {
 	q := parseQuery(c)
-	page := q.intIn("page", 1, 1, 1_000_000)
-	size := q.intIn("page_size", defaultPageSize, 1, maxUserPageSize)
+	page, size := q.page(maxUserPageSize)
 	if err := q.done(); err != nil {
 		return err
 	}

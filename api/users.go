@@ -67,8 +67,7 @@ type sessionJSON struct {
 
 func (s *Server) listUsers(c *fiber.Ctx) error {
 	q := parseQuery(c)
-	page := q.intIn("page", 1, 1, 1_000_000)
-	size := q.intIn("page_size", defaultPageSize, 1, maxUserPageSize)
+	page, size := q.page(maxUserPageSize)
 	var status, role *string
 	if _, ok := q.str("status"); ok {
 		v := q.oneOf("status", "", userStatuses)

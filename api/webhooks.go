@@ -244,11 +244,10 @@ func truncate(s string, n int) string {
 
 func (s *Server) listWebhooks(c *fiber.Ctx) error {
 	q := parseQuery(c)
-	page := q.intIn("page", 1, 1, 1_000_000)
-	size := q.intIn("page_size", defaultPageSize, 1, maxWebhookListPage)
+	page, size := q.page(maxWebhookListPage)
 	var active *bool
 	if _, ok := q.str("active"); ok {
-		active = hookPtr(q.oneOf("active", "", []string{"true", "false"}) == "true")
+		active = ptr(q.oneOf("active", "", []string{"true", "false"}) == "true")
 	}
 	if err := q.done(); err != nil {
 		return err
@@ -313,7 +312,7 @@ func (s *Server) createWebhook(c *fiber.Ctx) error {
 		SecretHint: secretHint(*f.secret), Active: f.active == nil || *f.active,
 	}
 	if !params.Active {
-		params.DisabledAt, params.DisabledReason = hookPtr(time.Now()), hookPtr("created inactive by "+p.Subject)
+		params.DisabledAt, params.DisabledReason = ptr(time.Now()), ptr("created inactive by "+p.Subject)
 	}
 	w, err := db.Q.WebhookCreate(ctx, t, params)
 	if err != nil {
@@ -322,8 +321,6 @@ func (s *Server) createWebhook(c *fiber.Ctx) error {
 	c.Location("/v1/webhooks/" + w.ID.String())
 	return c.Status(fiber.StatusCreated).JSON(toWebhookJSON(w, nil))
 }
-
-func hookPtr[T any](v T) *T { return &v }
 
 func (s *Server) loadWebhook(c *fiber.Ctx, forUpdate bool) (dbsqlc.Webhook, error) {
 	id, err := pathID(c, "id", "webhook")
@@ -392,7 +389,7 @@ func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
 		if params.Active {
 			params.DisabledAt, params.DisabledReason = nil, nil
 		} else {
-			params.DisabledAt, params.DisabledReason = hookPtr(time.Now()), hookPtr("switched off by "+p.Subject)
+			params.DisabledAt, params.DisabledReason = ptr(time.Now()), ptr("switched off by "+p.Subject)
 		}
 	}
 	updated, err := db.Q.WebhookUpdate(c.UserContext(), tx(c), params)
@@ -423,14 +420,13 @@ func (s *Server) deleteWebhook(c *fiber.Ctx) error {
 
 func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	q := parseQuery(c)
-	page := q.intIn("page", 1, 1, 1_000_000)
-	size := q.intIn("page_size", defaultPageSize, 1, maxDeliveryPageSize)
+	page, size := q.page(maxDeliveryPageSize)
 	var status, eventType *string
 	if _, ok := q.str("status"); ok {
-		status = hookPtr(q.oneOf("status", "", dispatch.Statuses))
+		status = ptr(q.oneOf("status", "", dispatch.Statuses))
 	}
 	if _, ok := q.str("event_type"); ok {
-		eventType = hookPtr(q.oneOf("event_type", "", append(slices.Clone(outbox.EventTypes), webhook.EventTest)))
+		eventType = ptr(q.oneOf("event_type", "", append(slices.Clone(outbox.EventTypes), webhook.EventTest)))
 	}
 	if err := q.done(); err != nil {
 		return err
@@ -509,10 +505,10 @@ func toAttemptResultJSON(r dispatch.Result) attemptResultJSON {
 		DeliveryStatus: r.Status,
 	}
 	if r.StatusCode != 0 {
-		out.StatusCode = hookPtr(r.StatusCode)
+		out.StatusCode = ptr(r.StatusCode)
 	}
 	if r.Error != "" {
-		out.Error = hookPtr(r.Error)
+		out.Error = ptr(r.Error)
 	}
 	return out
 }

@@ -37,8 +37,6 @@ type Worker struct {
 	Pool     *pgxpool.Pool
 	Temporal client.Client
 	Log      *slog.Logger
-	// Handlers are extra outbox handlers (beyond the review workflow's).
-	Handlers []outbox.Handler
 	// Webhooks delivers events to webhook subscriptions (an outbox handler and
 	// the retry workflow's activities); Run builds it from Config when nil.
 	Webhooks *dispatch.Dispatcher
@@ -61,9 +59,7 @@ func (w *Worker) prepareWebhooks() error {
 
 // Relay builds the outbox relay with every handler.
 func (w *Worker) Relay() *outbox.Relay {
-	handlers := append([]outbox.Handler{
-		&workflows.ReviewEvents{Temporal: w.Temporal, RemindAfter: w.Config.ReviewReminderAfter},
-	}, w.Handlers...)
+	handlers := []outbox.Handler{&workflows.ReviewEvents{Temporal: w.Temporal, RemindAfter: w.Config.ReviewReminderAfter}}
 	if w.Webhooks != nil {
 		handlers = append(handlers, w.Webhooks)
 	}

@@ -1,4 +1,4 @@
-package dispatch
+package db_test
 
 import (
 	"context"
@@ -7,17 +7,18 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbtest"
 )
 
-// oneTrip's statement runs in the same (implicit) transaction as the tenant
+// OneTrip's statement runs in the same (implicit) transaction as the tenant
 // setting, with synchronous_commit off for it only, and nothing leaks to the
 // connection afterwards.
 func TestOneTripScopesOneStatement(t *testing.T) {
 	pool := dbtest.NewPool(t)
 	ctx := context.Background()
 	tenant := uuid.New()
-	o := oneTrip{pool, tenant}
+	o := db.OneTrip(pool, tenant, true)
 	var got, sync string
 	if err := o.QueryRow(ctx, "SELECT current_setting('app.tenant_id'), current_setting('synchronous_commit')").Scan(&got, &sync); err != nil {
 		t.Fatal(err)

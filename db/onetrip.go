@@ -1,0 +1,117 @@
+package db
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/valuecase/valuecase/db/dbsqlc"
+)
+
+// OneTrip is a dbsqlc.DBTX for single-statement work scoped to a tenant, as
+// InTenant scopes a transaction, in ONE round trip: each call pipelines the
+// tenant setting and its statement in a batch, which PostgreSQL runs as one
+// implicit transaction (BEGIN, set tenant, statement, COMMIT would be four).
+// Use it where a statement stands alone and round trips dominate (the webhook
+// relay's bookkeeping). With asyncCommit the commit does not wait for the WAL
+// flush: only for work that is safe to redo after a database crash.
+func OneTrip(pool *pgxpool.Pool, tenantID uuid.UUID, asyncCommit bool) dbsqlc.DBTX {
+	return oneTrip{pool: pool, tenantID: tenantID, asyncCommit: asyncCommit}
+}
+
+type oneTrip struct {
+	pool        *pgxpool.Pool
+	tenantID    uuid.UUID
+	asyncCommit bool
+}
+
+// asyncCommitSQL lets the implicit transaction commit without waiting for the WAL flush.
+const asyncCommitSQL = "SELECT set_config('synchronous_commit', 'off', true)"
+
+// send queues the prologue and the statement; prologue is how many results precede the statement's.
+func (o oneTrip) send(ctx context.Context, sql string, args []any) (br pgx.BatchResults, prologue int) {
+	b := &pgx.Batch{}
+	b.Queue(SetTenantSQL, o.tenantID.String())
+	if o.asyncCommit {
+		b.Queue(asyncCommitSQL)
+	}
+	b.Queue(sql, args...)
+	return o.pool.SendBatch(ctx, b), b.Len() - 1
+}
+
+// skip reads the prologue's results.
+func skip(br pgx.BatchResults, n int) error {
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o oneTrip) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	br, n := o.send(ctx, sql, args)
+	defer br.Close()
+	if err := skip(br, n); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return br.Exec()
+}
+
+func (o oneTrip) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	br, n := o.send(ctx, sql, args)
+	if err := skip(br, n); err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, br: br}, nil
+}
+
+func (o oneTrip) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	rows, err := o.Query(ctx, sql, args...)
+	if err != nil {
+		return errRow{err}
+	}
+	return firstRow{rows}
+}
+
+// batchRows closes the batch with the rows.
+type batchRows struct {
+	pgx.Rows
+	br pgx.BatchResults
+}
+
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	_ = r.br.Close()
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// firstRow scans the first row like pgx's QueryRow (pgx.ErrNoRows when none).
+type firstRow struct{ rows pgx.Rows }
+
+func (r firstRow) Scan(dest ...any) error {
+	defer r.rows.Close()
+	if !r.rows.Next() {
+		if err := r.rows.Err(); err != nil {
+			return err
+		}
+		return pgx.ErrNoRows
+	}
+	if err := r.rows.Scan(dest...); err != nil {
+		return err
+	}
+	r.rows.Close()
+	return r.rows.Err()
+}
