@@ -30,7 +30,7 @@ test: ## dependencies, gofmt/vet/sqlc checks, then go test -race on everything
 test-deps: ## start PostgreSQL and build bin/temporal as the tests need them
 	scripts/test-deps.sh
 
-check: fmt-check vet sqlc-diff ## the static checks of make test
+check: fmt-check vet sqlc-diff lint-openapi openapi-client-diff ## the static checks of make test
 
 fmt-check: ## fail listing the files gofmt would change
 	@files="$(if $(GO_FILES),$$(gofmt -l $(GO_FILES)))"; \
@@ -42,8 +42,31 @@ vet: ## go vet
 sqlc-diff: ## generated sqlc code matches db/queries and db/migrations
 	$(GO) tool sqlc diff
 
-generate: ## regenerate the sqlc code
+generate: ## regenerate the sqlc code and the Go client (api/client)
 	$(GO) tool sqlc generate
+	$(GO) generate ./api/client
+
+# --- OpenAPI: Redocly CLI (pinned in tools/openapi) and the generated Go client (api/client) ---
+.PHONY: lint-openapi openapi-client-diff
+OPENAPI_TOOLS := tools/openapi
+# npm ci writes this file on every install, so it stands for node_modules matching the lock file.
+OPENAPI_TOOLS_INSTALLED := $(OPENAPI_TOOLS)/node_modules/.package-lock.json
+
+$(OPENAPI_TOOLS_INSTALLED): $(OPENAPI_TOOLS)/package.json $(OPENAPI_TOOLS)/package-lock.json
+	cd $(OPENAPI_TOOLS) && npm ci --no-audit --no-fund --loglevel=error
+
+lint-openapi: $(OPENAPI_TOOLS_INSTALLED) ## lint api/openapi.yaml with Redocly CLI (tools/openapi: version, rules)
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_NOTIFICATIONS=true \
+		$(OPENAPI_TOOLS)/node_modules/.bin/redocly lint --config $(OPENAPI_TOOLS)/redocly.yaml api/openapi.yaml
+
+# `vet` compiles the client; this checks it is the one api/openapi.yaml generates today.
+openapi-client-diff: ## the generated Go client (api/client) matches api/openapi.yaml
+	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) tool oapi-codegen -config api/client/oapi-codegen.yaml -o "$$tmp/client.gen.go" api/openapi.yaml; \
+	if ! cmp -s "$$tmp/client.gen.go" api/client/client.gen.go; then \
+		echo "api/client/client.gen.go does not match api/openapi.yaml: run make generate"; \
+		diff -u api/client/client.gen.go "$$tmp/client.gen.go" | head -n 40 || true; exit 1; \
+	fi
 
 bench: ## benchmarks against a same-run baseline
 	bash scripts/bench.sh

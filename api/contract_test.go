@@ -616,6 +616,11 @@ func TestContractAPI(t *testing.T) {
 		r = cc.call(t, contractCall{method: "GET", path: "/docs/swagger-ui.css", want: 200})
 		cc.call(t, contractCall{method: "GET", path: "/docs/swagger-ui.css", want: 304, headers: []string{"If-None-Match", r.header.Get("ETag")}})
 		cc.call(t, contractCall{method: "GET", path: "/docs/nope.js", want: 404, code: "NOT_FOUND"})
+		// A request line plus headers over 16 KB: fasthttp refuses it before any route runs.
+		huge := strings.Repeat("h", 17<<10)
+		for _, path := range []string{"/health", "/metrics", "/.well-known/jwks.json", "/openapi.yaml", "/docs", "/docs/swagger-ui.css"} {
+			cc.call(t, contractCall{method: "GET", path: path, headers: []string{"X-Padding", huge}, want: 431, code: "INVALID_PARAMETER", network: true})
+		}
 	})
 
 	var alpha, beta, gamma map[string]any

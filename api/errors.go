@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/internal/validation"
 )
 
 // Error codes (spec section 7). INTERNAL_ERROR is ours: the spec names no code for a 500.
@@ -108,6 +109,8 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	case errors.As(err, &apiErr):
 	case errors.As(err, &fiberErr):
 		apiErr = fromFiber(fiberErr)
+	case isValidation(err):
+		apiErr = fromValidation(err)
 	case errors.Is(err, db.ErrUnavailable):
 		s.log.ErrorContext(c.UserContext(), "database unavailable", "request_id", requestID(c), "route", routeOf(c), "error", err)
 		apiErr = newError(http.StatusServiceUnavailable, CodeUnavailable, "the database is unavailable; retry shortly")
@@ -130,6 +133,29 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="valuecase"`)
 	}
 	return c.Status(apiErr.Status).JSON(body)
+}
+
+// isValidation reports a rule failure of a domain package (internal/validation).
+func isValidation(err error) bool {
+	_, one := errors.AsType[*validation.Error](err)
+	_, many := errors.AsType[validation.Errors](err)
+	return one || many
+}
+
+// fromValidation is the 422 for the field failures a domain package reported,
+// so handlers return domain errors as they are.
+func fromValidation(err error) *Error {
+	var list validation.Errors
+	if many, ok := errors.AsType[validation.Errors](err); ok {
+		list = many
+	} else if one, ok := errors.AsType[*validation.Error](err); ok {
+		list = validation.Errors{one}
+	}
+	fields := make([]FieldError, len(list))
+	for i, e := range list {
+		fields[i] = FieldError{Field: e.Field, Code: e.Code, Message: e.Message}
+	}
+	return Invalid(fields...)
 }
 
 func fromFiber(e *fiber.Error) *Error {

@@ -14,6 +14,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // Limits of section 8 and our own bounds on free text.
@@ -58,10 +59,10 @@ type initiativeJSON struct {
 // initiativeDetailJSON is the single-record GET: the initiative with its relations.
 type initiativeDetailJSON struct {
 	initiativeJSON
-	Projects     []projectJSON     `json:"projects"`
-	Stakeholders []any             `json:"stakeholders"`
-	Metrics      initiativeMetrics `json:"metrics"`
-	Review       *reviewJSON       `json:"review"`
+	Projects     []projectJSON               `json:"projects"`
+	Stakeholders []initiativeStakeholderJSON `json:"stakeholders"`
+	Metrics      initiativeMetrics           `json:"metrics"`
+	Review       *reviewJSON                 `json:"review"`
 }
 
 type initiativeMetrics struct {
@@ -69,6 +70,7 @@ type initiativeMetrics struct {
 	ProjectsActive     int `json:"projects_active"`
 	StatusChanges      int `json:"status_changes"`
 	DaysInCurrentState int `json:"days_in_current_status"`
+	valueMetricsJSON       // benefits, costs and stakeholders (initiative_value.go)
 }
 
 type reviewJSON struct {
@@ -339,7 +341,17 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := initiativeDetailJSON{initiativeJSON: toInitiativeJSON(in), Projects: make([]projectJSON, 0, len(projects)), Stakeholders: []any{}}
+	now := time.Now()
+	rows, err := valuation.Load(ctx, t, in.TenantID, in.ID, now)
+	if err != nil {
+		return err
+	}
+	value, err := valuation.Compute(rows, now)
+	if err != nil {
+		return err
+	}
+	out := initiativeDetailJSON{initiativeJSON: toInitiativeJSON(in), Projects: make([]projectJSON, 0, len(projects))}
+	out.setValue(value)
 	for _, p := range projects {
 		out.Projects = append(out.Projects, toProjectJSON(p))
 		if p.Status == "active" {

@@ -274,3 +274,23 @@ type listResponse[T any] struct {
 		Pagination pagination `json:"pagination"`
 	} `json:"meta"`
 }
+
+// paginate answers a list request: the rows of one page (each carrying the
+// window count of all matches) mapped to their JSON form, with meta.pagination.
+// Past the last page no row carries the count, so count supplies the total.
+func paginate[R, J any](c *fiber.Ctx, page, size int, rows []R, total func(R) int64, toJSON func(R) J, count func() (int64, error)) error {
+	resp := listResponse[J]{Data: make([]J, 0, len(rows))}
+	var n int64
+	for _, r := range rows {
+		n = total(r)
+		resp.Data = append(resp.Data, toJSON(r))
+	}
+	if len(rows) == 0 && page > 1 {
+		var err error
+		if n, err = count(); err != nil {
+			return err
+		}
+	}
+	resp.Meta.Pagination = newPagination(page, size, n)
+	return c.JSON(resp)
+}

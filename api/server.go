@@ -108,6 +108,8 @@ func (s *Server) routes() {
 	v1.Post("/initiatives/:id/projects", s.require(rbac.InitiativesWrite), s.createProject)
 
 	s.identityRoutes(v1) // users, roles, API keys, service clients (identity.go)
+	s.costsRoutes(v1)    // costs of an initiative (costs.go)
+	s.settingsRoutes(v1) // tenant settings and FX rates (settings.go)
 
 	v1.Get("/webhooks", s.require(rbac.WebhooksManage), s.listWebhooks)
 	v1.Post("/webhooks", s.require(rbac.WebhooksManage), s.createWebhook)

@@ -199,6 +199,10 @@ token="$(bin/valuecase token --tenant "$tenant_id" --ttl 24h)" || die "'valuecas
 	printf '%s\n' "$token" >"$token_file"
 )
 
+# The demo portfolio goes in through the API itself, once (skipped when the tenant has initiatives).
+bin/valuecase demo seed --url "$api_url" --tenant "$tenant_id" --token-file "$token_file" ||
+	warn "seeding the demo portfolio failed (see above); the API still runs"
+
 cat <<EOF
 
   Valuecase is running.

@@ -39,6 +39,7 @@ Usage:
   valuecase tenant list         list tenants as JSON lines
   valuecase token ...           mint an access token signed by the service's key (development, scripts)
   valuecase keys rotate|list|prune   manage the service's token signing keys (AUTH_SIGNING_KEYS_DIR)
+  valuecase demo seed ...       seed the demo portfolio into a tenant through the running API (once)
 
 Configuration comes from environment variables (see README). Run 'valuecase COMMAND --help' for flags.
 `
@@ -64,6 +65,8 @@ func main() {
 		err = runToken(args)
 	case "keys":
 		err = runKeys(args)
+	case "demo":
+		err = runDemo(ctx, args)
 	default:
 		fmt.Fprintf(os.Stderr, "valuecase: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)

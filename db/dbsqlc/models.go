@@ -39,6 +39,65 @@ type AuthSession struct {
 	EndReason   *string
 }
 
+type Benefit struct {
+	TenantID             uuid.UUID
+	ID                   uuid.UUID
+	InitiativeID         uuid.UUID
+	Name                 string
+	Description          string
+	Category             string
+	ExpectedValue        float64
+	Currency             *string
+	Unit                 string
+	MeasurementFrequency string
+	ExpectedStartDate    time.Time
+	ExpectedEndDate      *time.Time
+	Status               string
+	OwnerID              string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+}
+
+type BenefitActual struct {
+	TenantID    uuid.UUID
+	ID          uuid.UUID
+	BenefitID   uuid.UUID
+	Period      time.Time
+	Value       float64
+	Notes       string
+	EvidenceUrl *string
+	RecordedBy  string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+type BenefitActualRevision struct {
+	TenantID       uuid.UUID
+	ID             int64
+	ActualID       uuid.UUID
+	OldValue       float64
+	NewValue       float64
+	OldNotes       string
+	OldEvidenceUrl *string
+	ChangedBy      string
+	ChangedAt      time.Time
+}
+
+type BenefitPlanEntry struct {
+	TenantID  uuid.UUID
+	BenefitID uuid.UUID
+	Period    time.Time
+	Expected  float64
+}
+
+type FxRate struct {
+	TenantID  uuid.UUID
+	Currency  string
+	Period    time.Time
+	Rate      float64
+	UpdatedAt time.Time
+}
+
 type Initiative struct {
 	TenantID          uuid.UUID
 	ID                uuid.UUID
@@ -52,6 +111,21 @@ type Initiative struct {
 	ExpectedEndDate   *time.Time
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+}
+
+type InitiativeCost struct {
+	TenantID     uuid.UUID
+	ID           uuid.UUID
+	InitiativeID uuid.UUID
+	Name         string
+	Category     string
+	Amount       float64
+	Currency     string
+	Period       time.Time
+	Recurrence   string
+	EndPeriod    *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 type InitiativeReview struct {
@@ -138,6 +212,36 @@ type ServiceClient struct {
 	RevokedAt   *time.Time
 }
 
+type Stakeholder struct {
+	TenantID         uuid.UUID
+	ID               uuid.UUID
+	InitiativeID     uuid.UUID
+	Name             string
+	Email            string
+	Role             *string
+	Department       *string
+	Influence        string
+	Interest         string
+	Notes            string
+	EngagementCount  int32
+	LastEngagementOn *time.Time
+	RecentSentiments []string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+type StakeholderEngagement struct {
+	TenantID      uuid.UUID
+	ID            uuid.UUID
+	StakeholderID uuid.UUID
+	Type          string
+	Date          time.Time
+	Sentiment     string
+	Notes         string
+	RecordedBy    string
+	CreatedAt     time.Time
+}
+
 type Tenant struct {
 	ID                uuid.UUID
 	Name              string
@@ -146,6 +250,14 @@ type Tenant struct {
 	Burst             *int32
 	MaxConcurrent     *int32
 	CreatedAt         time.Time
+}
+
+type TenantSetting struct {
+	TenantID             uuid.UUID
+	BaseCurrency         string
+	DiscountRate         float64
+	FiscalYearStartMonth int32
+	UpdatedAt            time.Time
 }
 
 type User struct {

@@ -1,0 +1,191 @@
+package api
+
+// Tenant settings and FX rates (issue 9): the base currency, discount rate
+// and fiscal year every money figure depends on. Rules, and the clearing of
+// FX rates when the base currency changes, live in internal/settings.
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/money"
+	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/settings"
+)
+
+const maxFxRatePageSize = 500
+
+// settingsRoutes mounts the tenant settings on the authenticated /v1 group.
+func (s *Server) settingsRoutes(v1 fiber.Router) {
+	v1.Get("/settings", s.require(rbac.AdminConfig), s.getSettings)
+	v1.Put("/settings", s.require(rbac.AdminConfig), s.replaceSettings)
+	v1.Get("/settings/fx-rates", s.require(rbac.AdminConfig), s.listFxRates)
+	v1.Put("/settings/fx-rates", s.require(rbac.AdminConfig), s.putFxRates)
+}
+
+type settingsJSON struct {
+	BaseCurrency         string  `json:"base_currency"`
+	DiscountRate         float64 `json:"discount_rate"`
+	FiscalYearStartMonth int     `json:"fiscal_year_start_month"`
+	UpdatedAt            *string `json:"updated_at"` // null while the defaults apply
+}
+
+func toSettingsJSON(r settings.Record) settingsJSON {
+	return settingsJSON{BaseCurrency: r.BaseCurrency, DiscountRate: r.DiscountRate, FiscalYearStartMonth: r.FiscalYearStartMonth, UpdatedAt: optTimestamp(r.UpdatedAt)}
+}
+
+func (s *Server) getSettings(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	r, err := settings.LoadRecord(c.UserContext(), tx(c), principal(c).TenantID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toSettingsJSON(r))
+}
+
+// replaceSettings is PUT: every field absent or null takes its default.
+func (s *Server) replaceSettings(c *fiber.Ctx) error {
+	b, err := parseBody(c)
+	if err != nil {
+		return err
+	}
+	next := settings.Defaults
+	if v := b.text("base_currency", false, maxShortTextLen); v != nil {
+		next.BaseCurrency = *v
+	}
+	if v := readNumber(b, "discount_rate", false); v != nil {
+		next.DiscountRate = *v
+	}
+	if v := b.integer("fiscal_year_start_month", math.MinInt32, math.MaxInt32); v != nil {
+		next.FiscalYearStartMonth = *v
+	}
+	b.ignore("updated_at", "fx_rates_cleared")
+	if err := b.done(); err != nil {
+		return err
+	}
+	saved, cleared, err := settings.Save(c.UserContext(), tx(c), principal(c).TenantID, next)
+	if err != nil {
+		return err
+	}
+	return c.JSON(struct {
+		settingsJSON
+		FxRatesCleared bool `json:"fx_rates_cleared"`
+	}{toSettingsJSON(saved), cleared})
+}
+
+type fxRateJSON struct {
+	Currency  string  `json:"currency"`
+	Period    string  `json:"period"`
+	Rate      float64 `json:"rate"`
+	UpdatedAt string  `json:"updated_at"`
+}
+
+func (s *Server) listFxRates(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page, size := q.page(maxFxRatePageSize)
+	p := dbsqlc.FxRateListParams{TenantID: principal(c).TenantID}
+	if v, ok := q.str("currency"); ok {
+		if money.CheckCode("currency", v) != nil {
+			return InvalidParameter("query parameter currency must be an active ISO 4217 code in upper case")
+		}
+		p.Currency = &v
+	}
+	var from, to *finance.Month
+	for _, bound := range []struct {
+		name string
+		dst  **finance.Month
+	}{{"from", &from}, {"to", &to}} {
+		if v, ok := q.str(bound.name); ok {
+			m, err := finance.CheckInputPeriod(bound.name, v)
+			if err != nil {
+				return InvalidParameter("query parameter %s must be a period YYYY-MM from %s to %s", bound.name, finance.InputPeriods.Start, finance.InputPeriods.End)
+			}
+			*bound.dst = &m
+		}
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	if from != nil && to != nil && *to < *from {
+		return InvalidParameter("query parameter to (%s) is before from (%s)", *to, *from)
+	}
+	p.FromPeriod, p.ToPeriod = firstDay(from), firstDay(to)
+	ctx, t := c.UserContext(), tx(c)
+	rows, err := db.Q.FxRatePage(ctx, t, dbsqlc.FxRatePageParams{
+		TenantID: p.TenantID, Currency: p.Currency, FromPeriod: p.FromPeriod, ToPeriod: p.ToPeriod,
+		PageLimit: int32(size), PageOffset: int32((page - 1) * size),
+	})
+	if err != nil {
+		return err
+	}
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.FxRatePageRow) int64 { return r.Total },
+		func(r dbsqlc.FxRatePageRow) fxRateJSON {
+			return fxRateJSON{Currency: r.FxRate.Currency, Period: finance.MonthOfTime(r.FxRate.Period).String(), Rate: r.FxRate.Rate, UpdatedAt: timestamp(r.FxRate.UpdatedAt)}
+		},
+		func() (int64, error) { return db.Q.FxRateCount(ctx, t, dbsqlc.FxRateCountParams(p)) })
+}
+
+// putFxRates upserts the rates sent; rates not sent stay as they are.
+func (s *Server) putFxRates(c *fiber.Ctx) error {
+	b, err := parseBody(c)
+	if err != nil {
+		return err
+	}
+	in := readRateEntries(b)
+	if err := b.done(); err != nil {
+		return err
+	}
+	base, saved, err := settings.SaveRates(c.UserContext(), tx(c), principal(c).TenantID, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(struct {
+		BaseCurrency string `json:"base_currency"`
+		Upserted     int    `json:"upserted"`
+	}{base, len(saved)})
+}
+
+// readRateEntries reads `rates`, an array of {currency, period, rate}
+// objects, reporting type errors and unknown members as rates[i].<field>.
+// Values are internal/settings' to check.
+func readRateEntries(b *body) []settings.RateInput {
+	if !b.has("rates") || b.isNull("rates") {
+		b.fail("rates", "required", "is required")
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b.fields["rates"], &raw); err != nil {
+		b.fail("rates", "invalid_type", "must be an array of {currency, period, rate} objects")
+		return nil
+	}
+	out := make([]settings.RateInput, len(raw))
+	for i, r := range raw {
+		prefix := fmt.Sprintf("rates[%d]", i)
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(r, &fields); err != nil || fields == nil {
+			b.fail(prefix, "invalid_type", "must be an object {currency, period, rate}")
+			continue
+		}
+		e := &body{fields: fields, seen: map[string]bool{}}
+		currency, period := e.text("currency", true, maxShortTextLen), e.text("period", true, maxShortTextLen)
+		rate := readNumber(e, "rate", true)
+		_ = e.done() // its failures are copied below under the entry's name
+		for _, fe := range e.errs {
+			fe.Field = prefix + "." + fe.Field
+			b.errs = append(b.errs, fe)
+		}
+		if currency != nil && period != nil && rate != nil {
+			out[i] = settings.RateInput{Currency: *currency, Period: *period, Rate: *rate}
+		}
+	}
+	return out
+}

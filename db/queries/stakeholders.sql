@@ -1,0 +1,78 @@
+-- name: StakeholderCountByInitiative :one
+SELECT count(*) FROM stakeholders WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id;
+
+-- name: StakeholderCreate :one
+INSERT INTO stakeholders (tenant_id, initiative_id, name, email, role, department, influence, interest, notes)
+VALUES (@tenant_id, @initiative_id, @name, @email, sqlc.narg('role'), sqlc.narg('department'), @influence, @interest, @notes)
+RETURNING *;
+
+-- name: StakeholderGet :one
+SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND id = @id;
+
+-- name: StakeholderGetForUpdate :one
+SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND id = @id FOR UPDATE;
+
+-- name: StakeholderList :many
+-- Quadrant filters arrive as the influence and interest values that make the quadrant.
+SELECT sqlc.embed(stakeholders)
+FROM stakeholders
+WHERE tenant_id = @tenant_id
+  AND (sqlc.narg('initiative_id')::uuid IS NULL OR initiative_id = sqlc.narg('initiative_id')::uuid)
+  AND (sqlc.narg('influences')::text[] IS NULL OR influence = ANY (sqlc.narg('influences')::text[]))
+  AND (sqlc.narg('interests')::text[] IS NULL OR interest = ANY (sqlc.narg('interests')::text[]))
+  AND (sqlc.narg('q')::text IS NULL OR name ILIKE '%' || sqlc.narg('q')::text || '%' OR email ILIKE '%' || sqlc.narg('q')::text || '%')
+ORDER BY
+  CASE WHEN @sort::text = 'name' AND NOT @sort_desc::boolean THEN lower(name) END ASC,
+  CASE WHEN @sort::text = 'name' AND @sort_desc::boolean THEN lower(name) END DESC,
+  CASE WHEN @sort::text = 'created_at' AND NOT @sort_desc::boolean THEN created_at END ASC,
+  CASE WHEN @sort::text = 'created_at' AND @sort_desc::boolean THEN created_at END DESC,
+  CASE WHEN @sort::text = 'last_engagement_on' AND NOT @sort_desc::boolean THEN last_engagement_on END ASC NULLS FIRST,
+  CASE WHEN @sort::text = 'last_engagement_on' AND @sort_desc::boolean THEN last_engagement_on END DESC NULLS LAST,
+  id;
+
+-- name: StakeholderListByInitiative :many
+SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id ORDER BY lower(name), id;
+
+-- name: StakeholderUpdate :one
+UPDATE stakeholders
+SET name = @name, email = @email, role = sqlc.narg('role'), department = sqlc.narg('department'),
+    influence = @influence, interest = @interest, notes = @notes, updated_at = now()
+WHERE tenant_id = @tenant_id AND id = @id
+RETURNING *;
+
+-- name: StakeholderDelete :exec
+DELETE FROM stakeholders WHERE tenant_id = @tenant_id AND id = @id;
+
+-- name: EngagementCreate :one
+INSERT INTO stakeholder_engagements (tenant_id, stakeholder_id, type, date, sentiment, notes, recorded_by)
+VALUES (@tenant_id, @stakeholder_id, @type, @date, @sentiment, @notes, @recorded_by)
+RETURNING *;
+
+-- name: StakeholderRefreshEngagementSummary :one
+-- Recomputed from the engagements themselves, so a back-dated engagement lands in order.
+UPDATE stakeholders s
+SET engagement_count   = e.n,
+    last_engagement_on = e.last_on,
+    recent_sentiments  = e.recent,
+    updated_at         = now()
+FROM (
+    SELECT count(*)::integer AS n, max(date) AS last_on,
+           coalesce((SELECT array_agg(sentiment ORDER BY date DESC, created_at DESC)
+                     FROM (SELECT sentiment, date, created_at FROM stakeholder_engagements
+                           WHERE tenant_id = @tenant_id AND stakeholder_id = @id
+                           ORDER BY date DESC, created_at DESC LIMIT 3) r), '{}')::text[] AS recent
+    FROM stakeholder_engagements
+    WHERE tenant_id = @tenant_id AND stakeholder_id = @id
+) e
+WHERE s.tenant_id = @tenant_id AND s.id = @id
+RETURNING s.*;
+
+-- name: EngagementList :many
+SELECT sqlc.embed(stakeholder_engagements), count(*) OVER () AS total
+FROM stakeholder_engagements
+WHERE tenant_id = @tenant_id AND stakeholder_id = @stakeholder_id
+ORDER BY date DESC, created_at DESC, id
+LIMIT @page_limit OFFSET @page_offset;
+
+-- name: EngagementCount :one
+SELECT count(*) FROM stakeholder_engagements WHERE tenant_id = @tenant_id AND stakeholder_id = @stakeholder_id;

@@ -1,0 +1,106 @@
+package benefit
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+func months(year int, ms ...int) []int {
+	out := []int{}
+	for _, m := range ms {
+		out = append(out, mi(year, m))
+	}
+	return out
+}
+
+func TestVarianceWindow(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	actuals2026 := append(months(2025, 12), months(2026, 1, 2, 3, 5, 9)...)
+	cases := []struct {
+		name    string
+		f       Frequency
+		q       VarianceQuery
+		actuals []int
+		year    int
+		periods []int
+		param   string // "" = accepted; else the parameter refused (400)
+	}{
+		{"default year, through the last actual", Monthly, VarianceQuery{FYStartMonth: 1}, actuals2026,
+			2026, months(2026, 1, 2, 3, 4, 5, 6, 7, 8, 9), ""},
+		{"explicit through lists every month, with or without actual", Monthly, VarianceQuery{FiscalYear: 2026, FYStartMonth: 1, Through: "2026-04"}, actuals2026,
+			2026, months(2026, 1, 2, 3, 4), ""},
+		{"through beyond the last actual", Monthly, VarianceQuery{FiscalYear: 2026, FYStartMonth: 1, Through: "2026-11"}, actuals2026,
+			2026, months(2026, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), ""},
+		{"no actual in the year: empty", Monthly, VarianceQuery{FiscalYear: 2024, FYStartMonth: 1}, actuals2026,
+			2024, []int{}, ""},
+		{"no actual at all: empty", Monthly, VarianceQuery{FYStartMonth: 1}, nil, 2026, []int{}, ""},
+		{"through before the year (inverted)", Monthly, VarianceQuery{FiscalYear: 2026, FYStartMonth: 1, Through: "2025-12"}, nil, 0, nil, "through"},
+		{"through after the year", Monthly, VarianceQuery{FiscalYear: 2025, FYStartMonth: 1, Through: "2026-01"}, nil, 0, nil, "through"},
+		{"malformed through", Monthly, VarianceQuery{FYStartMonth: 1, Through: "2026-13"}, nil, 0, nil, "through"},
+		{"year too old", Monthly, VarianceQuery{FiscalYear: 2021, FYStartMonth: 1}, nil, 0, nil, "year"},
+		{"oldest year allowed: begins exactly 60 months ago", Monthly, VarianceQuery{FiscalYear: 2021, FYStartMonth: 11}, months(2022, 2),
+			2021, append(months(2021, 11, 12), months(2022, 1, 2)...), ""},
+		{"one month older", Monthly, VarianceQuery{FiscalYear: 2021, FYStartMonth: 10}, nil, 0, nil, "year"},
+		{"absurd year", Monthly, VarianceQuery{FiscalYear: 100000, FYStartMonth: 1}, nil, 0, nil, "year"},
+		{"fiscal year from April: November 2026 is in FY2026", Monthly, VarianceQuery{FYStartMonth: 4}, months(2026, 3, 4, 6),
+			2026, months(2026, 4, 5, 6), ""},
+		{"fiscal year from April, through March next year", Monthly, VarianceQuery{FiscalYear: 2025, FYStartMonth: 4, Through: "2026-03"}, nil,
+			2025, append(months(2025, 4, 5, 6, 7, 8, 9, 10, 11, 12), months(2026, 1, 2, 3)...), ""},
+		{"quarterly, through the last actual quarter", Quarterly, VarianceQuery{FYStartMonth: 1}, months(2026, 1, 4, 7),
+			2026, months(2026, 1, 4, 7), ""},
+		{"quarterly, through any month of a quarter", Quarterly, VarianceQuery{FYStartMonth: 1, Through: "2026-08"}, nil,
+			2026, months(2026, 1, 4, 7), ""},
+		{"quarterly, fiscal year from February: quarters by their first month", Quarterly, VarianceQuery{FiscalYear: 2026, FYStartMonth: 2, Through: "2027-01"}, months(2026, 1),
+			2026, append(months(2026, 4, 7, 10), months(2027, 1)...), ""},
+	}
+	for _, c := range cases {
+		w, err := VarianceWindow(c.f, c.q, c.actuals, now)
+		if c.param != "" {
+			if pe, ok := errors.AsType[*ParamError](err); !ok || pe.Param != c.param {
+				t.Errorf("%s: got %v, want a 400 on %s", c.name, err, c.param)
+			}
+			continue
+		}
+		if err != nil || w.FiscalYear != c.year || !slices.Equal(w.Periods, c.periods) || w.Periods == nil {
+			t.Errorf("%s: got year %d periods %v err %v; want %d %v", c.name, w.FiscalYear, w.Periods, err, c.year, c.periods)
+		}
+	}
+}
+
+func TestDefaultFiscalYearBeforeTheStartMonth(t *testing.T) {
+	// February 2026 with a fiscal year starting in April belongs to FY2025 (2025-04 .. 2026-03).
+	w, err := VarianceWindow(Monthly, VarianceQuery{FYStartMonth: 4}, nil, time.Date(2026, 2, 10, 0, 0, 0, 0, time.UTC))
+	if err != nil || w.FiscalYear != 2025 || w.FirstMonth != mi(2025, 4) || w.LastMonth != mi(2026, 3) {
+		t.Errorf("got %+v, %v", w, err)
+	}
+}
+
+func TestBadFiscalYearSettingIsNotABadRequest(t *testing.T) {
+	_, err := VarianceWindow(Monthly, VarianceQuery{FYStartMonth: 13}, nil, time.Now())
+	if _, ok := errors.AsType[*ParamError](err); ok || err == nil {
+		t.Errorf("a broken tenant setting must be an internal error, got %v", err)
+	}
+}
+
+// End to end as the handler will run it: a quarterly benefit expecting 1000 a
+// year (250 a quarter), actuals for Q1 and Q3 2026, no `through`.
+// Range Q1..Q3; expected_ytd 750; actual_ytd 240 + 0 + 270 = 510;
+// variance −240; percent −240 / 750 × 100 = −32; Q2 missing.
+func TestWindowThenVariance(t *testing.T) {
+	actuals := map[int]float64{mi(2026, 1): 240, mi(2026, 7): 270}
+	w, err := VarianceWindow(Quarterly, VarianceQuery{FYStartMonth: 1}, []int{mi(2026, 1), mi(2026, 7)}, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var expected []Expected
+	for _, p := range w.Periods {
+		expected = append(expected, Expected{p, 1000.0 / float64(Quarterly.PeriodsPerYear())})
+	}
+	v := ComputeVariance(expected, actuals)
+	if !near(v.ExpectedYTD, 750) || !near(v.ActualYTD, 510) || !near(v.Variance, -240) || !nearPtr(v.VariancePercent, new(-32.0)) ||
+		!slices.Equal(v.MissingPeriods, months(2026, 4)) {
+		t.Errorf("got %+v", v)
+	}
+}

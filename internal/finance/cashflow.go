@@ -1,0 +1,175 @@
+package finance
+
+import (
+	"cmp"
+	"slices"
+)
+
+// CashFlows is one number per month over [Start, Start+len-1], in the base
+// currency. Benefits and Costs are kept apart (ROI and the sensitivity shocks
+// need both); costs are stored as the positive amounts charged and enter the
+// net flow negatively: Net()[t] = Benefits[t] − Costs[t]. Both slices always
+// have the same length.
+type CashFlows struct {
+	Start    Month
+	Benefits []float64
+	Costs    []float64
+}
+
+// NewCashFlows is an all-zero series over h.
+func NewCashFlows(h Horizon) CashFlows {
+	return CashFlows{Start: h.Start, Benefits: make([]float64, h.Len()), Costs: make([]float64, h.Len())}
+}
+
+// Horizon is the months cf covers.
+func (cf CashFlows) Horizon() Horizon {
+	return Horizon{cf.Start, cf.Start.Add(len(cf.Benefits) - 1)}
+}
+
+// Net is the signed monthly flow: benefits positive, costs negative.
+func (cf CashFlows) Net() []float64 {
+	out := make([]float64, len(cf.Benefits))
+	for i := range out {
+		out[i] = cf.Benefits[i] - cf.Costs[i]
+	}
+	return out
+}
+
+// TotalBenefits is the undiscounted sum of the benefits.
+func (cf CashFlows) TotalBenefits() float64 { return sum(cf.Benefits) }
+
+// TotalCosts is the undiscounted sum of the costs (a positive number).
+func (cf CashFlows) TotalCosts() float64 { return sum(cf.Costs) }
+
+func sum(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// Through is cf cut after month m (the months up to and including m), e.g.
+// the realised-to-date part of an actual-basis series. It is empty when m is
+// before cf.Start.
+func (cf CashFlows) Through(m Month) CashFlows {
+	n := min(len(cf.Benefits), max(0, int(m-cf.Start)+1))
+	return CashFlows{Start: cf.Start, Benefits: slices.Clone(cf.Benefits[:n]), Costs: slices.Clone(cf.Costs[:n])}
+}
+
+// Basis selects which benefit values a series carries.
+type Basis int
+
+const (
+	// BasisExpected: benefits as planned (Benefit.Expected).
+	BasisExpected Basis = iota
+	// BasisActual: in every month up to the last actual recorded on any of
+	// the benefits, each benefit's actual where recorded and its expected
+	// value otherwise; after that month, the expected values (so the series
+	// is "actuals to date, plan afterwards"; cut it with Through(LastActual)
+	// for realised-to-date). Without any actual it equals BasisExpected.
+	BasisActual
+)
+
+// FX converts amounts into the base currency. Rate gives the base-currency
+// units per 1 unit of currency in month m. Amounts already in Base need no
+// rate. The zero FX converts nothing: every amount is taken as it is (for
+// callers that have one currency only).
+type FX struct {
+	Base string
+	Rate func(currency string, m Month) (float64, bool)
+}
+
+// MissingRate is a (currency, month) an amount needed and FX had no rate for.
+type MissingRate struct {
+	Currency string
+	Period   Month
+}
+
+// Convert returns amount, in currency, as base-currency units at the rate of
+// month m. ok is false when that rate is missing: the caller must then leave
+// the amount out and say so (MissingRate), never add it unconverted.
+func (fx FX) Convert(currency string, m Month, amount float64) (value float64, ok bool) {
+	if amount == 0 || (fx.Base == "" && fx.Rate == nil) || currency == fx.Base {
+		return amount, true
+	}
+	if fx.Rate == nil {
+		return 0, false
+	}
+	rate, ok := fx.Rate(currency, m)
+	if !ok {
+		return 0, false
+	}
+	return amount * rate, true
+}
+
+// BuildCashFlows builds the monthly series of an initiative over h from its
+// benefits (on the given basis) and its cost schedules, converting each
+// month's amount with that month's rate (a quarterly benefit sits in its
+// quarter's first month, so it uses that month's rate). An amount whose rate
+// is missing is left out of the series and reported in missing (sorted,
+// without repeats); when missing is not empty the figures are partial and
+// must be shown as such, never as complete.
+func BuildCashFlows(h Horizon, benefits []Benefit, costs []Cost, basis Basis, fx FX) (cf CashFlows, missing []MissingRate) {
+	cf = NewCashFlows(h)
+	seen := map[MissingRate]bool{}
+	add := func(into []float64, currency string, amounts []float64) {
+		for i, a := range amounts {
+			m := h.Start.Add(i)
+			v, ok := fx.Convert(currency, m, a)
+			if !ok {
+				seen[MissingRate{currency, m}] = true
+				continue
+			}
+			into[i] += v
+		}
+	}
+	through, anyActual := LastActual(benefits)
+	for _, b := range benefits {
+		if basis == BasisActual && anyActual {
+			add(cf.Benefits, b.Currency, b.Realised(h, through))
+		} else {
+			add(cf.Benefits, b.Currency, b.Expected(h))
+		}
+	}
+	for _, c := range costs {
+		add(cf.Costs, c.Currency, c.Schedule(h))
+	}
+	for m := range seen {
+		missing = append(missing, m)
+	}
+	slices.SortFunc(missing, func(a, b MissingRate) int {
+		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
+	})
+	return cf, missing
+}
+
+// Shock is a sensitivity scenario: benefits × BenefitFactor, costs ×
+// CostFactor, benefits moved BenefitDelayMonths later. Factors are plain
+// multipliers, so the zero Shock wipes everything out; start from Baseline.
+type Shock struct {
+	BenefitFactor      float64
+	CostFactor         float64
+	BenefitDelayMonths int
+}
+
+// Baseline is the shock that changes nothing.
+var Baseline = Shock{BenefitFactor: 1, CostFactor: 1}
+
+// Shocked returns cf under s over the SAME horizon: a delayed benefit that
+// would land after the last month falls out of the series (a delay costs
+// value inside the horizon, as it would in the real plan), and the first
+// BenefitDelayMonths months carry no benefit. A negative delay moves
+// benefits earlier, dropping those pushed before the start. cf is unchanged.
+func (cf CashFlows) Shocked(s Shock) CashFlows {
+	out := CashFlows{Start: cf.Start, Benefits: make([]float64, len(cf.Benefits)), Costs: make([]float64, len(cf.Costs))}
+	for i, c := range cf.Costs {
+		out.Costs[i] = c * s.CostFactor
+	}
+	for i, b := range cf.Benefits {
+		if j := i + s.BenefitDelayMonths; j >= 0 && j < len(out.Benefits) {
+			out.Benefits[j] = b * s.BenefitFactor
+		}
+	}
+	return out
+}

@@ -1,0 +1,208 @@
+package render
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Number formats, one per kind of value, used by every format so a figure
+// reads the same in the PDF, the DOCX and the PPTX:
+//
+//	amount in a table   1,250,000   negative (1,250,000)   (whole currency units)
+//	amount in prose     CHF 1,250,000   negative -CHF 1,250,000
+//	big number          CHF 4.25m, CHF 850k, -CHF 1.2m
+//	percent             184.3%   -12.5%
+//	months              14 months, 14.5 months
+
+// FormatAmount formats a table amount: whole units, thousands separated by
+// commas, negatives in parentheses (accounting style).
+func FormatAmount(v float64) string {
+	s := groupThousands(math.Abs(roundHalfAway(v, 0)), 0)
+	if roundHalfAway(v, 0) < 0 {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+// FormatMoney formats an amount with its currency for prose and figures.
+func FormatMoney(v float64, currency string) string {
+	r := roundHalfAway(v, 0)
+	s := currency + " " + groupThousands(math.Abs(r), 0)
+	if r < 0 {
+		return "-" + s
+	}
+	return s
+}
+
+// FormatMoneyShort formats a headline amount: CHF 4.25m, CHF 850k, CHF 900.
+func FormatMoneyShort(v float64, currency string) string {
+	s := shortNumber(math.Abs(v))
+	if currency != "" {
+		s = currency + " " + s
+	}
+	if roundHalfAway(v, 0) < 0 {
+		return "-" + s
+	}
+	return s
+}
+
+// shortNumber abbreviates: 4.25m, 850k, 1.2k, 900 (also the charts' axis
+// labels). A value that rounds up into the next unit moves to it (999,999.7
+// reads 1m, not 1000k).
+func shortNumber(v float64) string {
+	a := math.Abs(v)
+	s := "0"
+	for _, u := range []struct {
+		min, div float64
+		places   int
+		suffix   string
+	}{{1e9, 1e9, 2, "bn"}, {1e6, 1e6, 2, "m"}, {1e4, 1e3, 0, "k"}, {1e3, 1e3, 1, "k"}, {0, 1, 1, ""}} {
+		r := roundHalfAway(a/u.div, u.places)
+		if r*u.div < u.min {
+			continue
+		}
+		s = trimZeros(strconv.FormatFloat(r, 'f', u.places, 64)) + u.suffix
+		break
+	}
+	if v < 0 && s != "0" {
+		return "-" + s
+	}
+	return s
+}
+
+// FormatPercent formats a percentage given in percent (12.5 → "12.5%").
+func FormatPercent(v float64) string {
+	r := roundHalfAway(v, 1)
+	if r == 0 {
+		r = 0 // no "-0.0%"
+	}
+	return groupThousands(r, 1) + "%"
+}
+
+// FormatMonths formats a duration in months.
+func FormatMonths(v float64) string {
+	r := roundHalfAway(v, 1)
+	s := trimZeros(strconv.FormatFloat(r, 'f', 1, 64))
+	if s == "1" {
+		return "1 month"
+	}
+	return s + " months"
+}
+
+// FormatDate formats a date unambiguously for any reader: 31 Mar 2027.
+func FormatDate(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.Format("2 Jan 2006")
+}
+
+// FormatTime formats an instant in UTC: 31 Mar 2027, 14:05 UTC.
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.UTC().Format("2 Jan 2006, 15:04 MST")
+}
+
+// figureText is a key figure for display; undefined ones read "n/a".
+func (c *Case) roiText(f Figure) string {
+	if f.Value == nil {
+		return "n/a"
+	}
+	return FormatPercent(*f.Value)
+}
+
+func (c *Case) npvText(short bool) string {
+	f := c.Figures.NPV
+	if f.Value == nil {
+		return "n/a"
+	}
+	if short {
+		return FormatMoneyShort(*f.Value, c.BaseCurrency)
+	}
+	return FormatMoney(*f.Value, c.BaseCurrency)
+}
+
+func (c *Case) irrText() string {
+	f := c.Figures.IRR
+	if f.Value == nil {
+		return "n/a"
+	}
+	return FormatPercent(*f.Value * 100)
+}
+
+func (c *Case) paybackText() string {
+	f := c.Figures.PaybackMonths
+	if f.Value == nil {
+		return "n/a"
+	}
+	return FormatMonths(*f.Value)
+}
+
+// optAmount is a nullable table amount; "–" when not measured yet.
+func optAmount(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return FormatAmount(*v)
+}
+
+func optPercent(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return FormatPercent(*v)
+}
+
+// humanize turns an identifier into words: pending_approval → Pending approval.
+func humanize(id string) string {
+	if id == "" {
+		return "–"
+	}
+	s := strings.ReplaceAll(id, "_", " ")
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// roundHalfAway rounds to places decimals, halves away from zero.
+func roundHalfAway(v float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	r := math.Round(v*p) / p
+	if r == 0 {
+		return 0 // drop the sign of -0
+	}
+	return r
+}
+
+// groupThousands prints v with places decimals and commas between thousands.
+func groupThousands(v float64, places int) string {
+	s := strconv.FormatFloat(v, 'f', places, 64)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if frac != "" {
+		out += "." + frac
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}

@@ -1,0 +1,598 @@
+package render
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A plan is the document's content in order, decided once per template so
+// the PDF, DOCX and PPTX writers only lay it out. The title page is drawn by
+// each writer from the Case itself.
+type plan struct {
+	c      *Case
+	opts   Options
+	format Format
+	blocks []block
+}
+
+// block is one of the types below.
+type block interface{ isBlock() }
+
+// heading starts a part: a case section, "Supporting analysis" or "Appendix".
+// Writers start it on a new page (PDF, DOCX) or slide (PPTX).
+type heading struct {
+	Text string
+	// Break starts it on a new page in the PDF and DOCX (the appendix and
+	// the supporting analysis); sections flow on.
+	Break bool
+	// Lead is a line under the title, e.g. the appendix's data-as-of.
+	Lead string
+}
+
+// prose is a section's body (paragraphs and "- " bullets).
+type prose struct{ Text string }
+
+// keyFigures are the headline numbers as cards; Big for the board template.
+type keyFigures struct {
+	Title string
+	Big   bool
+	Items []keyFigure
+}
+
+type keyFigure struct{ Label, Value, Note string }
+
+type column struct {
+	Header string
+	Right  bool    // numbers align right
+	Width  float64 // relative
+}
+
+// table is a titled table with an optional total row.
+type table struct {
+	Title     string
+	Cols      []column
+	Rows      [][]string
+	Total     []string // nil: no total row
+	Highlight int      // row index drawn emphasised, -1 for none
+	Note      string   // under the table
+	NoHeader  bool     // key/value tables
+	keep      bool     // short table kept on one page with what follows (DOCX)
+}
+
+type chartKind int
+
+const (
+	barChart chartKind = iota
+	lineChart
+)
+
+// chart is a category chart: clustered bars or a line. Nil values are gaps.
+type chart struct {
+	Title      string
+	Kind       chartKind
+	Categories []string
+	Series     []series
+	Marker     *marker // a point of the first series called out (payback)
+	YTitle     string
+	Note       string
+}
+
+type series struct {
+	Name   string
+	Color  string // RRGGBB
+	Values []*float64
+}
+
+type marker struct {
+	Index int
+	Label string
+}
+
+// gantt is the roadmap: one bar per dated project.
+type gantt struct {
+	Title string
+	Rows  []Project
+}
+
+// grid is the power–interest grid: four quadrants in reading order
+// (keep satisfied, manage closely, monitor, keep informed).
+type grid struct {
+	Title     string
+	Quadrants [4]quadrantView
+	Total     int
+}
+
+type quadrantView struct {
+	Quadrant Quadrant
+	Title    string
+	Advice   string
+	People   []Stakeholder // the first MaxNames, most influential first
+	More     int           // how many are not listed
+}
+
+// calculations is the appendix's formulas.
+type calculations struct {
+	Title string
+	Items []Calculation
+}
+
+func (heading) isBlock()      {}
+func (prose) isBlock()        {}
+func (keyFigures) isBlock()   {}
+func (table) isBlock()        {}
+func (chart) isBlock()        {}
+func (gantt) isBlock()        {}
+func (grid) isBlock()         {}
+func (calculations) isBlock() {}
+
+// Colours shared by every format.
+const (
+	colorNavy     = "1F3A5F"
+	colorExpected = "9DB4CF"
+	colorActual   = "1F3A5F"
+	colorCash     = "1F7A8C"
+	colorPayback  = "D35400"
+	colorGrey     = "6B7280"
+	colorRule     = "C9D1DB"
+	colorShade    = "EEF2F7"
+)
+
+// exhibit is a block with the sections it belongs after, first match wins.
+type exhibit struct {
+	homes  []string
+	blocks []block
+}
+
+func newPlan(c *Case, o Options, f Format) *plan {
+	p := &plan{c: c, opts: o, format: f}
+	t := c.Template
+
+	p.add(p.keyFigureCards())
+
+	var ex []exhibit
+	benefitRows := 0 // all
+	switch t {
+	case ExecutiveSummary:
+		benefitRows = 10
+	case BoardPresentation:
+		benefitRows = 5
+	}
+	benefitHomes := []string{SectionBenefitsPlan, SectionFinancialAnalysis}
+	if t == CFOView {
+		ex = append(ex, exhibit{[]string{SectionFinancialAnalysis}, []block{p.keyFigureTable()}})
+	}
+	ex = append(ex,
+		exhibit{benefitHomes, []block{p.benefitsTable(benefitRows)}},
+		exhibit{benefitHomes, []block{p.periodChart()}},
+		exhibit{[]string{SectionFinancialAnalysis}, []block{p.cashFlowChart()}},
+	)
+	if t == CFOView {
+		ex = append(ex,
+			exhibit{[]string{SectionFinancialAnalysis}, []block{p.cashFlowTable()}},
+			exhibit{[]string{SectionRiskAssessment, SectionFinancialAnalysis}, []block{p.sensitivityTable()}},
+		)
+	}
+	if t == CFOView || t == TechnicalDeepDive {
+		ex = append(ex, exhibit{[]string{SectionFinancialAnalysis}, []block{p.costsTable()}})
+	}
+	if t == TechnicalDeepDive {
+		ex = append(ex, exhibit{[]string{SectionImplementationRoadmap}, []block{p.roadmap(), p.projectsTable()}})
+	}
+	ex = append(ex, exhibit{[]string{SectionStakeholderMap}, []block{p.grid()}})
+
+	present := map[string]bool{}
+	for _, s := range c.Sections {
+		present[s.ID] = true
+	}
+	home := func(e exhibit) string {
+		for _, h := range e.homes {
+			if present[h] {
+				return h
+			}
+		}
+		return ""
+	}
+	placed := map[string]bool{} // a section id repeated gets its exhibits once
+	for _, s := range c.Sections {
+		p.add(heading{Text: s.Title}, prose{Text: s.Body})
+		if placed[s.ID] {
+			continue
+		}
+		placed[s.ID] = true
+		for _, e := range ex {
+			if home(e) == s.ID {
+				p.add(e.blocks...)
+			}
+		}
+	}
+	var rest []block
+	for _, e := range ex {
+		if home(e) == "" {
+			rest = append(rest, e.blocks...)
+		}
+	}
+	if len(rest) > 0 {
+		p.add(heading{Text: "Supporting analysis", Break: true})
+		p.add(rest...)
+	}
+
+	if o.IncludeAppendices {
+		p.add(heading{Text: "Appendix", Break: true, Lead: "Data as of " + FormatTime(c.DataAsOf)})
+		p.add(p.snapshotTable(), calculations{Title: "Calculations", Items: c.Calculations})
+		if benefitRows > 0 && len(c.Benefits) > benefitRows {
+			b := p.benefitsTable(0)
+			b.Title = "All benefits"
+			p.add(b)
+		}
+		// A register of hundreds of people is reference material for a
+		// document, not for slides: the PPTX grid already names the most
+		// influential per quadrant.
+		if f != PPTX && len(c.Stakeholders) > 0 {
+			p.add(p.stakeholderRegister())
+		}
+	}
+	return p
+}
+
+func (p *plan) add(b ...block) { p.blocks = append(p.blocks, b...) }
+
+func (p *plan) keyFigureCards() keyFigures {
+	c := p.c
+	reason := func(f Figure, note string) string {
+		if f.Value == nil {
+			return f.Reason
+		}
+		return note
+	}
+	npvNote := ""
+	if r := c.Figures.DiscountRate; r != nil {
+		npvNote = "at " + FormatPercent(*r*100) + " discount rate"
+	}
+	if h := c.Figures.HorizonMonths; h > 0 {
+		npvNote = strings.TrimSpace(npvNote + fmt.Sprintf(" over %d months", h))
+	}
+	paybackNote := ""
+	if m := c.CashFlow.PaybackMonth; m != nil {
+		paybackNote = "break-even in " + c.CashFlow.Months[*m].Label
+	}
+	return keyFigures{
+		Title: "At a glance",
+		Big:   c.Template == BoardPresentation,
+		Items: []keyFigure{
+			{"Return on investment", c.roiText(c.Figures.ROIPercent), reason(c.Figures.ROIPercent, "over the horizon")},
+			{"Net present value", c.npvText(true), reason(c.Figures.NPV, npvNote)},
+			{"Internal rate of return", c.irrText(), reason(c.Figures.IRR, "annual")},
+			{"Payback", c.paybackText(), reason(c.Figures.PaybackMonths, paybackNote)},
+		},
+	}
+}
+
+func (p *plan) keyFigureTable() table {
+	c := p.c
+	basis := func(f Figure, note string) string {
+		if f.Value == nil {
+			return f.Reason
+		}
+		return note
+	}
+	cards := p.keyFigureCards()
+	rows := [][]string{
+		{"Return on investment", c.roiText(c.Figures.ROIPercent), basis(c.Figures.ROIPercent, "(benefits − costs) ÷ costs over the horizon")},
+		{"Net present value", c.npvText(false), basis(c.Figures.NPV, "discounted monthly cash flow, "+cards.Items[1].Note)},
+		{"Internal rate of return", c.irrText(), basis(c.Figures.IRR, "annual rate at which the NPV is zero")},
+		{"Payback", c.paybackText(), basis(c.Figures.PaybackMonths, cards.Items[3].Note)},
+	}
+	return table{
+		Title:     "Key figures",
+		Cols:      []column{{"Figure", false, 3}, {"Value", true, 2.2}, {"Basis", false, 5}},
+		Rows:      rows,
+		Highlight: -1,
+	}
+}
+
+func (p *plan) benefitsTable(limit int) table {
+	c := p.c
+	rows := slices.Clone(c.Benefits)
+	t := table{
+		Title: "Benefits: expected vs actual",
+		Cols: []column{{"Benefit", false, 3.6}, {"Category", false, 2},
+			{"Expected (" + c.BaseCurrency + ")", true, 2.1}, {"Actual (" + c.BaseCurrency + ")", true, 2.1},
+			{"Variance (" + c.BaseCurrency + ")", true, 2.1}, {"Variance %", true, 1.9}},
+		Highlight: -1,
+	}
+	var other []Benefit
+	if limit > 0 && len(rows) > limit {
+		// The largest expected benefits carry the case; the rest are summed.
+		slices.SortStableFunc(rows, func(a, b Benefit) int { return cmp.Compare(b.Expected, a.Expected) })
+		rows, other = rows[:limit], rows[limit:]
+		t.Title = fmt.Sprintf("Benefits: expected vs actual (largest %d of %d)", limit, len(c.Benefits))
+	}
+	if c.BenefitsPeriod != "" {
+		t.Title += ", " + c.BenefitsPeriod
+	}
+	for _, b := range rows {
+		t.Rows = append(t.Rows, []string{b.Name, b.Category, FormatAmount(b.Expected),
+			optAmount(b.Actual), optAmount(b.Variance), optPercent(b.VariancePercent)})
+	}
+	if len(other) > 0 {
+		s := sumBenefits(other)
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("%d other benefits", len(other)), "",
+			FormatAmount(s.Expected), optAmount(s.Actual), optAmount(s.Variance), optPercent(s.VariancePercent)})
+	}
+	s := sumBenefits(c.Benefits)
+	t.Total = []string{"Total", "", FormatAmount(s.Expected), optAmount(s.Actual), optAmount(s.Variance), optPercent(s.VariancePercent)}
+	t.Note = "Actual and variance cover benefits measured so far; – means not measured yet. " +
+		"Total variance % is the total variance over the expected value of the measured benefits."
+	return t
+}
+
+// sumBenefits totals rows: expected over all rows, actual and variance over
+// the measured ones, variance % relative to the measured rows' expected.
+func sumBenefits(rows []Benefit) Benefit {
+	var s Benefit
+	var actual, variance, measuredExpected float64
+	measured := false
+	for _, b := range rows {
+		s.Expected += b.Expected
+		if b.Actual != nil {
+			measured = true
+			actual += *b.Actual
+			measuredExpected += b.Expected
+			if b.Variance != nil {
+				variance += *b.Variance
+			} else {
+				variance += *b.Actual - b.Expected
+			}
+		}
+	}
+	if measured {
+		s.Actual, s.Variance = new(actual), new(variance)
+		if measuredExpected != 0 {
+			s.VariancePercent = new(variance / measuredExpected * 100)
+		}
+	}
+	return s
+}
+
+func (p *plan) periodChart() chart {
+	c := p.c
+	exp := make([]*float64, len(c.Periods))
+	act := make([]*float64, len(c.Periods))
+	cats := make([]string, len(c.Periods))
+	for i, v := range c.Periods {
+		cats[i], exp[i], act[i] = v.Label, new(v.Expected), v.Actual
+	}
+	return chart{
+		Title:      "Benefits per period: expected vs actual",
+		Kind:       barChart,
+		Categories: cats,
+		Series:     []series{{"Expected", colorExpected, exp}, {"Actual", colorActual, act}},
+		YTitle:     c.BaseCurrency,
+	}
+}
+
+func (p *plan) cashFlowChart() chart {
+	c := p.c
+	cats := make([]string, len(c.CashFlow.Months))
+	vals := make([]*float64, len(c.CashFlow.Months))
+	for i, m := range c.CashFlow.Months {
+		cats[i], vals[i] = m.Label, new(m.Cumulative)
+	}
+	ch := chart{
+		Title:      "Cumulative cash flow",
+		Kind:       lineChart,
+		Categories: cats,
+		Series:     []series{{"Cumulative cash flow", colorCash, vals}},
+		YTitle:     c.BaseCurrency,
+	}
+	if m := c.CashFlow.PaybackMonth; m != nil {
+		ch.Marker = &marker{Index: *m, Label: fmt.Sprintf("Payback: %s (month %d)", cats[*m], *m+1)}
+	} else {
+		ch.Note = "Payback is not reached within the horizon."
+	}
+	return ch
+}
+
+func (p *plan) cashFlowTable() table {
+	c := p.c
+	t := table{
+		Title: "Monthly cash flow (" + c.BaseCurrency + ")",
+		Cols: []column{{"Month", false, 2}, {"Benefits", true, 2.2}, {"Costs", true, 2.2},
+			{"Net", true, 2.2}, {"Cumulative", true, 2.4}},
+		Highlight: -1,
+	}
+	var b, k, n float64
+	for i, m := range c.CashFlow.Months {
+		t.Rows = append(t.Rows, []string{m.Label, FormatAmount(m.Benefits), FormatAmount(m.Costs),
+			FormatAmount(m.Net), FormatAmount(m.Cumulative)})
+		b, k, n = b+m.Benefits, k+m.Costs, n+m.Net
+		if pm := c.CashFlow.PaybackMonth; pm != nil && *pm == i {
+			t.Highlight = i
+		}
+	}
+	if len(c.CashFlow.Months) > 0 {
+		t.Total = []string{"Total", FormatAmount(b), FormatAmount(k), FormatAmount(n), ""}
+	}
+	if t.Highlight >= 0 {
+		t.Note = "Highlighted: the payback month, the first with a cumulative cash flow of zero or more."
+	}
+	return t
+}
+
+func (p *plan) sensitivityTable() table {
+	s := p.c.Sensitivity
+	figures := []struct {
+		name string
+		f    Figure
+	}{{"Best case", s.BestROIPercent}, {"Expected case", s.ExpectedROIPercent}, {"Worst case", s.WorstROIPercent}}
+	t := table{
+		Title:     "Sensitivity: return on investment by scenario",
+		Cols:      []column{{"Scenario", false, 3}, {"ROI", true, 2}},
+		Highlight: 1,
+		Note:      s.Assumptions,
+	}
+	reasons := false
+	for _, f := range figures {
+		reasons = reasons || f.f.Value == nil
+	}
+	if reasons { // a column for why a scenario has no ROI
+		t.Cols = append(t.Cols, column{"Note", false, 5})
+	}
+	for _, f := range figures {
+		row := []string{f.name, p.c.roiText(f.f)}
+		if reasons {
+			row = append(row, f.f.Reason)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func (p *plan) costsTable() table {
+	c := p.c
+	t := table{
+		Title: "Costs",
+		Cols: []column{{"Cost", false, 4}, {"Category", false, 2.4}, {"Timing", false, 2.6},
+			{"Amount (" + c.BaseCurrency + ")", true, 2.4}},
+		Highlight: -1,
+	}
+	var sum float64
+	for _, x := range c.Costs {
+		t.Rows = append(t.Rows, []string{x.Name, x.Category, x.Timing, FormatAmount(x.Amount)})
+		sum += x.Amount
+	}
+	t.Total = []string{"Total", "", "", FormatAmount(sum)}
+	return t
+}
+
+func (p *plan) roadmap() gantt {
+	var rows []Project
+	for _, pr := range p.c.Projects {
+		if !pr.Start.IsZero() && !pr.End.IsZero() && !pr.End.Before(pr.Start) {
+			rows = append(rows, pr)
+		}
+	}
+	return gantt{Title: "Roadmap", Rows: rows}
+}
+
+func (p *plan) projectsTable() table {
+	c := p.c
+	t := table{
+		Title: "Projects",
+		Cols: []column{{"Project", false, 4}, {"Owner", false, 2.6}, {"Status", false, 2},
+			{"Start", false, 2}, {"End", false, 2}, {"Budget (" + c.BaseCurrency + ")", true, 2.4}},
+		Highlight: -1,
+	}
+	var sum float64
+	budgeted := false
+	for _, pr := range c.Projects {
+		t.Rows = append(t.Rows, []string{pr.Name, pr.Owner, humanize(pr.Status), FormatDate(pr.Start),
+			FormatDate(pr.End), optAmount(pr.Budget)})
+		if pr.Budget != nil {
+			sum, budgeted = sum+*pr.Budget, true
+		}
+	}
+	if budgeted {
+		t.Total = []string{"Total", "", "", "", "", FormatAmount(sum)}
+	}
+	return t
+}
+
+var influenceRank = map[string]int{"critical": 0, "high": 1, "medium": 2, "low": 3}
+var interestRank = map[string]int{"high": 0, "medium": 1, "low": 2}
+
+// quadrantOrder is the grid in reading order: top row (high influence)
+// keep satisfied | manage closely, bottom row monitor | keep informed.
+var quadrantOrder = [4]struct {
+	q             Quadrant
+	title, advice string
+}{
+	{KeepSatisfied, "Keep satisfied", "High influence, lower interest"},
+	{ManageClosely, "Manage closely", "High influence, high interest"},
+	{Monitor, "Monitor", "Lower influence, lower interest"},
+	{KeepInformed, "Keep informed", "Lower influence, high interest"},
+}
+
+func (s Stakeholder) quadrant() Quadrant {
+	if s.Quadrant != "" {
+		return s.Quadrant
+	}
+	return QuadrantOf(s.Influence, s.Interest)
+}
+
+// byInfluence orders the most influential, then most interested, first.
+func byInfluence(a, b Stakeholder) int {
+	return cmp.Or(cmp.Compare(influenceRank[a.Influence], influenceRank[b.Influence]),
+		cmp.Compare(interestRank[a.Interest], interestRank[b.Interest]),
+		strings.Compare(a.Name, b.Name))
+}
+
+func (p *plan) grid() grid {
+	names := 8
+	switch {
+	case p.format == PPTX || p.c.Template == BoardPresentation:
+		names = 5
+	}
+	g := grid{Title: "Stakeholders: power–interest grid", Total: len(p.c.Stakeholders)}
+	for i, qo := range quadrantOrder {
+		var people []Stakeholder
+		for _, s := range p.c.Stakeholders {
+			if s.quadrant() == qo.q {
+				people = append(people, s)
+			}
+		}
+		slices.SortFunc(people, byInfluence)
+		v := quadrantView{Quadrant: qo.q, Title: qo.title, Advice: qo.advice, People: people}
+		if len(people) > names {
+			v.People, v.More = people[:names], len(people)-names
+		}
+		g.Quadrants[i] = v
+	}
+	return g
+}
+
+func (p *plan) stakeholderRegister() table {
+	people := slices.Clone(p.c.Stakeholders)
+	rank := map[Quadrant]int{ManageClosely: 0, KeepSatisfied: 1, KeepInformed: 2, Monitor: 3}
+	slices.SortStableFunc(people, func(a, b Stakeholder) int {
+		return cmp.Or(cmp.Compare(rank[a.quadrant()], rank[b.quadrant()]), byInfluence(a, b))
+	})
+	t := table{
+		Title: "Stakeholder register",
+		Cols: []column{{"Name", false, 3.2}, {"Role", false, 3.2}, {"Influence", false, 1.7},
+			{"Interest", false, 1.5}, {"Quadrant", false, 2.4}, {"Sentiment", false, 1.8}},
+		Highlight: -1,
+	}
+	for _, s := range people {
+		sent := s.Sentiment
+		if sent == "" {
+			sent = "not engaged"
+		}
+		t.Rows = append(t.Rows, []string{s.Name, s.Role, humanize(s.Influence), humanize(s.Interest),
+			humanize(string(s.quadrant())), humanize(sent)})
+	}
+	return t
+}
+
+func (p *plan) snapshotTable() table {
+	c := p.c
+	hash := c.ContentHash
+	if hash == "" {
+		hash = "–"
+	}
+	return table{
+		Title:    "Snapshot",
+		Cols:     []column{{"", false, 3}, {"", false, 8}},
+		NoHeader: true,
+		Rows: [][]string{
+			{"Data as of", FormatTime(c.DataAsOf)},
+			{"Snapshot content hash", hash},
+			{"Case version", fmt.Sprintf("%d", c.Version)},
+			{"Template", c.Template.Title()},
+			{"Base currency", c.BaseCurrency},
+		},
+		Highlight: -1,
+	}
+}

@@ -1,0 +1,284 @@
+// Package valuation computes what an initiative is worth so far, for its
+// detail (GET /v1/initiatives/{id}): expected and realised value to date,
+// realisation, total cost, all in the tenant's base currency, and the
+// stakeholder summary with the at-risk count. It maps stored rows onto the
+// finance core (internal/finance) and the stakeholder rules
+// (internal/stakeholder); the definitions are README "How the numbers are
+// computed".
+package valuation
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/benefit"
+	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/money"
+	"github.com/valuecase/valuecase/internal/settings"
+	"github.com/valuecase/valuecase/internal/stakeholder"
+	"github.com/valuecase/valuecase/internal/validation"
+)
+
+// Rows are the stored records one initiative's figures are computed from.
+type Rows struct {
+	Settings     settings.Settings
+	Benefits     []dbsqlc.Benefit
+	Plans        []dbsqlc.BenefitPlanEntry
+	Actuals      []dbsqlc.BenefitActual
+	Costs        []dbsqlc.InitiativeCost
+	Stakeholders []dbsqlc.Stakeholder
+	Rates        []dbsqlc.FxRate // at least the months RatePeriods names
+}
+
+// Load reads the rows of an initiative in the tenant's transaction: its
+// benefits with their plans and actuals, costs, stakeholders, the tenant's
+// settings and the FX rates of the months the figures at now can need.
+func Load(ctx context.Context, tx dbsqlc.DBTX, tenantID, initiativeID uuid.UUID, now time.Time) (Rows, error) {
+	var r Rows
+	var err error
+	if r.Settings, err = settings.Load(ctx, tx, tenantID); err != nil {
+		return r, err
+	}
+	if r.Benefits, err = db.Q.BenefitListByInitiative(ctx, tx, dbsqlc.BenefitListByInitiativeParams{TenantID: tenantID, InitiativeID: initiativeID}); err != nil {
+		return r, err
+	}
+	ids := make([]uuid.UUID, len(r.Benefits))
+	for i, b := range r.Benefits {
+		ids[i] = b.ID
+	}
+	if r.Plans, err = db.Q.BenefitPlanList(ctx, tx, dbsqlc.BenefitPlanListParams{TenantID: tenantID, BenefitIds: ids}); err != nil {
+		return r, err
+	}
+	if r.Actuals, err = db.Q.ActualListByInitiative(ctx, tx, dbsqlc.ActualListByInitiativeParams{TenantID: tenantID, InitiativeID: initiativeID}); err != nil {
+		return r, err
+	}
+	if r.Costs, err = db.Q.CostListByInitiative(ctx, tx, dbsqlc.CostListByInitiativeParams{TenantID: tenantID, InitiativeID: initiativeID}); err != nil {
+		return r, err
+	}
+	if r.Stakeholders, err = db.Q.StakeholderListByInitiative(ctx, tx, dbsqlc.StakeholderListByInitiativeParams{TenantID: tenantID, InitiativeID: initiativeID}); err != nil {
+		return r, err
+	}
+	if from, to, ok := RatePeriods(MoneyBenefits(r), Costs(r), now); ok {
+		r.Rates, err = db.Q.FxRateList(ctx, tx, dbsqlc.FxRateListParams{TenantID: tenantID, FromPeriod: new(from.FirstDay()), ToPeriod: new(to.FirstDay())})
+	}
+	return r, err
+}
+
+// MoneyBenefits are the benefits that enter money figures: unit currency and
+// a status that counts in totals (cancelled ones do not), with their plans
+// and actuals, in the finance core's terms.
+func MoneyBenefits(r Rows) []finance.Benefit {
+	plans := map[uuid.UUID][]finance.PlanEntry{}
+	for _, p := range r.Plans {
+		plans[p.BenefitID] = append(plans[p.BenefitID], finance.PlanEntry{Period: finance.MonthOfTime(p.Period), Expected: p.Expected})
+	}
+	actuals := map[uuid.UUID]map[finance.Month]float64{}
+	for _, a := range r.Actuals {
+		if actuals[a.BenefitID] == nil {
+			actuals[a.BenefitID] = map[finance.Month]float64{}
+		}
+		actuals[a.BenefitID][finance.MonthOfTime(a.Period)] = a.Value
+	}
+	var out []finance.Benefit
+	for _, b := range r.Benefits {
+		if benefit.Unit(b.Unit) != benefit.UnitCurrency || b.Currency == nil || !benefit.Status(b.Status).CountsInTotals() {
+			continue
+		}
+		fb := finance.Benefit{
+			ExpectedValue: b.ExpectedValue, Frequency: finance.Frequency(b.MeasurementFrequency),
+			Start: finance.MonthOfTime(b.ExpectedStartDate), Currency: *b.Currency,
+			Plan: plans[b.ID], Actuals: actuals[b.ID], // no plan entries: nil, the even spread
+		}
+		if b.ExpectedEndDate != nil {
+			fb.End = new(finance.MonthOfTime(*b.ExpectedEndDate))
+		}
+		out = append(out, fb)
+	}
+	return out
+}
+
+// Costs are the cost lines of r in the finance core's terms.
+func Costs(r Rows) []finance.Cost {
+	out := make([]finance.Cost, len(r.Costs))
+	for i, c := range r.Costs {
+		out[i] = finance.Cost{Amount: c.Amount, Currency: c.Currency, Recurrence: finance.Recurrence(c.Recurrence), Period: finance.MonthOfTime(c.Period)}
+		if c.EndPeriod != nil {
+			out[i].End = new(finance.MonthOfTime(*c.EndPeriod))
+		}
+	}
+	return out
+}
+
+// RatePeriods is the range of months whose FX rates Compute may use at now:
+// the initiative's default horizon, extended through the current month for
+// the to-date figures. ok is false when there are neither money benefits nor
+// costs (no rate is needed).
+func RatePeriods(benefits []finance.Benefit, costs []finance.Cost, now time.Time) (from, to finance.Month, ok bool) {
+	h, ok := finance.DefaultHorizon(benefits, costs)
+	if !ok {
+		return 0, 0, false
+	}
+	return h.Start, max(h.End, finance.MonthOfTime(now)), true
+}
+
+// Metrics are the money and stakeholder figures of an initiative. A money
+// figure is nil when an amount it needs has no FX rate (MissingFXRates lists
+// each such rate); it is never a partial sum of what could be converted.
+type Metrics struct {
+	BenefitsCount      int      // every benefit of the initiative, any unit and status
+	ExpectedToDate     *float64 // expected value of the periods through the current month
+	RealizedToDate     *float64 // actuals recorded for the periods through the current month
+	RealizationPercent *float64 // realised / expected × 100; nil when expected is 0 or unknown
+	TotalCost          *float64 // every cost schedule over the default horizon
+	StakeholdersCount  int
+	StakeholdersAtRisk int
+	BaseCurrency       string
+	MissingFXRates     []finance.MissingRate // sorted, each once; empty (not nil) when none
+}
+
+// StakeholderSummary is one element of the detail's `stakeholders`.
+type StakeholderSummary struct {
+	ID           uuid.UUID
+	Name         string
+	Role         *string
+	Influence    stakeholder.Influence
+	Interest     stakeholder.Interest
+	Quadrant     stakeholder.Quadrant
+	Sentiment    *stakeholder.Sentiment // of the latest engagement; nil when never engaged
+	AtRisk       bool
+	AtRiskReason *stakeholder.RiskReason
+}
+
+// Detail is everything the initiative detail derives from its rows.
+type Detail struct {
+	Metrics      Metrics
+	Stakeholders []StakeholderSummary
+}
+
+// Compute derives the detail of an initiative at now (its UTC month is the
+// current month).
+func Compute(r Rows, now time.Time) (Detail, error) {
+	rates := money.NewRates(r.Settings.BaseCurrency)
+	for _, row := range r.Rates {
+		err := rates.Set(row.Currency, finance.MonthOfTime(row.Period), row.Rate)
+		if ve, ok := errors.AsType[*validation.Error](err); ok && ve.Code == validation.CodeNotAllowed {
+			continue // a rate for the base itself: 1 by definition, the stored one is not used
+		}
+		if err != nil {
+			return Detail{}, err
+		}
+	}
+	fx := rates.FX()
+	current := finance.MonthOfTime(now)
+	benefits, costs := MoneyBenefits(r), Costs(r)
+	missing := map[finance.MissingRate]bool{}
+	note := func(ms []finance.MissingRate) bool {
+		for _, m := range ms {
+			missing[m] = true
+		}
+		return len(ms) == 0
+	}
+
+	d := Detail{Metrics: Metrics{BenefitsCount: len(r.Benefits), BaseCurrency: r.Settings.BaseCurrency}}
+	m := &d.Metrics
+	expected, expectedOK := expectedToDate(benefits, current, fx)
+	if note(expectedOK) {
+		m.ExpectedToDate = &expected
+	}
+	realized, realizedOK := realizedToDate(benefits, current, fx)
+	if note(realizedOK) {
+		m.RealizedToDate = &realized
+	}
+	if m.ExpectedToDate != nil && m.RealizedToDate != nil && expected != 0 {
+		m.RealizationPercent = new(realized / expected * 100)
+	}
+	if h, ok := finance.DefaultHorizon(benefits, costs); !ok {
+		m.TotalCost = new(0.0) // neither costs nor money benefits
+	} else if cf, miss := finance.BuildCashFlows(h, nil, costs, finance.BasisExpected, fx); note(miss) {
+		m.TotalCost = new(cf.TotalCosts())
+	}
+	m.MissingFXRates = slices.SortedFunc(maps.Keys(missing), func(a, b finance.MissingRate) int {
+		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
+	})
+	if m.MissingFXRates == nil {
+		m.MissingFXRates = []finance.MissingRate{}
+	}
+
+	d.Stakeholders = make([]StakeholderSummary, len(r.Stakeholders))
+	for i, s := range r.Stakeholders {
+		d.Stakeholders[i] = summarise(s, now)
+		if d.Stakeholders[i].AtRisk {
+			m.StakeholdersAtRisk++
+		}
+	}
+	m.StakeholdersCount = len(r.Stakeholders)
+	return d, nil
+}
+
+// expectedToDate is the expected value of every period of the benefits from
+// the first one's start through the current month (a quarter counts when its
+// first month is not after the current month), converted at each period's rate.
+func expectedToDate(benefits []finance.Benefit, current finance.Month, fx finance.FX) (float64, []finance.MissingRate) {
+	if len(benefits) == 0 {
+		return 0, nil
+	}
+	h := finance.Horizon{Start: benefits[0].Frequency.PeriodOf(benefits[0].Start), End: current}
+	for _, b := range benefits {
+		h.Start = min(h.Start, b.Frequency.PeriodOf(b.Start))
+	}
+	if h.Len() == 0 {
+		return 0, nil
+	}
+	cf, missing := finance.BuildCashFlows(h, benefits, nil, finance.BasisExpected, fx)
+	return cf.TotalBenefits(), missing
+}
+
+// realizedToDate is the sum of the actuals recorded for periods through the
+// current month, each converted at its period's rate. A period without an
+// actual adds nothing: realised is what was measured, not what was planned.
+func realizedToDate(benefits []finance.Benefit, current finance.Month, fx finance.FX) (float64, []finance.MissingRate) {
+	total := 0.0
+	var missing []finance.MissingRate
+	for _, b := range benefits {
+		for _, p := range slices.Sorted(maps.Keys(b.Actuals)) { // a fixed order: the same sum every time
+			if p > current {
+				continue
+			}
+			v, ok := fx.Convert(b.Currency, p, b.Actuals[p])
+			if !ok {
+				missing = append(missing, finance.MissingRate{Currency: b.Currency, Period: p})
+				continue
+			}
+			total += v
+		}
+	}
+	return total, missing
+}
+
+// summarise derives a stakeholder's summary from its stored engagement
+// columns: the sentiments of the latest (at most 3) engagements, newest
+// first, and the date of the latest. Only the latest date is stored, so the
+// engagements are given that date in their stored order, which is all the
+// trend (by order) and the at-risk rules (latest date and sentiment) read.
+func summarise(s dbsqlc.Stakeholder, now time.Time) StakeholderSummary {
+	var es []stakeholder.Engagement
+	if s.LastEngagementOn != nil {
+		for i := len(s.RecentSentiments) - 1; i >= 0; i-- { // oldest first
+			es = append(es, stakeholder.Engagement{Date: *s.LastEngagementOn, Sentiment: stakeholder.Sentiment(s.RecentSentiments[i])})
+		}
+	}
+	influence, interest := stakeholder.Influence(s.Influence), stakeholder.Interest(s.Interest)
+	sum := stakeholder.Summarise(influence, interest, es, s.CreatedAt, now)
+	return StakeholderSummary{
+		ID: s.ID, Name: s.Name, Role: s.Role, Influence: influence, Interest: interest,
+		Quadrant: sum.Quadrant, Sentiment: sum.Sentiment, AtRisk: sum.AtRisk, AtRiskReason: sum.AtRiskReason,
+	}
+}
