@@ -16,6 +16,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -187,7 +188,7 @@ func (s *Server) createAPIKey(c *fiber.Ctx) error {
 	}
 	for i, sc := range scopes {
 		if !rbac.IsAPIKeyScope(rbac.Permission(sc)) {
-			b.fail("scopes["+itoa(i)+"]", "invalid_value", "unknown scope %q; known: %v", sc, scopeNames())
+			b.fail("scopes["+strconv.Itoa(i)+"]", "invalid_value", "unknown scope %q; known: %v", sc, scopeNames())
 		}
 	}
 	days := b.integer("expires_in_days", 1, maxKeyDays)

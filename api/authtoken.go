@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -214,7 +215,7 @@ func (s *Server) tokenExchangeGrant(c *fiber.Ctx, form map[string]string) error 
 	if subject == "" {
 		return InvalidParameter("subject_token is required: the identity provider's JWT")
 	}
-	if tt := form["subject_token_type"]; tt != "" && !containsString(subjectTokenTypes, tt) {
+	if tt := form["subject_token_type"]; tt != "" && !slices.Contains(subjectTokenTypes, tt) {
 		return InvalidParameter("unsupported subject_token_type %q; use one of %s", tt, strings.Join(subjectTokenTypes, ", "))
 	}
 	ctx := c.UserContext()

@@ -12,6 +12,7 @@ package api
 
 import (
 	"context"
+	"slices"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5"
@@ -185,7 +186,7 @@ func (s *Server) inviteUser(c *fiber.Ctx) error {
 // protectLastAdmin refuses a change that leaves the tenant without an active
 // user holding the Admin role. The caller holds UserLockAdmins.
 func protectLastAdmin(ctx context.Context, t pgx.Tx, u dbsqlc.User, what string) error {
-	if u.Status != "active" || !containsString(u.Roles, rbac.RoleAdmin) {
+	if u.Status != "active" || !slices.Contains(u.Roles, rbac.RoleAdmin) {
 		return nil
 	}
 	others, err := db.Q.UserCountActiveWithRole(ctx, t, dbsqlc.UserCountActiveWithRoleParams{TenantID: u.TenantID, Role: rbac.RoleAdmin, ExceptID: u.ID})
@@ -196,15 +197,6 @@ func protectLastAdmin(ctx context.Context, t pgx.Tx, u dbsqlc.User, what string)
 		return Conflict("%s: this is the last active Admin of the tenant; make another user Admin first", what)
 	}
 	return nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) patchUser(c *fiber.Ctx) error {
@@ -239,14 +231,14 @@ func (s *Server) patchUser(c *fiber.Ctx) error {
 	if hasRoles {
 		var added []string
 		for _, r := range roles {
-			if !containsString(u.Roles, r) {
+			if !slices.Contains(u.Roles, r) {
 				added = append(added, r)
 			}
 		}
 		if err := checkAssignableRoles(ctx, t, p, added); err != nil {
 			return err
 		}
-		if containsString(u.Roles, rbac.RoleAdmin) && !containsString(roles, rbac.RoleAdmin) {
+		if slices.Contains(u.Roles, rbac.RoleAdmin) && !slices.Contains(roles, rbac.RoleAdmin) {
 			if err := protectLastAdmin(ctx, t, u, "cannot remove the Admin role"); err != nil {
 				return err
 			}

@@ -247,7 +247,7 @@ func (s *Server) listWebhooks(c *fiber.Ctx) error {
 	page, size := q.page(maxWebhookListPage)
 	var active *bool
 	if _, ok := q.str("active"); ok {
-		active = ptr(q.oneOf("active", "", []string{"true", "false"}) == "true")
+		active = new(q.oneOf("active", "", []string{"true", "false"}) == "true")
 	}
 	if err := q.done(); err != nil {
 		return err
@@ -312,7 +312,7 @@ func (s *Server) createWebhook(c *fiber.Ctx) error {
 		SecretHint: secretHint(*f.secret), Active: f.active == nil || *f.active,
 	}
 	if !params.Active {
-		params.DisabledAt, params.DisabledReason = ptr(time.Now()), ptr("created inactive by "+p.Subject)
+		params.DisabledAt, params.DisabledReason = new(time.Now()), new("created inactive by "+p.Subject)
 	}
 	w, err := db.Q.WebhookCreate(ctx, t, params)
 	if err != nil {
@@ -389,7 +389,7 @@ func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
 		if params.Active {
 			params.DisabledAt, params.DisabledReason = nil, nil
 		} else {
-			params.DisabledAt, params.DisabledReason = ptr(time.Now()), ptr("switched off by "+p.Subject)
+			params.DisabledAt, params.DisabledReason = new(time.Now()), new("switched off by "+p.Subject)
 		}
 	}
 	updated, err := db.Q.WebhookUpdate(c.UserContext(), tx(c), params)
@@ -423,10 +423,10 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	page, size := q.page(maxDeliveryPageSize)
 	var status, eventType *string
 	if _, ok := q.str("status"); ok {
-		status = ptr(q.oneOf("status", "", dispatch.Statuses))
+		status = new(q.oneOf("status", "", dispatch.Statuses))
 	}
 	if _, ok := q.str("event_type"); ok {
-		eventType = ptr(q.oneOf("event_type", "", append(slices.Clone(outbox.EventTypes), webhook.EventTest)))
+		eventType = new(q.oneOf("event_type", "", append(slices.Clone(outbox.EventTypes), webhook.EventTest)))
 	}
 	if err := q.done(); err != nil {
 		return err
@@ -505,10 +505,10 @@ func toAttemptResultJSON(r dispatch.Result) attemptResultJSON {
 		DeliveryStatus: r.Status,
 	}
 	if r.StatusCode != 0 {
-		out.StatusCode = ptr(r.StatusCode)
+		out.StatusCode = new(r.StatusCode)
 	}
 	if r.Error != "" {
-		out.Error = ptr(r.Error)
+		out.Error = new(r.Error)
 	}
 	return out
 }

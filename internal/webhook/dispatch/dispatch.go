@@ -60,6 +60,7 @@ var (
 // Retry asks for the timed retries of one delivery whose attempt 1 failed.
 type Retry struct {
 	TenantID, WebhookID, EventID uuid.UUID
+	EventType                    string // names the run for operators (its summary)
 	FirstAttemptAt               time.Time
 }
 
@@ -182,7 +183,7 @@ func (d *Dispatcher) Handle(ctx context.Context, ev outbox.Event) error {
 			if row.Status == StatusPending {
 				errs[i] = d.firstAttempt(ctx, ev, row, payload, perr)
 			} else if row.LastAttemptAt != nil {
-				errs[i] = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, FirstAttemptAt: *row.LastAttemptAt}, row.ID)
+				errs[i] = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: *row.LastAttemptAt}, row.ID)
 			}
 		}()
 	}
@@ -239,7 +240,7 @@ func (d *Dispatcher) firstAttempt(ctx context.Context, ev outbox.Event, row dbsq
 	if rec.status != StatusRetrying {
 		return nil
 	}
-	return d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, FirstAttemptAt: a.StartedAt}, row.ID)
+	return d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: a.StartedAt}, row.ID)
 }
 
 // handOver starts the retry schedule and marks the delivery as handed over.

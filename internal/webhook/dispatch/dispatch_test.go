@@ -115,7 +115,7 @@ func TestHandleFailureIsHandedToTheRetrySchedule(t *testing.T) {
 		t.Fatalf("after the hand-over: %+v", d)
 	}
 	calls := f.sched.calls
-	if len(calls) != 2 || calls[1] != (dispatch.Retry{TenantID: f.tenant, WebhookID: h, EventID: ev.ID, FirstAttemptAt: *d.LastAttemptAt}) {
+	if len(calls) != 2 || calls[1] != (dispatch.Retry{TenantID: f.tenant, WebhookID: h, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: *d.LastAttemptAt}) {
 		t.Errorf("schedule calls %+v", calls)
 	}
 	// Once handed over, nothing more happens on a further call.
