@@ -32,6 +32,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/auth"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/user"
 )
 
 // How a caller authenticated.
@@ -137,7 +138,7 @@ func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) erro
 	if err != nil {
 		return err
 	}
-	if row.Status == "deactivated" {
+	if user.Status(row.Status) == user.Deactivated {
 		return Forbidden("this user is deactivated in the tenant")
 	}
 	// iat has second resolution: a token issued in the same second as the revocation is refused too.
@@ -351,22 +352,11 @@ func rolesPermissions(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, names [
 	return set, nil
 }
 
-// checkGrant refuses to hand out permissions the caller does not hold itself:
-// no one can create a role, client, key or assignment more powerful than they are.
+// checkGrant refuses to hand out permissions the caller does not hold itself
+// (rbac.CheckGrant); what names the grant in the 403's message.
 func checkGrant(p *Principal, granted rbac.Set, what string) error {
-	var want []rbac.Permission
-	for perm, ok := range granted {
-		if ok {
-			want = append(want, perm)
-		}
-	}
-	slices.Sort(want)
-	if missing := p.Permissions.Missing(want); len(missing) > 0 {
-		names := make([]string, len(missing))
-		for i, m := range missing {
-			names[i] = string(m)
-		}
-		return Forbidden("%s would grant %s, which you do not hold", what, strings.Join(names, ", "))
+	if err := rbac.CheckGrant(p.Permissions, granted); err != nil {
+		return Forbidden("%s %s", what, err.Error())
 	}
 	return nil
 }

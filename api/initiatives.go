@@ -14,6 +14,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/valuation"
 )
 
@@ -31,13 +32,7 @@ const (
 )
 
 var (
-	statusNames = func() []string {
-		out := make([]string, len(initiative.Statuses))
-		for i, s := range initiative.Statuses {
-			out[i] = string(s)
-		}
-		return out
-	}()
+	statusNames     = validation.Names(initiative.Statuses)
 	initiativeSorts = []string{"created_at", "updated_at", "name", "status", "expected_start_date", "expected_end_date"}
 )
 

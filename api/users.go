@@ -13,6 +13,7 @@ package api
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5"
@@ -21,9 +22,9 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/user"
+	"github.com/valuecase/valuecase/internal/validation"
 )
-
-var userStatuses = []string{"invited", "active", "deactivated"}
 
 type userJSON struct {
 	ID            string   `json:"id"`
@@ -71,7 +72,7 @@ func (s *Server) listUsers(c *fiber.Ctx) error {
 	page, size := q.page(maxUserPageSize)
 	var status, role *string
 	if _, ok := q.str("status"); ok {
-		v := q.oneOf("status", "", userStatuses)
+		v := q.oneOf("status", "", validation.Names(user.Statuses))
 		status = &v
 	}
 	if v, ok := q.str("role"); ok {
@@ -183,18 +184,18 @@ func (s *Server) inviteUser(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(body)
 }
 
-// protectLastAdmin refuses a change that leaves the tenant without an active
-// user holding the Admin role. The caller holds UserLockAdmins.
+// protectLastAdmin refuses a change that takes u out of the active Admins
+// when no other remains (user.CheckKeepsAdmin). The caller holds UserLockAdmins.
 func protectLastAdmin(ctx context.Context, t pgx.Tx, u dbsqlc.User, what string) error {
-	if u.Status != "active" || !slices.Contains(u.Roles, rbac.RoleAdmin) {
+	if !user.IsActiveAdmin(user.Status(u.Status), u.Roles) {
 		return nil
 	}
 	others, err := db.Q.UserCountActiveWithRole(ctx, t, dbsqlc.UserCountActiveWithRoleParams{TenantID: u.TenantID, Role: rbac.RoleAdmin, ExceptID: u.ID})
 	if err != nil {
 		return err
 	}
-	if others == 0 {
-		return Conflict("%s: this is the last active Admin of the tenant; make another user Admin first", what)
+	if err := user.CheckKeepsAdmin(user.Status(u.Status), u.Roles, others); err != nil {
+		return Conflict("%s: %s", what, err.Error())
 	}
 	return nil
 }
@@ -261,8 +262,8 @@ func (s *Server) deactivateUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if u.Status == "deactivated" {
-		return Conflict("the user is already deactivated")
+	if err := user.CheckDeactivate(user.Status(u.Status)); err != nil {
+		return userStatusError(err)
 	}
 	if err := protectLastAdmin(ctx, t, u, "cannot deactivate"); err != nil {
 		return err
@@ -287,8 +288,8 @@ func (s *Server) reactivateUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if u.Status != "deactivated" {
-		return Conflict("the user is %s, not deactivated", u.Status)
+	if err := user.CheckReactivate(user.Status(u.Status)); err != nil {
+		return userStatusError(err)
 	}
 	updated, err := db.Q.UserReactivate(c.UserContext(), tx(c), dbsqlc.UserReactivateParams{TenantID: u.TenantID, ID: u.ID})
 	if err != nil {
@@ -334,3 +335,8 @@ func (s *Server) listUserSessions(c *fiber.Ctx) error {
 
 // endReason is a value of auth_sessions.end_reason.
 func endReason(s string) *string { return &s }
+
+// userStatusError maps user.ErrWrongStatus to 409 with the rule's reason.
+func userStatusError(err error) error {
+	return Conflict("%s", strings.TrimPrefix(err.Error(), user.ErrWrongStatus.Error()+": "))
+}

@@ -203,7 +203,7 @@ func (d *Dispatcher) firstAttempt(ctx context.Context, ev outbox.Event, row dbsq
 		if err != nil {
 			return err // a configuration problem: keep the event until it is fixed
 		}
-		a = webhook.Deliver(ctx, d.Client, webhook.Target{URL: row.Url, Secret: secret}, p)
+		a = webhook.Deliver(ctx, d.Client, webhook.Target{URL: row.URL, Secret: secret}, p)
 		if ctx.Err() != nil {
 			// Shutting down: record nothing. The claim runs out and the
 			// event's next relay makes this attempt again (same event id).
@@ -284,7 +284,7 @@ func (d *Dispatcher) store(ctx context.Context, tx dbsqlc.DBTX, tenantID, webhoo
 	}
 	n, err := db.Q.WebhookDeliveryRecordAttempt(ctx, tx, dbsqlc.WebhookDeliveryRecordAttemptParams{
 		TenantID: tenantID, ID: deliveryID, Trigger: r.trigger, Outcome: string(a.Outcome), StartedAt: a.StartedAt,
-		LatencyMs: float64(a.Latency.Microseconds()) / 1000, StatusCode: code, Error: errText, ResponseSnippet: a.ResponseSnippet,
+		LatencyMS: float64(a.Latency.Microseconds()) / 1000, StatusCode: code, Error: errText, ResponseSnippet: a.ResponseSnippet,
 		Status: r.status, RetryScheduled: r.retryScheduled, NextAttemptAt: r.next,
 	})
 	if err != nil {
@@ -393,7 +393,7 @@ func (d *Dispatcher) Retry(ctx context.Context, in RetryAttempt) (AttemptResult,
 	if err != nil {
 		return res, err
 	}
-	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.Url, Secret: secret}, payload)
+	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.URL, Secret: secret}, payload)
 	if ctx.Err() != nil {
 		return res, ctx.Err() // the activity is retried; nothing recorded
 	}
@@ -501,7 +501,7 @@ func (d *Dispatcher) SendTest(ctx context.Context, tenantID, webhookID uuid.UUID
 	if err != nil {
 		return Result{}, err
 	}
-	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.Url, Secret: secret}, payload)
+	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.URL, Secret: secret}, payload)
 	res := Result{EventID: eventID, EventType: webhook.EventTest, Number: 1, Attempt: a}
 	rec := record{attempt: a, trigger: TriggerTest, status: StatusFailed}
 	if a.Outcome == webhook.OutcomeDelivered {
@@ -561,7 +561,7 @@ func (d *Dispatcher) Redeliver(ctx context.Context, tenantID, webhookID, deliver
 	if err != nil {
 		return Result{}, err
 	}
-	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.Url, Secret: secret}, payload)
+	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.URL, Secret: secret}, payload)
 	res := Result{DeliveryID: del.ID, EventID: del.EventID, EventType: del.EventType, Attempt: a}
 	ctx = context.WithoutCancel(ctx) // the attempt was made: record it even if the caller went away
 	err = db.InTenant(ctx, d.Pool, tenantID, func(tx pgx.Tx) error {

@@ -57,7 +57,7 @@ func TestHandleFansOutToActiveSubscriptionsOfTheType(t *testing.T) {
 			t.Errorf("delivery %+v", d)
 		}
 		a := f.attempts(d.ID)
-		if len(a) != 1 || a[0].Attempt != 1 || a[0].Trigger != "relay" || a[0].Outcome != "delivered" || a[0].StatusCode == nil || a[0].LatencyMs <= 0 {
+		if len(a) != 1 || a[0].Attempt != 1 || a[0].Trigger != "relay" || a[0].Outcome != "delivered" || a[0].StatusCode == nil || a[0].LatencyMS <= 0 {
 			t.Errorf("attempts %+v", a)
 		}
 	}
