@@ -238,15 +238,10 @@ func (s *Server) listAPIKeys(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var resp listResponse[apiKeyJSON]
-	resp.Data = make([]apiKeyJSON, 0, len(rows))
-	var total int64
-	for _, r := range rows {
-		total = r.Total
-		resp.Data = append(resp.Data, toAPIKeyJSON(r.APIKey))
-	}
-	resp.Meta.Pagination = newPagination(page, size, total)
-	return c.JSON(resp)
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.APIKeyListRow) int64 { return r.Total },
+		func(r dbsqlc.APIKeyListRow) apiKeyJSON { return toAPIKeyJSON(r.APIKey) },
+		func() (int64, error) { return db.Q.APIKeyCount(c.UserContext(), tx(c), p.TenantID) })
 }
 
 func (s *Server) getAPIKey(c *fiber.Ctx) error {

@@ -17,8 +17,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
-	"net/mail"
 	"slices"
 	"strconv"
 	"strings"
@@ -192,13 +190,6 @@ func provisionUser(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, subject, e
 	return db.Q.UserProvision(ctx, t, dbsqlc.UserProvisionParams{TenantID: tenantID, Subject: &subject, Email: nonEmpty(email), Name: nonEmpty(name)})
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 func unionStrings(a, b []string) []string {
 	out := slices.Clone(nonNil(a))
 	for _, s := range b {
@@ -209,10 +200,9 @@ func unionStrings(a, b []string) []string {
 	return out
 }
 
-// ---- request helpers shared by the identity resources ----
+// ---- limits and readers of the identity resources ----
 
 const (
-	maxEmailLen       = 254
 	maxRoleNameLen    = 100
 	maxRoleDescLen    = 1000
 	maxListItems      = 100
@@ -222,76 +212,6 @@ const (
 	maxLiveAPIKeys    = 50 // spec section 8
 	maxServiceClients = 50
 )
-
-// textList reads an array of strings; nil when absent or null.
-func (b *body) textList(field string, maxItems, maxLen int) []string {
-	if !b.has(field) || b.isNull(field) {
-		return nil
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b.fields[field], &raw); err != nil {
-		b.fail(field, "invalid_type", "must be an array of strings")
-		return nil
-	}
-	if len(raw) > maxItems {
-		b.fail(field, "too_long", "must have at most %d items", maxItems)
-		return nil
-	}
-	out := make([]string, 0, len(raw))
-	ok := true
-	for i, r := range raw {
-		var s string
-		if err := json.Unmarshal(r, &s); err != nil {
-			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_type", "must be a string")
-			ok = false
-			continue
-		}
-		if s = strings.TrimSpace(s); s == "" || len(s) > maxLen {
-			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "must be 1 to %d characters", maxLen)
-			ok = false
-			continue
-		}
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	if !ok {
-		return nil
-	}
-	return out
-}
-
-// integer reads a whole number in [lo, hi]; nil when absent or null.
-func (b *body) integer(field string, lo, hi int) *int {
-	if !b.has(field) || b.isNull(field) {
-		return nil
-	}
-	var f float64
-	if err := json.Unmarshal(b.fields[field], &f); err != nil || f != float64(int64(f)) {
-		b.fail(field, "invalid_type", "must be a whole number")
-		return nil
-	}
-	if f < float64(lo) || f > float64(hi) {
-		b.fail(field, "invalid_value", "must be from %d to %d", lo, hi)
-		return nil
-	}
-	n := int(f)
-	return &n
-}
-
-// email reads a bare e-mail address (no display name).
-func (b *body) email(field string, required bool) *string {
-	s := b.text(field, required, maxEmailLen)
-	if s == nil {
-		return nil
-	}
-	a, err := mail.ParseAddress(*s)
-	if err != nil || a.Address != *s || a.Name != "" {
-		b.fail(field, "invalid_format", "must be an e-mail address such as name@example.com")
-		return nil
-	}
-	return s
-}
 
 // permissions reads a permission list; unknown permissions are named in the 422.
 func (b *body) permissions(field string) []string {

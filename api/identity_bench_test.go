@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/valuecase/valuecase/internal/credential"
 	"github.com/valuecase/valuecase/internal/ratelimit"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/testenv"
 )
 
 // allowAll is a rate-limit store that admits everything, so the benchmark
@@ -55,7 +54,7 @@ func BenchmarkAuthMiddleware(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := New(Deps{Config: cfg, Pool: pool, Keys: keys, Verifier: verifier, Limits: allowAll{},
-		Concurrency: ratelimit.NewMemoryConcurrency(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Concurrency: ratelimit.NewMemoryConcurrency(), Log: testenv.QuietLogger()})
 
 	// A user with a stored custom role, a token naming a built-in and a custom role, and a session.
 	sub := "bench-user"

@@ -27,7 +27,6 @@ const (
 	maxShortTextLen       = 100
 	maxReasonLen          = 1_000
 	maxOwnerLen           = 255
-	defaultPageSize       = 50
 	maxInitiativePageSize = 200
 )
 
@@ -95,24 +94,6 @@ type statusChangeJSON struct {
 	CreatedAt  string  `json:"created_at"`
 }
 
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-func optTimestamp(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := timestamp(*t)
-	return &s
-}
-
-func optDate(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := t.Format(time.DateOnly)
-	return &s
-}
-
 func toInitiativeJSON(in dbsqlc.Initiative) initiativeJSON {
 	return initiativeJSON{
 		ID: in.ID.String(), Name: in.Name, Description: in.Description, Status: in.Status,
@@ -154,24 +135,12 @@ func (s *Server) listInitiatives(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var resp listResponse[initiativeJSON]
-	resp.Data = make([]initiativeJSON, 0, len(rows))
-	var total int64
-	for _, r := range rows {
-		total = r.Total
-		resp.Data = append(resp.Data, toInitiativeJSON(dbsqlc.Initiative{
-			TenantID: r.TenantID, ID: r.ID, Name: r.Name, Description: r.Description, Status: r.Status, Industry: r.Industry,
-			Segment: r.Segment, OwnerID: r.OwnerID, ExpectedStartDate: r.ExpectedStartDate, ExpectedEndDate: r.ExpectedEndDate,
-			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		}))
-	}
-	if len(rows) == 0 && page > 1 { // past the last page the window count is not there
-		if total, err = db.Q.InitiativeCount(ctx, tx(c), dbsqlc.InitiativeCountParams{TenantID: p.TenantID, Status: status, Industry: industry}); err != nil {
-			return err
-		}
-	}
-	resp.Meta.Pagination = newPagination(page, size, total)
-	return c.JSON(resp)
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.InitiativeListRow) int64 { return r.Total },
+		func(r dbsqlc.InitiativeListRow) initiativeJSON { return toInitiativeJSON(r.Initiative) },
+		func() (int64, error) {
+			return db.Q.InitiativeCount(ctx, tx(c), dbsqlc.InitiativeCountParams{TenantID: p.TenantID, Status: status, Industry: industry})
+		})
 }
 
 // initiativeFields are the writable fields of create, PUT and PATCH.
@@ -209,15 +178,6 @@ func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, er
 		return initiativeFields{}, err
 	}
 	return f, nil
-}
-
-// trimmed drops surrounding white space, so " Alpha " and "alpha" are one name.
-func trimmed(s *string) *string {
-	if s != nil {
-		t := strings.TrimSpace(*s)
-		s = &t
-	}
-	return s
 }
 
 // noneIfBlank stores a blank optional text as null, so it reads and filters as absent.
@@ -282,13 +242,6 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 	}
 	c.Location("/v1/initiatives/" + body.ID)
 	return c.Status(fiber.StatusCreated).JSON(body)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // loadInitiative finds an initiative of the tenant, locked for update when asked.

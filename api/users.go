@@ -91,20 +91,12 @@ func (s *Server) listUsers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var resp listResponse[userJSON]
-	resp.Data = make([]userJSON, 0, len(rows))
-	var total int64
-	for _, r := range rows {
-		total = r.Total
-		resp.Data = append(resp.Data, toUserJSON(r.User))
-	}
-	if len(rows) == 0 && page > 1 {
-		if total, err = db.Q.UserCount(ctx, tx(c), dbsqlc.UserCountParams{TenantID: p.TenantID, Status: status, Role: role}); err != nil {
-			return err
-		}
-	}
-	resp.Meta.Pagination = newPagination(page, size, total)
-	return c.JSON(resp)
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.UserListRow) int64 { return r.Total },
+		func(r dbsqlc.UserListRow) userJSON { return toUserJSON(r.User) },
+		func() (int64, error) {
+			return db.Q.UserCount(ctx, tx(c), dbsqlc.UserCountParams{TenantID: p.TenantID, Status: status, Role: role})
+		})
 }
 
 func loadUser(c *fiber.Ctx, forUpdate bool) (dbsqlc.User, error) {

@@ -12,6 +12,17 @@ import (
 	"github.com/google/uuid"
 )
 
+const aPIKeyCount = `-- name: APIKeyCount :one
+SELECT count(*) FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL
+`
+
+func (q *Queries) APIKeyCount(ctx context.Context, db DBTX, tenantID uuid.UUID) (int64, error) {
+	row := db.QueryRow(ctx, aPIKeyCount, tenantID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const aPIKeyCountLive = `-- name: APIKeyCountLive :one
 SELECT count(*) FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > now()
 `

@@ -18,6 +18,9 @@ WHERE tenant_id = @tenant_id AND revoked_at IS NULL
 ORDER BY created_at DESC, id
 LIMIT @page_limit OFFSET @page_offset;
 
+-- name: APIKeyCount :one
+SELECT count(*) FROM api_keys WHERE tenant_id = @tenant_id AND revoked_at IS NULL;
+
 -- name: APIKeyGet :one
 SELECT * FROM api_keys WHERE tenant_id = @tenant_id AND id = @id AND revoked_at IS NULL;
 

@@ -16,6 +16,9 @@ WHERE tenant_id = @tenant_id AND revoked_at IS NULL
 ORDER BY created_at DESC, id
 LIMIT @page_limit OFFSET @page_offset;
 
+-- name: ServiceClientCount :one
+SELECT count(*) FROM service_clients WHERE tenant_id = @tenant_id AND revoked_at IS NULL;
+
 -- name: ServiceClientGet :one
 SELECT * FROM service_clients WHERE tenant_id = @tenant_id AND id = @id AND revoked_at IS NULL;
 
