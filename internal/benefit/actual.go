@@ -3,6 +3,8 @@ package benefit
 import (
 	"time"
 
+	"github.com/valuecase/valuecase/internal/finance"
+
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
@@ -14,18 +16,18 @@ import (
 //   - in_future: a month after the current one (UTC); the current month is
 //     allowed, so a quarter in progress can be reported;
 //   - too_early: a period before the one holding the benefit's expected start date.
-func CheckActualPeriod(f Frequency, period string, start, now time.Time) (int, error) {
+func CheckActualPeriod(f Frequency, period string, start, now time.Time) (finance.Month, error) {
 	m, ok := parsePeriod(period)
 	if !ok {
 		return 0, validation.New("period", validation.CodeInvalidFormat, "must be a month YYYY-MM, e.g. 2026-04")
 	}
-	if m > monthOf(now) {
+	if m > finance.MonthOfTime(now) {
 		return 0, validation.New("period", validation.CodeInFuture, "%s has not begun yet", period)
 	}
-	p, first := Normalise(f, m), Normalise(f, monthOf(start))
+	p, first := Normalise(f, m), Normalise(f, finance.MonthOfTime(start))
 	if p < first {
 		return 0, validation.New("period", validation.CodeTooEarly, "%s is before the benefit's first period %s (expected_start_date %s)",
-			period, formatPeriod(first), start.Format(time.DateOnly))
+			period, first, start.Format(time.DateOnly))
 	}
 	return p, nil
 }

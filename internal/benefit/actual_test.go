@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
@@ -16,7 +17,7 @@ func TestCheckActualPeriod(t *testing.T) {
 		f      Frequency
 		start  time.Time
 		period string
-		want   int    // the period filed under
+		want   finance.Month // the period filed under
 		code   string // "" = accepted
 	}{
 		{"current month", Monthly, monthlyStart, "2026-11", mi(2026, 11), ""},
@@ -37,7 +38,7 @@ func TestCheckActualPeriod(t *testing.T) {
 		got, err := CheckActualPeriod(c.f, c.period, c.start, now)
 		if c.code == "" {
 			if err != nil || got != c.want {
-				t.Errorf("%s: got %s, %v; want %s", c.name, formatPeriod(got), err, formatPeriod(c.want))
+				t.Errorf("%s: got %s, %v; want %s", c.name, got, err, c.want)
 			}
 			continue
 		}

@@ -3,13 +3,16 @@ package benefit
 import (
 	"errors"
 	"testing"
+	"time"
+
+	"github.com/valuecase/valuecase/internal/finance"
 
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
-// mi is a month index as the value model defines it: year*12 + (month-1).
-func mi(year, month int) int { return year*12 + month - 1 }
+// mi is the month of a year and month number.
+func mi(year, month int) finance.Month { return finance.MonthOf(year, time.Month(month)) }
 
 // fieldCodes flattens validation errors to field → code for comparison.
 func fieldCodes(t *testing.T, err error) map[string]string {

@@ -99,7 +99,7 @@ func TestCheckPlan(t *testing.T) {
 func TestPlanLimit(t *testing.T) {
 	d := valid()
 	for i := range MaxPlanEntries + 1 {
-		d.Plan = append(d.Plan, PlanEntry{formatPeriod(mi(2026, 3) + i), 1})
+		d.Plan = append(d.Plan, PlanEntry{mi(2026, 3).Add(i).String(), 1})
 	}
 	if got := fieldCodes(t, errOf(CheckDefinition(d))); got["plan"] != validation.CodeTooMany {
 		t.Errorf("121 entries: got %v", got)
