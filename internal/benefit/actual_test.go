@@ -18,7 +18,7 @@ func TestCheckActualPeriod(t *testing.T) {
 		start  time.Time
 		period string
 		want   finance.Month // the period filed under
-		code   string // "" = accepted
+		code   string        // "" = accepted
 	}{
 		{"current month", Monthly, monthlyStart, "2026-11", mi(2026, 11), ""},
 		{"next month", Monthly, monthlyStart, "2026-12", 0, validation.CodeInFuture},
