@@ -65,11 +65,20 @@ func CheckDefinition(d Definition) ([]PlannedPeriod, error) {
 	errs.Append(CheckValue("expected_value", d.ExpectedValue))
 
 	datesOK := true
-	if d.Start.IsZero() {
+	inRange := func(t time.Time) bool { return finance.InputPeriods.Contains(finance.MonthOfTime(t)) }
+	switch {
+	case d.Start.IsZero():
 		errs.Add("expected_start_date", validation.CodeRequired, "is required")
 		datesOK = false
+	case !inRange(d.Start):
+		errs.Add("expected_start_date", validation.CodeOutOfRange, "must be from 2000-01-01 to 2099-12-31")
+		datesOK = false
 	}
-	if d.End != nil && !d.Start.IsZero() && d.End.Before(d.Start) {
+	if d.End != nil && !inRange(*d.End) {
+		errs.Add("expected_end_date", validation.CodeOutOfRange, "must be from 2000-01-01 to 2099-12-31")
+		datesOK = false
+	}
+	if datesOK && d.End != nil && d.End.Before(d.Start) {
 		errs.Add("expected_end_date", validation.CodeInvalidRange, "must not be before expected_start_date")
 		datesOK = false
 	}

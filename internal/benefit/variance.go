@@ -30,6 +30,17 @@ type Expected struct {
 	Value  float64
 }
 
+// ExpectedOver is what each of periods expects of b, by the value model's one
+// definition (finance.Benefit.ExpectedFor: the plan, else the even spread;
+// 0 outside the benefit's dates).
+func ExpectedOver(b finance.Benefit, periods []finance.Month) []Expected {
+	out := make([]Expected, len(periods))
+	for i, p := range periods {
+		out[i] = Expected{Period: p, Value: b.ExpectedFor(p)}
+	}
+	return out
+}
+
 // PeriodVariance is one line of the report. Actual, Variance and
 // VariancePercent are nil for a period with no actual; VariancePercent is
 // also nil when the period expects 0.

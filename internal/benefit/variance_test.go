@@ -173,3 +173,21 @@ func TestTrendUsesTheLastThreePeriodsWithAnActual(t *testing.T) {
 		t.Errorf("trend %s, want insufficient_data", v.Trend)
 	}
 }
+
+// ExpectedOver uses finance.Benefit.ExpectedFor: 1,200 a year monthly from
+// 2026-03 through 2026-05 expects 100 in March..May and 0 around them; a plan
+// replaces the spread (unlisted periods 0).
+func TestExpectedOver(t *testing.T) {
+	b := finance.Benefit{ExpectedValue: 1200, Frequency: finance.MeasuredMonthly, Start: mi(2026, 3), End: new(mi(2026, 5))}
+	got := ExpectedOver(b, months(2026, 2, 3, 4, 5, 6))
+	want := []Expected{{mi(2026, 2), 0}, {mi(2026, 3), 100}, {mi(2026, 4), 100}, {mi(2026, 5), 100}, {mi(2026, 6), 0}}
+	if !slices.Equal(got, want) {
+		t.Errorf("spread: %v, want %v", got, want)
+	}
+	b.Plan = []finance.PlanEntry{{Period: mi(2026, 4), Expected: 250}}
+	got = ExpectedOver(b, months(2026, 3, 4, 5))
+	want = []Expected{{mi(2026, 3), 0}, {mi(2026, 4), 250}, {mi(2026, 5), 0}}
+	if !slices.Equal(got, want) {
+		t.Errorf("plan: %v, want %v", got, want)
+	}
+}

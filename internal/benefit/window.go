@@ -88,3 +88,11 @@ func VarianceWindow(f Frequency, q VarianceQuery, actualPeriods []finance.Month,
 	w.Periods = Periods(f, from, to)
 	return w, nil
 }
+
+// From drops the periods before first, the benefit's first period: nothing
+// is measured before a benefit starts (no actual can be filed there), so
+// those periods are not reported as missing.
+func (w Window) From(first finance.Month) Window {
+	w.Periods = slices.DeleteFunc(slices.Clone(w.Periods), func(p finance.Month) bool { return p < first })
+	return w
+}

@@ -106,3 +106,16 @@ func TestWindowThenVariance(t *testing.T) {
 		t.Errorf("got %+v", v)
 	}
 }
+
+func TestWindowFromTheBenefitsStart(t *testing.T) {
+	w := Window{Periods: months(2026, 1, 2, 3, 4)}
+	if got := w.From(mi(2026, 3)).Periods; !slices.Equal(got, months(2026, 3, 4)) {
+		t.Errorf("got %v", got)
+	}
+	if got := w.From(mi(2027, 1)).Periods; got == nil || len(got) != 0 {
+		t.Errorf("all before the start: got %#v, want []", got)
+	}
+	if len(w.Periods) != 4 {
+		t.Error("From must not change the window it is called on")
+	}
+}
