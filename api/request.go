@@ -146,6 +146,28 @@ func (b *body) enum(field string, required bool, allowed []string) *string {
 	return s
 }
 
+// readNumber reads a finite JSON number; nil when absent or null. Bounds are
+// the domain's to check.
+func readNumber(b *body, field string, required bool) *float64 {
+	if !b.has(field) || b.isNull(field) {
+		if required {
+			b.fail(field, "required", "is required")
+		}
+		return nil
+	}
+	raw := b.fields[field]
+	var v float64
+	if err := json.Unmarshal(raw, &v); err != nil {
+		if len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
+			b.fail(field, "out_of_range", "is too large for a number")
+		} else {
+			b.fail(field, "invalid_type", "must be a number")
+		}
+		return nil
+	}
+	return &v
+}
+
 // done reports unknown fields and returns the 422 if anything failed.
 func (b *body) done() error {
 	var unknown []string
