@@ -2,7 +2,10 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/db/dbtest"
+	"github.com/valuecase/valuecase/internal/outbox"
 )
 
 // monthsAgo is the month n months before the current one (UTC), as YYYY-MM.
@@ -390,5 +394,257 @@ func TestContractBenefits(t *testing.T) {
 
 	for _, u := range cc.uncovered([]string{"benefits"}, 500) {
 		t.Errorf("documented but never exercised: %s", u)
+	}
+}
+
+// TestBenefitTenantIsolation: another tenant neither sees nor changes a
+// tenant's benefits, plans, actuals and revisions, through the API or in SQL
+// run in its own tenant transaction (row-level security, FORCEd).
+func TestBenefitTenantIsolation(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	ctx := context.Background()
+	a := ts.admin()
+	b := contractTenant(t, ts, "enterprise_plus")
+	initID := ts.createInitiative(a, map[string]any{"name": "A's initiative"})
+	body := benefitBody(initID, "A's benefit")
+	body["plan"] = []any{map[string]any{"period": monthsAgo(1), "expected": 5}}
+	id := ts.createBenefit(a, body)
+	path := "/v1/benefits/" + id
+	expect(t, ts.do(&a, "POST", path+"/actuals", map[string]any{"value": 1, "period": monthsAgo(1)}), 201)
+	expect(t, ts.do(&a, "POST", path+"/actuals", map[string]any{"value": 2, "period": monthsAgo(1)}), 200)
+
+	for _, q := range []string{"", "?initiative_id=" + initID} {
+		r := ts.do(&b, "GET", "/v1/benefits"+q, nil)
+		expect(t, r, 200)
+		if n := len(r.json(t)["data"].([]any)); n != 0 {
+			t.Errorf("tenant B lists %d of A's benefits", n)
+		}
+	}
+	for _, op := range []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", path, nil},
+		{"PUT", path, benefitBody(initID, "taken")},
+		{"PATCH", path, map[string]any{"name": "taken"}},
+		{"DELETE", path, nil},
+		{"POST", path + "/actuals", map[string]any{"value": 666, "period": monthsAgo(1)}},
+		{"GET", path + "/actuals", nil},
+		{"GET", path + "/variance", nil},
+		{"POST", "/v1/benefits", benefitBody(initID, "planted in A")},
+	} {
+		expect(t, ts.do(&b, op.method, op.path, op.body), 404, "NOT_FOUND")
+	}
+
+	// SQL without any WHERE clause, in each tenant's transaction.
+	count := func(tenant uuid.UUID) map[string]int {
+		out := map[string]int{}
+		err := db.InTenant(ctx, ts.pool, tenant, func(tx pgx.Tx) error {
+			for _, table := range []string{"benefits", "benefit_plan_entries", "benefit_actuals", "benefit_actual_revisions"} {
+				var n int
+				if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+					return err
+				}
+				out[table] = n
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := count(b.tenant); fmt.Sprint(got) != "map[benefit_actual_revisions:0 benefit_actuals:0 benefit_plan_entries:0 benefits:0]" {
+		t.Errorf("tenant B sees rows of A: %v", got)
+	}
+	if got := count(ts.tenant); fmt.Sprint(got) != "map[benefit_actual_revisions:1 benefit_actuals:1 benefit_plan_entries:1 benefits:1]" {
+		t.Errorf("tenant A's own rows: %v", got)
+	}
+	// A's data is as A left it.
+	r := ts.do(&a, "GET", path+"/actuals", nil)
+	expect(t, r, 200)
+	if data := r.json(t)["data"].([]any); len(data) != 1 || data[0].(map[string]any)["value"] != 2.0 {
+		t.Errorf("A's actuals: %s", r.body)
+	}
+}
+
+// TestBenefitVarianceGolden checks GET /v1/benefits/{id}/variance against
+// figures worked out by hand. Y is last calendar year (every month of it is
+// in the past, and it lies within the 5-year history).
+//
+// Monthly, fiscal years from January: 12,000 EUR a year from Y-03-15 expects
+// 12,000 / 12 = 1,000 a month from Y-03. Actuals Y-03 800, Y-04 1,100, Y-05 900
+// corrected to 950, Y-07 1,300; none for Y-06.
+//
+//	?year=Y: periods Y-03..Y-07 (Jan and Feb precede the start; Y-07 is the last actual)
+//	  expected_ytd 5 × 1,000 = 5,000; actual_ytd 800 + 1,100 + 950 + 1,300 = 4,150
+//	  variance 4,150 − 5,000 = −850; variance_percent −850 / 5,000 × 100 = −17
+//	  periods 03: −200 (−20 %), 04: +100 (+10 %), 05: −50 (−5 %), 06: none, 07: +300 (+30 %)
+//	  trend: the last three with an actual are 04, 05, 07: Δ = (300 − 100) / 1,000 = 0.2 ≥ 0.05 → improving
+//	?year=Y&through=Y-09: periods Y-03..Y-09: expected 7,000, actual 4,150, variance −2,850,
+//	  −2,850 / 7,000 × 100 = −40.714… → −40.71; missing Y-06, Y-08, Y-09; trend still improving.
+//
+// Quarterly with a plan, fiscal years from April (FY Y = Y-04 .. Y+1-03): 40,000 USD a
+// year from Y-04-01 with plan {Y-04: 5,000, Y-07: 15,000}, which replaces the spread
+// (Y-10 and Y+1-01 expect 0). Actuals filed for Y-05, Y-08 and Y-11 go to the quarters
+// Y-04 (6,000), Y-07 (12,000) and Y-10 (500).
+//
+//	?year=Y: periods Y-04, Y-07, Y-10; expected 5,000 + 15,000 + 0 = 20,000; actual 18,500;
+//	  variance −1,500; −1,500 / 20,000 × 100 = −7.5
+//	  periods Y-04: +1,000 (+20 %), Y-07: −3,000 (−20 %), Y-10: +500 (percent null: 0 expected)
+//	  trend: Δ = (500 − 1,000) / ((5,000 + 15,000 + 0) / 3) = −500 / 6,666.67 = −0.075 → declining
+//	?year=Y&through=Y+1-02: adds Y+1-01 (expects 0, no actual): totals unchanged, missing [Y+1-01].
+func TestBenefitVarianceGolden(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	y := time.Now().UTC().Year() - 1
+	m := func(year, month int) string { return fmt.Sprintf("%04d-%02d", year, month) }
+	initID := ts.createInitiative(admin, map[string]any{"name": "Variance"})
+
+	monthly := ts.createBenefit(admin, map[string]any{"initiative_id": initID, "name": "Monthly", "category": "cost_savings",
+		"expected_value": 12000, "currency": "EUR", "unit": "currency", "measurement_frequency": "monthly", "expected_start_date": fmt.Sprintf("%d-03-15", y)})
+	for _, a := range []struct {
+		period string
+		value  float64
+	}{{m(y, 3), 800}, {m(y, 4), 1100}, {m(y, 5), 900}, {m(y, 5), 950}, {m(y, 7), 1300}} {
+		r := ts.do(&admin, "POST", "/v1/benefits/"+monthly+"/actuals", map[string]any{"period": a.period, "value": a.value})
+		if r.status != 201 && r.status != 200 {
+			t.Fatalf("actual %v: %d %s", a, r.status, r.body)
+		}
+	}
+	type line struct {
+		Period          string   `json:"period"`
+		Expected        float64  `json:"expected"`
+		Actual          *float64 `json:"actual"`
+		Variance        *float64 `json:"variance"`
+		VariancePercent *float64 `json:"variance_percent"`
+	}
+	type report struct {
+		Year            int      `json:"year"`
+		From            *string  `json:"from"`
+		Through         *string  `json:"through"`
+		Currency        *string  `json:"currency"`
+		ExpectedYTD     float64  `json:"expected_ytd"`
+		ActualYTD       float64  `json:"actual_ytd"`
+		Variance        float64  `json:"variance"`
+		VariancePercent *float64 `json:"variance_percent"`
+		Trend           string   `json:"trend"`
+		Periods         []line   `json:"periods"`
+		Missing         []string `json:"missing_periods"`
+	}
+	get := func(id, query string) report {
+		t.Helper()
+		r := ts.do(&admin, "GET", "/v1/benefits/"+id+"/variance?"+query, nil)
+		expect(t, r, 200)
+		var out report
+		if err := json.Unmarshal(r.body, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	f := func(v float64) *float64 { return &v }
+	show := func(r report) string { b, _ := json.Marshal(r); return string(b) }
+	check := func(name string, got report, want report) {
+		t.Helper()
+		if show(got) != show(want) {
+			t.Errorf("%s:\n got %s\nwant %s", name, show(got), show(want))
+		}
+	}
+
+	check("monthly, through the last actual", get(monthly, fmt.Sprintf("year=%d", y)), report{
+		Year: y, From: new(m(y, 3)), Through: new(m(y, 7)), Currency: new("EUR"),
+		ExpectedYTD: 5000, ActualYTD: 4150, Variance: -850, VariancePercent: f(-17), Trend: "improving",
+		Periods: []line{
+			{m(y, 3), 1000, f(800), f(-200), f(-20)},
+			{m(y, 4), 1000, f(1100), f(100), f(10)},
+			{m(y, 5), 1000, f(950), f(-50), f(-5)},
+			{m(y, 6), 1000, nil, nil, nil},
+			{m(y, 7), 1000, f(1300), f(300), f(30)},
+		},
+		Missing: []string{m(y, 6)},
+	})
+	through := get(monthly, fmt.Sprintf("year=%d&through=%s", y, m(y, 9)))
+	if through.ExpectedYTD != 7000 || through.ActualYTD != 4150 || through.Variance != -2850 || *through.VariancePercent != -40.71 ||
+		fmt.Sprint(through.Missing) != fmt.Sprintf("[%s %s %s]", m(y, 6), m(y, 8), m(y, 9)) || through.Trend != "improving" || *through.Through != m(y, 9) {
+		t.Errorf("monthly through %s: %s", m(y, 9), show(through))
+	}
+
+	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "USD", "fiscal_year_start_month": 4}), 200)
+	quarterly := ts.createBenefit(admin, map[string]any{"initiative_id": initID, "name": "Quarterly", "category": "revenue_growth",
+		"expected_value": 40000, "currency": "USD", "unit": "currency", "measurement_frequency": "quarterly", "expected_start_date": fmt.Sprintf("%d-04-01", y),
+		"plan": []any{map[string]any{"period": m(y, 4), "expected": 5000}, map[string]any{"period": m(y, 7), "expected": 15000}}})
+	for _, a := range []struct {
+		period string
+		value  float64
+	}{{m(y, 5), 6000}, {m(y, 8), 12000}, {m(y, 11), 500}} {
+		expect(t, ts.do(&admin, "POST", "/v1/benefits/"+quarterly+"/actuals", map[string]any{"period": a.period, "value": a.value}), 201)
+	}
+	check("quarterly plan, fiscal year from April", get(quarterly, fmt.Sprintf("year=%d", y)), report{
+		Year: y, From: new(m(y, 4)), Through: new(m(y, 10)), Currency: new("USD"),
+		ExpectedYTD: 20000, ActualYTD: 18500, Variance: -1500, VariancePercent: f(-7.5), Trend: "declining",
+		Periods: []line{
+			{m(y, 4), 5000, f(6000), f(1000), f(20)},
+			{m(y, 7), 15000, f(12000), f(-3000), f(-20)},
+			{m(y, 10), 0, f(500), f(500), nil},
+		},
+		Missing: []string{},
+	})
+	next := get(quarterly, fmt.Sprintf("year=%d&through=%s", y, m(y+1, 2)))
+	if next.ExpectedYTD != 20000 || next.ActualYTD != 18500 || *next.VariancePercent != -7.5 || len(next.Periods) != 4 ||
+		next.Periods[3] != (line{Period: m(y+1, 1)}) || fmt.Sprint(next.Missing) != "["+m(y+1, 1)+"]" || *next.Through != m(y+1, 1) {
+		t.Errorf("quarterly through %s: %s", m(y+1, 2), show(next))
+	}
+	// A month of the year before the fiscal year's start is outside it (inverted range).
+	expect(t, ts.do(&admin, "GET", "/v1/benefits/"+quarterly+"/variance?year="+fmt.Sprint(y)+"&through="+m(y, 3), nil), 400, "INVALID_PARAMETER")
+}
+
+// TestBenefitActualWebhook: recording and correcting an actual reaches a real
+// subscribed receiver as benefit.actual_recorded, signed, through the outbox relay.
+func TestBenefitActualWebhook(t *testing.T) {
+	ts := newTestServer(t, "enterprise", allowPrivate)
+	admin := ts.admin()
+	rc := newHookReceiver(t, 200)
+	ts.createWebhook(admin, rc.URL, "benefit.actual_recorded")
+	initID := ts.createInitiative(admin, map[string]any{"name": "Hooked"})
+	id := ts.createBenefit(admin, benefitBody(initID, "Savings"))
+	period := monthsAgo(1)
+	expect(t, ts.do(&admin, "POST", "/v1/benefits/"+id+"/actuals", map[string]any{"value": 900, "period": period}), 201)
+	expect(t, ts.do(&admin, "POST", "/v1/benefits/"+id+"/actuals", map[string]any{"value": 950, "period": period, "notes": "restated"}), 200)
+	expect(t, ts.do(&admin, "POST", "/v1/benefits/"+id+"/actuals", map[string]any{"value": 950, "period": period, "notes": "restated"}), 200) // no change, no event
+
+	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{ts.srv.Webhooks}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if _, err := relay.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ids, types, bad := rc.seen()
+	if len(ids) != 2 || bad != 0 || types[0] != "benefit.actual_recorded" || types[1] != "benefit.actual_recorded" || ids[0] == ids[1] {
+		t.Fatalf("receiver saw %v %v (bad signatures %d)", ids, types, bad)
+	}
+	rc.mu.Lock()
+	bodies := rc.bodies
+	rc.mu.Unlock()
+	var got []map[string]any
+	for _, b := range bodies {
+		var env struct {
+			Type string         `json:"type"`
+			Data map[string]any `json:"data"`
+		}
+		if err := json.Unmarshal(b, &env); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, env.Data)
+	}
+	// Delivery order between events is not guaranteed: sort by corrected.
+	if got[0]["corrected"] == true {
+		got[0], got[1] = got[1], got[0]
+	}
+	first, second := got[0], got[1]
+	if first["value"] != 900.0 || first["previous_value"] != nil || first["period"] != period ||
+		first["benefit"].(map[string]any)["name"] != "Savings" || first["initiative"].(map[string]any)["name"] != "Hooked" ||
+		first["initiative"].(map[string]any)["id"] != initID || first["benefit"].(map[string]any)["currency"] != "EUR" {
+		t.Errorf("first value event: %v", first)
+	}
+	if second["value"] != 950.0 || second["previous_value"] != 900.0 || second["corrected"] != true || second["notes"] != "restated" || second["actual_id"] != first["actual_id"] {
+		t.Errorf("correction event: %v", second)
 	}
 }
