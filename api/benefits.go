@@ -748,7 +748,12 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 		}
 		vq.FiscalYear = y
 	}
-	vq.Through, _ = q.str("through")
+	if v, ok := q.str("through"); ok {
+		if v == "" {
+			return InvalidParameter("query parameter through must be a month YYYY-MM")
+		}
+		vq.Through = v
+	}
 	if err := q.done(); err != nil {
 		return err
 	}

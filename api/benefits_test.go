@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -646,5 +647,36 @@ func TestBenefitActualWebhook(t *testing.T) {
 	}
 	if second["value"] != 950.0 || second["previous_value"] != 900.0 || second["corrected"] != true || second["notes"] != "restated" || second["actual_id"] != first["actual_id"] {
 		t.Errorf("correction event: %v", second)
+	}
+}
+
+// TestBenefitActualConcurrentFilings: simultaneous filings for one period
+// serialise on the benefit's row lock: one creates the actual (201), the
+// others correct it (200) with one revision each; none fails.
+func TestBenefitActualConcurrentFilings(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	id := ts.createBenefit(admin, benefitBody(ts.createInitiative(admin, map[string]any{"name": "Race"}), "Raced"))
+	const n = 8
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			statuses <- ts.do(&admin, "POST", "/v1/benefits/"+id+"/actuals", map[string]any{"value": 100 + i, "period": monthsAgo(1)}).status
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	if count[201] != 1 || count[200] != n-1 {
+		t.Fatalf("statuses %v, want one 201 and %d 200", count, n-1)
+	}
+	r := ts.do(&admin, "GET", "/v1/benefits/"+id+"/actuals", nil)
+	expect(t, r, 200)
+	if data := r.json(t)["data"].([]any); len(data) != 1 || len(data[0].(map[string]any)["revisions"].([]any)) != n-1 {
+		t.Errorf("one actual with %d revisions expected: %s", n-1, r.body)
 	}
 }

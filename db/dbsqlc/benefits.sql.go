@@ -597,7 +597,7 @@ SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE b.tenant_id = $1 AND b.id = $2
-FOR UPDATE
+FOR UPDATE OF b FOR SHARE OF i
 `
 
 type BenefitGetLockedParams struct {
@@ -611,8 +611,9 @@ type BenefitGetLockedRow struct {
 	InitiativeStatus string
 }
 
-// A benefit with its initiative's name and status, both rows locked for update: writes to a
-// benefit and its actuals serialise with each other and with the initiative's archiving.
+// A benefit, locked for update, with its initiative's name and status, locked for share: writes
+// to one benefit and its actuals serialise, writes to different benefits of an initiative do not,
+// and archiving the initiative (FOR UPDATE) waits for them all, as they wait for it.
 func (q *Queries) BenefitGetLocked(ctx context.Context, db DBTX, arg BenefitGetLockedParams) (BenefitGetLockedRow, error) {
 	row := db.QueryRow(ctx, benefitGetLocked, arg.TenantID, arg.ID)
 	var i BenefitGetLockedRow

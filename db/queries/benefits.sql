@@ -15,13 +15,14 @@ SELECT * FROM benefits WHERE tenant_id = @tenant_id AND id = @id;
 SELECT * FROM benefits WHERE tenant_id = @tenant_id AND id = @id FOR UPDATE;
 
 -- name: BenefitGetLocked :one
--- A benefit with its initiative's name and status, both rows locked for update: writes to a
--- benefit and its actuals serialise with each other and with the initiative's archiving.
+-- A benefit, locked for update, with its initiative's name and status, locked for share: writes
+-- to one benefit and its actuals serialise, writes to different benefits of an initiative do not,
+-- and archiving the initiative (FOR UPDATE) waits for them all, as they wait for it.
 SELECT sqlc.embed(b), i.name AS initiative_name, i.status AS initiative_status
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE b.tenant_id = @tenant_id AND b.id = @id
-FOR UPDATE;
+FOR UPDATE OF b FOR SHARE OF i;
 
 -- name: BenefitList :many
 SELECT sqlc.embed(benefits), count(*) OVER () AS total
