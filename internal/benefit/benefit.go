@@ -2,8 +2,9 @@
 // lead's value-model decisions): the allowed values, the limits, what makes a
 // definition or an actual acceptable, and the variance of actuals against
 // what was expected. No storage, no HTTP: handlers call these and map the
-// typed errors (validation.Errors → 422, ErrLimitReached and
-// ErrInitiativeArchived → 409, *ParamError → 400).
+// typed errors (validation.Errors → 422; ErrLimitReached,
+// ErrInitiativeArchived, ErrBasisLocked and ErrTooManyRevisions → 409;
+// *ParamError → 400).
 package benefit
 
 import (
