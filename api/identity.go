@@ -32,6 +32,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/auth"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/user"
 )
 
 // How a caller authenticated.
@@ -137,7 +138,7 @@ func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) erro
 	if err != nil {
 		return err
 	}
-	if row.Status == "deactivated" {
+	if user.Status(row.Status) == user.Deactivated {
 		return Forbidden("this user is deactivated in the tenant")
 	}
 	// iat has second resolution: a token issued in the same second as the revocation is refused too.
@@ -208,19 +209,6 @@ func unionStrings(a, b []string) []string {
 	return out
 }
 
-// requireAny refuses callers holding none of the permissions.
-func (s *Server) requireAny(perms ...rbac.Permission) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		p := principal(c)
-		for _, perm := range perms {
-			if p.Has(perm) {
-				return c.Next()
-			}
-		}
-		return Forbidden("missing permission %s", perms[0])
-	}
-}
-
 // ---- request helpers shared by the identity resources ----
 
 const (
@@ -254,12 +242,12 @@ func (b *body) textList(field string, maxItems, maxLen int) []string {
 	for i, r := range raw {
 		var s string
 		if err := json.Unmarshal(r, &s); err != nil {
-			b.fail(field+"["+itoa(i)+"]", "invalid_type", "must be a string")
+			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_type", "must be a string")
 			ok = false
 			continue
 		}
 		if s = strings.TrimSpace(s); s == "" || len(s) > maxLen {
-			b.fail(field+"["+itoa(i)+"]", "invalid_value", "must be 1 to %d characters", maxLen)
+			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "must be 1 to %d characters", maxLen)
 			ok = false
 			continue
 		}
@@ -291,8 +279,6 @@ func (b *body) integer(field string, lo, hi int) *int {
 	return &n
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
-
 // email reads a bare e-mail address (no display name).
 func (b *body) email(field string, required bool) *string {
 	s := b.text(field, required, maxEmailLen)
@@ -312,7 +298,7 @@ func (b *body) permissions(field string) []string {
 	perms := b.textList(field, len(rbac.AllPermissions)+10, 100)
 	for i, p := range perms {
 		if !rbac.IsKnown(rbac.Permission(p)) {
-			b.fail(field+"["+itoa(i)+"]", "invalid_value", "unknown permission %q; known: %s", p, strings.Join(rbac.Names(), ", "))
+			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "unknown permission %q; known: %s", p, strings.Join(rbac.Names(), ", "))
 		}
 	}
 	return perms
@@ -343,7 +329,7 @@ func checkRolesExist(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, field st
 	var errs []FieldError
 	for i, n := range names {
 		if _, ok := rbac.Builtin(n); !ok && !slices.Contains(found, n) {
-			errs = append(errs, FieldError{Field: field + "[" + itoa(i) + "]", Code: "invalid_value", Message: "no role named " + quote(n) + " in this tenant"})
+			errs = append(errs, FieldError{Field: field + "[" + strconv.Itoa(i) + "]", Code: "invalid_value", Message: "no role named " + strconv.Quote(n) + " in this tenant"})
 		}
 	}
 	if len(errs) > 0 {
@@ -366,29 +352,13 @@ func rolesPermissions(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, names [
 	return set, nil
 }
 
-// checkGrant refuses to hand out permissions the caller does not hold itself:
-// no one can create a role, client, key or assignment more powerful than they are.
+// checkGrant refuses to hand out permissions the caller does not hold itself
+// (rbac.CheckGrant); what names the grant in the 403's message.
 func checkGrant(p *Principal, granted rbac.Set, what string) error {
-	var want []rbac.Permission
-	for perm, ok := range granted {
-		if ok {
-			want = append(want, perm)
-		}
-	}
-	slices.Sort(want)
-	if missing := p.Permissions.Missing(want); len(missing) > 0 {
-		names := make([]string, len(missing))
-		for i, m := range missing {
-			names[i] = string(m)
-		}
-		return Forbidden("%s would grant %s, which you do not hold", what, strings.Join(names, ", "))
+	if err := rbac.CheckGrant(p.Permissions, granted); err != nil {
+		return Forbidden("%s %s", what, err.Error())
 	}
 	return nil
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // noStore marks a response that carries a credential.

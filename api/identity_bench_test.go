@@ -86,7 +86,7 @@ func BenchmarkAuthMiddleware(b *testing.B) {
 	sessTok, _ := keys.Mint(auth.MintOptions{Subject: sub, TenantID: tenant.String(), Roles: []string{"Viewer", "Auditor"}, SessionID: sessionID.String(), TTL: time.Hour})
 	apiKey := credential.New(credential.APIKey, tenant)
 	err = db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
-		_, err := db.Q.ApiKeyCreate(ctx, t, dbsqlc.ApiKeyCreateParams{TenantID: tenant, PublicID: apiKey.ID, Name: "bench",
+		_, err := db.Q.APIKeyCreate(ctx, t, dbsqlc.APIKeyCreateParams{TenantID: tenant, PublicID: apiKey.ID, Name: "bench",
 			KeyHash: credential.Hash(apiKey.Raw), Scopes: []string{"initiatives:read"}, CreatedBy: "bench", ExpiresAt: time.Now().Add(time.Hour)})
 		return err
 	})

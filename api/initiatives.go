@@ -14,6 +14,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/valuation"
 )
 
@@ -31,13 +32,7 @@ const (
 )
 
 var (
-	statusNames = func() []string {
-		out := make([]string, len(initiative.Statuses))
-		for i, s := range initiative.Statuses {
-			out[i] = string(s)
-		}
-		return out
-	}()
+	statusNames     = validation.Names(initiative.Statuses)
 	initiativeSorts = []string{"created_at", "updated_at", "name", "status", "expected_start_date", "expected_end_date"}
 )
 
@@ -464,22 +459,11 @@ func recordStatusChange(ctx context.Context, t pgx.Tx, p *Principal, from string
 			return err
 		}
 	}
-	_, err := outbox.Write(ctx, t, in.TenantID, outbox.InitiativeStatusChanged, StatusChangedEvent{
-		InitiativeID: in.ID.String(), FromStatus: from, ToStatus: in.Status, Reason: reason, Actor: p.Subject,
+	_, err := outbox.Write(ctx, t, in.TenantID, outbox.InitiativeStatusChanged, initiative.StatusChangedEvent{
+		InitiativeID: in.ID.String(), FromStatus: initiative.Status(from), ToStatus: initiative.Status(in.Status), Reason: reason, Actor: p.Subject,
 		ChangedAt: timestamp(in.UpdatedAt), Initiative: toInitiativeJSON(in),
 	})
 	return err
-}
-
-// StatusChangedEvent is the data of an initiative.status_changed event.
-type StatusChangedEvent struct {
-	InitiativeID string         `json:"initiative_id"`
-	FromStatus   string         `json:"from_status"`
-	ToStatus     string         `json:"to_status"`
-	Reason       string         `json:"reason"`
-	Actor        string         `json:"actor"`
-	ChangedAt    string         `json:"changed_at"`
-	Initiative   initiativeJSON `json:"initiative"`
 }
 
 func (s *Server) changeInitiativeStatus(c *fiber.Ctx) error {

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/url"
@@ -40,8 +41,7 @@ func parseBody(c *fiber.Ctx) (*body, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&b.fields); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if ok := asType(err, &typeErr); ok {
+		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 			return nil, InvalidParameter("request body must be a JSON object")
 		}
 		return nil, InvalidParameter("request body is not valid JSON: %s", jsonErrorText(err))
@@ -55,17 +55,8 @@ func parseBody(c *fiber.Ctx) (*body, error) {
 	return b, nil
 }
 
-func asType[T any](err error, target *T) bool {
-	t, ok := err.(T)
-	if ok {
-		*target = t
-	}
-	return ok
-}
-
 func jsonErrorText(err error) string {
-	var syn *json.SyntaxError
-	if asType(err, &syn) {
+	if syn, ok := errors.AsType[*json.SyntaxError](err); ok {
 		return fmt.Sprintf("%s at byte %d", syn.Error(), syn.Offset)
 	}
 	return "unexpected end of input"
@@ -264,9 +255,6 @@ func (q *query) done() error {
 	}
 	return nil
 }
-
-// ptr returns a pointer to a copy of v (for optional fields).
-func ptr[T any](v T) *T { return &v }
 
 // pathID reads an id from the path. Ids are opaque: one that cannot name a
 // record is simply not found.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/valuecase/valuecase/db"
@@ -65,9 +66,22 @@ func TestReviewWorkflowEndToEnd(t *testing.T) {
 		t.Fatalf("review names workflow %v, want %s", review()["workflow_id"], wfID)
 	}
 
-	expect(t, ts.do(&admin, "POST", "/v1/initiatives/"+id+"/status", map[string]any{"status": "approved"}), 200)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// Operators find the run by tenant and read what it is about without opening it.
+	desc, err := tc.DescribeWorkflowExecution(ctx, wfID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(desc.GetExecutionConfig().GetUserMetadata().GetSummary().GetData()); got != `"Review of initiative \"Needs review\""` {
+		t.Errorf("summary %s", got)
+	}
+	eventually(t, 10*time.Second, "the run listed under its TenantId", func() bool {
+		res, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: "TenantId = '" + ts.tenant.String() + "'"})
+		return err == nil && len(res.Executions) == 1 && res.Executions[0].GetExecution().GetWorkflowId() == wfID
+	})
+
+	expect(t, ts.do(&admin, "POST", "/v1/initiatives/"+id+"/status", map[string]any{"status": "approved"}), 200)
 	var result workflows.ReviewResult
 	if err := tc.GetWorkflow(ctx, wfID, "").Get(ctx, &result); err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func (s *Server) createServiceClient(c *fiber.Ctx) error {
 	if err := checkGrant(p, granted, "this client"); err != nil {
 		return err
 	}
-	if err := db.Q.ServiceClientLockTenant(ctx, t, p.TenantID); err != nil {
+	if err := db.Q.ServiceClientLockTenantCreates(ctx, t, p.TenantID); err != nil {
 		return err
 	}
 	live, err := db.Q.ServiceClientCountLive(ctx, t, p.TenantID)

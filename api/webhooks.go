@@ -99,7 +99,7 @@ func secretHint(secret string) string {
 
 func toWebhookJSON(w dbsqlc.Webhook, last *lastDeliveryJSON) webhookJSON {
 	return webhookJSON{
-		ID: w.ID.String(), URL: w.Url, Events: w.Events, Active: w.Active, SecretHint: w.SecretHint,
+		ID: w.ID.String(), URL: w.URL, Events: w.Events, Active: w.Active, SecretHint: w.SecretHint,
 		DisabledAt: optTimestamp(w.DisabledAt), DisabledReason: w.DisabledReason, LastDelivery: last,
 		CreatedAt: timestamp(w.CreatedAt), UpdatedAt: timestamp(w.UpdatedAt),
 	}
@@ -115,7 +115,7 @@ func toDeliveryJSON(d dbsqlc.WebhookDeliveryListRow, attempts []dbsqlc.WebhookDe
 	for _, a := range attempts {
 		out.Attempts = append(out.Attempts, attemptJSON{
 			Attempt: int(a.Attempt), Trigger: a.Trigger, Outcome: a.Outcome, StartedAt: timestamp(a.StartedAt),
-			LatencyMS: a.LatencyMs, StatusCode: a.StatusCode, Error: a.Error, ResponseSnippet: a.ResponseSnippet,
+			LatencyMS: a.LatencyMS, StatusCode: a.StatusCode, Error: a.Error, ResponseSnippet: a.ResponseSnippet,
 		})
 	}
 	return out
@@ -247,7 +247,7 @@ func (s *Server) listWebhooks(c *fiber.Ctx) error {
 	page, size := q.page(maxWebhookListPage)
 	var active *bool
 	if _, ok := q.str("active"); ok {
-		active = ptr(q.oneOf("active", "", []string{"true", "false"}) == "true")
+		active = new(q.oneOf("active", "", []string{"true", "false"}) == "true")
 	}
 	if err := q.done(); err != nil {
 		return err
@@ -273,7 +273,7 @@ func (s *Server) listWebhooks(c *fiber.Ctx) error {
 	for _, r := range rows {
 		total = r.Total
 		resp.Data = append(resp.Data, toWebhookJSON(dbsqlc.Webhook{
-			TenantID: r.TenantID, ID: r.ID, Url: r.Url, Events: r.Events, SecretHint: r.SecretHint, Active: r.Active,
+			TenantID: r.TenantID, ID: r.ID, URL: r.URL, Events: r.Events, SecretHint: r.SecretHint, Active: r.Active,
 			DisabledAt: r.DisabledAt, DisabledReason: r.DisabledReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		}, last[r.ID]))
 	}
@@ -308,11 +308,11 @@ func (s *Server) createWebhook(c *fiber.Ctx) error {
 		return err
 	}
 	params := dbsqlc.WebhookCreateParams{
-		TenantID: p.TenantID, ID: id, Url: *f.url, Events: f.events, SecretSealed: sealed,
+		TenantID: p.TenantID, ID: id, URL: *f.url, Events: f.events, SecretSealed: sealed,
 		SecretHint: secretHint(*f.secret), Active: f.active == nil || *f.active,
 	}
 	if !params.Active {
-		params.DisabledAt, params.DisabledReason = ptr(time.Now()), ptr("created inactive by "+p.Subject)
+		params.DisabledAt, params.DisabledReason = new(time.Now()), new("created inactive by "+p.Subject)
 	}
 	w, err := db.Q.WebhookCreate(ctx, t, params)
 	if err != nil {
@@ -369,11 +369,11 @@ func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
 	}
 	p := principal(c)
 	params := dbsqlc.WebhookUpdateParams{
-		TenantID: w.TenantID, ID: w.ID, Url: w.Url, Events: w.Events, SecretSealed: w.SecretSealed, SecretHint: w.SecretHint,
+		TenantID: w.TenantID, ID: w.ID, URL: w.URL, Events: w.Events, SecretSealed: w.SecretSealed, SecretHint: w.SecretHint,
 		Active: w.Active, DisabledAt: w.DisabledAt, DisabledReason: w.DisabledReason,
 	}
 	if f.url != nil {
-		params.Url = *f.url
+		params.URL = *f.url
 	}
 	if f.events != nil {
 		params.Events = f.events
@@ -389,7 +389,7 @@ func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
 		if params.Active {
 			params.DisabledAt, params.DisabledReason = nil, nil
 		} else {
-			params.DisabledAt, params.DisabledReason = ptr(time.Now()), ptr("switched off by "+p.Subject)
+			params.DisabledAt, params.DisabledReason = new(time.Now()), new("switched off by "+p.Subject)
 		}
 	}
 	updated, err := db.Q.WebhookUpdate(c.UserContext(), tx(c), params)
@@ -423,10 +423,10 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	page, size := q.page(maxDeliveryPageSize)
 	var status, eventType *string
 	if _, ok := q.str("status"); ok {
-		status = ptr(q.oneOf("status", "", dispatch.Statuses))
+		status = new(q.oneOf("status", "", dispatch.Statuses))
 	}
 	if _, ok := q.str("event_type"); ok {
-		eventType = ptr(q.oneOf("event_type", "", append(slices.Clone(outbox.EventTypes), webhook.EventTest)))
+		eventType = new(q.oneOf("event_type", "", append(slices.Clone(outbox.EventTypes), webhook.EventTest)))
 	}
 	if err := q.done(); err != nil {
 		return err
@@ -505,10 +505,10 @@ func toAttemptResultJSON(r dispatch.Result) attemptResultJSON {
 		DeliveryStatus: r.Status,
 	}
 	if r.StatusCode != 0 {
-		out.StatusCode = ptr(r.StatusCode)
+		out.StatusCode = new(r.StatusCode)
 	}
 	if r.Error != "" {
-		out.Error = ptr(r.Error)
+		out.Error = new(r.Error)
 	}
 	return out
 }

@@ -50,7 +50,7 @@ func TestIdentityTablesAreIsolated(t *testing.T) {
 		if err := db.Q.RefreshTokenCreate(ctx, tx, dbsqlc.RefreshTokenCreateParams{TenantID: tenantA, SessionID: s.ID, PublicID: "r1", TokenHash: []byte{1}, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 			return err
 		}
-		if _, err := db.Q.ApiKeyCreate(ctx, tx, dbsqlc.ApiKeyCreateParams{TenantID: tenantA, PublicID: "k1", Name: "k", KeyHash: []byte{1}, Scopes: []string{"initiatives:read"}, CreatedBy: sub, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		if _, err := db.Q.APIKeyCreate(ctx, tx, dbsqlc.APIKeyCreateParams{TenantID: tenantA, PublicID: "k1", Name: "k", KeyHash: []byte{1}, Scopes: []string{"initiatives:read"}, CreatedBy: sub, ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 			return err
 		}
 		_, err = db.Q.ServiceClientCreate(ctx, tx, dbsqlc.ServiceClientCreateParams{TenantID: tenantA, ClientID: "c1", Name: "c", SecretHash: []byte{1}, Roles: []string{}, Permissions: []string{}, CreatedBy: sub})
@@ -70,7 +70,7 @@ func TestIdentityTablesAreIsolated(t *testing.T) {
 			}
 		}
 		// Lookups by credential id find nothing in the wrong tenant.
-		if _, err := db.Q.ApiKeyGetByPublicID(ctx, tx, dbsqlc.ApiKeyGetByPublicIDParams{TenantID: tenantA, PublicID: "k1"}); !db.IsNotFound(err) {
+		if _, err := db.Q.APIKeyGetByPublicID(ctx, tx, dbsqlc.APIKeyGetByPublicIDParams{TenantID: tenantA, PublicID: "k1"}); !db.IsNotFound(err) {
 			t.Errorf("api key of A found from B: %v", err)
 		}
 		perms, err := db.Q.RolePermissions(ctx, tx, dbsqlc.RolePermissionsParams{TenantID: tenantA, Names: []string{"Secret"}})

@@ -220,12 +220,12 @@ func (q *Queries) ServiceClientList(ctx context.Context, db DBTX, arg ServiceCli
 	return items, nil
 }
 
-const serviceClientLockTenant = `-- name: ServiceClientLockTenant :exec
+const serviceClientLockTenantCreates = `-- name: ServiceClientLockTenantCreates :exec
 SELECT pg_advisory_xact_lock(hashtextextended('service-client-create:' || ($1::uuid)::text, 0))
 `
 
-func (q *Queries) ServiceClientLockTenant(ctx context.Context, db DBTX, tenantID uuid.UUID) error {
-	_, err := db.Exec(ctx, serviceClientLockTenant, tenantID)
+func (q *Queries) ServiceClientLockTenantCreates(ctx context.Context, db DBTX, tenantID uuid.UUID) error {
+	_, err := db.Exec(ctx, serviceClientLockTenantCreates, tenantID)
 	return err
 }
 

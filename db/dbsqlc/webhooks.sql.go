@@ -38,7 +38,7 @@ RETURNING tenant_id, id, url, events, secret_sealed, secret_hint, active, disabl
 type WebhookCreateParams struct {
 	TenantID       uuid.UUID
 	ID             uuid.UUID
-	Url            string
+	URL            string
 	Events         []string
 	SecretSealed   []byte
 	SecretHint     string
@@ -51,7 +51,7 @@ func (q *Queries) WebhookCreate(ctx context.Context, db DBTX, arg WebhookCreateP
 	row := db.QueryRow(ctx, webhookCreate,
 		arg.TenantID,
 		arg.ID,
-		arg.Url,
+		arg.URL,
 		arg.Events,
 		arg.SecretSealed,
 		arg.SecretHint,
@@ -63,7 +63,7 @@ func (q *Queries) WebhookCreate(ctx context.Context, db DBTX, arg WebhookCreateP
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
-		&i.Url,
+		&i.URL,
 		&i.Events,
 		&i.SecretSealed,
 		&i.SecretHint,
@@ -120,7 +120,7 @@ func (q *Queries) WebhookDeliveryAttemptList(ctx context.Context, db DBTX, arg W
 			&i.Trigger,
 			&i.Outcome,
 			&i.StartedAt,
-			&i.LatencyMs,
+			&i.LatencyMS,
 			&i.StatusCode,
 			&i.Error,
 			&i.ResponseSnippet,
@@ -244,7 +244,7 @@ type WebhookDeliveryFanOutRow struct {
 	WebhookID     uuid.UUID
 	Status        string
 	LastAttemptAt *time.Time
-	Url           string
+	URL           string
 	SecretSealed  []byte
 	Active        bool
 }
@@ -272,7 +272,7 @@ func (q *Queries) WebhookDeliveryFanOut(ctx context.Context, db DBTX, arg Webhoo
 			&i.WebhookID,
 			&i.Status,
 			&i.LastAttemptAt,
-			&i.Url,
+			&i.URL,
 			&i.SecretSealed,
 			&i.Active,
 		); err != nil {
@@ -501,7 +501,7 @@ type WebhookDeliveryRecordAttemptParams struct {
 	Trigger         string
 	Outcome         string
 	StartedAt       time.Time
-	LatencyMs       float64
+	LatencyMS       float64
 	StatusCode      *int32
 	Error           *string
 	ResponseSnippet string
@@ -518,7 +518,7 @@ func (q *Queries) WebhookDeliveryRecordAttempt(ctx context.Context, db DBTX, arg
 		arg.Trigger,
 		arg.Outcome,
 		arg.StartedAt,
-		arg.LatencyMs,
+		arg.LatencyMS,
 		arg.StatusCode,
 		arg.Error,
 		arg.ResponseSnippet,
@@ -615,7 +615,7 @@ func (q *Queries) WebhookGet(ctx context.Context, db DBTX, arg WebhookGetParams)
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
-		&i.Url,
+		&i.URL,
 		&i.Events,
 		&i.SecretSealed,
 		&i.SecretHint,
@@ -643,7 +643,7 @@ func (q *Queries) WebhookGetForUpdate(ctx context.Context, db DBTX, arg WebhookG
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
-		&i.Url,
+		&i.URL,
 		&i.Events,
 		&i.SecretSealed,
 		&i.SecretHint,
@@ -722,7 +722,7 @@ type WebhookListParams struct {
 type WebhookListRow struct {
 	TenantID       uuid.UUID
 	ID             uuid.UUID
-	Url            string
+	URL            string
 	Events         []string
 	SecretSealed   []byte
 	SecretHint     string
@@ -751,7 +751,7 @@ func (q *Queries) WebhookList(ctx context.Context, db DBTX, arg WebhookListParam
 		if err := rows.Scan(
 			&i.TenantID,
 			&i.ID,
-			&i.Url,
+			&i.URL,
 			&i.Events,
 			&i.SecretSealed,
 			&i.SecretHint,
@@ -791,7 +791,7 @@ RETURNING tenant_id, id, url, events, secret_sealed, secret_hint, active, disabl
 `
 
 type WebhookUpdateParams struct {
-	Url            string
+	URL            string
 	Events         []string
 	SecretSealed   []byte
 	SecretHint     string
@@ -804,7 +804,7 @@ type WebhookUpdateParams struct {
 
 func (q *Queries) WebhookUpdate(ctx context.Context, db DBTX, arg WebhookUpdateParams) (Webhook, error) {
 	row := db.QueryRow(ctx, webhookUpdate,
-		arg.Url,
+		arg.URL,
 		arg.Events,
 		arg.SecretSealed,
 		arg.SecretHint,
@@ -818,7 +818,7 @@ func (q *Queries) WebhookUpdate(ctx context.Context, db DBTX, arg WebhookUpdateP
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
-		&i.Url,
+		&i.URL,
 		&i.Events,
 		&i.SecretSealed,
 		&i.SecretHint,

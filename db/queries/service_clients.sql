@@ -1,4 +1,4 @@
--- name: ServiceClientLockTenant :exec
+-- name: ServiceClientLockTenantCreates :exec
 SELECT pg_advisory_xact_lock(hashtextextended('service-client-create:' || (@tenant_id::uuid)::text, 0));
 
 -- name: ServiceClientCountLive :one

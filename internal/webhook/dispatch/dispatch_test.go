@@ -57,7 +57,7 @@ func TestHandleFansOutToActiveSubscriptionsOfTheType(t *testing.T) {
 			t.Errorf("delivery %+v", d)
 		}
 		a := f.attempts(d.ID)
-		if len(a) != 1 || a[0].Attempt != 1 || a[0].Trigger != "relay" || a[0].Outcome != "delivered" || a[0].StatusCode == nil || a[0].LatencyMs <= 0 {
+		if len(a) != 1 || a[0].Attempt != 1 || a[0].Trigger != "relay" || a[0].Outcome != "delivered" || a[0].StatusCode == nil || a[0].LatencyMS <= 0 {
 			t.Errorf("attempts %+v", a)
 		}
 	}
@@ -115,7 +115,7 @@ func TestHandleFailureIsHandedToTheRetrySchedule(t *testing.T) {
 		t.Fatalf("after the hand-over: %+v", d)
 	}
 	calls := f.sched.calls
-	if len(calls) != 2 || calls[1] != (dispatch.Retry{TenantID: f.tenant, WebhookID: h, EventID: ev.ID, FirstAttemptAt: *d.LastAttemptAt}) {
+	if len(calls) != 2 || calls[1] != (dispatch.Retry{TenantID: f.tenant, WebhookID: h, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: *d.LastAttemptAt}) {
 		t.Errorf("schedule calls %+v", calls)
 	}
 	// Once handed over, nothing more happens on a further call.

@@ -66,7 +66,7 @@ func (f *fixture) webhook(url string, active bool, events ...string) uuid.UUID {
 	}
 	f.inTenant(func(tx pgx.Tx) error {
 		_, err := db.Q.WebhookCreate(context.Background(), tx, dbsqlc.WebhookCreateParams{
-			TenantID: f.tenant, ID: id, Url: url, Events: events, SecretSealed: sealed, SecretHint: "6789", Active: active,
+			TenantID: f.tenant, ID: id, URL: url, Events: events, SecretSealed: sealed, SecretHint: "6789", Active: active,
 		})
 		return err
 	})
