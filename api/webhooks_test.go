@@ -34,6 +34,7 @@ type hookReceiver struct {
 	status int
 	ids    []string
 	types  []string
+	bodies [][]byte
 	bad    int
 }
 
@@ -48,6 +49,7 @@ func newHookReceiver(t *testing.T, status int) *hookReceiver {
 		}
 		rc.ids = append(rc.ids, r.Header.Get("X-Webhook-ID"))
 		rc.types = append(rc.types, r.Header.Get("X-Webhook-Event"))
+		rc.bodies = append(rc.bodies, body)
 		w.WriteHeader(rc.status)
 		_, _ = io.WriteString(w, "ok from receiver")
 	}))
@@ -59,6 +61,13 @@ func (rc *hookReceiver) seen() ([]string, []string, int) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return append([]string(nil), rc.ids...), append([]string(nil), rc.types...), rc.bad
+}
+
+// payloads returns the bodies received, in order.
+func (rc *hookReceiver) payloads() [][]byte {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([][]byte(nil), rc.bodies...)
 }
 
 func (rc *hookReceiver) set(status int) {
