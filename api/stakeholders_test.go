@@ -290,7 +290,7 @@ func TestContractStakeholders(t *testing.T) {
 		{"POST", boPath + "/engagement", map[string]any{"sentiment": "neutral", "date": daysAgo(1)}, "type", "required", true},
 		{"POST", boPath + "/engagement", map[string]any{"type": "call", "sentiment": "neutral", "date": "2026-02-30"}, "date", "invalid_format", false},
 		{"POST", boPath + "/engagement", map[string]any{"type": "call", "sentiment": "neutral", "date": "yesterday"}, "date", "invalid_format", true},
-		{"POST", boPath + "/engagement", map[string]any{"type": "call", "sentiment": "neutral", "date": daysAgo(-1)}, "date", "in_future", false},
+		{"POST", boPath + "/engagement", map[string]any{"type": "call", "sentiment": "neutral", "date": daysAgo(-2)}, "date", "in_future", false},
 		{"POST", boPath + "/engagement", map[string]any{"type": "call", "sentiment": "neutral", "date": "1999-12-31"}, "date", "too_early", false},
 		{"POST", boPath + "/engagement", map[string]any{"type": "call", "sentiment": "neutral", "date": daysAgo(1), "mood": "ok"}, "mood", "unknown_field", true},
 	} {

@@ -5709,8 +5709,9 @@ type ClientInterface interface {
 	// - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
 	//   neutral, cautious, negative (422 `invalid_value`).
 	// - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
-	//   `invalid_format`), not after today in UTC (422 `in_future`) and not before
-	//   2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+	//   `invalid_format`), not in the future (422 `in_future`: after today's date in the
+	//   earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+	//   not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
 	//   fields order engagements by date (same date: by when they were logged).
 	//
 	// Answers **201** with the engagement and the stakeholder after it, and emits the
@@ -5731,8 +5732,9 @@ type ClientInterface interface {
 	// - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
 	//   neutral, cautious, negative (422 `invalid_value`).
 	// - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
-	//   `invalid_format`), not after today in UTC (422 `in_future`) and not before
-	//   2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+	//   `invalid_format`), not in the future (422 `in_future`: after today's date in the
+	//   earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+	//   not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
 	//   fields order engagements by date (same date: by when they were logged).
 	//
 	// Answers **201** with the engagement and the stakeholder after it, and emits the
@@ -7719,8 +7721,9 @@ func (c *Client) ReplaceStakeholder(ctx context.Context, id string, params *Repl
 //   - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
 //     neutral, cautious, negative (422 `invalid_value`).
 //   - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
-//     `invalid_format`), not after today in UTC (422 `in_future`) and not before
-//     2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+//     `invalid_format`), not in the future (422 `in_future`: after today's date in the
+//     earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+//     not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
 //     fields order engagements by date (same date: by when they were logged).
 //
 // Answers **201** with the engagement and the stakeholder after it, and emits the
@@ -7751,8 +7754,9 @@ func (c *Client) LogEngagementWithBody(ctx context.Context, id string, params *L
 //   - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
 //     neutral, cautious, negative (422 `invalid_value`).
 //   - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
-//     `invalid_format`), not after today in UTC (422 `in_future`) and not before
-//     2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+//     `invalid_format`), not in the future (422 `in_future`: after today's date in the
+//     earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+//     not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
 //     fields order engagements by date (same date: by when they were logged).
 //
 // Answers **201** with the engagement and the stakeholder after it, and emits the
@@ -14144,8 +14148,9 @@ type ClientWithResponsesInterface interface {
 	// - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
 	//   neutral, cautious, negative (422 `invalid_value`).
 	// - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
-	//   `invalid_format`), not after today in UTC (422 `in_future`) and not before
-	//   2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+	//   `invalid_format`), not in the future (422 `in_future`: after today's date in the
+	//   earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+	//   not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
 	//   fields order engagements by date (same date: by when they were logged).
 	//
 	// Answers **201** with the engagement and the stakeholder after it, and emits the
@@ -14166,8 +14171,9 @@ type ClientWithResponsesInterface interface {
 	// - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
 	//   neutral, cautious, negative (422 `invalid_value`).
 	// - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
-	//   `invalid_format`), not after today in UTC (422 `in_future`) and not before
-	//   2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+	//   `invalid_format`), not in the future (422 `in_future`: after today's date in the
+	//   earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+	//   not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
 	//   fields order engagements by date (same date: by when they were logged).
 	//
 	// Answers **201** with the engagement and the stakeholder after it, and emits the
@@ -28860,8 +28866,9 @@ func (c *ClientWithResponses) ReplaceStakeholderWithResponse(ctx context.Context
 //   - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
 //     neutral, cautious, negative (422 `invalid_value`).
 //   - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
-//     `invalid_format`), not after today in UTC (422 `in_future`) and not before
-//     2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+//     `invalid_format`), not in the future (422 `in_future`: after today's date in the
+//     earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+//     not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
 //     fields order engagements by date (same date: by when they were logged).
 //
 // Answers **201** with the engagement and the stakeholder after it, and emits the
@@ -28888,8 +28895,9 @@ func (c *ClientWithResponses) LogEngagementWithBodyWithResponse(ctx context.Cont
 //   - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
 //     neutral, cautious, negative (422 `invalid_value`).
 //   - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
-//     `invalid_format`), not after today in UTC (422 `in_future`) and not before
-//     2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+//     `invalid_format`), not in the future (422 `in_future`: after today's date in the
+//     earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+//     not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
 //     fields order engagements by date (same date: by when they were logged).
 //
 // Answers **201** with the engagement and the stakeholder after it, and emits the

@@ -94,13 +94,20 @@ type Engagement struct {
 	Sentiment Sentiment
 }
 
+// AheadOfUTC is how far the earliest time zone (UTC+14, the Line Islands)
+// runs ahead of UTC: a date is in the future only once no place has reached it.
+const AheadOfUTC = 14 * time.Hour
+
 // CheckEngagementDate checks the date of an engagement (field "date"): a
-// calendar date not after today (UTC) and not before 2000-01-01.
+// calendar date not before 2000-01-01 and not in the future, which is after
+// today's date in the earliest time zone (UTC+14). A user east of UTC logs
+// this morning's meeting with their own date, which UTC reaches only later;
+// UTC's today alone would refuse it.
 func CheckEngagementDate(date, now time.Time) error {
 	d := calendarDay(date)
 	switch {
-	case d.After(calendarDay(now.UTC())):
-		return validation.New("date", validation.CodeInFuture, "must not be in the future")
+	case d.After(calendarDay(now.UTC().Add(AheadOfUTC))):
+		return validation.New("date", validation.CodeInFuture, "must not be in the future (after today's date in every time zone)")
 	case d.Before(EarliestEngagement):
 		return validation.New("date", validation.CodeTooEarly, "must not be before %s", EarliestEngagement.Format(time.DateOnly))
 	}

@@ -55,7 +55,7 @@ func TestCheckEngagement(t *testing.T) {
 	if err := CheckEngagement(EngagementInput{Type: Meeting, Sentiment: Positive, Date: daysAgo(1)}, now); err != nil {
 		t.Fatal(err)
 	}
-	err := CheckEngagement(EngagementInput{Type: "lunch", Sentiment: "", Date: daysAgo(-1)}, now)
+	err := CheckEngagement(EngagementInput{Type: "lunch", Sentiment: "", Date: daysAgo(-2)}, now)
 	es, _ := errors.AsType[validation.Errors](err)
 	if len(es) != 3 || !isFailure(es[0], "type", validation.CodeInvalidValue) || !isFailure(es[1], "sentiment", validation.CodeRequired) ||
 		!isFailure(es[2], "date", validation.CodeInFuture) {
