@@ -14,6 +14,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/valuation"
 )
 
@@ -26,18 +27,11 @@ const (
 	maxShortTextLen       = 100
 	maxReasonLen          = 1_000
 	maxOwnerLen           = 255
-	defaultPageSize       = 50
 	maxInitiativePageSize = 200
 )
 
 var (
-	statusNames = func() []string {
-		out := make([]string, len(initiative.Statuses))
-		for i, s := range initiative.Statuses {
-			out[i] = string(s)
-		}
-		return out
-	}()
+	statusNames     = validation.Names(initiative.Statuses)
 	initiativeSorts = []string{"created_at", "updated_at", "name", "status", "expected_start_date", "expected_end_date"}
 )
 
@@ -100,24 +94,6 @@ type statusChangeJSON struct {
 	CreatedAt  string  `json:"created_at"`
 }
 
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-func optTimestamp(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := timestamp(*t)
-	return &s
-}
-
-func optDate(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := t.Format(time.DateOnly)
-	return &s
-}
-
 func toInitiativeJSON(in dbsqlc.Initiative) initiativeJSON {
 	return initiativeJSON{
 		ID: in.ID.String(), Name: in.Name, Description: in.Description, Status: in.Status,
@@ -159,24 +135,12 @@ func (s *Server) listInitiatives(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var resp listResponse[initiativeJSON]
-	resp.Data = make([]initiativeJSON, 0, len(rows))
-	var total int64
-	for _, r := range rows {
-		total = r.Total
-		resp.Data = append(resp.Data, toInitiativeJSON(dbsqlc.Initiative{
-			TenantID: r.TenantID, ID: r.ID, Name: r.Name, Description: r.Description, Status: r.Status, Industry: r.Industry,
-			Segment: r.Segment, OwnerID: r.OwnerID, ExpectedStartDate: r.ExpectedStartDate, ExpectedEndDate: r.ExpectedEndDate,
-			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		}))
-	}
-	if len(rows) == 0 && page > 1 { // past the last page the window count is not there
-		if total, err = db.Q.InitiativeCount(ctx, tx(c), dbsqlc.InitiativeCountParams{TenantID: p.TenantID, Status: status, Industry: industry}); err != nil {
-			return err
-		}
-	}
-	resp.Meta.Pagination = newPagination(page, size, total)
-	return c.JSON(resp)
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.InitiativeListRow) int64 { return r.Total },
+		func(r dbsqlc.InitiativeListRow) initiativeJSON { return toInitiativeJSON(r.Initiative) },
+		func() (int64, error) {
+			return db.Q.InitiativeCount(ctx, tx(c), dbsqlc.InitiativeCountParams{TenantID: p.TenantID, Status: status, Industry: industry})
+		})
 }
 
 // initiativeFields are the writable fields of create, PUT and PATCH.
@@ -214,15 +178,6 @@ func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, er
 		return initiativeFields{}, err
 	}
 	return f, nil
-}
-
-// trimmed drops surrounding white space, so " Alpha " and "alpha" are one name.
-func trimmed(s *string) *string {
-	if s != nil {
-		t := strings.TrimSpace(*s)
-		s = &t
-	}
-	return s
 }
 
 // noneIfBlank stores a blank optional text as null, so it reads and filters as absent.
@@ -287,13 +242,6 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 	}
 	c.Location("/v1/initiatives/" + body.ID)
 	return c.Status(fiber.StatusCreated).JSON(body)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // loadInitiative finds an initiative of the tenant, locked for update when asked.
@@ -464,22 +412,11 @@ func recordStatusChange(ctx context.Context, t pgx.Tx, p *Principal, from string
 			return err
 		}
 	}
-	_, err := outbox.Write(ctx, t, in.TenantID, outbox.InitiativeStatusChanged, StatusChangedEvent{
-		InitiativeID: in.ID.String(), FromStatus: from, ToStatus: in.Status, Reason: reason, Actor: p.Subject,
+	_, err := outbox.Write(ctx, t, in.TenantID, outbox.InitiativeStatusChanged, initiative.StatusChangedEvent{
+		InitiativeID: in.ID.String(), FromStatus: initiative.Status(from), ToStatus: initiative.Status(in.Status), Reason: reason, Actor: p.Subject,
 		ChangedAt: timestamp(in.UpdatedAt), Initiative: toInitiativeJSON(in),
 	})
 	return err
-}
-
-// StatusChangedEvent is the data of an initiative.status_changed event.
-type StatusChangedEvent struct {
-	InitiativeID string         `json:"initiative_id"`
-	FromStatus   string         `json:"from_status"`
-	ToStatus     string         `json:"to_status"`
-	Reason       string         `json:"reason"`
-	Actor        string         `json:"actor"`
-	ChangedAt    string         `json:"changed_at"`
-	Initiative   initiativeJSON `json:"initiative"`
 }
 
 func (s *Server) changeInitiativeStatus(c *fiber.Ctx) error {

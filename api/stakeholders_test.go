@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/demo"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/testenv"
 )
 
 // stakeholderBody is a valid stakeholder of the initiative to create.
@@ -495,28 +494,27 @@ func TestStakeholderEngagementWebhook(t *testing.T) {
 	// A refused engagement emits nothing.
 	expect(t, ts.do(&admin, "POST", "/v1/stakeholders/"+id+"/engagement", map[string]any{"type": "meeting", "sentiment": "negative", "date": daysAgo(-2)}), 422)
 
-	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{ts.srv.Webhooks}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{ts.srv.Webhooks}, Log: testenv.QuietLogger()}
 	if _, err := relay.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	ids, types, bad := rc.seen()
-	bodies := rc.payloads()
-	if len(ids) != 1 || types[0] != "stakeholder.engagement" || bad != 0 || len(bodies) != 1 {
-		t.Fatalf("receiver saw %v %v (bad signatures %d)", ids, types, bad)
+	got := rc.Requests()
+	if len(got) != 1 || got[0].Type != "stakeholder.engagement" || rc.SignatureErrors() != 0 {
+		t.Fatalf("receiver saw %+v (bad signatures %d)", got, rc.SignatureErrors())
 	}
 	var event struct {
 		ID, Type string
 		TenantID string `json:"tenant_id"`
 		Data     map[string]any
 	}
-	if err := json.Unmarshal(bodies[0], &event); err != nil {
+	if err := json.Unmarshal(got[0].Body, &event); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := event.Data["stakeholder"].(map[string]any)
-	if event.ID != ids[0] || event.Type != "stakeholder.engagement" || event.TenantID != ts.tenant.String() || event.Data["id"] != logged["id"] ||
+	if event.ID != got[0].EventID || event.Type != "stakeholder.engagement" || event.TenantID != ts.tenant.String() || event.Data["id"] != logged["id"] ||
 		event.Data["notes"] != "budget doubts" || event.Data["date"] != daysAgo(3) || s == nil || s["id"] != id || s["initiative_id"] != initID ||
 		s["at_risk_reason"] != "negative_sentiment" || s["engagement_count"] != 1.0 {
-		t.Errorf("event: %s", bodies[0])
+		t.Errorf("event: %s", got[0].Body)
 	}
 }
 
