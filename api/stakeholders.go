@@ -260,10 +260,9 @@ func (f stakeholderFields) merge(base dbsqlc.Stakeholder, full bool) (dbsqlc.Sta
 		Influence: stakeholder.Influence(next.Influence), Interest: stakeholder.Interest(next.Interest)}
 }
 
-// lockInitiativeOf finds an initiative of the tenant for a stakeholder
-// write: locked (the 500 limit counts under the lock; archiving waits) and
-// writable.
-func lockInitiativeOf(c *fiber.Ctx, id uuid.UUID) (dbsqlc.Initiative, error) {
+// lockInitiative finds an initiative of the tenant to add a stakeholder to:
+// locked for update (the 500 limit counts under the lock) and writable.
+func lockInitiative(c *fiber.Ctx, id uuid.UUID) (dbsqlc.Initiative, error) {
 	in, err := db.Q.InitiativeGetForUpdate(c.UserContext(), tx(c), dbsqlc.InitiativeGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
 	if db.IsNotFound(err) {
 		return in, NotFound("initiative")
@@ -274,29 +273,34 @@ func lockInitiativeOf(c *fiber.Ctx, id uuid.UUID) (dbsqlc.Initiative, error) {
 	return in, stakeholderError(stakeholder.CheckWritable(initiative.Status(in.Status)))
 }
 
-// loadStakeholder finds the stakeholder of the path. For a write it locks
-// its initiative (writable) and then the stakeholder, in that order.
-func loadStakeholder(c *fiber.Ctx, forWrite bool) (dbsqlc.Stakeholder, error) {
+// loadStakeholder finds the stakeholder of the path.
+func loadStakeholder(c *fiber.Ctx) (dbsqlc.Stakeholder, error) {
 	id, err := pathID(c, "id", "stakeholder")
 	if err != nil {
 		return dbsqlc.Stakeholder{}, err
 	}
-	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
-	s, err := db.Q.StakeholderGet(ctx, t, dbsqlc.StakeholderGetParams{TenantID: tenant, ID: id})
+	s, err := db.Q.StakeholderGet(c.UserContext(), tx(c), dbsqlc.StakeholderGetParams{TenantID: principal(c).TenantID, ID: id})
 	if db.IsNotFound(err) {
 		return s, NotFound("stakeholder")
 	}
-	if err != nil || !forWrite {
-		return s, err
-	}
-	if _, err := lockInitiativeOf(c, s.InitiativeID); err != nil {
-		return s, err
-	}
-	s, err = db.Q.StakeholderGetForUpdate(ctx, t, dbsqlc.StakeholderGetForUpdateParams{TenantID: tenant, ID: id})
-	if db.IsNotFound(err) { // deleted while we waited for the lock
-		return s, NotFound("stakeholder")
-	}
 	return s, err
+}
+
+// loadWritableStakeholder finds the stakeholder of the path for a write:
+// locked, with its initiative locked for share, which must not be archived.
+func loadWritableStakeholder(c *fiber.Ctx) (dbsqlc.Stakeholder, error) {
+	id, err := pathID(c, "id", "stakeholder")
+	if err != nil {
+		return dbsqlc.Stakeholder{}, err
+	}
+	row, err := db.Q.StakeholderGetLocked(c.UserContext(), tx(c), dbsqlc.StakeholderGetLockedParams{TenantID: principal(c).TenantID, ID: id})
+	if db.IsNotFound(err) {
+		return row.Stakeholder, NotFound("stakeholder")
+	}
+	if err != nil {
+		return row.Stakeholder, err
+	}
+	return row.Stakeholder, stakeholderError(stakeholder.CheckWritable(initiative.Status(row.InitiativeStatus)))
 }
 
 // duplicateEmail is the 409 of an address already used in the initiative.
@@ -319,7 +323,7 @@ func (s *Server) createStakeholder(c *fiber.Ctx) error {
 	if err != nil {
 		return NotFound("initiative")
 	}
-	in, err := lockInitiativeOf(c, initiativeID)
+	in, err := lockInitiative(c, initiativeID)
 	if err != nil {
 		return err
 	}
@@ -356,7 +360,7 @@ func (s *Server) getStakeholder(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	row, err := loadStakeholder(c, false)
+	row, err := loadStakeholder(c)
 	if err != nil {
 		return err
 	}
@@ -377,7 +381,7 @@ func (s *Server) updateStakeholder(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	cur, err := loadStakeholder(c, true)
+	cur, err := loadWritableStakeholder(c)
 	if err != nil {
 		return err
 	}
@@ -404,7 +408,7 @@ func (s *Server) deleteStakeholder(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	cur, err := loadStakeholder(c, true)
+	cur, err := loadWritableStakeholder(c)
 	if err != nil {
 		return err
 	}
@@ -449,7 +453,7 @@ func (s *Server) logEngagement(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	cur, err := loadStakeholder(c, true)
+	cur, err := loadWritableStakeholder(c)
 	if err != nil {
 		return err
 	}
@@ -487,7 +491,7 @@ func (s *Server) listEngagements(c *fiber.Ctx) error {
 	if err := q.done(); err != nil {
 		return err
 	}
-	cur, err := loadStakeholder(c, false)
+	cur, err := loadStakeholder(c)
 	if err != nil {
 		return err
 	}

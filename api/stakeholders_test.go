@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -557,5 +558,68 @@ func TestDemoSeedStakeholders(t *testing.T) {
 	if len(list.Data) != 2 || list.Data[0].Name != "Jonas Meyer" || list.Data[0].Reason != "negative_sentiment" ||
 		list.Data[1].Name != "Marco Rossi" || list.Data[1].Reason != "not_engaged" {
 		t.Errorf("at risk: %s", r.body)
+	}
+}
+
+// TestStakeholderConcurrentWrites: engagements logged at the same time on two
+// stakeholders of one initiative all count, and the summary is the latest by
+// date whatever order they commit in; the same address sent at once in
+// different cases makes one stakeholder.
+func TestStakeholderConcurrentWrites(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	initID := ts.createInitiative(admin, map[string]any{"name": "Race"})
+	var ids []string
+	for _, email := range []string{"a@example.com", "b@example.com"} {
+		r := ts.do(&admin, "POST", "/v1/stakeholders", stakeholderBody(initID, email))
+		expect(t, r, 201)
+		ids = append(ids, r.json(t)["id"].(string))
+	}
+	const n = 8
+	statuses := make(chan int, 2*n)
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		for i := range n {
+			sentiment := "positive"
+			if i == 0 { // the newest by date, whenever it commits
+				sentiment = "negative"
+			}
+			wg.Go(func() {
+				statuses <- ts.do(&admin, "POST", "/v1/stakeholders/"+id+"/engagement", map[string]any{"type": "call", "sentiment": sentiment, "date": daysAgo(i)}).status
+			})
+		}
+	}
+	wg.Wait()
+	close(statuses)
+	for s := range statuses {
+		if s != 201 {
+			t.Fatalf("an engagement answered %d", s)
+		}
+	}
+	for _, id := range ids {
+		m := ts.do(&admin, "GET", "/v1/stakeholders/"+id, nil).json(t)
+		if m["engagement_count"] != float64(n) || m["sentiment"] != "negative" || m["last_engagement_at"] != daysAgo(0) || m["sentiment_trend"] != "declining" {
+			t.Errorf("after %d concurrent engagements: %v", n, m)
+		}
+	}
+
+	created := make(chan int, n)
+	for i := range n {
+		wg.Go(func() {
+			email := "Same@Example.com"
+			if i%2 == 1 {
+				email = strings.ToLower(email)
+			}
+			created <- ts.do(&admin, "POST", "/v1/stakeholders", stakeholderBody(initID, email)).status
+		})
+	}
+	wg.Wait()
+	close(created)
+	count := map[int]int{}
+	for s := range created {
+		count[s]++
+	}
+	if count[201] != 1 || count[409] != n-1 {
+		t.Errorf("statuses %v, want one 201 and %d 409", count, n-1)
 	}
 }

@@ -279,35 +279,48 @@ func (q *Queries) StakeholderGet(ctx context.Context, db DBTX, arg StakeholderGe
 	return i, err
 }
 
-const stakeholderGetForUpdate = `-- name: StakeholderGetForUpdate :one
-SELECT tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at FROM stakeholders WHERE tenant_id = $1 AND id = $2 FOR UPDATE
+const stakeholderGetLocked = `-- name: StakeholderGetLocked :one
+SELECT s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes, s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at, i.status AS initiative_status
+FROM stakeholders s
+JOIN initiatives i ON i.tenant_id = s.tenant_id AND i.id = s.initiative_id
+WHERE s.tenant_id = $1 AND s.id = $2
+FOR UPDATE OF s FOR SHARE OF i
 `
 
-type StakeholderGetForUpdateParams struct {
+type StakeholderGetLockedParams struct {
 	TenantID uuid.UUID
 	ID       uuid.UUID
 }
 
-func (q *Queries) StakeholderGetForUpdate(ctx context.Context, db DBTX, arg StakeholderGetForUpdateParams) (Stakeholder, error) {
-	row := db.QueryRow(ctx, stakeholderGetForUpdate, arg.TenantID, arg.ID)
-	var i Stakeholder
+type StakeholderGetLockedRow struct {
+	Stakeholder      Stakeholder
+	InitiativeStatus string
+}
+
+// A stakeholder, locked for update, with its initiative's status, locked for share: writes to one
+// stakeholder (edits, engagements) serialise, writes to different stakeholders of an initiative do
+// not, and archiving the initiative (FOR UPDATE) waits for them all, as they wait for it.
+func (q *Queries) StakeholderGetLocked(ctx context.Context, db DBTX, arg StakeholderGetLockedParams) (StakeholderGetLockedRow, error) {
+	row := db.QueryRow(ctx, stakeholderGetLocked, arg.TenantID, arg.ID)
+	var i StakeholderGetLockedRow
 	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.InitiativeID,
-		&i.Name,
-		&i.Email,
-		&i.Role,
-		&i.Department,
-		&i.Influence,
-		&i.Interest,
-		&i.Notes,
-		&i.EngagementCount,
-		&i.LastEngagementOn,
-		&i.RecentSentiments,
-		&i.AtRiskFrom,
-		&i.CreatedAt,
-		&i.UpdatedAt,
+		&i.Stakeholder.TenantID,
+		&i.Stakeholder.ID,
+		&i.Stakeholder.InitiativeID,
+		&i.Stakeholder.Name,
+		&i.Stakeholder.Email,
+		&i.Stakeholder.Role,
+		&i.Stakeholder.Department,
+		&i.Stakeholder.Influence,
+		&i.Stakeholder.Interest,
+		&i.Stakeholder.Notes,
+		&i.Stakeholder.EngagementCount,
+		&i.Stakeholder.LastEngagementOn,
+		&i.Stakeholder.RecentSentiments,
+		&i.Stakeholder.AtRiskFrom,
+		&i.Stakeholder.CreatedAt,
+		&i.Stakeholder.UpdatedAt,
+		&i.InitiativeStatus,
 	)
 	return i, err
 }

@@ -9,8 +9,15 @@ RETURNING *;
 -- name: StakeholderGet :one
 SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND id = @id;
 
--- name: StakeholderGetForUpdate :one
-SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND id = @id FOR UPDATE;
+-- name: StakeholderGetLocked :one
+-- A stakeholder, locked for update, with its initiative's status, locked for share: writes to one
+-- stakeholder (edits, engagements) serialise, writes to different stakeholders of an initiative do
+-- not, and archiving the initiative (FOR UPDATE) waits for them all, as they wait for it.
+SELECT sqlc.embed(s), i.status AS initiative_status
+FROM stakeholders s
+JOIN initiatives i ON i.tenant_id = s.tenant_id AND i.id = s.initiative_id
+WHERE s.tenant_id = @tenant_id AND s.id = @id
+FOR UPDATE OF s FOR SHARE OF i;
 
 -- name: StakeholderList :many
 -- Quadrant filters arrive as the influence and interest values that make the quadrant; at_risk
