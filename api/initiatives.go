@@ -20,8 +20,6 @@ import (
 
 // Limits of section 8 and our own bounds on free text.
 const (
-	maxLiveInitiatives    = 1000
-	maxProjects           = 200
 	maxNameLen            = 200
 	maxDescriptionLen     = 10_000
 	maxShortTextLen       = 100
@@ -200,17 +198,13 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if f.status != nil && *f.status != string(initiative.Draft) {
-		return Invalid(FieldError{Field: "status", Code: "invalid_value", Message: "a new initiative starts as draft; change its status afterwards"})
+	if err := initiative.CheckCreateStatus((*initiative.Status)(f.status)); err != nil {
+		return err
 	}
 	if err := checkDates(f.start, f.end); err != nil {
 		return err
 	}
 	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	owner := f.ownerID
-	if owner == nil {
-		owner = &p.Subject // the creator owns what they create unless told otherwise
-	}
 	if err := db.Q.InitiativeLockTenantCreates(ctx, t, p.TenantID); err != nil {
 		return err
 	}
@@ -218,12 +212,12 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if live >= maxLiveInitiatives {
-		return Conflict("the tenant has reached its limit of %d initiatives that are not archived", maxLiveInitiatives)
+	if err := initiative.CheckCanCreate(live); err != nil {
+		return initiativeError(err)
 	}
 	in, err := db.Q.InitiativeCreate(ctx, t, dbsqlc.InitiativeCreateParams{
 		TenantID: p.TenantID, Name: *f.name, Description: deref(f.description), Industry: f.industry, Segment: f.segment,
-		OwnerID: owner, ExpectedStartDate: f.start, ExpectedEndDate: f.end,
+		OwnerID: new(initiative.Owner(f.ownerID, p.Subject)), ExpectedStartDate: f.start, ExpectedEndDate: f.end,
 	})
 	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
 		return AlreadyExists("an initiative named %q already exists in this tenant", *f.name)
@@ -269,10 +263,18 @@ func loadInitiative(c *fiber.Ctx, forUpdate bool) (dbsqlc.Initiative, error) {
 // loadWritableInitiative is loadInitiative for a write: archived is read-only.
 func loadWritableInitiative(c *fiber.Ctx) (dbsqlc.Initiative, error) {
 	in, err := loadInitiative(c, true)
-	if err == nil && in.Status == string(initiative.Archived) {
-		return in, Conflict("the initiative is archived and read-only")
+	if err != nil {
+		return in, err
 	}
-	return in, err
+	return in, initiativeError(initiative.CheckWritable(initiative.Status(in.Status)))
+}
+
+// initiativeError maps the 409s of internal/initiative; anything else passes through.
+func initiativeError(err error) error {
+	if errors.Is(err, initiative.ErrLiveLimit) || errors.Is(err, initiative.ErrProjectLimit) || errors.Is(err, initiative.ErrArchived) {
+		return Conflict("%s", err.Error())
+	}
+	return err
 }
 
 func (s *Server) getInitiative(c *fiber.Ctx) error {
@@ -300,17 +302,18 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	}
 	out := initiativeDetailJSON{initiativeJSON: toInitiativeJSON(in), Projects: make([]projectJSON, 0, len(projects))}
 	out.setValue(value)
-	for _, p := range projects {
+	statuses := make([]string, len(projects))
+	for i, p := range projects {
 		out.Projects = append(out.Projects, toProjectJSON(p))
-		if p.Status == "active" {
-			out.Metrics.ProjectsActive++
-		}
+		statuses[i] = p.Status
 	}
-	out.Metrics.ProjectsTotal = len(projects)
-	out.Metrics.StatusChanges = max(len(history)-1, 0) // the first entry is the creation
-	if len(history) > 0 {
-		out.Metrics.DaysInCurrentState = int(time.Since(history[len(history)-1].CreatedAt).Hours() / 24)
+	changes := make([]time.Time, len(history))
+	for i, h := range history {
+		changes[i] = h.CreatedAt
 	}
+	activity := initiative.Measure(statuses, changes, now)
+	out.Metrics.ProjectsTotal, out.Metrics.ProjectsActive = activity.ProjectsTotal, activity.ProjectsActive
+	out.Metrics.StatusChanges, out.Metrics.DaysInCurrentState = activity.StatusChanges, activity.DaysInCurrentState
 	review, err := db.Q.InitiativeReviewLatest(ctx, t, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err == nil {
 		out.Review = &reviewJSON{WorkflowID: review.WorkflowID, StartedAt: timestamp(review.StartedAt), RemindersSent: int(review.RemindersSent),
@@ -407,7 +410,7 @@ func recordStatusChange(ctx context.Context, t pgx.Tx, p *Principal, from string
 	}); err != nil {
 		return err
 	}
-	if in.Status == string(initiative.Archived) {
+	if initiative.ArchivesProjects(initiative.Status(in.Status)) {
 		if err := db.Q.ProjectArchiveByInitiative(ctx, t, dbsqlc.ProjectArchiveByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID}); err != nil {
 			return err
 		}
@@ -524,8 +527,8 @@ func (s *Server) createProject(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if len(existing) >= maxProjects {
-		return Conflict("the initiative has reached its limit of %d projects", maxProjects)
+	if err := initiative.CheckCanAddProject(len(existing)); err != nil {
+		return initiativeError(err)
 	}
 	p, err := db.Q.ProjectCreate(ctx, t, dbsqlc.ProjectCreateParams{TenantID: in.TenantID, InitiativeID: in.ID, Name: *name, Description: deref(description)})
 	if err != nil {
