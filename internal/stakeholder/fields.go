@@ -2,6 +2,7 @@ package stakeholder
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -16,14 +17,15 @@ const MaxEngagementsPerStakeholder = 10_000
 // Errors the API answers with 409: the request is well formed, but the state
 // of the initiative or stakeholder does not allow it.
 var (
-	ErrInitiativeArchived = errors.New("the initiative is archived; its stakeholders are read-only")
+	ErrInitiativeArchived = fmt.Errorf("%w: its stakeholders too", initiative.ErrArchived)
 	ErrEngagementLimit    = errors.New("the stakeholder already has the maximum of 10000 engagements")
 )
 
 // CheckWritable reports whether the stakeholders of an initiative in this
-// status may change (created, edited, deleted, engaged). Archived is final.
+// status may change (created, edited, deleted, engaged): not once the
+// initiative is read-only (initiative.CheckWritable: archived is final).
 func CheckWritable(initiativeStatus initiative.Status) error {
-	if initiativeStatus == initiative.Archived {
+	if initiative.CheckWritable(initiativeStatus) != nil {
 		return ErrInitiativeArchived
 	}
 	return nil

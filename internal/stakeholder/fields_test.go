@@ -14,7 +14,7 @@ import (
 func TestCheckWritable(t *testing.T) {
 	for _, s := range initiative.Statuses {
 		err := CheckWritable(s)
-		if (s == initiative.Archived) != errors.Is(err, ErrInitiativeArchived) {
+		if (s == initiative.Archived) != errors.Is(err, ErrInitiativeArchived) || (err != nil && !errors.Is(err, initiative.ErrArchived)) {
 			t.Errorf("%s: %v", s, err)
 		}
 	}
