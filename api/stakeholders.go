@@ -8,6 +8,7 @@ package api
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -181,10 +182,8 @@ func intersect(have, with []string) []string {
 	}
 	out := []string{}
 	for _, v := range have {
-		for _, w := range with {
-			if v == w {
-				out = append(out, v)
-			}
+		if slices.Contains(with, v) {
+			out = append(out, v)
 		}
 	}
 	return out
