@@ -226,6 +226,7 @@ type Stakeholder struct {
 	EngagementCount  int32
 	LastEngagementOn *time.Time
 	RecentSentiments []string
+	AtRiskFrom       *time.Time
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 }
