@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -17,7 +16,6 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/db/dbtest"
-	"github.com/valuecase/valuecase/internal/demo"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/testenv"
 )
@@ -516,48 +514,6 @@ func TestStakeholderEngagementWebhook(t *testing.T) {
 		event.Data["notes"] != "budget doubts" || event.Data["date"] != daysAgo(3) || s == nil || s["id"] != id || s["initiative_id"] != initID ||
 		s["at_risk_reason"] != "negative_sentiment" || s["engagement_count"] != 1.0 {
 		t.Errorf("event: %s", got[0].Body)
-	}
-}
-
-// TestDemoSeedStakeholders: the demo seed's stakeholders and engagements go
-// through the real API as `make run` sends them (benefits are left out here:
-// TestDemoSeed covers the whole seed), and two of them come out at risk, for
-// the reasons the portfolio intends.
-func TestDemoSeedStakeholders(t *testing.T) {
-	ts := newTestServer(t, "enterprise")
-	addr := ts.listen()
-	admin := ts.admin()
-	client := demo.Client{BaseURL: "http://" + addr, Tenant: ts.tenant.String(), Token: ts.token(admin), HTTP: &http.Client{Timeout: 30 * time.Second}}
-	portfolio := demo.Default()
-	var stakeholders, engagements int
-	for i := range portfolio.Initiatives {
-		portfolio.Initiatives[i].Benefits = nil
-		stakeholders += len(portfolio.Initiatives[i].Stakeholders)
-		for _, s := range portfolio.Initiatives[i].Stakeholders {
-			engagements += len(s.Engagements)
-		}
-	}
-	res, err := demo.Seed(t.Context(), client, portfolio, time.Now().UTC())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Stakeholders != stakeholders || res.Engagements != engagements || stakeholders == 0 {
-		t.Fatalf("seeded %+v, want %d stakeholders with %d engagements", res, stakeholders, engagements)
-	}
-	r := ts.do(&admin, "GET", "/v1/stakeholders?at_risk=true&sort=name&order=asc", nil)
-	expect(t, r, 200)
-	var list struct {
-		Data []struct {
-			Name   string
-			Reason string `json:"at_risk_reason"`
-		}
-	}
-	if err := json.Unmarshal(r.body, &list); err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Data) != 2 || list.Data[0].Name != "Jonas Meyer" || list.Data[0].Reason != "negative_sentiment" ||
-		list.Data[1].Name != "Marco Rossi" || list.Data[1].Reason != "not_engaged" {
-		t.Errorf("at risk: %s", r.body)
 	}
 }
 
