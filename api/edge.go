@@ -157,8 +157,8 @@ var credentialValues = []struct {
 	{regexp.MustCompile(`(?i)\b(authorization|proxy-authorization|api-key|cookie|token|secret|password|session)([a-z0-9_-]*)[ \t]+[^"\\]+`), "$1$2 [REDACTED]"},
 	{regexp.MustCompile(`(?i)\b(bearer|basic)[ \t]+[^\s"\\]+`), "$1 [REDACTED]"},
 	{regexp.MustCompile(`(?i)\b((?:[a-z0-9_-]*)(?:token|secret|key|password|session|auth)[a-z0-9_-]*=)[^&\s"\\]*`), "$1[REDACTED]"},
-	{regexp.MustCompile(`\bvc[a-z]_[A-Za-z0-9_-]+`), "[REDACTED]"},     // the service's keys, client secrets, refresh tokens
-	{regexp.MustCompile(`[A-Za-z0-9+/=_.-]{32,}`), "[REDACTED]"},       // JWTs and other long opaque strings
+	{regexp.MustCompile(`\bvc[a-z]_[A-Za-z0-9_-]+`), "[REDACTED]"}, // the service's keys, client secrets, refresh tokens
+	{regexp.MustCompile(`[A-Za-z0-9+/=_.-]{32,}`), "[REDACTED]"},   // JWTs and other long opaque strings
 }
 
 // redactRequest removes credentials from a parser error, which quotes the raw
