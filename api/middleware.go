@@ -91,7 +91,7 @@ func validRequestID(id string) bool {
 		return false
 	}
 	for _, r := range id {
-		if r < 0x21 || r > 0x7e {
+		if r < 0x20 || r > 0x7e { // printable ASCII, space included (as documented)
 			return false
 		}
 	}
