@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -93,11 +94,14 @@ type projectJSON struct {
 }
 
 type statusChangeJSON struct {
-	FromStatus *string `json:"from_status"`
-	ToStatus   string  `json:"to_status"`
-	Reason     string  `json:"reason"`
-	Actor      string  `json:"actor"`
-	CreatedAt  string  `json:"created_at"`
+	Kind        string  `json:"kind"` // status, or owner (an owner_id change; the status stays)
+	FromStatus  *string `json:"from_status"`
+	ToStatus    string  `json:"to_status"`
+	FromOwnerID *string `json:"from_owner_id"` // owner entries only
+	ToOwnerID   *string `json:"to_owner_id"`
+	Reason      string  `json:"reason"`
+	Actor       string  `json:"actor"`
+	CreatedAt   string  `json:"created_at"`
 }
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
@@ -359,7 +363,9 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 		}
 	}
 	out.Metrics.ProjectsTotal = len(projects)
-	out.Metrics.StatusChanges = max(len(history)-1, 0) // the first entry is the creation
+	// Owner entries change no status; the first status entry is the creation.
+	history = slices.DeleteFunc(history, func(h dbsqlc.InitiativeStatusHistory) bool { return h.Kind != historyStatus })
+	out.Metrics.StatusChanges = max(len(history)-1, 0)
 	if len(history) > 0 {
 		out.Metrics.DaysInCurrentState = int(time.Since(history[len(history)-1].CreatedAt).Hours() / 24)
 	}
@@ -402,6 +408,9 @@ func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
 	pick("industry", &next.Industry, f.industry)
 	pick("segment", &next.Segment, f.segment)
 	pick("owner_id", &next.OwnerID, f.ownerID)
+	if err := authorizeOwnerChange(principal(c), in, next.OwnerID); err != nil {
+		return err
+	}
 	if replace || f.has["expected_start_date"] {
 		next.ExpectedStartDate = f.start
 	}
@@ -434,7 +443,30 @@ func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
 			return err
 		}
 	}
+	if from, to := deref(in.OwnerID), deref(updated.OwnerID); from != to {
+		if err := db.Q.InitiativeOwnerHistoryAdd(ctx, t, dbsqlc.InitiativeOwnerHistoryAddParams{
+			TenantID: in.TenantID, InitiativeID: in.ID, Status: updated.Status, FromOwner: in.OwnerID, ToOwner: updated.OwnerID,
+			Reason: initiative.OwnerChangeReason(from, to), Actor: p.Subject,
+		}); err != nil {
+			return err
+		}
+	}
 	return c.JSON(toInitiativeJSON(updated))
+}
+
+// historyStatus and historyOwner are the kinds of status-history entries.
+const (
+	historyStatus = "status"
+	historyOwner  = "owner"
+)
+
+// authorizeOwnerChange refuses (403) an owner_id change the caller may not make (internal/initiative).
+func authorizeOwnerChange(p *Principal, in dbsqlc.Initiative, next *string) error {
+	err := initiative.CheckOwnerChange(deref(in.OwnerID), deref(next), initiative.Actor{Subject: p.Subject, Roles: p.Roles})
+	if oe, ok := errors.AsType[*initiative.OwnerChangeError](err); ok {
+		return Forbidden("%s", oe.Error())
+	}
+	return err
 }
 
 func (s *Server) authorizeTransition(c *fiber.Ctx, in dbsqlc.Initiative, to initiative.Status) error {
@@ -545,7 +577,11 @@ func (s *Server) initiativeStatusHistory(c *fiber.Ctx) error {
 		Data []statusChangeJSON `json:"data"`
 	}{Data: make([]statusChangeJSON, 0, len(rows))}
 	for _, r := range rows {
-		out.Data = append(out.Data, statusChangeJSON{FromStatus: r.FromStatus, ToStatus: r.ToStatus, Reason: r.Reason, Actor: r.Actor, CreatedAt: timestamp(r.CreatedAt)})
+		e := statusChangeJSON{Kind: r.Kind, FromStatus: r.FromStatus, ToStatus: r.ToStatus, Reason: r.Reason, Actor: r.Actor, CreatedAt: timestamp(r.CreatedAt)}
+		if r.Kind == historyOwner {
+			e.FromOwnerID, e.ToOwnerID = r.FromOwner, r.ToOwner
+		}
+		out.Data = append(out.Data, e)
 	}
 	return c.JSON(out)
 }
