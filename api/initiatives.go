@@ -239,7 +239,7 @@ func noneIfBlank(s *string) *string {
 
 func checkDates(start, end *time.Time) error {
 	if start != nil && end != nil && end.Before(*start) {
-		return InvalidParameter("expected_end_date %s is before expected_start_date %s", end.Format(time.DateOnly), start.Format(time.DateOnly))
+		return InvalidParameter("expected_end_date must not be before expected_start_date")
 	}
 	return nil
 }
@@ -275,7 +275,7 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 		OwnerID: owner, ExpectedStartDate: f.start, ExpectedEndDate: f.end,
 	})
 	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
-		return AlreadyExists("an initiative named %q already exists in this tenant", *f.name)
+		return AlreadyExists("an initiative with this name already exists in this tenant (names are unique ignoring case)")
 	}
 	if err != nil {
 		return err
@@ -433,7 +433,7 @@ func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
 		ExpectedStartDate: next.ExpectedStartDate, ExpectedEndDate: next.ExpectedEndDate,
 	})
 	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
-		return AlreadyExists("an initiative named %q already exists in this tenant", next.Name)
+		return AlreadyExists("an initiative with this name already exists in this tenant (names are unique ignoring case)")
 	}
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"mime"
 	"net/url"
 	"slices"
@@ -290,7 +291,11 @@ func (q *query) done() error {
 	}
 	for name := range q.values {
 		if !q.known[name] {
-			return InvalidParameter("unknown query parameter %s", name)
+			// The name is not echoed (input never comes back outside errors[].field): the known ones are.
+			if len(q.known) == 0 {
+				return InvalidParameter("unknown query parameter: this endpoint takes no query parameters")
+			}
+			return InvalidParameter("unknown query parameter: this endpoint takes %s", strings.Join(slices.Sorted(maps.Keys(q.known)), ", "))
 		}
 	}
 	return nil
