@@ -7,9 +7,12 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,11 +44,13 @@ func (unlimited) Allow(_ context.Context, _ string, l ratelimit.Limit) (ratelimi
 	return ratelimit.Result{Limit: l, Allowed: true, Remaining: l.Burst}, nil
 }
 
-// messageCorpus holds every string literal of the code that composes error
-// messages (this package, the domain rules, encoding/json's syntax errors):
-// text found there is the service's own words, not an echo of the input.
-var messageCorpus = sync.OnceValue(func() string {
-	var b strings.Builder
+// messageCorpus holds the text fragments of every string literal of the code
+// that composes error messages (this package, the domain rules,
+// encoding/json's syntax errors), split at format verbs: text of a message
+// made of these is the service's own words, not an echo of the input.
+var messageCorpus = sync.OnceValue(func() []string {
+	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
+	seen := map[string]bool{}
 	dirs := []string{".", "../internal/validation", "../internal/initiative", filepath.Join(runtime.GOROOT(), "src", "encoding", "json")}
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -60,15 +65,18 @@ var messageCorpus = sync.OnceValue(func() string {
 			ast.Inspect(f, func(n ast.Node) bool {
 				if lit, ok := n.(*ast.BasicLit); ok && (lit.Kind == token.STRING || lit.Kind == token.CHAR) {
 					if v, err := strconv.Unquote(lit.Value); err == nil {
-						b.WriteString(v)
-						b.WriteByte(0)
+						for _, frag := range verb.Split(v, -1) {
+							if len(frag) >= 2 {
+								seen[frag] = true
+							}
+						}
 					}
 				}
 				return true
 			})
 		}
 	}
-	return b.String()
+	return slices.Collect(maps.Keys(seen))
 })
 
 // checkFuzzResponse asserts the property for one exchange.
@@ -109,21 +117,42 @@ func checkFuzzResponse(t *testing.T, input []byte, r response) {
 	}
 }
 
-// echoed returns a run of 8 input bytes found in msg (once the field names
-// reported in errors[].field are blanked out) that is not text of the
-// service's own (messageCorpus), or "".
+// echoed returns a run of 8 input bytes found in msg that is not entirely
+// made of the service's own words (messageCorpus) or of the field names
+// reported in errors[].field, or "".
 func echoed(input []byte, msg string, fields []string) string {
 	const window = 8
-	for _, f := range fields {
-		if f != "" {
-			msg = strings.ReplaceAll(msg, f, "\x00")
+	own := make([]bool, len(msg)) // bytes of msg that are the service's text
+	mark := func(frag string) {
+		for from := 0; frag != "" && from < len(msg); {
+			i := strings.Index(msg[from:], frag)
+			if i < 0 {
+				return
+			}
+			for j := from + i; j < from+i+len(frag); j++ {
+				own[j] = true
+			}
+			from += i + 1
 		}
 	}
-	corpus := messageCorpus()
+	for _, f := range fields {
+		mark(f)
+	}
+	for _, frag := range messageCorpus() {
+		mark(frag)
+	}
 	for i := 0; i+window <= len(input); i++ {
 		w := string(input[i : i+window])
-		if strings.Contains(msg, w) && !strings.Contains(corpus, w) {
-			return w
+		for from := 0; from < len(msg); {
+			at := strings.Index(msg[from:], w)
+			if at < 0 {
+				break
+			}
+			at += from
+			if slices.Contains(own[at:at+window], false) {
+				return w
+			}
+			from = at + 1
 		}
 	}
 	return ""
