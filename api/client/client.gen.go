@@ -342,6 +342,7 @@ func (e EventType) Valid() bool {
 const (
 	Duplicate         FieldErrorCode = "duplicate"
 	InFuture          FieldErrorCode = "in_future"
+	InvalidCharacters FieldErrorCode = "invalid_characters"
 	InvalidFormat     FieldErrorCode = "invalid_format"
 	InvalidRange      FieldErrorCode = "invalid_range"
 	InvalidTransition FieldErrorCode = "invalid_transition"
@@ -363,6 +364,8 @@ func (e FieldErrorCode) Valid() bool {
 	case Duplicate:
 		return true
 	case InFuture:
+		return true
+	case InvalidCharacters:
 		return true
 	case InvalidFormat:
 		return true
@@ -836,6 +839,24 @@ func (e StatusChangeFromStatus) Valid() bool {
 	case StatusChangeFromStatusLessThannil:
 		return true
 	case StatusChangeFromStatusRejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StatusChangeKind.
+const (
+	StatusChangeKindOwner  StatusChangeKind = "owner"
+	StatusChangeKindStatus StatusChangeKind = "status"
+)
+
+// Valid indicates whether the value is a known member of the StatusChangeKind enum.
+func (e StatusChangeKind) Valid() bool {
+	switch e {
+	case StatusChangeKindOwner:
+		return true
+	case StatusChangeKindStatus:
 		return true
 	default:
 		return false
@@ -1652,6 +1673,8 @@ type FieldError struct {
 	// `not_allowed` (present although another field forbids it), `duplicate`,
 	// `too_many` (a list over its limit), `in_future`, `too_early`, `off_grid` (a
 	// period not on a benefit's frequency grid) and `invalid_range` (an end before its start).
+	// `invalid_characters`: text with control characters, bidirectional overrides, or
+	// nothing but invisible characters (see "Calling the API").
 	Code FieldErrorCode `json:"code"`
 
 	// Field The body field (its JSON name) the error is about.
@@ -1667,6 +1690,8 @@ type FieldError struct {
 // `not_allowed` (present although another field forbids it), `duplicate`,
 // `too_many` (a list over its limit), `in_future`, `too_early`, `off_grid` (a
 // period not on a benefit's frequency grid) and `invalid_range` (an end before its start).
+// `invalid_characters`: text with control characters, bidirectional overrides, or
+// nothing but invisible characters (see "Calling the API").
 type FieldErrorCode string
 
 // FxRate defines model for FxRate.
@@ -2267,11 +2292,20 @@ type StatusChange struct {
 	Actor     string    `json:"actor"`
 	CreatedAt time.Time `json:"created_at"`
 
+	// FromOwnerId For `owner` entries, the previous owner (null when there was none); null for `status` entries.
+	FromOwnerId *string `json:"from_owner_id"`
+
 	// FromStatus Null for the creation entry.
 	FromStatus *StatusChangeFromStatus `json:"from_status"`
 
-	// Reason `created` for the creation, `deleted` for DELETE, the request's reason for POST .../status, empty for PUT/PATCH.
+	// Kind `status`: a transition (or the creation); `owner`: a change of `owner_id`, the status unchanged.
+	Kind StatusChangeKind `json:"kind"`
+
+	// Reason `created` for the creation, `deleted` for DELETE, the request's reason for POST .../status, empty for PUT/PATCH; `owner changed from <a> to <b>` for owner entries.
 	Reason string `json:"reason"`
+
+	// ToOwnerId For `owner` entries, the new owner (null when cleared); null for `status` entries.
+	ToOwnerId *string `json:"to_owner_id"`
 
 	// ToStatus Initiative lifecycle state (spec section 3).
 	ToStatus InitiativeStatus `json:"to_status"`
@@ -2279,6 +2313,9 @@ type StatusChange struct {
 
 // StatusChangeFromStatus Null for the creation entry.
 type StatusChangeFromStatus string
+
+// StatusChangeKind `status`: a transition (or the creation); `owner`: a change of `owner_id`, the status unchanged.
+type StatusChangeKind string
 
 // StatusChangeRequest defines model for StatusChangeRequest.
 type StatusChangeRequest struct {
@@ -2915,13 +2952,13 @@ type V1ValidationFailed = ValidationError
 
 // GetJWKSParams defines parameters for GetJWKS.
 type GetJWKSParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // GetDocsParams defines parameters for GetDocs.
 type GetDocsParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 
 	// IfNoneMatch ETag(s) of the client's copy; a match answers 304.
@@ -2930,7 +2967,7 @@ type GetDocsParams struct {
 
 // GetDocsAssetParams defines parameters for GetDocsAsset.
 type GetDocsAssetParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 
 	// IfNoneMatch ETag(s) of the client's copy; a match answers 304.
@@ -2939,19 +2976,19 @@ type GetDocsAssetParams struct {
 
 // GetHealthParams defines parameters for GetHealth.
 type GetHealthParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // GetMetricsParams defines parameters for GetMetrics.
 type GetMetricsParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // GetOpenAPIParams defines parameters for GetOpenAPI.
 type GetOpenAPIParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 
 	// IfNoneMatch ETag(s) of the client's copy; a match answers 304.
@@ -2970,7 +3007,7 @@ type ListAPIKeysParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -2980,7 +3017,7 @@ type CreateAPIKeyParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -2990,7 +3027,7 @@ type RevokeAPIKeyParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3000,19 +3037,19 @@ type GetAPIKeyParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // RefreshTokenParams defines parameters for RefreshToken.
 type RefreshTokenParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // IssueTokenParams defines parameters for IssueToken.
 type IssueTokenParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3040,7 +3077,7 @@ type ListInitiativesParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3056,7 +3093,7 @@ type CreateInitiativeParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3066,7 +3103,7 @@ type ArchiveInitiativeParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3076,7 +3113,7 @@ type GetInitiativeParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3086,7 +3123,7 @@ type PatchInitiativeParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3096,7 +3133,7 @@ type ReplaceInitiativeParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3112,7 +3149,7 @@ type ListCostsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3122,7 +3159,7 @@ type CreateCostParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3132,7 +3169,7 @@ type DeleteCostParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3142,7 +3179,7 @@ type PatchCostParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3152,7 +3189,7 @@ type ReplaceCostParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3162,7 +3199,7 @@ type ListProjectsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3172,7 +3209,7 @@ type CreateProjectParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3182,7 +3219,7 @@ type ChangeInitiativeStatusParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3192,7 +3229,7 @@ type GetInitiativeStatusHistoryParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3209,7 +3246,7 @@ type ListRolesParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3222,7 +3259,7 @@ type CreateRoleParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3232,7 +3269,7 @@ type DeleteRoleParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3242,7 +3279,7 @@ type GetRoleParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3252,7 +3289,7 @@ type PatchRoleParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3262,7 +3299,7 @@ type ReplaceRoleParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3278,7 +3315,7 @@ type ListServiceClientsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3288,7 +3325,7 @@ type CreateServiceClientParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3298,7 +3335,7 @@ type RevokeServiceClientParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3308,7 +3345,7 @@ type GetServiceClientParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3318,7 +3355,7 @@ type GetSettingsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3328,7 +3365,7 @@ type ReplaceSettingsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3353,7 +3390,7 @@ type ListFxRatesParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3363,7 +3400,7 @@ type PutFxRatesParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3383,7 +3420,7 @@ type ListUsersParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3393,7 +3430,7 @@ type InviteUserParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3403,7 +3440,7 @@ type GetUserParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3413,7 +3450,7 @@ type PatchUserParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3423,7 +3460,7 @@ type DeactivateUserParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3433,7 +3470,7 @@ type ReactivateUserParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3443,7 +3480,7 @@ type EndUserSessionsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3453,7 +3490,7 @@ type ListUserSessionsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3472,7 +3509,7 @@ type ListWebhooksParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3485,7 +3522,7 @@ type CreateWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3495,7 +3532,7 @@ type DeleteWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3505,7 +3542,7 @@ type GetWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3515,7 +3552,7 @@ type PatchWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3525,7 +3562,7 @@ type ReplaceWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3547,7 +3584,7 @@ type ListWebhookDeliveriesParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3563,7 +3600,7 @@ type GetWebhookDeliveryParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3573,7 +3610,7 @@ type RedeliverWebhookDeliveryParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -3583,7 +3620,7 @@ type TestWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4350,8 +4387,9 @@ type ClientInterface interface {
 	// Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 	// (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 	// A null `status`, or the current one, keeps the status; a different `status` is a
-	// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-	// Errors as for PUT.
+	// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+	// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+	// `application/json`. Errors as for PUT.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4363,8 +4401,9 @@ type ClientInterface interface {
 	// Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 	// (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 	// A null `status`, or the current one, keeps the status; a different `status` is a
-	// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-	// Errors as for PUT.
+	// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+	// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+	// `application/json`. Errors as for PUT.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4380,7 +4419,9 @@ type ClientInterface interface {
 	// against the lifecycle table and its role rules exactly like
 	// `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 	// history with an empty reason, and emits `initiative.status_changed`.
-	// Read-only fields of a GET response are accepted and ignored.
+	// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+	// (clearing it by leaving it out included) needs the current owner or the Admin role,
+	// else **403**; the change is recorded in the history (`kind` `owner`).
 	//
 	// Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 	// `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -4400,7 +4441,9 @@ type ClientInterface interface {
 	// against the lifecycle table and its role rules exactly like
 	// `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 	// history with an empty reason, and emits `initiative.status_changed`.
-	// Read-only fields of a GET response are accepted and ignored.
+	// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+	// (clearing it by leaving it out included) needs the current owner or the Admin role,
+	// else **403**; the change is recorded in the history (`kind` `owner`).
 	//
 	// Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 	// `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -4618,8 +4661,10 @@ type ClientInterface interface {
 	//
 	// Needs `initiatives:read`. Every status change, oldest first, starting with the
 	// creation (`from_status` null, `to_status` draft, reason `created`). DELETE records
-	// reason `deleted`; PUT/PATCH record an empty reason. Not paginated. This route takes
-	// no query parameters (any is a 400).
+	// reason `deleted`; PUT/PATCH record an empty reason. Changes of `owner_id` are entries
+	// of `kind` `owner` (the status is unchanged: `from_status` = `to_status`) naming the
+	// previous and the new owner. Not paginated. This route takes no query parameters (any
+	// is a 400).
 	//
 	// Corresponds with GET /v1/initiatives/{id}/status-history (the `GetInitiativeStatusHistory` operationId).
 	GetInitiativeStatusHistory(ctx context.Context, id InitiativeID, params *GetInitiativeStatusHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4639,8 +4684,9 @@ type ClientInterface interface {
 	// the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 	// granting a permission the caller does not hold is **403**. At most 100 custom roles per
 	// tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-	// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-	// tokens and assignments.
+	// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+	// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+	// exactly, case-sensitively, in tokens and assignments).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4654,8 +4700,9 @@ type ClientInterface interface {
 	// the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 	// granting a permission the caller does not hold is **403**. At most 100 custom roles per
 	// tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-	// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-	// tokens and assignments.
+	// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+	// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+	// exactly, case-sensitively, in tokens and assignments).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5705,8 +5752,9 @@ func (c *Client) GetInitiative(ctx context.Context, id InitiativeID, params *Get
 // Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 // (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 // A null `status`, or the current one, keeps the status; a different `status` is a
-// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-// Errors as for PUT.
+// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+// `application/json`. Errors as for PUT.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5728,8 +5776,9 @@ func (c *Client) PatchInitiativeWithBody(ctx context.Context, id InitiativeID, p
 // Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 // (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 // A null `status`, or the current one, keeps the status; a different `status` is a
-// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-// Errors as for PUT.
+// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+// `application/json`. Errors as for PUT.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5755,7 +5804,9 @@ func (c *Client) PatchInitiative(ctx context.Context, id InitiativeID, params *P
 // against the lifecycle table and its role rules exactly like
 // `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 // history with an empty reason, and emits `initiative.status_changed`.
-// Read-only fields of a GET response are accepted and ignored.
+// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+// (clearing it by leaving it out included) needs the current owner or the Admin role,
+// else **403**; the change is recorded in the history (`kind` `owner`).
 //
 // Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 // `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -5785,7 +5836,9 @@ func (c *Client) ReplaceInitiativeWithBody(ctx context.Context, id InitiativeID,
 // against the lifecycle table and its role rules exactly like
 // `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 // history with an empty reason, and emits `initiative.status_changed`.
-// Read-only fields of a GET response are accepted and ignored.
+// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+// (clearing it by leaving it out included) needs the current owner or the Admin role,
+// else **403**; the change is recorded in the history (`kind` `owner`).
 //
 // Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 // `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -6143,8 +6196,10 @@ func (c *Client) ChangeInitiativeStatus(ctx context.Context, id InitiativeID, pa
 //
 // Needs `initiatives:read`. Every status change, oldest first, starting with the
 // creation (`from_status` null, `to_status` draft, reason `created`). DELETE records
-// reason `deleted`; PUT/PATCH record an empty reason. Not paginated. This route takes
-// no query parameters (any is a 400).
+// reason `deleted`; PUT/PATCH record an empty reason. Changes of `owner_id` are entries
+// of `kind` `owner` (the status is unchanged: `from_status` = `to_status`) naming the
+// previous and the new owner. Not paginated. This route takes no query parameters (any
+// is a 400).
 //
 // Corresponds with GET /v1/initiatives/{id}/status-history (the `GetInitiativeStatusHistory` operationId).
 func (c *Client) GetInitiativeStatusHistory(ctx context.Context, id InitiativeID, params *GetInitiativeStatusHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6184,8 +6239,9 @@ func (c *Client) ListRoles(ctx context.Context, params *ListRolesParams, reqEdit
 // the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 // granting a permission the caller does not hold is **403**. At most 100 custom roles per
 // tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-// tokens and assignments.
+// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+// exactly, case-sensitively, in tokens and assignments).
 //
 // Takes any type of body and a specified content type.
 //
@@ -6209,8 +6265,9 @@ func (c *Client) CreateRoleWithBody(ctx context.Context, params *CreateRoleParam
 // the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 // granting a permission the caller does not hold is **403**. At most 100 custom roles per
 // tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-// tokens and assignments.
+// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+// exactly, case-sensitively, in tokens and assignments).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11589,8 +11646,9 @@ type ClientWithResponsesInterface interface {
 	// Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 	// (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 	// A null `status`, or the current one, keeps the status; a different `status` is a
-	// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-	// Errors as for PUT.
+	// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+	// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+	// `application/json`. Errors as for PUT.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11602,8 +11660,9 @@ type ClientWithResponsesInterface interface {
 	// Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 	// (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 	// A null `status`, or the current one, keeps the status; a different `status` is a
-	// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-	// Errors as for PUT.
+	// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+	// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+	// `application/json`. Errors as for PUT.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11619,7 +11678,9 @@ type ClientWithResponsesInterface interface {
 	// against the lifecycle table and its role rules exactly like
 	// `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 	// history with an empty reason, and emits `initiative.status_changed`.
-	// Read-only fields of a GET response are accepted and ignored.
+	// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+	// (clearing it by leaving it out included) needs the current owner or the Admin role,
+	// else **403**; the change is recorded in the history (`kind` `owner`).
 	//
 	// Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 	// `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -11639,7 +11700,9 @@ type ClientWithResponsesInterface interface {
 	// against the lifecycle table and its role rules exactly like
 	// `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 	// history with an empty reason, and emits `initiative.status_changed`.
-	// Read-only fields of a GET response are accepted and ignored.
+	// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+	// (clearing it by leaving it out included) needs the current owner or the Admin role,
+	// else **403**; the change is recorded in the history (`kind` `owner`).
 	//
 	// Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 	// `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -11863,8 +11926,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Needs `initiatives:read`. Every status change, oldest first, starting with the
 	// creation (`from_status` null, `to_status` draft, reason `created`). DELETE records
-	// reason `deleted`; PUT/PATCH record an empty reason. Not paginated. This route takes
-	// no query parameters (any is a 400).
+	// reason `deleted`; PUT/PATCH record an empty reason. Changes of `owner_id` are entries
+	// of `kind` `owner` (the status is unchanged: `from_status` = `to_status`) naming the
+	// previous and the new owner. Not paginated. This route takes no query parameters (any
+	// is a 400).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11888,8 +11953,9 @@ type ClientWithResponsesInterface interface {
 	// the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 	// granting a permission the caller does not hold is **403**. At most 100 custom roles per
 	// tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-	// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-	// tokens and assignments.
+	// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+	// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+	// exactly, case-sensitively, in tokens and assignments).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11903,8 +11969,9 @@ type ClientWithResponsesInterface interface {
 	// the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 	// granting a permission the caller does not hold is **403**. At most 100 custom roles per
 	// tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-	// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-	// tokens and assignments.
+	// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+	// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+	// exactly, case-sensitively, in tokens and assignments).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12466,7 +12533,11 @@ type GetJWKSResponse200Headers struct {
 
 // GetJWKSResponse431Headers the declared response headers of an HTTP 431 response for GetJWKS
 type GetJWKSResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 type GetJWKSResponse struct {
@@ -12536,7 +12607,11 @@ type GetDocsResponse304Headers struct {
 
 // GetDocsResponse431Headers the declared response headers of an HTTP 431 response for GetDocs
 type GetDocsResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 type GetDocsResponse struct {
@@ -12606,7 +12681,11 @@ type GetDocsAssetResponse404Headers struct {
 
 // GetDocsAssetResponse431Headers the declared response headers of an HTTP 431 response for GetDocsAsset
 type GetDocsAssetResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 type GetDocsAssetResponse struct {
@@ -12695,7 +12774,11 @@ type GetHealthResponse200Headers struct {
 
 // GetHealthResponse431Headers the declared response headers of an HTTP 431 response for GetHealth
 type GetHealthResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 // GetHealthResponse503Headers the declared response headers of an HTTP 503 response for GetHealth
@@ -12772,7 +12855,11 @@ type GetMetricsResponse200Headers struct {
 
 // GetMetricsResponse431Headers the declared response headers of an HTTP 431 response for GetMetrics
 type GetMetricsResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 type GetMetricsResponse struct {
@@ -12835,7 +12922,11 @@ type GetOpenAPIResponse304Headers struct {
 
 // GetOpenAPIResponse431Headers the declared response headers of an HTTP 431 response for GetOpenAPI
 type GetOpenAPIResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 type GetOpenAPIResponse struct {
@@ -24108,8 +24199,9 @@ func (c *ClientWithResponses) GetInitiativeWithResponse(ctx context.Context, id 
 // Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 // (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 // A null `status`, or the current one, keeps the status; a different `status` is a
-// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-// Errors as for PUT.
+// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+// `application/json`. Errors as for PUT.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -24127,8 +24219,9 @@ func (c *ClientWithResponses) PatchInitiativeWithBodyWithResponse(ctx context.Co
 // Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 // (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 // A null `status`, or the current one, keeps the status; a different `status` is a
-// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-// Errors as for PUT.
+// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+// `application/json`. Errors as for PUT.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -24150,7 +24243,9 @@ func (c *ClientWithResponses) PatchInitiativeWithResponse(ctx context.Context, i
 // against the lifecycle table and its role rules exactly like
 // `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 // history with an empty reason, and emits `initiative.status_changed`.
-// Read-only fields of a GET response are accepted and ignored.
+// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+// (clearing it by leaving it out included) needs the current owner or the Admin role,
+// else **403**; the change is recorded in the history (`kind` `owner`).
 //
 // Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 // `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -24176,7 +24271,9 @@ func (c *ClientWithResponses) ReplaceInitiativeWithBodyWithResponse(ctx context.
 // against the lifecycle table and its role rules exactly like
 // `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 // history with an empty reason, and emits `initiative.status_changed`.
-// Read-only fields of a GET response are accepted and ignored.
+// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+// (clearing it by leaving it out included) needs the current owner or the Admin role,
+// else **403**; the change is recorded in the history (`kind` `owner`).
 //
 // Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 // `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -24484,8 +24581,10 @@ func (c *ClientWithResponses) ChangeInitiativeStatusWithResponse(ctx context.Con
 //
 // Needs `initiatives:read`. Every status change, oldest first, starting with the
 // creation (`from_status` null, `to_status` draft, reason `created`). DELETE records
-// reason `deleted`; PUT/PATCH record an empty reason. Not paginated. This route takes
-// no query parameters (any is a 400).
+// reason `deleted`; PUT/PATCH record an empty reason. Changes of `owner_id` are entries
+// of `kind` `owner` (the status is unchanged: `from_status` = `to_status`) naming the
+// previous and the new owner. Not paginated. This route takes no query parameters (any
+// is a 400).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -24521,8 +24620,9 @@ func (c *ClientWithResponses) ListRolesWithResponse(ctx context.Context, params 
 // the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 // granting a permission the caller does not hold is **403**. At most 100 custom roles per
 // tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-// tokens and assignments.
+// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+// exactly, case-sensitively, in tokens and assignments).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -24542,8 +24642,9 @@ func (c *ClientWithResponses) CreateRoleWithBodyWithResponse(ctx context.Context
 // the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 // granting a permission the caller does not hold is **403**. At most 100 custom roles per
 // tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-// tokens and assignments.
+// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+// exactly, case-sensitively, in tokens and assignments).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25392,6 +25493,34 @@ func ParseGetJWKSResponse(rsp *http.Response) (*GetJWKSResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetJWKSResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25475,6 +25604,34 @@ func ParseGetDocsResponse(rsp *http.Response) (*GetDocsResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetDocsResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25586,6 +25743,34 @@ func ParseGetDocsAssetResponse(rsp *http.Response) (*GetDocsAssetResponse, error
 		response.Headers404 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetDocsAssetResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25656,6 +25841,34 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetHealthResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25722,6 +25935,34 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetMetricsResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -25812,6 +26053,34 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetOpenAPIResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
