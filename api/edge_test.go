@@ -139,6 +139,9 @@ func TestEdgeAnswersCarryTheErrorShape(t *testing.T) {
 	if got := r.header.Get("Allow"); got != "GET, HEAD, POST" {
 		t.Errorf("Allow = %q, want GET, HEAD, POST", got)
 	}
+	// The same on a real connection (curl -X FOOBAR).
+	r, _ = rawExchange(t, addr, "FOOBAR /v1/initiatives HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	expectEdgeError(t, r, 405, "NOT_FOUND", "")
 	r = ts.do(&admin, "FOOBAR", "/v1/initiatives/"+ts.createInitiative(admin, map[string]any{"name": "x"})+"/", nil)
 	expectEdgeError(t, r, 405, "NOT_FOUND", "")
 	if got := r.header.Get("Allow"); got != "GET, HEAD, PUT, DELETE, PATCH" {
