@@ -16,6 +16,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -29,7 +30,6 @@ import (
 )
 
 const (
-	localAPIKey = "api_key"
 	// APIKeyDeprecation is the RFC 9745 Deprecation header value of responses
 	// to key-authenticated requests: deprecated since 2026-01-01T00:00:00Z.
 	APIKeyDeprecation = "@1767225600"
@@ -102,18 +102,18 @@ func (s *Server) apiKeyTenant(c *fiber.Ctx, key credential.Parsed) error {
 		Subject: "api-key:" + row.ID.String(), TenantID: tenantID, Roles: []string{}, Permissions: perms,
 		Auth: AuthInfo{Kind: authAPIKey, APIKeyID: row.ID},
 	})
-	c.Locals("tenant", t)
+	c.Locals(localTenant, t)
 	return c.Next()
 }
 
 // verifyAPIKey looks the key up in its own tenant and checks it: found,
 // hash equal (constant time), not revoked, not expired. It records the use
 // (at most once a minute per key).
-func (s *Server) verifyAPIKey(ctx context.Context, key credential.Parsed) (dbsqlc.ApiKey, error) {
-	var row dbsqlc.ApiKey
+func (s *Server) verifyAPIKey(ctx context.Context, key credential.Parsed) (dbsqlc.APIKey, error) {
+	var row dbsqlc.APIKey
 	err := db.InTenant(ctx, s.Pool, key.Tenant, func(t pgx.Tx) error {
 		var err error
-		row, err = db.Q.ApiKeyGetByPublicID(ctx, t, dbsqlc.ApiKeyGetByPublicIDParams{TenantID: key.Tenant, PublicID: key.ID})
+		row, err = db.Q.APIKeyGetByPublicID(ctx, t, dbsqlc.APIKeyGetByPublicIDParams{TenantID: key.Tenant, PublicID: key.ID})
 		if db.IsNotFound(err) || (err == nil && !credential.Matches(key.Raw, row.KeyHash)) {
 			return Unauthorized("the API key is revoked, expired or unknown")
 		}
@@ -127,7 +127,7 @@ func (s *Server) verifyAPIKey(ctx context.Context, key credential.Parsed) (dbsql
 			return Unauthorized("the API key expired at %s", timestamp(row.ExpiresAt))
 		}
 		if row.LastUsedAt == nil || time.Since(*row.LastUsedAt) > keyTouchEvery {
-			return db.Q.ApiKeyTouch(ctx, t, dbsqlc.ApiKeyTouchParams{TenantID: key.Tenant, ID: row.ID})
+			return db.Q.APIKeyTouch(ctx, t, dbsqlc.APIKeyTouchParams{TenantID: key.Tenant, ID: row.ID})
 		}
 		return nil
 	})
@@ -153,7 +153,7 @@ type apiKeyCreatedJSON struct {
 	Key string `json:"key"` // shown once
 }
 
-func toAPIKeyJSON(k dbsqlc.ApiKey) apiKeyJSON {
+func toAPIKeyJSON(k dbsqlc.APIKey) apiKeyJSON {
 	status := "active"
 	if !time.Now().Before(k.ExpiresAt) {
 		status = "expired"
@@ -187,7 +187,7 @@ func (s *Server) createAPIKey(c *fiber.Ctx) error {
 	}
 	for i, sc := range scopes {
 		if !rbac.IsAPIKeyScope(rbac.Permission(sc)) {
-			b.fail("scopes["+itoa(i)+"]", "invalid_value", "unknown scope %q; known: %v", sc, scopeNames())
+			b.fail("scopes["+strconv.Itoa(i)+"]", "invalid_value", "unknown scope %q; known: %v", sc, scopeNames())
 		}
 	}
 	days := b.integer("expires_in_days", 1, maxKeyDays)
@@ -204,10 +204,10 @@ func (s *Server) createAPIKey(c *fiber.Ctx) error {
 	if err := checkGrant(p, granted, "this key"); err != nil {
 		return err
 	}
-	if err := db.Q.ApiKeyLockTenant(ctx, t, p.TenantID); err != nil {
+	if err := db.Q.APIKeyLockTenantCreates(ctx, t, p.TenantID); err != nil {
 		return err
 	}
-	live, err := db.Q.ApiKeyCountLive(ctx, t, p.TenantID)
+	live, err := db.Q.APIKeyCountLive(ctx, t, p.TenantID)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (s *Server) createAPIKey(c *fiber.Ctx) error {
 		return Conflict("the tenant has reached its limit of %d live API keys; revoke one first", maxLiveAPIKeys)
 	}
 	key := credential.New(credential.APIKey, p.TenantID)
-	row, err := db.Q.ApiKeyCreate(ctx, t, dbsqlc.ApiKeyCreateParams{
+	row, err := db.Q.APIKeyCreate(ctx, t, dbsqlc.APIKeyCreateParams{
 		TenantID: p.TenantID, PublicID: key.ID, Name: *name, KeyHash: credential.Hash(key.Raw),
 		Scopes: sortPermissions(scopes), CreatedBy: p.Subject, ExpiresAt: time.Now().Add(time.Duration(*days) * 24 * time.Hour),
 	})
@@ -234,19 +234,14 @@ func (s *Server) listAPIKeys(c *fiber.Ctx) error {
 		return err
 	}
 	p := principal(c)
-	rows, err := db.Q.ApiKeyList(c.UserContext(), tx(c), dbsqlc.ApiKeyListParams{TenantID: p.TenantID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	rows, err := db.Q.APIKeyList(c.UserContext(), tx(c), dbsqlc.APIKeyListParams{TenantID: p.TenantID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
 	}
-	var resp listResponse[apiKeyJSON]
-	resp.Data = make([]apiKeyJSON, 0, len(rows))
-	var total int64
-	for _, r := range rows {
-		total = r.Total
-		resp.Data = append(resp.Data, toAPIKeyJSON(r.ApiKey))
-	}
-	resp.Meta.Pagination = newPagination(page, size, total)
-	return c.JSON(resp)
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.APIKeyListRow) int64 { return r.Total },
+		func(r dbsqlc.APIKeyListRow) apiKeyJSON { return toAPIKeyJSON(r.APIKey) },
+		func() (int64, error) { return db.Q.APIKeyCount(c.UserContext(), tx(c), p.TenantID) })
 }
 
 func (s *Server) getAPIKey(c *fiber.Ctx) error {
@@ -254,7 +249,7 @@ func (s *Server) getAPIKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	row, err := db.Q.ApiKeyGet(c.UserContext(), tx(c), dbsqlc.ApiKeyGetParams{TenantID: principal(c).TenantID, ID: id})
+	row, err := db.Q.APIKeyGet(c.UserContext(), tx(c), dbsqlc.APIKeyGetParams{TenantID: principal(c).TenantID, ID: id})
 	if db.IsNotFound(err) {
 		return NotFound("API key")
 	}
@@ -269,7 +264,7 @@ func (s *Server) revokeAPIKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	n, err := db.Q.ApiKeyRevoke(c.UserContext(), tx(c), dbsqlc.ApiKeyRevokeParams{TenantID: principal(c).TenantID, ID: id})
+	n, err := db.Q.APIKeyRevoke(c.UserContext(), tx(c), dbsqlc.APIKeyRevokeParams{TenantID: principal(c).TenantID, ID: id})
 	if err != nil {
 		return err
 	}

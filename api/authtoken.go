@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +31,7 @@ import (
 	"github.com/valuecase/valuecase/internal/auth"
 	"github.com/valuecase/valuecase/internal/credential"
 	"github.com/valuecase/valuecase/internal/ratelimit"
+	"github.com/valuecase/valuecase/internal/user"
 )
 
 const (
@@ -214,7 +216,7 @@ func (s *Server) tokenExchangeGrant(c *fiber.Ctx, form map[string]string) error 
 	if subject == "" {
 		return InvalidParameter("subject_token is required: the identity provider's JWT")
 	}
-	if tt := form["subject_token_type"]; tt != "" && !containsString(subjectTokenTypes, tt) {
+	if tt := form["subject_token_type"]; tt != "" && !slices.Contains(subjectTokenTypes, tt) {
 		return InvalidParameter("unsupported subject_token_type %q; use one of %s", tt, strings.Join(subjectTokenTypes, ", "))
 	}
 	ctx := c.UserContext()
@@ -240,14 +242,14 @@ func (s *Server) tokenExchangeGrant(c *fiber.Ctx, form map[string]string) error 
 		refresh credential.Parsed
 	)
 	err = db.InTenant(ctx, s.Pool, tenantID, func(t pgx.Tx) error {
-		user, err := provisionUser(ctx, t, tenantID, claims.Subject, claims.Email, claims.Name)
+		u, err := provisionUser(ctx, t, tenantID, claims.Subject, claims.Email, claims.Name)
 		if err != nil {
 			return err
 		}
-		if user.Status == "deactivated" {
+		if user.Status(u.Status) == user.Deactivated {
 			return Forbidden("this user is deactivated in the tenant")
 		}
-		session, err := startSession(ctx, t, user, claims)
+		session, err := startSession(ctx, t, u, claims)
 		if err != nil {
 			return err
 		}
@@ -268,15 +270,15 @@ func (s *Server) tokenExchangeGrant(c *fiber.Ctx, form map[string]string) error 
 
 // startSession begins a session for the user, ending its oldest live sessions
 // beyond the cap. The user row is locked so concurrent sign-ins count right.
-func startSession(ctx context.Context, t pgx.Tx, user dbsqlc.User, claims *auth.Claims) (dbsqlc.AuthSession, error) {
-	if _, err := db.Q.UserGetForUpdate(ctx, t, dbsqlc.UserGetForUpdateParams{TenantID: user.TenantID, ID: user.ID}); err != nil {
+func startSession(ctx context.Context, t pgx.Tx, u dbsqlc.User, claims *auth.Claims) (dbsqlc.AuthSession, error) {
+	if _, err := db.Q.UserGetForUpdate(ctx, t, dbsqlc.UserGetForUpdateParams{TenantID: u.TenantID, ID: u.ID}); err != nil {
 		return dbsqlc.AuthSession{}, err
 	}
-	if _, err := db.Q.SessionEndOldest(ctx, t, dbsqlc.SessionEndOldestParams{TenantID: user.TenantID, UserID: user.ID, Keep: MaxSessionsPerUser - 1}); err != nil {
+	if _, err := db.Q.SessionEndOldest(ctx, t, dbsqlc.SessionEndOldestParams{TenantID: u.TenantID, UserID: u.ID, Keep: MaxSessionsPerUser - 1}); err != nil {
 		return dbsqlc.AuthSession{}, err
 	}
 	return db.Q.SessionCreate(ctx, t, dbsqlc.SessionCreateParams{
-		TenantID: user.TenantID, UserID: user.ID, Roles: nonNil(claims.Roles), Permissions: nonNil(claims.Permissions),
+		TenantID: u.TenantID, UserID: u.ID, Roles: nonNil(claims.Roles), Permissions: nonNil(claims.Permissions),
 		Email: nonEmpty(claims.Email), Name: nonEmpty(claims.Name), ExpiresAt: time.Now().Add(RefreshTokenTTL),
 	})
 }
@@ -344,7 +346,7 @@ func (s *Server) refreshTokens(c *fiber.Ctx) error {
 		s.log.WarnContext(ctx, "refresh token reused; session ended", "request_id", requestID(c), "tenant_id", presented.Tenant.String(), "session_id", row.SessionID.String())
 		return refused
 	}
-	if !time.Now().Before(row.ExpiresAt) || row.UserStatus != "active" || row.Subject == nil {
+	if !time.Now().Before(row.ExpiresAt) || user.Status(row.UserStatus) != user.Active || row.Subject == nil {
 		return refused
 	}
 	if err := db.Q.RefreshTokenMarkUsed(ctx, t, dbsqlc.RefreshTokenMarkUsedParams{TenantID: presented.Tenant, ID: row.ID}); err != nil {

@@ -5,7 +5,6 @@ package api
 // schedule a cost expands to in internal/finance.
 
 import (
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -117,7 +116,7 @@ func readCostFields(c *fiber.Ctx, full bool) (costFields, error) {
 	}
 	f.name = trimmed(b.text("name", full || f.has["name"], maxNameLen))
 	f.category = b.text("category", full || f.has["category"], maxShortTextLen)
-	f.amount = readNumber(b, "amount", full || f.has["amount"])
+	f.amount = b.number("amount", full || f.has["amount"])
 	f.currency = b.text("currency", full || f.has["currency"], maxShortTextLen)
 	f.period = b.text("period", full || f.has["period"], maxShortTextLen)
 	f.recurrence = b.text("recurrence", !full && f.has["recurrence"], maxShortTextLen) // null in a full body: the default
@@ -128,28 +127,6 @@ func readCostFields(c *fiber.Ctx, full bool) (costFields, error) {
 		return costFields{}, err
 	}
 	return f, nil
-}
-
-// readNumber reads a finite JSON number; nil when absent or null. Bounds are
-// the domain's to check.
-func readNumber(b *body, field string, required bool) *float64 {
-	if !b.has(field) || b.isNull(field) {
-		if required {
-			b.fail(field, "required", "is required")
-		}
-		return nil
-	}
-	raw := b.fields[field]
-	var v float64
-	if err := json.Unmarshal(raw, &v); err != nil {
-		if len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
-			b.fail(field, "out_of_range", "is too large for a number")
-		} else {
-			b.fail(field, "invalid_type", "must be a number")
-		}
-		return nil
-	}
-	return &v
 }
 
 // definition is the stored cost with the sent fields laid over it (PUT

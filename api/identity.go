@@ -17,8 +17,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
-	"net/mail"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +30,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/auth"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/user"
 )
 
 // How a caller authenticated.
@@ -137,7 +136,7 @@ func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) erro
 	if err != nil {
 		return err
 	}
-	if row.Status == "deactivated" {
+	if user.Status(row.Status) == user.Deactivated {
 		return Forbidden("this user is deactivated in the tenant")
 	}
 	// iat has second resolution: a token issued in the same second as the revocation is refused too.
@@ -191,13 +190,6 @@ func provisionUser(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, subject, e
 	return db.Q.UserProvision(ctx, t, dbsqlc.UserProvisionParams{TenantID: tenantID, Subject: &subject, Email: nonEmpty(email), Name: nonEmpty(name)})
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 func unionStrings(a, b []string) []string {
 	out := slices.Clone(nonNil(a))
 	for _, s := range b {
@@ -208,23 +200,9 @@ func unionStrings(a, b []string) []string {
 	return out
 }
 
-// requireAny refuses callers holding none of the permissions.
-func (s *Server) requireAny(perms ...rbac.Permission) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		p := principal(c)
-		for _, perm := range perms {
-			if p.Has(perm) {
-				return c.Next()
-			}
-		}
-		return Forbidden("missing permission %s", perms[0])
-	}
-}
-
-// ---- request helpers shared by the identity resources ----
+// ---- limits and readers of the identity resources ----
 
 const (
-	maxEmailLen       = 254
 	maxRoleNameLen    = 100
 	maxRoleDescLen    = 1000
 	maxListItems      = 100
@@ -235,84 +213,12 @@ const (
 	maxServiceClients = 50
 )
 
-// textList reads an array of strings; nil when absent or null.
-func (b *body) textList(field string, maxItems, maxLen int) []string {
-	if !b.has(field) || b.isNull(field) {
-		return nil
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b.fields[field], &raw); err != nil {
-		b.fail(field, "invalid_type", "must be an array of strings")
-		return nil
-	}
-	if len(raw) > maxItems {
-		b.fail(field, "too_long", "must have at most %d items", maxItems)
-		return nil
-	}
-	out := make([]string, 0, len(raw))
-	ok := true
-	for i, r := range raw {
-		var s string
-		if err := json.Unmarshal(r, &s); err != nil {
-			b.fail(field+"["+itoa(i)+"]", "invalid_type", "must be a string")
-			ok = false
-			continue
-		}
-		if s = strings.TrimSpace(s); s == "" || len(s) > maxLen {
-			b.fail(field+"["+itoa(i)+"]", "invalid_value", "must be 1 to %d characters", maxLen)
-			ok = false
-			continue
-		}
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	if !ok {
-		return nil
-	}
-	return out
-}
-
-// integer reads a whole number in [lo, hi]; nil when absent or null.
-func (b *body) integer(field string, lo, hi int) *int {
-	if !b.has(field) || b.isNull(field) {
-		return nil
-	}
-	var f float64
-	if err := json.Unmarshal(b.fields[field], &f); err != nil || f != float64(int64(f)) {
-		b.fail(field, "invalid_type", "must be a whole number")
-		return nil
-	}
-	if f < float64(lo) || f > float64(hi) {
-		b.fail(field, "invalid_value", "must be from %d to %d", lo, hi)
-		return nil
-	}
-	n := int(f)
-	return &n
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
-
-// email reads a bare e-mail address (no display name).
-func (b *body) email(field string, required bool) *string {
-	s := b.text(field, required, maxEmailLen)
-	if s == nil {
-		return nil
-	}
-	a, err := mail.ParseAddress(*s)
-	if err != nil || a.Address != *s || a.Name != "" {
-		b.fail(field, "invalid_format", "must be an e-mail address such as name@example.com")
-		return nil
-	}
-	return s
-}
-
 // permissions reads a permission list; unknown permissions are named in the 422.
 func (b *body) permissions(field string) []string {
 	perms := b.textList(field, len(rbac.AllPermissions)+10, 100)
 	for i, p := range perms {
 		if !rbac.IsKnown(rbac.Permission(p)) {
-			b.fail(field+"["+itoa(i)+"]", "invalid_value", "unknown permission %q; known: %s", p, strings.Join(rbac.Names(), ", "))
+			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "unknown permission %q; known: %s", p, strings.Join(rbac.Names(), ", "))
 		}
 	}
 	return perms
@@ -343,7 +249,7 @@ func checkRolesExist(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, field st
 	var errs []FieldError
 	for i, n := range names {
 		if _, ok := rbac.Builtin(n); !ok && !slices.Contains(found, n) {
-			errs = append(errs, FieldError{Field: field + "[" + itoa(i) + "]", Code: "invalid_value", Message: "no role named " + quote(n) + " in this tenant"})
+			errs = append(errs, FieldError{Field: field + "[" + strconv.Itoa(i) + "]", Code: "invalid_value", Message: "no role named " + strconv.Quote(n) + " in this tenant"})
 		}
 	}
 	if len(errs) > 0 {
@@ -366,29 +272,13 @@ func rolesPermissions(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, names [
 	return set, nil
 }
 
-// checkGrant refuses to hand out permissions the caller does not hold itself:
-// no one can create a role, client, key or assignment more powerful than they are.
+// checkGrant refuses to hand out permissions the caller does not hold itself
+// (rbac.CheckGrant); what names the grant in the 403's message.
 func checkGrant(p *Principal, granted rbac.Set, what string) error {
-	var want []rbac.Permission
-	for perm, ok := range granted {
-		if ok {
-			want = append(want, perm)
-		}
-	}
-	slices.Sort(want)
-	if missing := p.Permissions.Missing(want); len(missing) > 0 {
-		names := make([]string, len(missing))
-		for i, m := range missing {
-			names[i] = string(m)
-		}
-		return Forbidden("%s would grant %s, which you do not hold", what, strings.Join(names, ", "))
+	if err := rbac.CheckGrant(p.Permissions, granted); err != nil {
+		return Forbidden("%s %s", what, err.Error())
 	}
 	return nil
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // noStore marks a response that carries a credential.

@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/valuecase/valuecase/internal/credential"
 	"github.com/valuecase/valuecase/internal/ratelimit"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/testenv"
 )
 
 // allowAll is a rate-limit store that admits everything, so the benchmark
@@ -55,7 +54,7 @@ func BenchmarkAuthMiddleware(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := New(Deps{Config: cfg, Pool: pool, Keys: keys, Verifier: verifier, Limits: allowAll{},
-		Concurrency: ratelimit.NewMemoryConcurrency(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Concurrency: ratelimit.NewMemoryConcurrency(), Log: testenv.QuietLogger()})
 
 	// A user with a stored custom role, a token naming a built-in and a custom role, and a session.
 	sub := "bench-user"
@@ -86,7 +85,7 @@ func BenchmarkAuthMiddleware(b *testing.B) {
 	sessTok, _ := keys.Mint(auth.MintOptions{Subject: sub, TenantID: tenant.String(), Roles: []string{"Viewer", "Auditor"}, SessionID: sessionID.String(), TTL: time.Hour})
 	apiKey := credential.New(credential.APIKey, tenant)
 	err = db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
-		_, err := db.Q.ApiKeyCreate(ctx, t, dbsqlc.ApiKeyCreateParams{TenantID: tenant, PublicID: apiKey.ID, Name: "bench",
+		_, err := db.Q.APIKeyCreate(ctx, t, dbsqlc.APIKeyCreateParams{TenantID: tenant, PublicID: apiKey.ID, Name: "bench",
 			KeyHash: credential.Hash(apiKey.Raw), Scopes: []string{"initiatives:read"}, CreatedBy: "bench", ExpiresAt: time.Now().Add(time.Hour)})
 		return err
 	})

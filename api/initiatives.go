@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,30 +14,22 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // Limits of section 8 and our own bounds on free text.
 const (
-	maxLiveInitiatives    = 1000
-	maxProjects           = 200
 	maxNameLen            = 200
 	maxDescriptionLen     = 10_000
 	maxShortTextLen       = 100
 	maxReasonLen          = 1_000
 	maxOwnerLen           = 255
-	defaultPageSize       = 50
 	maxInitiativePageSize = 200
 )
 
 var (
-	statusNames = func() []string {
-		out := make([]string, len(initiative.Statuses))
-		for i, s := range initiative.Statuses {
-			out[i] = string(s)
-		}
-		return out
-	}()
+	statusNames     = validation.Names(initiative.Statuses)
 	initiativeSorts = []string{"created_at", "updated_at", "name", "status", "expected_start_date", "expected_end_date"}
 )
 
@@ -104,24 +95,6 @@ type statusChangeJSON struct {
 	CreatedAt   string  `json:"created_at"`
 }
 
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-func optTimestamp(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := timestamp(*t)
-	return &s
-}
-
-func optDate(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := t.Format(time.DateOnly)
-	return &s
-}
-
 func toInitiativeJSON(in dbsqlc.Initiative) initiativeJSON {
 	return initiativeJSON{
 		ID: in.ID.String(), Name: in.Name, Description: in.Description, Status: in.Status,
@@ -163,24 +136,12 @@ func (s *Server) listInitiatives(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var resp listResponse[initiativeJSON]
-	resp.Data = make([]initiativeJSON, 0, len(rows))
-	var total int64
-	for _, r := range rows {
-		total = r.Total
-		resp.Data = append(resp.Data, toInitiativeJSON(dbsqlc.Initiative{
-			TenantID: r.TenantID, ID: r.ID, Name: r.Name, Description: r.Description, Status: r.Status, Industry: r.Industry,
-			Segment: r.Segment, OwnerID: r.OwnerID, ExpectedStartDate: r.ExpectedStartDate, ExpectedEndDate: r.ExpectedEndDate,
-			CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		}))
-	}
-	if len(rows) == 0 && page > 1 { // past the last page the window count is not there
-		if total, err = db.Q.InitiativeCount(ctx, tx(c), dbsqlc.InitiativeCountParams{TenantID: p.TenantID, Status: status, Industry: industry}); err != nil {
-			return err
-		}
-	}
-	resp.Meta.Pagination = newPagination(page, size, total)
-	return c.JSON(resp)
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.InitiativeListRow) int64 { return r.Total },
+		func(r dbsqlc.InitiativeListRow) initiativeJSON { return toInitiativeJSON(r.Initiative) },
+		func() (int64, error) {
+			return db.Q.InitiativeCount(ctx, tx(c), dbsqlc.InitiativeCountParams{TenantID: p.TenantID, Status: status, Industry: industry})
+		})
 }
 
 // initiativeFields are the writable fields of create, PUT and PATCH.
@@ -220,15 +181,6 @@ func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, er
 	return f, nil
 }
 
-// trimmed drops surrounding white space, so " Alpha " and "alpha" are one name.
-func trimmed(s *string) *string {
-	if s != nil {
-		t := strings.TrimSpace(*s)
-		s = &t
-	}
-	return s
-}
-
 // noneIfBlank stores a blank optional text as null, so it reads and filters as absent.
 func noneIfBlank(s *string) *string {
 	if s == nil || strings.TrimSpace(*s) == "" {
@@ -249,17 +201,13 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if f.status != nil && *f.status != string(initiative.Draft) {
-		return Invalid(FieldError{Field: "status", Code: "invalid_value", Message: "a new initiative starts as draft; change its status afterwards"})
+	if err := initiative.CheckCreateStatus((*initiative.Status)(f.status)); err != nil {
+		return err
 	}
 	if err := checkDates(f.start, f.end); err != nil {
 		return err
 	}
 	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	owner := f.ownerID
-	if owner == nil {
-		owner = &p.Subject // the creator owns what they create unless told otherwise
-	}
 	if err := db.Q.InitiativeLockTenantCreates(ctx, t, p.TenantID); err != nil {
 		return err
 	}
@@ -267,12 +215,12 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if live >= maxLiveInitiatives {
-		return Conflict("the tenant has reached its limit of %d initiatives that are not archived", maxLiveInitiatives)
+	if err := initiative.CheckCanCreate(live); err != nil {
+		return initiativeError(err)
 	}
 	in, err := db.Q.InitiativeCreate(ctx, t, dbsqlc.InitiativeCreateParams{
 		TenantID: p.TenantID, Name: *f.name, Description: deref(f.description), Industry: f.industry, Segment: f.segment,
-		OwnerID: owner, ExpectedStartDate: f.start, ExpectedEndDate: f.end,
+		OwnerID: new(initiative.Owner(f.ownerID, p.Subject)), ExpectedStartDate: f.start, ExpectedEndDate: f.end,
 	})
 	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
 		return AlreadyExists("an initiative with this name already exists in this tenant (names are unique ignoring case)")
@@ -291,13 +239,6 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 	}
 	c.Location("/v1/initiatives/" + body.ID)
 	return c.Status(fiber.StatusCreated).JSON(body)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // loadInitiative finds an initiative of the tenant, locked for update when asked.
@@ -325,10 +266,18 @@ func loadInitiative(c *fiber.Ctx, forUpdate bool) (dbsqlc.Initiative, error) {
 // loadWritableInitiative is loadInitiative for a write: archived is read-only.
 func loadWritableInitiative(c *fiber.Ctx) (dbsqlc.Initiative, error) {
 	in, err := loadInitiative(c, true)
-	if err == nil && in.Status == string(initiative.Archived) {
-		return in, Conflict("the initiative is archived and read-only")
+	if err != nil {
+		return in, err
 	}
-	return in, err
+	return in, initiativeError(initiative.CheckWritable(initiative.Status(in.Status)))
+}
+
+// initiativeError maps the 409s of internal/initiative; anything else passes through.
+func initiativeError(err error) error {
+	if errors.Is(err, initiative.ErrLiveLimit) || errors.Is(err, initiative.ErrProjectLimit) || errors.Is(err, initiative.ErrArchived) {
+		return Conflict("%s", err.Error())
+	}
+	return err
 }
 
 func (s *Server) getInitiative(c *fiber.Ctx) error {
@@ -356,19 +305,20 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	}
 	out := initiativeDetailJSON{initiativeJSON: toInitiativeJSON(in), Projects: make([]projectJSON, 0, len(projects))}
 	out.setValue(value)
-	for _, p := range projects {
+	statuses := make([]string, len(projects))
+	for i, p := range projects {
 		out.Projects = append(out.Projects, toProjectJSON(p))
-		if p.Status == "active" {
-			out.Metrics.ProjectsActive++
+		statuses[i] = p.Status
+	}
+	changes := make([]time.Time, 0, len(history))
+	for _, h := range history {
+		if h.Kind == historyStatus { // owner entries change no status
+			changes = append(changes, h.CreatedAt)
 		}
 	}
-	out.Metrics.ProjectsTotal = len(projects)
-	// Owner entries change no status; the first status entry is the creation.
-	history = slices.DeleteFunc(history, func(h dbsqlc.InitiativeStatusHistory) bool { return h.Kind != historyStatus })
-	out.Metrics.StatusChanges = max(len(history)-1, 0)
-	if len(history) > 0 {
-		out.Metrics.DaysInCurrentState = int(time.Since(history[len(history)-1].CreatedAt).Hours() / 24)
-	}
+	activity := initiative.Measure(statuses, changes, now)
+	out.Metrics.ProjectsTotal, out.Metrics.ProjectsActive = activity.ProjectsTotal, activity.ProjectsActive
+	out.Metrics.StatusChanges, out.Metrics.DaysInCurrentState = activity.StatusChanges, activity.DaysInCurrentState
 	review, err := db.Q.InitiativeReviewLatest(ctx, t, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err == nil {
 		out.Review = &reviewJSON{WorkflowID: review.WorkflowID, StartedAt: timestamp(review.StartedAt), RemindersSent: int(review.RemindersSent),
@@ -491,27 +441,16 @@ func recordStatusChange(ctx context.Context, t pgx.Tx, p *Principal, from string
 	}); err != nil {
 		return err
 	}
-	if in.Status == string(initiative.Archived) {
+	if initiative.ArchivesProjects(initiative.Status(in.Status)) {
 		if err := db.Q.ProjectArchiveByInitiative(ctx, t, dbsqlc.ProjectArchiveByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID}); err != nil {
 			return err
 		}
 	}
-	_, err := outbox.Write(ctx, t, in.TenantID, outbox.InitiativeStatusChanged, StatusChangedEvent{
-		InitiativeID: in.ID.String(), FromStatus: from, ToStatus: in.Status, Reason: reason, Actor: p.Subject,
+	_, err := outbox.Write(ctx, t, in.TenantID, outbox.InitiativeStatusChanged, initiative.StatusChangedEvent{
+		InitiativeID: in.ID.String(), FromStatus: initiative.Status(from), ToStatus: initiative.Status(in.Status), Reason: reason, Actor: p.Subject,
 		ChangedAt: timestamp(in.UpdatedAt), Initiative: toInitiativeJSON(in),
 	})
 	return err
-}
-
-// StatusChangedEvent is the data of an initiative.status_changed event.
-type StatusChangedEvent struct {
-	InitiativeID string         `json:"initiative_id"`
-	FromStatus   string         `json:"from_status"`
-	ToStatus     string         `json:"to_status"`
-	Reason       string         `json:"reason"`
-	Actor        string         `json:"actor"`
-	ChangedAt    string         `json:"changed_at"`
-	Initiative   initiativeJSON `json:"initiative"`
 }
 
 func (s *Server) changeInitiativeStatus(c *fiber.Ctx) error {
@@ -623,8 +562,8 @@ func (s *Server) createProject(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if len(existing) >= maxProjects {
-		return Conflict("the initiative has reached its limit of %d projects", maxProjects)
+	if err := initiative.CheckCanAddProject(len(existing)); err != nil {
+		return initiativeError(err)
 	}
 	p, err := db.Q.ProjectCreate(ctx, t, dbsqlc.ProjectCreateParams{TenantID: in.TenantID, InitiativeID: in.ID, Name: *name, Description: deref(description)})
 	if err != nil {

@@ -5,9 +5,10 @@ import (
 
 	"context"
 	"fmt"
-	"github.com/valuecase/valuecase/internal/auth"
 	"strings"
 	"testing"
+
+	"github.com/valuecase/valuecase/internal/auth"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"

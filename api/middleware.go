@@ -25,10 +25,14 @@ import (
 	"github.com/valuecase/valuecase/internal/rbac"
 )
 
+// Keys of the values a request carries through its handlers (Fiber Locals).
 const (
 	localRequestID = "request_id"
 	localPrincipal = "principal"
 	localTx        = "tx"
+	localClaims    = "claims"  // *auth.Claims of a bearer token
+	localTenant    = "tenant"  // *dbsqlc.Tenant of the caller
+	localAPIKey    = "api_key" // credential.Parsed of an X-API-Key
 )
 
 // Principal is the authenticated caller of a tenant-scoped request.
@@ -184,7 +188,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 		s.log.InfoContext(c.UserContext(), "token refused", "request_id", requestID(c), "reason", err.Error())
 		return s.refuseAnonymous(c, Unauthorized("the access token is invalid or expired"))
 	}
-	c.Locals("claims", claims)
+	c.Locals(localClaims, claims)
 	return c.Next()
 }
 
@@ -193,7 +197,7 @@ func (s *Server) tenant(c *fiber.Ctx) error {
 	if key, ok := c.Locals(localAPIKey).(credential.Parsed); ok {
 		return s.apiKeyTenant(c, key)
 	}
-	claims := c.Locals("claims").(*auth.Claims)
+	claims := c.Locals(localClaims).(*auth.Claims)
 	header := c.Get("X-Tenant-ID")
 	if header == "" {
 		return s.refuseAnonymous(c, InvalidParameter("the X-Tenant-ID header is required"))
@@ -210,7 +214,7 @@ func (s *Server) tenant(c *fiber.Ctx) error {
 		return s.refuseAnonymous(c, Forbidden("the token is not valid for tenant %q", header))
 	}
 	c.Locals(localPrincipal, principalFromClaims(claims, tenantID))
-	c.Locals("tenant", t)
+	c.Locals(localTenant, t)
 	return c.Next()
 }
 
@@ -240,7 +244,7 @@ func (s *Server) chargeClientIP(c *fiber.Ctx) (ratelimit.Result, bool) {
 // rateLimit applies the tenant's plan limits, the per-endpoint limits and the
 // concurrency cap. Headers report the most constrained limit that applied.
 func (s *Server) rateLimit(c *fiber.Ctx) error {
-	t := c.Locals("tenant").(*dbsqlc.Tenant)
+	t := c.Locals(localTenant).(*dbsqlc.Tenant)
 	limit, concurrent := planLimits(t)
 	key := "tenant:" + t.ID.String()
 	res, err := s.Limits.Allow(c.UserContext(), key, limit)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"mime"
+	"net/mail"
 	"net/url"
 	"slices"
 	"strconv"
@@ -52,8 +53,7 @@ func parseBody(c *fiber.Ctx) (*body, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&b.fields); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if ok := asType(err, &typeErr); ok {
+		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 			return nil, InvalidParameter("request body must be a JSON object")
 		}
 		return nil, InvalidParameter("request body is not valid JSON: %s", jsonErrorText(err))
@@ -102,17 +102,8 @@ func loneSurrogate(raw []byte) int {
 	return -1
 }
 
-func asType[T any](err error, target *T) bool {
-	t, ok := err.(T)
-	if ok {
-		*target = t
-	}
-	return ok
-}
-
 func jsonErrorText(err error) string {
-	var syn *json.SyntaxError
-	if asType(err, &syn) {
+	if syn, ok := errors.AsType[*json.SyntaxError](err); ok {
 		return fmt.Sprintf("%s at byte %d", syn.Error(), syn.Offset)
 	}
 	return "unexpected end of input"
@@ -266,6 +257,9 @@ func (q *query) intIn(name string, def, lo, hi int) int {
 	return n
 }
 
+// defaultPageSize is the page_size of a list that names none.
+const defaultPageSize = 50
+
 // page reads page (from 1) and page_size (1 to maxSize, default 50).
 func (q *query) page(maxSize int) (page, size int) {
 	return q.intIn("page", 1, 1, 1_000_000), q.intIn("page_size", defaultPageSize, 1, maxSize)
@@ -300,9 +294,6 @@ func (q *query) done() error {
 	}
 	return nil
 }
-
-// ptr returns a pointer to a copy of v (for optional fields).
-func ptr[T any](v T) *T { return &v }
 
 // pathID reads an id from the path. Ids are opaque: one that cannot name a
 // record is simply not found.
@@ -351,4 +342,164 @@ func paginate[R, J any](c *fiber.Ctx, page, size int, rows []R, total func(R) in
 	}
 	resp.Meta.Pagination = newPagination(page, size, n)
 	return c.JSON(resp)
+}
+
+// ---- body readers beyond text (body.text and friends are above) ----
+
+// trimmed drops surrounding white space, so " Alpha " and "alpha" are one name.
+func trimmed(s *string) *string {
+	if s != nil {
+		t := strings.TrimSpace(*s)
+		s = &t
+	}
+	return s
+}
+
+// textList reads an array of strings; nil when absent or null.
+func (b *body) textList(field string, maxItems, maxLen int) []string {
+	if !b.has(field) || b.isNull(field) {
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b.fields[field], &raw); err != nil {
+		b.fail(field, "invalid_type", "must be an array of strings")
+		return nil
+	}
+	if len(raw) > maxItems {
+		b.fail(field, "too_long", "must have at most %d items", maxItems)
+		return nil
+	}
+	out := make([]string, 0, len(raw))
+	ok := true
+	for i, r := range raw {
+		var s string
+		if err := json.Unmarshal(r, &s); err != nil {
+			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_type", "must be a string")
+			ok = false
+			continue
+		}
+		if s = strings.TrimSpace(s); s == "" || len(s) > maxLen {
+			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "must be 1 to %d characters", maxLen)
+			ok = false
+			continue
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// integer reads a whole number in [lo, hi]; nil when absent or null.
+func (b *body) integer(field string, lo, hi int) *int {
+	if !b.has(field) || b.isNull(field) {
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b.fields[field], &f); err != nil || f != float64(int64(f)) {
+		b.fail(field, "invalid_type", "must be a whole number")
+		return nil
+	}
+	if f < float64(lo) || f > float64(hi) {
+		b.fail(field, "invalid_value", "must be from %d to %d", lo, hi)
+		return nil
+	}
+	n := int(f)
+	return &n
+}
+
+// maxEmailLen is the longest address SMTP can carry (RFC 5321).
+const maxEmailLen = 254
+
+// email reads a bare e-mail address (no display name).
+func (b *body) email(field string, required bool) *string {
+	s := b.text(field, required, maxEmailLen)
+	if s == nil {
+		return nil
+	}
+	a, err := mail.ParseAddress(*s)
+	if err != nil || a.Address != *s || a.Name != "" {
+		b.fail(field, "invalid_format", "must be an e-mail address such as name@example.com")
+		return nil
+	}
+	return s
+}
+
+// boolean reads true or false; nil when absent or null.
+func (b *body) boolean(field string) *bool {
+	if !b.has(field) || b.isNull(field) {
+		return nil
+	}
+	var v bool
+	if err := json.Unmarshal(b.fields[field], &v); err != nil {
+		b.fail(field, "invalid_type", "must be true or false")
+		return nil
+	}
+	return &v
+}
+
+// number reads a finite JSON number; nil when absent or null. Bounds are
+// the domain's to check.
+func (b *body) number(field string, required bool) *float64 {
+	if !b.has(field) || b.isNull(field) {
+		if required {
+			b.fail(field, "required", "is required")
+		}
+		return nil
+	}
+	raw := b.fields[field]
+	var v float64
+	if err := json.Unmarshal(raw, &v); err != nil {
+		if len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
+			b.fail(field, "out_of_range", "is too large for a number")
+		} else {
+			b.fail(field, "invalid_type", "must be a number")
+		}
+		return nil
+	}
+	return &v
+}
+
+// enumList reads a non-empty array of values from allowed (what names one
+// value in messages, e.g. "event type"). Duplicates are dropped; an unknown
+// value is named in the error.
+func (b *body) enumList(field, what string, required bool, allowed []string) []string {
+	if !b.has(field) || b.isNull(field) {
+		if required {
+			b.fail(field, "required", "is required: a non-empty array of %ss", what)
+		}
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b.fields[field], &raw); err != nil {
+		b.fail(field, "invalid_type", "must be an array of %ss", what)
+		return nil
+	}
+	if len(raw) == 0 {
+		b.fail(field, "required", "must list at least one %s", what)
+		return nil
+	}
+	out := make([]string, 0, len(raw))
+	ok := true
+	for i, r := range raw {
+		var t string
+		item := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case json.Unmarshal(r, &t) != nil:
+			b.fail(item, "invalid_type", "must be a string")
+			ok = false
+		case !slices.Contains(allowed, t):
+			b.fail(item, "invalid_value", "unknown %s %q; one of %s", what, truncate(t, 100), strings.Join(allowed, ", "))
+			ok = false
+		case !slices.Contains(out, t):
+			out = append(out, t)
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return out
 }

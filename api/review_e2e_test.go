@@ -2,12 +2,11 @@ package api_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/valuecase/valuecase/db"
@@ -29,21 +28,9 @@ func startWorker(t *testing.T, ts *testServer, tc client.Client, remindAfter tim
 	cfg.ReviewReminderAfter = remindAfter
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger()}
 	go func() { defer close(done); _ = w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-}
-
-// eventually polls cond until it holds or the timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 func TestReviewWorkflowEndToEnd(t *testing.T) {
@@ -59,15 +46,28 @@ func TestReviewWorkflowEndToEnd(t *testing.T) {
 		return r
 	}
 	// The relay starts the workflow, which records the round and sends reminders every second.
-	eventually(t, 20*time.Second, "a review reminder", func() bool { r := review(); return r != nil && r["reminders_sent"].(float64) >= 1 })
+	testenv.Eventually(t, 20*time.Second, "a review reminder", func() bool { r := review(); return r != nil && r["reminders_sent"].(float64) >= 1 })
 	wfID := workflows.ReviewWorkflowID(ts.tenant.String(), id)
 	if review()["workflow_id"] != wfID {
 		t.Fatalf("review names workflow %v, want %s", review()["workflow_id"], wfID)
 	}
 
-	expect(t, ts.do(&admin, "POST", "/v1/initiatives/"+id+"/status", map[string]any{"status": "approved"}), 200)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// Operators find the run by tenant and read what it is about without opening it.
+	desc, err := tc.DescribeWorkflowExecution(ctx, wfID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(desc.GetExecutionConfig().GetUserMetadata().GetSummary().GetData()); got != `"Review of initiative \"Needs review\""` {
+		t.Errorf("summary %s", got)
+	}
+	testenv.Eventually(t, 10*time.Second, "the run listed under its TenantId", func() bool {
+		res, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: "TenantId = '" + ts.tenant.String() + "'"})
+		return err == nil && len(res.Executions) == 1 && res.Executions[0].GetExecution().GetWorkflowId() == wfID
+	})
+
+	expect(t, ts.do(&admin, "POST", "/v1/initiatives/"+id+"/status", map[string]any{"status": "approved"}), 200)
 	var result workflows.ReviewResult
 	if err := tc.GetWorkflow(ctx, wfID, "").Get(ctx, &result); err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestReviewWorkflowEndToEnd(t *testing.T) {
 	if result.Decision != "approved" || result.RemindersSent < 1 {
 		t.Fatalf("workflow result %+v", result)
 	}
-	eventually(t, 5*time.Second, "the decision on the initiative", func() bool { return review()["decision"] == "approved" })
+	testenv.Eventually(t, 5*time.Second, "the decision on the initiative", func() bool { return review()["decision"] == "approved" })
 }
 
 func TestReviewStartsOnceTemporalIsBack(t *testing.T) {
@@ -92,7 +92,7 @@ func TestReviewStartsOnceTemporalIsBack(t *testing.T) {
 	defer down.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{&workflows.ReviewEvents{Temporal: down, RemindAfter: time.Hour}}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{&workflows.ReviewEvents{Temporal: down, RemindAfter: time.Hour}}, Log: testenv.QuietLogger()}
 	if _, err := relay.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestReviewStartsOnceTemporalIsBack(t *testing.T) {
 	tc := testenv.TemporalClient(t)
 	startWorker(t, ts, tc, time.Hour)
 	wfID := workflows.ReviewWorkflowID(ts.tenant.String(), id)
-	eventually(t, 20*time.Second, "the review workflow to start", func() bool {
+	testenv.Eventually(t, 20*time.Second, "the review workflow to start", func() bool {
 		_, err := tc.DescribeWorkflowExecution(ctx, wfID, "")
 		return err == nil
 	})

@@ -9,6 +9,7 @@ package api
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -211,7 +212,7 @@ func (s *Server) updateRole(c *fiber.Ctx, replace bool) error {
 	}
 	added := rbac.Set{}
 	for _, perm := range next.Permissions {
-		if !containsString(r.Permissions, perm) {
+		if !slices.Contains(r.Permissions, perm) {
 			added.Add(perm)
 		}
 	}

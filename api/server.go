@@ -110,6 +110,7 @@ func (s *Server) routes() {
 
 	s.identityRoutes(v1) // users, roles, API keys, service clients (identity.go)
 	s.costsRoutes(v1)    // costs of an initiative (costs.go)
+	s.benefitsRoutes(v1) // benefits, actuals and variance (benefits.go)
 	s.settingsRoutes(v1) // tenant settings and FX rates (settings.go)
 
 	v1.Get("/webhooks", s.require(rbac.WebhooksManage), s.listWebhooks)

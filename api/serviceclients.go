@@ -65,7 +65,7 @@ func (s *Server) createServiceClient(c *fiber.Ctx) error {
 	if err := checkGrant(p, granted, "this client"); err != nil {
 		return err
 	}
-	if err := db.Q.ServiceClientLockTenant(ctx, t, p.TenantID); err != nil {
+	if err := db.Q.ServiceClientLockTenantCreates(ctx, t, p.TenantID); err != nil {
 		return err
 	}
 	live, err := db.Q.ServiceClientCountLive(ctx, t, p.TenantID)
@@ -100,15 +100,10 @@ func (s *Server) listServiceClients(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var resp listResponse[serviceClientJSON]
-	resp.Data = make([]serviceClientJSON, 0, len(rows))
-	var total int64
-	for _, r := range rows {
-		total = r.Total
-		resp.Data = append(resp.Data, toServiceClientJSON(r.ServiceClient))
-	}
-	resp.Meta.Pagination = newPagination(page, size, total)
-	return c.JSON(resp)
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.ServiceClientListRow) int64 { return r.Total },
+		func(r dbsqlc.ServiceClientListRow) serviceClientJSON { return toServiceClientJSON(r.ServiceClient) },
+		func() (int64, error) { return db.Q.ServiceClientCount(c.UserContext(), tx(c), principal(c).TenantID) })
 }
 
 func (s *Server) getServiceClient(c *fiber.Ctx) error {

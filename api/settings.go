@@ -61,7 +61,7 @@ func (s *Server) replaceSettings(c *fiber.Ctx) error {
 	if v := b.text("base_currency", false, maxShortTextLen); v != nil {
 		next.BaseCurrency = *v
 	}
-	if v := readNumber(b, "discount_rate", false); v != nil {
+	if v := b.number("discount_rate", false); v != nil {
 		next.DiscountRate = *v
 	}
 	if v := b.integer("fiscal_year_start_month", math.MinInt32, math.MaxInt32); v != nil {
@@ -177,7 +177,7 @@ func readRateEntries(b *body) []settings.RateInput {
 		}
 		e := &body{fields: fields, seen: map[string]bool{}}
 		currency, period := e.text("currency", true, maxShortTextLen), e.text("period", true, maxShortTextLen)
-		rate := readNumber(e, "rate", true)
+		rate := e.number("rate", true)
 		_ = e.done() // its failures are copied below under the entry's name
 		for _, fe := range e.errs {
 			fe.Field = prefix + "." + fe.Field

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +20,7 @@ import (
 	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/ratelimit"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/testenv"
 )
 
 // testServer is the real API on a fresh database: the one harness every API test uses.
@@ -52,7 +52,7 @@ func newTestServer(t testing.TB, plan string, mod ...func(*api.Deps)) *testServe
 	deps := api.Deps{
 		Config: cfg, Pool: pool, Keys: keys, Verifier: verifier,
 		Limits: ratelimit.NewMemory(nil), Concurrency: ratelimit.NewMemoryConcurrency(),
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Log: testenv.QuietLogger(),
 	}
 	for _, m := range mod {
 		m(&deps)

@@ -12,6 +12,8 @@ package api
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/jackc/pgx/v5"
@@ -20,9 +22,9 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/user"
+	"github.com/valuecase/valuecase/internal/validation"
 )
-
-var userStatuses = []string{"invited", "active", "deactivated"}
 
 type userJSON struct {
 	ID            string   `json:"id"`
@@ -70,7 +72,7 @@ func (s *Server) listUsers(c *fiber.Ctx) error {
 	page, size := q.page(maxUserPageSize)
 	var status, role *string
 	if _, ok := q.str("status"); ok {
-		v := q.oneOf("status", "", userStatuses)
+		v := q.oneOf("status", "", validation.Names(user.Statuses))
 		status = &v
 	}
 	if v, ok := q.str("role"); ok {
@@ -89,20 +91,12 @@ func (s *Server) listUsers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var resp listResponse[userJSON]
-	resp.Data = make([]userJSON, 0, len(rows))
-	var total int64
-	for _, r := range rows {
-		total = r.Total
-		resp.Data = append(resp.Data, toUserJSON(r.User))
-	}
-	if len(rows) == 0 && page > 1 {
-		if total, err = db.Q.UserCount(ctx, tx(c), dbsqlc.UserCountParams{TenantID: p.TenantID, Status: status, Role: role}); err != nil {
-			return err
-		}
-	}
-	resp.Meta.Pagination = newPagination(page, size, total)
-	return c.JSON(resp)
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.UserListRow) int64 { return r.Total },
+		func(r dbsqlc.UserListRow) userJSON { return toUserJSON(r.User) },
+		func() (int64, error) {
+			return db.Q.UserCount(ctx, tx(c), dbsqlc.UserCountParams{TenantID: p.TenantID, Status: status, Role: role})
+		})
 }
 
 func loadUser(c *fiber.Ctx, forUpdate bool) (dbsqlc.User, error) {
@@ -182,29 +176,20 @@ func (s *Server) inviteUser(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(body)
 }
 
-// protectLastAdmin refuses a change that leaves the tenant without an active
-// user holding the Admin role. The caller holds UserLockAdmins.
+// protectLastAdmin refuses a change that takes u out of the active Admins
+// when no other remains (user.CheckKeepsAdmin). The caller holds UserLockAdmins.
 func protectLastAdmin(ctx context.Context, t pgx.Tx, u dbsqlc.User, what string) error {
-	if u.Status != "active" || !containsString(u.Roles, rbac.RoleAdmin) {
+	if !user.IsActiveAdmin(user.Status(u.Status), u.Roles) {
 		return nil
 	}
 	others, err := db.Q.UserCountActiveWithRole(ctx, t, dbsqlc.UserCountActiveWithRoleParams{TenantID: u.TenantID, Role: rbac.RoleAdmin, ExceptID: u.ID})
 	if err != nil {
 		return err
 	}
-	if others == 0 {
-		return Conflict("%s: this is the last active Admin of the tenant; make another user Admin first", what)
+	if err := user.CheckKeepsAdmin(user.Status(u.Status), u.Roles, others); err != nil {
+		return Conflict("%s: %s", what, err.Error())
 	}
 	return nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) patchUser(c *fiber.Ctx) error {
@@ -239,14 +224,14 @@ func (s *Server) patchUser(c *fiber.Ctx) error {
 	if hasRoles {
 		var added []string
 		for _, r := range roles {
-			if !containsString(u.Roles, r) {
+			if !slices.Contains(u.Roles, r) {
 				added = append(added, r)
 			}
 		}
 		if err := checkAssignableRoles(ctx, t, p, added); err != nil {
 			return err
 		}
-		if containsString(u.Roles, rbac.RoleAdmin) && !containsString(roles, rbac.RoleAdmin) {
+		if slices.Contains(u.Roles, rbac.RoleAdmin) && !slices.Contains(roles, rbac.RoleAdmin) {
 			if err := protectLastAdmin(ctx, t, u, "cannot remove the Admin role"); err != nil {
 				return err
 			}
@@ -269,8 +254,8 @@ func (s *Server) deactivateUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if u.Status == "deactivated" {
-		return Conflict("the user is already deactivated")
+	if err := user.CheckDeactivate(user.Status(u.Status)); err != nil {
+		return userStatusError(err)
 	}
 	if err := protectLastAdmin(ctx, t, u, "cannot deactivate"); err != nil {
 		return err
@@ -295,8 +280,8 @@ func (s *Server) reactivateUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if u.Status != "deactivated" {
-		return Conflict("the user is %s, not deactivated", u.Status)
+	if err := user.CheckReactivate(user.Status(u.Status)); err != nil {
+		return userStatusError(err)
 	}
 	updated, err := db.Q.UserReactivate(c.UserContext(), tx(c), dbsqlc.UserReactivateParams{TenantID: u.TenantID, ID: u.ID})
 	if err != nil {
@@ -342,3 +327,8 @@ func (s *Server) listUserSessions(c *fiber.Ctx) error {
 
 // endReason is a value of auth_sessions.end_reason.
 func endReason(s string) *string { return &s }
+
+// userStatusError maps user.ErrWrongStatus to 409 with the rule's reason.
+func userStatusError(err error) error {
+	return Conflict("%s", strings.TrimPrefix(err.Error(), user.ErrWrongStatus.Error()+": "))
+}

@@ -1,11 +1,8 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -99,13 +96,13 @@ func secretHint(secret string) string {
 
 func toWebhookJSON(w dbsqlc.Webhook, last *lastDeliveryJSON) webhookJSON {
 	return webhookJSON{
-		ID: w.ID.String(), URL: w.Url, Events: w.Events, Active: w.Active, SecretHint: w.SecretHint,
+		ID: w.ID.String(), URL: w.URL, Events: w.Events, Active: w.Active, SecretHint: w.SecretHint,
 		DisabledAt: optTimestamp(w.DisabledAt), DisabledReason: w.DisabledReason, LastDelivery: last,
 		CreatedAt: timestamp(w.CreatedAt), UpdatedAt: timestamp(w.UpdatedAt),
 	}
 }
 
-func toDeliveryJSON(d dbsqlc.WebhookDeliveryListRow, attempts []dbsqlc.WebhookDeliveryAttempt) deliveryJSON {
+func toDeliveryJSON(d dbsqlc.WebhookDelivery, attempts []dbsqlc.WebhookDeliveryAttempt) deliveryJSON {
 	out := deliveryJSON{
 		ID: d.ID.String(), WebhookID: d.WebhookID.String(), EventID: d.EventID.String(), EventType: d.EventType,
 		Status: d.Status, AttemptCount: int(d.Attempts), LastAttemptAt: optTimestamp(d.LastAttemptAt),
@@ -115,7 +112,7 @@ func toDeliveryJSON(d dbsqlc.WebhookDeliveryListRow, attempts []dbsqlc.WebhookDe
 	for _, a := range attempts {
 		out.Attempts = append(out.Attempts, attemptJSON{
 			Attempt: int(a.Attempt), Trigger: a.Trigger, Outcome: a.Outcome, StartedAt: timestamp(a.StartedAt),
-			LatencyMS: a.LatencyMs, StatusCode: a.StatusCode, Error: a.Error, ResponseSnippet: a.ResponseSnippet,
+			LatencyMS: a.LatencyMS, StatusCode: a.StatusCode, Error: a.Error, ResponseSnippet: a.ResponseSnippet,
 		})
 	}
 	return out
@@ -159,12 +156,12 @@ func (s *Server) readWebhookFields(c *fiber.Ctx, create, replace bool) (webhookF
 		f.has[name] = b.has(name)
 	}
 	f.url = b.text("url", create || replace || f.has["url"], webhook.MaxURLLength)
-	f.events = readEventTypes(b, create || replace || f.has["events"])
+	f.events = b.enumList("events", "event type", create || replace || f.has["events"], outbox.EventTypes)
 	f.secret = b.text("secret", create || f.has["secret"], maxWebhookSecretLen)
 	if f.secret != nil && utf8.RuneCountInString(*f.secret) < minWebhookSecretLen {
 		b.fail("secret", "invalid_value", "must be %d to %d characters", minWebhookSecretLen, maxWebhookSecretLen)
 	}
-	f.active = readBool(b, "active")
+	f.active = b.boolean("active")
 	b.ignore(readOnlyWebhookFields...)
 	if f.url != nil {
 		var ue *webhook.URLError
@@ -183,71 +180,12 @@ func (s *Server) readWebhookFields(c *fiber.Ctx, create, replace bool) (webhookF
 	return f, nil
 }
 
-// readEventTypes reads `events`: a non-empty array of event types of spec
-// section 6. Duplicates are dropped; an unknown type is named in the error.
-func readEventTypes(b *body, required bool) []string {
-	if !b.has("events") || b.isNull("events") {
-		if required {
-			b.fail("events", "required", "is required: a non-empty array of event types")
-		}
-		return nil
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b.fields["events"], &raw); err != nil {
-		b.fail("events", "invalid_type", "must be an array of event types")
-		return nil
-	}
-	if len(raw) == 0 {
-		b.fail("events", "required", "must list at least one event type")
-		return nil
-	}
-	out := make([]string, 0, len(raw))
-	ok := true
-	for i, r := range raw {
-		var t string
-		field := fmt.Sprintf("events[%d]", i)
-		switch {
-		case json.Unmarshal(r, &t) != nil:
-			b.fail(field, "invalid_type", "must be a string")
-			ok = false
-		case !slices.Contains(outbox.EventTypes, t):
-			b.fail(field, "invalid_value", "unknown event type %q; one of %s", truncate(t, 100), strings.Join(outbox.EventTypes, ", "))
-			ok = false
-		case !slices.Contains(out, t):
-			out = append(out, t)
-		}
-	}
-	if !ok {
-		return nil
-	}
-	return out
-}
-
-func readBool(b *body, field string) *bool {
-	if !b.has(field) || b.isNull(field) {
-		return nil
-	}
-	var v bool
-	if err := json.Unmarshal(b.fields[field], &v); err != nil {
-		b.fail(field, "invalid_type", "must be true or false")
-		return nil
-	}
-	return &v
-}
-
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
 func (s *Server) listWebhooks(c *fiber.Ctx) error {
 	q := parseQuery(c)
 	page, size := q.page(maxWebhookListPage)
 	var active *bool
 	if _, ok := q.str("active"); ok {
-		active = ptr(q.oneOf("active", "", []string{"true", "false"}) == "true")
+		active = new(q.oneOf("active", "", []string{"true", "false"}) == "true")
 	}
 	if err := q.done(); err != nil {
 		return err
@@ -261,29 +199,18 @@ func (s *Server) listWebhooks(c *fiber.Ctx) error {
 	}
 	ids := make([]uuid.UUID, len(rows))
 	for i, r := range rows {
-		ids[i] = r.ID
+		ids[i] = r.Webhook.ID
 	}
 	last, err := lastDeliveries(c, ids...)
 	if err != nil {
 		return err
 	}
-	var resp listResponse[webhookJSON]
-	resp.Data = make([]webhookJSON, 0, len(rows))
-	var total int64
-	for _, r := range rows {
-		total = r.Total
-		resp.Data = append(resp.Data, toWebhookJSON(dbsqlc.Webhook{
-			TenantID: r.TenantID, ID: r.ID, Url: r.Url, Events: r.Events, SecretHint: r.SecretHint, Active: r.Active,
-			DisabledAt: r.DisabledAt, DisabledReason: r.DisabledReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		}, last[r.ID]))
-	}
-	if len(rows) == 0 && page > 1 {
-		if total, err = db.Q.WebhookCount(c.UserContext(), tx(c), dbsqlc.WebhookCountParams{TenantID: p.TenantID, Active: active}); err != nil {
-			return err
-		}
-	}
-	resp.Meta.Pagination = newPagination(page, size, total)
-	return c.JSON(resp)
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.WebhookListRow) int64 { return r.Total },
+		func(r dbsqlc.WebhookListRow) webhookJSON { return toWebhookJSON(r.Webhook, last[r.Webhook.ID]) },
+		func() (int64, error) {
+			return db.Q.WebhookCount(c.UserContext(), tx(c), dbsqlc.WebhookCountParams{TenantID: p.TenantID, Active: active})
+		})
 }
 
 func (s *Server) createWebhook(c *fiber.Ctx) error {
@@ -308,11 +235,11 @@ func (s *Server) createWebhook(c *fiber.Ctx) error {
 		return err
 	}
 	params := dbsqlc.WebhookCreateParams{
-		TenantID: p.TenantID, ID: id, Url: *f.url, Events: f.events, SecretSealed: sealed,
+		TenantID: p.TenantID, ID: id, URL: *f.url, Events: f.events, SecretSealed: sealed,
 		SecretHint: secretHint(*f.secret), Active: f.active == nil || *f.active,
 	}
 	if !params.Active {
-		params.DisabledAt, params.DisabledReason = ptr(time.Now()), ptr("created inactive by "+p.Subject)
+		params.DisabledAt, params.DisabledReason = new(time.Now()), new("created inactive by "+p.Subject)
 	}
 	w, err := db.Q.WebhookCreate(ctx, t, params)
 	if err != nil {
@@ -369,11 +296,11 @@ func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
 	}
 	p := principal(c)
 	params := dbsqlc.WebhookUpdateParams{
-		TenantID: w.TenantID, ID: w.ID, Url: w.Url, Events: w.Events, SecretSealed: w.SecretSealed, SecretHint: w.SecretHint,
+		TenantID: w.TenantID, ID: w.ID, URL: w.URL, Events: w.Events, SecretSealed: w.SecretSealed, SecretHint: w.SecretHint,
 		Active: w.Active, DisabledAt: w.DisabledAt, DisabledReason: w.DisabledReason,
 	}
 	if f.url != nil {
-		params.Url = *f.url
+		params.URL = *f.url
 	}
 	if f.events != nil {
 		params.Events = f.events
@@ -389,7 +316,7 @@ func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
 		if params.Active {
 			params.DisabledAt, params.DisabledReason = nil, nil
 		} else {
-			params.DisabledAt, params.DisabledReason = ptr(time.Now()), ptr("switched off by "+p.Subject)
+			params.DisabledAt, params.DisabledReason = new(time.Now()), new("switched off by "+p.Subject)
 		}
 	}
 	updated, err := db.Q.WebhookUpdate(c.UserContext(), tx(c), params)
@@ -423,10 +350,10 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	page, size := q.page(maxDeliveryPageSize)
 	var status, eventType *string
 	if _, ok := q.str("status"); ok {
-		status = ptr(q.oneOf("status", "", dispatch.Statuses))
+		status = new(q.oneOf("status", "", dispatch.Statuses))
 	}
 	if _, ok := q.str("event_type"); ok {
-		eventType = ptr(q.oneOf("event_type", "", append(slices.Clone(outbox.EventTypes), webhook.EventTest)))
+		eventType = new(q.oneOf("event_type", "", append(slices.Clone(outbox.EventTypes), webhook.EventTest)))
 	}
 	if err := q.done(); err != nil {
 		return err
@@ -443,10 +370,9 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var total int64
 	ids := make([]uuid.UUID, len(rows))
 	for i, r := range rows {
-		ids[i], total = r.ID, r.Total
+		ids[i] = r.WebhookDelivery.ID
 	}
 	attempts, err := db.Q.WebhookDeliveryAttemptList(ctx, t, dbsqlc.WebhookDeliveryAttemptListParams{TenantID: w.TenantID, DeliveryIds: ids})
 	if err != nil {
@@ -456,18 +382,14 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	for _, a := range attempts {
 		byDelivery[a.DeliveryID] = append(byDelivery[a.DeliveryID], a)
 	}
-	var resp listResponse[deliveryJSON]
-	resp.Data = make([]deliveryJSON, 0, len(rows))
-	for _, r := range rows {
-		resp.Data = append(resp.Data, toDeliveryJSON(r, byDelivery[r.ID]))
-	}
-	if len(rows) == 0 && page > 1 {
-		if total, err = db.Q.WebhookDeliveryCount(ctx, t, dbsqlc.WebhookDeliveryCountParams{TenantID: w.TenantID, WebhookID: w.ID, Status: status, EventType: eventType}); err != nil {
-			return err
-		}
-	}
-	resp.Meta.Pagination = newPagination(page, size, total)
-	return c.JSON(resp)
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.WebhookDeliveryListRow) int64 { return r.Total },
+		func(r dbsqlc.WebhookDeliveryListRow) deliveryJSON {
+			return toDeliveryJSON(r.WebhookDelivery, byDelivery[r.WebhookDelivery.ID])
+		},
+		func() (int64, error) {
+			return db.Q.WebhookDeliveryCount(ctx, t, dbsqlc.WebhookDeliveryCountParams{TenantID: w.TenantID, WebhookID: w.ID, Status: status, EventType: eventType})
+		})
 }
 
 func (s *Server) getDelivery(c *fiber.Ctx) error {
@@ -491,11 +413,7 @@ func (s *Server) getDelivery(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toDeliveryJSON(dbsqlc.WebhookDeliveryListRow{
-		ID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempts: d.Attempts,
-		LastAttemptAt: d.LastAttemptAt, NextAttemptAt: d.NextAttemptAt, LastStatusCode: d.LastStatusCode, LastError: d.LastError,
-		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
-	}, attempts))
+	return c.JSON(toDeliveryJSON(d, attempts))
 }
 
 func toAttemptResultJSON(r dispatch.Result) attemptResultJSON {
@@ -505,10 +423,10 @@ func toAttemptResultJSON(r dispatch.Result) attemptResultJSON {
 		DeliveryStatus: r.Status,
 	}
 	if r.StatusCode != 0 {
-		out.StatusCode = ptr(r.StatusCode)
+		out.StatusCode = new(r.StatusCode)
 	}
 	if r.Error != "" {
-		out.Error = ptr(r.Error)
+		out.Error = new(r.Error)
 	}
 	return out
 }

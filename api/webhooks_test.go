@@ -3,12 +3,9 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +16,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/outbox"
-	"github.com/valuecase/valuecase/internal/webhook"
+	"github.com/valuecase/valuecase/internal/testenv"
 )
 
 const hookSecret = "subscriber-secret-0123456789"
@@ -27,44 +24,9 @@ const hookSecret = "subscriber-secret-0123456789"
 // allowPrivate lets webhooks target httptest receivers (loopback), as OUTBOUND_ALLOW_PRIVATE_NETWORKS=true does.
 func allowPrivate(d *api.Deps) { d.Config.OutboundAllowPrivateNetworks = true }
 
-// hookReceiver is a real HTTP receiver answering a settable status and recording event ids.
-type hookReceiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	status int
-	ids    []string
-	types  []string
-	bad    int
-}
-
-func newHookReceiver(t *testing.T, status int) *hookReceiver {
-	rc := &hookReceiver{status: status}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		defer rc.mu.Unlock()
-		if !webhook.Verify(hookSecret, body, r.Header.Get("X-Webhook-Signature")) {
-			rc.bad++
-		}
-		rc.ids = append(rc.ids, r.Header.Get("X-Webhook-ID"))
-		rc.types = append(rc.types, r.Header.Get("X-Webhook-Event"))
-		w.WriteHeader(rc.status)
-		_, _ = io.WriteString(w, "ok from receiver")
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *hookReceiver) seen() ([]string, []string, int) {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]string(nil), rc.ids...), append([]string(nil), rc.types...), rc.bad
-}
-
-func (rc *hookReceiver) set(status int) {
-	rc.mu.Lock()
-	rc.status = status
-	rc.mu.Unlock()
+// newHookReceiver is a real receiver of deliveries signed with hookSecret.
+func newHookReceiver(t *testing.T, status int) *testenv.Receiver {
+	return testenv.NewReceiver(t, hookSecret, status)
 }
 
 func (ts *testServer) createWebhook(c caller, url string, events ...string) map[string]any {
@@ -129,7 +91,7 @@ func TestWebhookCRUD(t *testing.T) {
 	}
 
 	// Another tenant cannot see it.
-	other := caller{sub: "x", tenant: newTenant(t, ts), roles: []string{"Admin"}, permissions: allPermissions()}
+	other := contractTenant(t, ts, "enterprise")
 	expect(t, ts.do(&other, "GET", "/v1/webhooks/"+id, nil), 404, "NOT_FOUND")
 	r = ts.do(&other, "GET", "/v1/webhooks", nil)
 	expect(t, r, 200)
@@ -139,11 +101,6 @@ func TestWebhookCRUD(t *testing.T) {
 
 	expect(t, ts.do(&admin, "DELETE", "/v1/webhooks/"+id, nil), 204)
 	expect(t, ts.do(&admin, "GET", "/v1/webhooks/"+id, nil), 404, "NOT_FOUND")
-}
-
-func newTenant(t *testing.T, ts *testServer) uuid.UUID {
-	t.Helper()
-	return dbtest.NewTenant(t, ts.pool, "enterprise")
 }
 
 func TestWebhookValidation(t *testing.T) {
@@ -249,14 +206,15 @@ func TestWebhookEndToEnd(t *testing.T) {
 	hookID := hook["id"].(string)
 	ts.createInitiative(admin, map[string]any{"name": "Webhooks end to end"})
 
-	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{ts.srv.Webhooks}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{ts.srv.Webhooks}, Log: testenv.QuietLogger()}
 	if _, err := relay.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	ids, types, bad := rc.seen()
-	if len(ids) != 1 || types[0] != "initiative.created" || bad != 0 {
-		t.Fatalf("receiver saw %v %v (bad signatures %d)", ids, types, bad)
+	got := rc.Requests()
+	if len(got) != 1 || got[0].Type != "initiative.created" || rc.SignatureErrors() != 0 {
+		t.Fatalf("receiver saw %+v (bad signatures %d)", got, rc.SignatureErrors())
 	}
+	eventID := got[0].EventID
 
 	r := ts.do(&admin, "GET", "/v1/webhooks/"+hookID+"/deliveries", nil)
 	expect(t, r, 200)
@@ -278,7 +236,7 @@ func TestWebhookEndToEnd(t *testing.T) {
 		t.Fatalf("deliveries: %s", r.body)
 	}
 	deliveryID := list.Data[0].ID
-	if !strings.Contains(string(r.body), `"event_id":"`+ids[0]+`"`) || !strings.Contains(string(r.body), `"response_snippet":"ok from receiver"`) {
+	if !strings.Contains(string(r.body), `"event_id":"`+eventID+`"`) || !strings.Contains(string(r.body), `"response_snippet":"ok from receiver"`) {
 		t.Errorf("deliveries body: %s", r.body)
 	}
 
@@ -294,25 +252,25 @@ func TestWebhookEndToEnd(t *testing.T) {
 	r = ts.do(&admin, "POST", "/v1/webhooks/"+hookID+"/deliveries/"+deliveryID+"/redeliver", nil)
 	expect(t, r, 200)
 	res := r.json(t)
-	if res["outcome"] != "delivered" || res["attempt"] != float64(2) || res["event_id"] != ids[0] || res["delivery_status"] != "delivered" {
+	if res["outcome"] != "delivered" || res["attempt"] != float64(2) || res["event_id"] != eventID || res["delivery_status"] != "delivered" {
 		t.Errorf("redeliver: %s", r.body)
 	}
-	if ids, _, _ = rc.seen(); len(ids) != 2 || ids[1] != ids[0] {
-		t.Errorf("redelivery ids %v", ids)
+	if got = rc.Requests(); len(got) != 2 || got[1].EventID != eventID {
+		t.Errorf("redelivery: %+v", got)
 	}
 	expect(t, ts.do(&admin, "GET", "/v1/webhooks/"+hookID+"/deliveries/"+deliveryID, nil), 200)
 	expect(t, ts.do(&admin, "POST", "/v1/webhooks/"+hookID+"/deliveries/"+uuid.NewString()+"/redeliver", nil), 404, "NOT_FOUND")
 
 	// Test event: the outcome comes back in the response, 500 included.
-	rc.set(500)
+	rc.SetStatus(500)
 	r = ts.do(&admin, "POST", "/v1/webhooks/"+hookID+"/test", nil)
 	expect(t, r, 200)
 	res = r.json(t)
 	if res["outcome"] != "failed" || res["status_code"] != float64(500) || res["event_type"] != "webhook.test" || res["error"] != "receiver answered 500" {
 		t.Errorf("test: %s", r.body)
 	}
-	if _, types, _ = rc.seen(); types[len(types)-1] != "webhook.test" {
-		t.Errorf("types %v", types)
+	if got = rc.Requests(); got[len(got)-1].Type != "webhook.test" {
+		t.Errorf("last request %+v", got[len(got)-1])
 	}
 	r = ts.do(&admin, "GET", "/v1/webhooks/"+hookID, nil)
 	if m := r.json(t); m["active"] != true || m["last_delivery"].(map[string]any)["status"] != "failed" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/valuecase/valuecase/activities"
 	"github.com/valuecase/valuecase/internal/config"
+	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 	"github.com/valuecase/valuecase/workflows"
@@ -66,15 +67,36 @@ func (w *Worker) Relay() *outbox.Relay {
 	return &outbox.Relay{Pool: w.Pool, Handlers: handlers, Log: w.Log}
 }
 
-// temporalWorkers registers every workflow and activity on its task queue.
-func (w *Worker) temporalWorkers() []worker.Worker {
-	review := worker.New(w.Temporal, workflows.ReviewTaskQueue, worker.Options{})
-	review.RegisterWorkflow(workflows.InitiativeReviewWorkflow)
-	review.RegisterActivity(&activities.Review{Pool: w.Pool})
-	hooks := worker.New(w.Temporal, workflows.WebhookRetryTaskQueue, worker.Options{})
-	hooks.RegisterWorkflow(workflows.WebhookRetryWorkflow)
-	hooks.RegisterActivity(&activities.WebhookActivities{Dispatcher: w.Webhooks})
-	return []worker.Worker{review, hooks}
+// registration is what one task queue runs.
+type registration struct {
+	taskQueue  string
+	workflows  []any
+	activities []any // structs: every exported method is an activity
+}
+
+// registrations is the one table of task queues, workflows and activities:
+// it builds the Temporal workers and names them in the log.
+func (w *Worker) registrations() []registration {
+	return []registration{
+		{workflows.ReviewTaskQueue, []any{workflows.InitiativeReviewWorkflow}, []any{&activities.ReviewActivities{Reviews: initiative.Reviews{Pool: w.Pool}}}},
+		{workflows.WebhookRetryTaskQueue, []any{workflows.WebhookRetryWorkflow}, []any{&activities.WebhookActivities{Dispatcher: w.Webhooks}}},
+	}
+}
+
+// temporalWorkers builds one Temporal worker per registration.
+func (w *Worker) temporalWorkers(regs []registration) []worker.Worker {
+	out := make([]worker.Worker, 0, len(regs))
+	for _, r := range regs {
+		tw := worker.New(w.Temporal, r.taskQueue, worker.Options{})
+		for _, wf := range r.workflows {
+			tw.RegisterWorkflow(wf)
+		}
+		for _, a := range r.activities {
+			tw.RegisterActivity(a)
+		}
+		out = append(out, tw)
+	}
+	return out
 }
 
 // Run relays and works until ctx ends. Temporal being down delays workflow
@@ -86,23 +108,42 @@ func (w *Worker) Run(ctx context.Context) error {
 	relayDone := make(chan error, 1)
 	go func() { relayDone <- w.Relay().Run(ctx) }()
 
+	// The search attribute comes first: a workflow start that sets an
+	// unregistered one is refused.
+	steps := []func() error{func() error { return workflows.EnsureSearchAttributes(ctx, w.Temporal, w.Config.TemporalNamespace) }}
+	regs := w.registrations()
 	var started []worker.Worker
-	for _, tw := range w.temporalWorkers() {
-		for {
+	for _, tw := range w.temporalWorkers(regs) {
+		steps = append(steps, func() error {
 			err := tw.Start()
 			if err == nil {
 				started = append(started, tw)
+			}
+			return err
+		})
+	}
+	for _, step := range steps {
+		for {
+			err := step()
+			if err == nil {
 				break
 			}
-			w.Log.Warn("temporal worker not started; retrying", "error", err)
+			w.Log.Warn("temporal not ready; retrying", "error", err)
 			select {
 			case <-ctx.Done():
+				for _, tw := range started {
+					tw.Stop()
+				}
 				return errors.Join(ctx.Err(), <-relayDone)
 			case <-time.After(5 * time.Second):
 			}
 		}
 	}
-	w.Log.Info("worker running", "task_queues", []string{workflows.ReviewTaskQueue, workflows.WebhookRetryTaskQueue})
+	queues := make([]string, len(regs))
+	for i, r := range regs {
+		queues[i] = r.taskQueue
+	}
+	w.Log.Info("worker running", "task_queues", queues)
 	<-ctx.Done()
 	for _, tw := range started {
 		tw.Stop()

@@ -7,17 +7,17 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/valuecase/valuecase/activities"
+	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
 )
 
-// ReviewTaskQueue is the task queue of the initiative-review workflow.
-const ReviewTaskQueue = "initiatives"
+// ReviewTaskQueue is the task queue of the initiative-review workflow and its activities.
+const ReviewTaskQueue = "initiative-reviews"
 
 // ReviewDecisionSignal carries the status that ended a review (approved, rejected, archived).
 const ReviewDecisionSignal = "decision"
@@ -37,7 +37,7 @@ type ReviewInput struct {
 
 // ReviewResult is how the review ended.
 type ReviewResult struct {
-	Decision      string // the status the initiative left in_review for
+	Decision      initiative.Status // the status the initiative left in_review for
 	RemindersSent int
 }
 
@@ -49,18 +49,18 @@ func InitiativeReviewWorkflow(ctx workflow.Context, in ReviewInput) (ReviewResul
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
 	info := workflow.GetInfo(ctx)
 	ref := activities.ReviewRef{TenantID: in.TenantID, InitiativeID: in.InitiativeID, WorkflowID: info.WorkflowExecution.ID, RunID: info.FirstRunID}
-	var a *activities.Review
+	var a *activities.ReviewActivities
 	result := ReviewResult{RemindersSent: in.RemindersSent}
 
-	var status string
+	var status initiative.Status
 	if err := workflow.ExecuteActivity(ctx, a.ReviewOpen, ref).Get(ctx, &status); err != nil {
 		return result, err
 	}
 	decisions := workflow.GetSignalChannel(ctx, ReviewDecisionSignal)
-	for status == "in_review" {
+	for status == initiative.InReview {
 		timerCtx, cancelTimer := workflow.WithCancel(ctx)
 		timer := workflow.NewTimer(timerCtx, in.RemindAfter)
-		var decision string
+		var decision initiative.Status
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(decisions, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, &decision) })
 		sel.AddFuture(timer, func(workflow.Future) {})
@@ -77,7 +77,7 @@ func InitiativeReviewWorkflow(ctx workflow.Context, in ReviewInput) (ReviewResul
 		if err := workflow.ExecuteActivity(ctx, a.ReviewStatus, ref).Get(ctx, &status); err != nil {
 			return result, err
 		}
-		if status == "in_review" && info.GetContinueAsNewSuggested() {
+		if status == initiative.InReview && info.GetContinueAsNewSuggested() {
 			in.RemindersSent = result.RemindersSent
 			return result, workflow.NewContinueAsNewError(ctx, InitiativeReviewWorkflow, in)
 		}
@@ -107,24 +107,18 @@ func (h *ReviewEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	if ev.Type != outbox.InitiativeStatusChanged {
 		return nil
 	}
-	var change struct {
-		InitiativeID string `json:"initiative_id"`
-		FromStatus   string `json:"from_status"`
-		ToStatus     string `json:"to_status"`
-	}
+	var change initiative.StatusChangedEvent
 	if err := json.Unmarshal(ev.Data, &change); err != nil {
 		return fmt.Errorf("decode %s: %w", ev.Type, err)
 	}
-	id := ReviewWorkflowID(ev.TenantID.String(), change.InitiativeID)
+	tenant := ev.TenantID.String()
+	id := ReviewWorkflowID(tenant, change.InitiativeID)
 	switch {
-	case change.ToStatus == "in_review":
-		_, err := h.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-			ID:                       id,
-			TaskQueue:                ReviewTaskQueue,
-			WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		}, InitiativeReviewWorkflow, ReviewInput{TenantID: ev.TenantID.String(), InitiativeID: change.InitiativeID, RemindAfter: h.RemindAfter})
+	case change.ToStatus == initiative.InReview:
+		_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, ReviewTaskQueue, tenant, reviewSummary(change)),
+			InitiativeReviewWorkflow, ReviewInput{TenantID: tenant, InitiativeID: change.InitiativeID, RemindAfter: h.RemindAfter})
 		return err
-	case change.FromStatus == "in_review":
+	case change.FromStatus == initiative.InReview:
 		err := h.Temporal.SignalWorkflow(ctx, id, "", ReviewDecisionSignal, change.ToStatus)
 		var notFound *serviceerror.NotFound
 		if errors.As(err, &notFound) {
@@ -133,4 +127,14 @@ func (h *ReviewEvents) Handle(ctx context.Context, ev outbox.Event) error {
 		return err
 	}
 	return nil
+}
+
+// reviewSummary names the review in words for the Temporal UI.
+func reviewSummary(change initiative.StatusChangedEvent) string {
+	if in, ok := change.Initiative.(map[string]any); ok {
+		if name, ok := in["name"].(string); ok && name != "" {
+			return fmt.Sprintf("Review of initiative %q", name)
+		}
+	}
+	return "Review of initiative " + change.InitiativeID
 }

@@ -9,23 +9,24 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/valuecase/valuecase/activities"
+	"github.com/valuecase/valuecase/internal/initiative"
 )
 
 type reviewHarness struct {
 	env       *testsuite.TestWorkflowEnvironment
 	start     time.Time
 	reminders []time.Duration // when each reminder ran, from the start
-	closed    []string
+	closed    []initiative.Status
 }
 
 // newReviewHarness mocks the activities: statuses are what ReviewOpen and each
 // later ReviewStatus return, in order.
-func newReviewHarness(t *testing.T, statuses ...string) *reviewHarness {
+func newReviewHarness(t *testing.T, statuses ...initiative.Status) *reviewHarness {
 	var s testsuite.WorkflowTestSuite
 	h := &reviewHarness{env: s.NewTestWorkflowEnvironment()}
 	h.start = h.env.Now()
-	var a *activities.Review
-	next := func() string {
+	var a *activities.ReviewActivities
+	next := func() initiative.Status {
 		if len(statuses) == 0 {
 			return "in_review"
 		}
@@ -34,13 +35,13 @@ func newReviewHarness(t *testing.T, statuses ...string) *reviewHarness {
 		return st
 	}
 	h.env.RegisterActivity(a)
-	h.env.OnActivity(a.ReviewOpen, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.ReviewRef) (string, error) { return next(), nil })
-	h.env.OnActivity(a.ReviewStatus, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.ReviewRef) (string, error) { return next(), nil })
+	h.env.OnActivity(a.ReviewOpen, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.ReviewRef) (initiative.Status, error) { return next(), nil })
+	h.env.OnActivity(a.ReviewStatus, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.ReviewRef) (initiative.Status, error) { return next(), nil })
 	h.env.OnActivity(a.ReviewRemind, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.ReviewRef) error {
 		h.reminders = append(h.reminders, h.env.Now().Sub(h.start))
 		return nil
 	})
-	h.env.OnActivity(a.ReviewClose, mock.Anything, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.ReviewRef, d string) error {
+	h.env.OnActivity(a.ReviewClose, mock.Anything, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.ReviewRef, d initiative.Status) error {
 		h.closed = append(h.closed, d)
 		return nil
 	})

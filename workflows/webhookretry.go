@@ -3,6 +3,7 @@
 package workflows
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -157,12 +158,10 @@ type WebhookRetryStarter struct {
 // ScheduleRetry implements dispatch.RetryScheduler.
 func (s *WebhookRetryStarter) ScheduleRetry(ctx context.Context, r dispatch.Retry) error {
 	tenant, hook, event := r.TenantID.String(), r.WebhookID.String(), r.EventID.String()
-	_, err := s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                       WebhookRetryWorkflowID(tenant, hook, event),
-		TaskQueue:                WebhookRetryTaskQueue,
-		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}, WebhookRetryWorkflow, WebhookRetryInput{
+	opts := startOptions(WebhookRetryWorkflowID(tenant, hook, event), WebhookRetryTaskQueue, tenant,
+		fmt.Sprintf("Retries of %s event %s to webhook %s", cmp.Or(r.EventType, "an"), event, hook))
+	opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE
+	_, err := s.Temporal.ExecuteWorkflow(ctx, opts, WebhookRetryWorkflow, WebhookRetryInput{
 		TenantID: tenant, WebhookID: hook, EventID: event, Delays: s.Delays, FirstAttemptAt: r.FirstAttemptAt,
 	})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted

@@ -47,6 +47,7 @@ type suite struct {
 var suites = []suite{
 	initiativesSuite,
 	webhooksSuite,
+	varianceSuite,
 }
 
 // env is what every suite gets: the shared settings and connections.

@@ -313,7 +313,7 @@ func (e *env) webhookTenant(ctx context.Context, box *secretbox.Box, receiverURL
 				return err
 			}
 			if _, err := db.Q.WebhookCreate(ctx, tx, dbsqlc.WebhookCreateParams{
-				TenantID: t.ID, ID: id, Url: fmt.Sprintf("%s/%s/%d", receiverURL, t.ID, k), Events: []string{outbox.InitiativeCreated},
+				TenantID: t.ID, ID: id, URL: fmt.Sprintf("%s/%s/%d", receiverURL, t.ID, k), Events: []string{outbox.InitiativeCreated},
 				SecretSealed: sealed, SecretHint: "****6789", Active: true,
 			}); err != nil {
 				return err

@@ -12,24 +12,35 @@ import (
 	"github.com/google/uuid"
 )
 
-const apiKeyCountLive = `-- name: ApiKeyCountLive :one
-SELECT count(*) FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > now()
+const aPIKeyCount = `-- name: APIKeyCount :one
+SELECT count(*) FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL
 `
 
-func (q *Queries) ApiKeyCountLive(ctx context.Context, db DBTX, tenantID uuid.UUID) (int64, error) {
-	row := db.QueryRow(ctx, apiKeyCountLive, tenantID)
+func (q *Queries) APIKeyCount(ctx context.Context, db DBTX, tenantID uuid.UUID) (int64, error) {
+	row := db.QueryRow(ctx, aPIKeyCount, tenantID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
 }
 
-const apiKeyCreate = `-- name: ApiKeyCreate :one
+const aPIKeyCountLive = `-- name: APIKeyCountLive :one
+SELECT count(*) FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at > now()
+`
+
+func (q *Queries) APIKeyCountLive(ctx context.Context, db DBTX, tenantID uuid.UUID) (int64, error) {
+	row := db.QueryRow(ctx, aPIKeyCountLive, tenantID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const aPIKeyCreate = `-- name: APIKeyCreate :one
 INSERT INTO api_keys (tenant_id, public_id, name, key_hash, scopes, created_by, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
 RETURNING tenant_id, id, public_id, name, key_hash, scopes, created_by, created_at, last_used_at, expires_at, revoked_at
 `
 
-type ApiKeyCreateParams struct {
+type APIKeyCreateParams struct {
 	TenantID  uuid.UUID
 	PublicID  string
 	Name      string
@@ -39,8 +50,8 @@ type ApiKeyCreateParams struct {
 	ExpiresAt time.Time
 }
 
-func (q *Queries) ApiKeyCreate(ctx context.Context, db DBTX, arg ApiKeyCreateParams) (ApiKey, error) {
-	row := db.QueryRow(ctx, apiKeyCreate,
+func (q *Queries) APIKeyCreate(ctx context.Context, db DBTX, arg APIKeyCreateParams) (APIKey, error) {
+	row := db.QueryRow(ctx, aPIKeyCreate,
 		arg.TenantID,
 		arg.PublicID,
 		arg.Name,
@@ -49,7 +60,7 @@ func (q *Queries) ApiKeyCreate(ctx context.Context, db DBTX, arg ApiKeyCreatePar
 		arg.CreatedBy,
 		arg.ExpiresAt,
 	)
-	var i ApiKey
+	var i APIKey
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
@@ -66,18 +77,18 @@ func (q *Queries) ApiKeyCreate(ctx context.Context, db DBTX, arg ApiKeyCreatePar
 	return i, err
 }
 
-const apiKeyGet = `-- name: ApiKeyGet :one
+const aPIKeyGet = `-- name: APIKeyGet :one
 SELECT tenant_id, id, public_id, name, key_hash, scopes, created_by, created_at, last_used_at, expires_at, revoked_at FROM api_keys WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL
 `
 
-type ApiKeyGetParams struct {
+type APIKeyGetParams struct {
 	TenantID uuid.UUID
 	ID       uuid.UUID
 }
 
-func (q *Queries) ApiKeyGet(ctx context.Context, db DBTX, arg ApiKeyGetParams) (ApiKey, error) {
-	row := db.QueryRow(ctx, apiKeyGet, arg.TenantID, arg.ID)
-	var i ApiKey
+func (q *Queries) APIKeyGet(ctx context.Context, db DBTX, arg APIKeyGetParams) (APIKey, error) {
+	row := db.QueryRow(ctx, aPIKeyGet, arg.TenantID, arg.ID)
+	var i APIKey
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
@@ -94,18 +105,18 @@ func (q *Queries) ApiKeyGet(ctx context.Context, db DBTX, arg ApiKeyGetParams) (
 	return i, err
 }
 
-const apiKeyGetByPublicID = `-- name: ApiKeyGetByPublicID :one
+const aPIKeyGetByPublicID = `-- name: APIKeyGetByPublicID :one
 SELECT tenant_id, id, public_id, name, key_hash, scopes, created_by, created_at, last_used_at, expires_at, revoked_at FROM api_keys WHERE tenant_id = $1 AND public_id = $2
 `
 
-type ApiKeyGetByPublicIDParams struct {
+type APIKeyGetByPublicIDParams struct {
 	TenantID uuid.UUID
 	PublicID string
 }
 
-func (q *Queries) ApiKeyGetByPublicID(ctx context.Context, db DBTX, arg ApiKeyGetByPublicIDParams) (ApiKey, error) {
-	row := db.QueryRow(ctx, apiKeyGetByPublicID, arg.TenantID, arg.PublicID)
-	var i ApiKey
+func (q *Queries) APIKeyGetByPublicID(ctx context.Context, db DBTX, arg APIKeyGetByPublicIDParams) (APIKey, error) {
+	row := db.QueryRow(ctx, aPIKeyGetByPublicID, arg.TenantID, arg.PublicID)
+	var i APIKey
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
@@ -122,7 +133,7 @@ func (q *Queries) ApiKeyGetByPublicID(ctx context.Context, db DBTX, arg ApiKeyGe
 	return i, err
 }
 
-const apiKeyList = `-- name: ApiKeyList :many
+const aPIKeyList = `-- name: APIKeyList :many
 SELECT api_keys.tenant_id, api_keys.id, api_keys.public_id, api_keys.name, api_keys.key_hash, api_keys.scopes, api_keys.created_by, api_keys.created_at, api_keys.last_used_at, api_keys.expires_at, api_keys.revoked_at, count(*) OVER () AS total
 FROM api_keys
 WHERE tenant_id = $1 AND revoked_at IS NULL
@@ -130,39 +141,39 @@ ORDER BY created_at DESC, id
 LIMIT $3 OFFSET $2
 `
 
-type ApiKeyListParams struct {
+type APIKeyListParams struct {
 	TenantID   uuid.UUID
 	PageOffset int32
 	PageLimit  int32
 }
 
-type ApiKeyListRow struct {
-	ApiKey ApiKey
+type APIKeyListRow struct {
+	APIKey APIKey
 	Total  int64
 }
 
 // Keys not revoked, expired ones included (their status says so).
-func (q *Queries) ApiKeyList(ctx context.Context, db DBTX, arg ApiKeyListParams) ([]ApiKeyListRow, error) {
-	rows, err := db.Query(ctx, apiKeyList, arg.TenantID, arg.PageOffset, arg.PageLimit)
+func (q *Queries) APIKeyList(ctx context.Context, db DBTX, arg APIKeyListParams) ([]APIKeyListRow, error) {
+	rows, err := db.Query(ctx, aPIKeyList, arg.TenantID, arg.PageOffset, arg.PageLimit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ApiKeyListRow{}
+	items := []APIKeyListRow{}
 	for rows.Next() {
-		var i ApiKeyListRow
+		var i APIKeyListRow
 		if err := rows.Scan(
-			&i.ApiKey.TenantID,
-			&i.ApiKey.ID,
-			&i.ApiKey.PublicID,
-			&i.ApiKey.Name,
-			&i.ApiKey.KeyHash,
-			&i.ApiKey.Scopes,
-			&i.ApiKey.CreatedBy,
-			&i.ApiKey.CreatedAt,
-			&i.ApiKey.LastUsedAt,
-			&i.ApiKey.ExpiresAt,
-			&i.ApiKey.RevokedAt,
+			&i.APIKey.TenantID,
+			&i.APIKey.ID,
+			&i.APIKey.PublicID,
+			&i.APIKey.Name,
+			&i.APIKey.KeyHash,
+			&i.APIKey.Scopes,
+			&i.APIKey.CreatedBy,
+			&i.APIKey.CreatedAt,
+			&i.APIKey.LastUsedAt,
+			&i.APIKey.ExpiresAt,
+			&i.APIKey.RevokedAt,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -175,43 +186,43 @@ func (q *Queries) ApiKeyList(ctx context.Context, db DBTX, arg ApiKeyListParams)
 	return items, nil
 }
 
-const apiKeyLockTenant = `-- name: ApiKeyLockTenant :exec
+const aPIKeyLockTenantCreates = `-- name: APIKeyLockTenantCreates :exec
 SELECT pg_advisory_xact_lock(hashtextextended('api-key-create:' || ($1::uuid)::text, 0))
 `
 
 // Serialises key creation per tenant so the live-key cap holds under concurrency.
-func (q *Queries) ApiKeyLockTenant(ctx context.Context, db DBTX, tenantID uuid.UUID) error {
-	_, err := db.Exec(ctx, apiKeyLockTenant, tenantID)
+func (q *Queries) APIKeyLockTenantCreates(ctx context.Context, db DBTX, tenantID uuid.UUID) error {
+	_, err := db.Exec(ctx, aPIKeyLockTenantCreates, tenantID)
 	return err
 }
 
-const apiKeyRevoke = `-- name: ApiKeyRevoke :execrows
+const aPIKeyRevoke = `-- name: APIKeyRevoke :execrows
 UPDATE api_keys SET revoked_at = now() WHERE tenant_id = $1 AND id = $2 AND revoked_at IS NULL
 `
 
-type ApiKeyRevokeParams struct {
+type APIKeyRevokeParams struct {
 	TenantID uuid.UUID
 	ID       uuid.UUID
 }
 
-func (q *Queries) ApiKeyRevoke(ctx context.Context, db DBTX, arg ApiKeyRevokeParams) (int64, error) {
-	result, err := db.Exec(ctx, apiKeyRevoke, arg.TenantID, arg.ID)
+func (q *Queries) APIKeyRevoke(ctx context.Context, db DBTX, arg APIKeyRevokeParams) (int64, error) {
+	result, err := db.Exec(ctx, aPIKeyRevoke, arg.TenantID, arg.ID)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const apiKeyTouch = `-- name: ApiKeyTouch :exec
+const aPIKeyTouch = `-- name: APIKeyTouch :exec
 UPDATE api_keys SET last_used_at = now() WHERE tenant_id = $1 AND id = $2
 `
 
-type ApiKeyTouchParams struct {
+type APIKeyTouchParams struct {
 	TenantID uuid.UUID
 	ID       uuid.UUID
 }
 
-func (q *Queries) ApiKeyTouch(ctx context.Context, db DBTX, arg ApiKeyTouchParams) error {
-	_, err := db.Exec(ctx, apiKeyTouch, arg.TenantID, arg.ID)
+func (q *Queries) APIKeyTouch(ctx context.Context, db DBTX, arg APIKeyTouchParams) error {
+	_, err := db.Exec(ctx, aPIKeyTouch, arg.TenantID, arg.ID)
 	return err
 }

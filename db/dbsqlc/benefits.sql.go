@@ -111,6 +111,26 @@ func (q *Queries) ActualCreate(ctx context.Context, db DBTX, arg ActualCreatePar
 	return i, err
 }
 
+const actualFirstPeriod = `-- name: ActualFirstPeriod :one
+SELECT period FROM benefit_actuals
+WHERE tenant_id = $1 AND benefit_id = $2
+ORDER BY period
+LIMIT 1
+`
+
+type ActualFirstPeriodParams struct {
+	TenantID  uuid.UUID
+	BenefitID uuid.UUID
+}
+
+// The earliest period with an actual (no rows: none recorded).
+func (q *Queries) ActualFirstPeriod(ctx context.Context, db DBTX, arg ActualFirstPeriodParams) (time.Time, error) {
+	row := db.QueryRow(ctx, actualFirstPeriod, arg.TenantID, arg.BenefitID)
+	var period time.Time
+	err := row.Scan(&period)
+	return period, err
+}
+
 const actualGetForUpdate = `-- name: ActualGetForUpdate :one
 SELECT tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at FROM benefit_actuals
 WHERE tenant_id = $1 AND benefit_id = $2 AND period = $3
@@ -321,6 +341,22 @@ func (q *Queries) ActualRevisionAdd(ctx context.Context, db DBTX, arg ActualRevi
 		arg.ChangedBy,
 	)
 	return err
+}
+
+const actualRevisionCount = `-- name: ActualRevisionCount :one
+SELECT count(*) FROM benefit_actual_revisions WHERE tenant_id = $1 AND actual_id = $2
+`
+
+type ActualRevisionCountParams struct {
+	TenantID uuid.UUID
+	ActualID uuid.UUID
+}
+
+func (q *Queries) ActualRevisionCount(ctx context.Context, db DBTX, arg ActualRevisionCountParams) (int64, error) {
+	row := db.QueryRow(ctx, actualRevisionCount, arg.TenantID, arg.ActualID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
 const actualRevisionList = `-- name: ActualRevisionList :many
@@ -552,6 +588,54 @@ func (q *Queries) BenefitGetForUpdate(ctx context.Context, db DBTX, arg BenefitG
 		&i.OwnerID,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const benefitGetLocked = `-- name: BenefitGetLocked :one
+SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, i.name AS initiative_name, i.status AS initiative_status
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE b.tenant_id = $1 AND b.id = $2
+FOR UPDATE OF b FOR SHARE OF i
+`
+
+type BenefitGetLockedParams struct {
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+type BenefitGetLockedRow struct {
+	Benefit          Benefit
+	InitiativeName   string
+	InitiativeStatus string
+}
+
+// A benefit, locked for update, with its initiative's name and status, locked for share: writes
+// to one benefit and its actuals serialise, writes to different benefits of an initiative do not,
+// and archiving the initiative (FOR UPDATE) waits for them all, as they wait for it.
+func (q *Queries) BenefitGetLocked(ctx context.Context, db DBTX, arg BenefitGetLockedParams) (BenefitGetLockedRow, error) {
+	row := db.QueryRow(ctx, benefitGetLocked, arg.TenantID, arg.ID)
+	var i BenefitGetLockedRow
+	err := row.Scan(
+		&i.Benefit.TenantID,
+		&i.Benefit.ID,
+		&i.Benefit.InitiativeID,
+		&i.Benefit.Name,
+		&i.Benefit.Description,
+		&i.Benefit.Category,
+		&i.Benefit.ExpectedValue,
+		&i.Benefit.Currency,
+		&i.Benefit.Unit,
+		&i.Benefit.MeasurementFrequency,
+		&i.Benefit.ExpectedStartDate,
+		&i.Benefit.ExpectedEndDate,
+		&i.Benefit.Status,
+		&i.Benefit.OwnerID,
+		&i.Benefit.CreatedAt,
+		&i.Benefit.UpdatedAt,
+		&i.InitiativeName,
+		&i.InitiativeStatus,
 	)
 	return i, err
 }

@@ -150,7 +150,7 @@ func (q *Queries) InitiativeGetForUpdate(ctx context.Context, db DBTX, arg Initi
 }
 
 const initiativeList = `-- name: InitiativeList :many
-SELECT tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at, count(*) OVER () AS total
+SELECT initiatives.tenant_id, initiatives.id, initiatives.name, initiatives.description, initiatives.status, initiatives.industry, initiatives.segment, initiatives.owner_id, initiatives.expected_start_date, initiatives.expected_end_date, initiatives.created_at, initiatives.updated_at, count(*) OVER () AS total
 FROM initiatives
 WHERE tenant_id = $1
   AND ($2::text IS NULL AND status <> 'archived' OR status = $2::text)
@@ -183,19 +183,8 @@ type InitiativeListParams struct {
 }
 
 type InitiativeListRow struct {
-	TenantID          uuid.UUID
-	ID                uuid.UUID
-	Name              string
-	Description       string
-	Status            string
-	Industry          *string
-	Segment           *string
-	OwnerID           *string
-	ExpectedStartDate *time.Time
-	ExpectedEndDate   *time.Time
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
-	Total             int64
+	Initiative Initiative
+	Total      int64
 }
 
 // Archived initiatives are listed only when asked for by the status filter.
@@ -217,18 +206,18 @@ func (q *Queries) InitiativeList(ctx context.Context, db DBTX, arg InitiativeLis
 	for rows.Next() {
 		var i InitiativeListRow
 		if err := rows.Scan(
-			&i.TenantID,
-			&i.ID,
-			&i.Name,
-			&i.Description,
-			&i.Status,
-			&i.Industry,
-			&i.Segment,
-			&i.OwnerID,
-			&i.ExpectedStartDate,
-			&i.ExpectedEndDate,
-			&i.CreatedAt,
-			&i.UpdatedAt,
+			&i.Initiative.TenantID,
+			&i.Initiative.ID,
+			&i.Initiative.Name,
+			&i.Initiative.Description,
+			&i.Initiative.Status,
+			&i.Initiative.Industry,
+			&i.Initiative.Segment,
+			&i.Initiative.OwnerID,
+			&i.Initiative.ExpectedStartDate,
+			&i.Initiative.ExpectedEndDate,
+			&i.Initiative.CreatedAt,
+			&i.Initiative.UpdatedAt,
 			&i.Total,
 		); err != nil {
 			return nil, err

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 )
 
-type ApiKey struct {
+type APIKey struct {
 	TenantID   uuid.UUID
 	ID         uuid.UUID
 	PublicID   string
@@ -281,7 +281,7 @@ type User struct {
 type Webhook struct {
 	TenantID       uuid.UUID
 	ID             uuid.UUID
-	Url            string
+	URL            string
 	Events         []string
 	SecretSealed   []byte
 	SecretHint     string
@@ -318,7 +318,7 @@ type WebhookDeliveryAttempt struct {
 	Trigger         string
 	Outcome         string
 	StartedAt       time.Time
-	LatencyMs       float64
+	LatencyMS       float64
 	StatusCode      *int32
 	Error           *string
 	ResponseSnippet string

@@ -42,6 +42,17 @@ func (q *Queries) ServiceClientAuthenticate(ctx context.Context, db DBTX, arg Se
 	return i, err
 }
 
+const serviceClientCount = `-- name: ServiceClientCount :one
+SELECT count(*) FROM service_clients WHERE tenant_id = $1 AND revoked_at IS NULL
+`
+
+func (q *Queries) ServiceClientCount(ctx context.Context, db DBTX, tenantID uuid.UUID) (int64, error) {
+	row := db.QueryRow(ctx, serviceClientCount, tenantID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const serviceClientCountLive = `-- name: ServiceClientCountLive :one
 SELECT count(*) FROM service_clients WHERE tenant_id = $1 AND revoked_at IS NULL
 `
@@ -220,12 +231,12 @@ func (q *Queries) ServiceClientList(ctx context.Context, db DBTX, arg ServiceCli
 	return items, nil
 }
 
-const serviceClientLockTenant = `-- name: ServiceClientLockTenant :exec
+const serviceClientLockTenantCreates = `-- name: ServiceClientLockTenantCreates :exec
 SELECT pg_advisory_xact_lock(hashtextextended('service-client-create:' || ($1::uuid)::text, 0))
 `
 
-func (q *Queries) ServiceClientLockTenant(ctx context.Context, db DBTX, tenantID uuid.UUID) error {
-	_, err := db.Exec(ctx, serviceClientLockTenant, tenantID)
+func (q *Queries) ServiceClientLockTenantCreates(ctx context.Context, db DBTX, tenantID uuid.UUID) error {
+	_, err := db.Exec(ctx, serviceClientLockTenantCreates, tenantID)
 	return err
 }
 

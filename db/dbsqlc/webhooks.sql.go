@@ -38,7 +38,7 @@ RETURNING tenant_id, id, url, events, secret_sealed, secret_hint, active, disabl
 type WebhookCreateParams struct {
 	TenantID       uuid.UUID
 	ID             uuid.UUID
-	Url            string
+	URL            string
 	Events         []string
 	SecretSealed   []byte
 	SecretHint     string
@@ -51,7 +51,7 @@ func (q *Queries) WebhookCreate(ctx context.Context, db DBTX, arg WebhookCreateP
 	row := db.QueryRow(ctx, webhookCreate,
 		arg.TenantID,
 		arg.ID,
-		arg.Url,
+		arg.URL,
 		arg.Events,
 		arg.SecretSealed,
 		arg.SecretHint,
@@ -63,7 +63,7 @@ func (q *Queries) WebhookCreate(ctx context.Context, db DBTX, arg WebhookCreateP
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
-		&i.Url,
+		&i.URL,
 		&i.Events,
 		&i.SecretSealed,
 		&i.SecretHint,
@@ -120,7 +120,7 @@ func (q *Queries) WebhookDeliveryAttemptList(ctx context.Context, db DBTX, arg W
 			&i.Trigger,
 			&i.Outcome,
 			&i.StartedAt,
-			&i.LatencyMs,
+			&i.LatencyMS,
 			&i.StatusCode,
 			&i.Error,
 			&i.ResponseSnippet,
@@ -244,7 +244,7 @@ type WebhookDeliveryFanOutRow struct {
 	WebhookID     uuid.UUID
 	Status        string
 	LastAttemptAt *time.Time
-	Url           string
+	URL           string
 	SecretSealed  []byte
 	Active        bool
 }
@@ -272,7 +272,7 @@ func (q *Queries) WebhookDeliveryFanOut(ctx context.Context, db DBTX, arg Webhoo
 			&i.WebhookID,
 			&i.Status,
 			&i.LastAttemptAt,
-			&i.Url,
+			&i.URL,
 			&i.SecretSealed,
 			&i.Active,
 		); err != nil {
@@ -406,8 +406,7 @@ func (q *Queries) WebhookDeliveryGetForUpdate(ctx context.Context, db DBTX, arg 
 }
 
 const webhookDeliveryList = `-- name: WebhookDeliveryList :many
-SELECT id, webhook_id, event_id, event_type, status, attempts, last_attempt_at, next_attempt_at, last_status_code,
-       last_error, created_at, updated_at, count(*) OVER () AS total
+SELECT webhook_deliveries.tenant_id, webhook_deliveries.id, webhook_deliveries.webhook_id, webhook_deliveries.event_id, webhook_deliveries.event_type, webhook_deliveries.status, webhook_deliveries.locked_until, webhook_deliveries.retry_scheduled, webhook_deliveries.attempts, webhook_deliveries.last_attempt_at, webhook_deliveries.next_attempt_at, webhook_deliveries.last_status_code, webhook_deliveries.last_error, webhook_deliveries.payload, webhook_deliveries.created_at, webhook_deliveries.updated_at, count(*) OVER () AS total
 FROM webhook_deliveries
 WHERE tenant_id = $1 AND webhook_id = $2
   AND ($3::text IS NULL OR status = $3::text)
@@ -426,21 +425,11 @@ type WebhookDeliveryListParams struct {
 }
 
 type WebhookDeliveryListRow struct {
-	ID             uuid.UUID
-	WebhookID      uuid.UUID
-	EventID        uuid.UUID
-	EventType      string
-	Status         string
-	Attempts       int32
-	LastAttemptAt  *time.Time
-	NextAttemptAt  *time.Time
-	LastStatusCode *int32
-	LastError      *string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	Total          int64
+	WebhookDelivery WebhookDelivery
+	Total           int64
 }
 
+// payload is NULL but for webhook.test deliveries (a small envelope): the whole row is cheap.
 func (q *Queries) WebhookDeliveryList(ctx context.Context, db DBTX, arg WebhookDeliveryListParams) ([]WebhookDeliveryListRow, error) {
 	rows, err := db.Query(ctx, webhookDeliveryList,
 		arg.TenantID,
@@ -458,18 +447,22 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, db DBTX, arg WebhookD
 	for rows.Next() {
 		var i WebhookDeliveryListRow
 		if err := rows.Scan(
-			&i.ID,
-			&i.WebhookID,
-			&i.EventID,
-			&i.EventType,
-			&i.Status,
-			&i.Attempts,
-			&i.LastAttemptAt,
-			&i.NextAttemptAt,
-			&i.LastStatusCode,
-			&i.LastError,
-			&i.CreatedAt,
-			&i.UpdatedAt,
+			&i.WebhookDelivery.TenantID,
+			&i.WebhookDelivery.ID,
+			&i.WebhookDelivery.WebhookID,
+			&i.WebhookDelivery.EventID,
+			&i.WebhookDelivery.EventType,
+			&i.WebhookDelivery.Status,
+			&i.WebhookDelivery.LockedUntil,
+			&i.WebhookDelivery.RetryScheduled,
+			&i.WebhookDelivery.Attempts,
+			&i.WebhookDelivery.LastAttemptAt,
+			&i.WebhookDelivery.NextAttemptAt,
+			&i.WebhookDelivery.LastStatusCode,
+			&i.WebhookDelivery.LastError,
+			&i.WebhookDelivery.Payload,
+			&i.WebhookDelivery.CreatedAt,
+			&i.WebhookDelivery.UpdatedAt,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -501,7 +494,7 @@ type WebhookDeliveryRecordAttemptParams struct {
 	Trigger         string
 	Outcome         string
 	StartedAt       time.Time
-	LatencyMs       float64
+	LatencyMS       float64
 	StatusCode      *int32
 	Error           *string
 	ResponseSnippet string
@@ -518,7 +511,7 @@ func (q *Queries) WebhookDeliveryRecordAttempt(ctx context.Context, db DBTX, arg
 		arg.Trigger,
 		arg.Outcome,
 		arg.StartedAt,
-		arg.LatencyMs,
+		arg.LatencyMS,
 		arg.StatusCode,
 		arg.Error,
 		arg.ResponseSnippet,
@@ -615,7 +608,7 @@ func (q *Queries) WebhookGet(ctx context.Context, db DBTX, arg WebhookGetParams)
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
-		&i.Url,
+		&i.URL,
 		&i.Events,
 		&i.SecretSealed,
 		&i.SecretHint,
@@ -643,7 +636,7 @@ func (q *Queries) WebhookGetForUpdate(ctx context.Context, db DBTX, arg WebhookG
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
-		&i.Url,
+		&i.URL,
 		&i.Events,
 		&i.SecretSealed,
 		&i.SecretHint,
@@ -704,7 +697,7 @@ func (q *Queries) WebhookLastDeliveries(ctx context.Context, db DBTX, arg Webhoo
 }
 
 const webhookList = `-- name: WebhookList :many
-SELECT tenant_id, id, url, events, secret_sealed, secret_hint, active, disabled_at, disabled_reason, created_at, updated_at, count(*) OVER () AS total
+SELECT webhooks.tenant_id, webhooks.id, webhooks.url, webhooks.events, webhooks.secret_sealed, webhooks.secret_hint, webhooks.active, webhooks.disabled_at, webhooks.disabled_reason, webhooks.created_at, webhooks.updated_at, count(*) OVER () AS total
 FROM webhooks
 WHERE tenant_id = $1
   AND ($2::boolean IS NULL OR active = $2::boolean)
@@ -720,18 +713,8 @@ type WebhookListParams struct {
 }
 
 type WebhookListRow struct {
-	TenantID       uuid.UUID
-	ID             uuid.UUID
-	Url            string
-	Events         []string
-	SecretSealed   []byte
-	SecretHint     string
-	Active         bool
-	DisabledAt     *time.Time
-	DisabledReason *string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	Total          int64
+	Webhook Webhook
+	Total   int64
 }
 
 func (q *Queries) WebhookList(ctx context.Context, db DBTX, arg WebhookListParams) ([]WebhookListRow, error) {
@@ -749,17 +732,17 @@ func (q *Queries) WebhookList(ctx context.Context, db DBTX, arg WebhookListParam
 	for rows.Next() {
 		var i WebhookListRow
 		if err := rows.Scan(
-			&i.TenantID,
-			&i.ID,
-			&i.Url,
-			&i.Events,
-			&i.SecretSealed,
-			&i.SecretHint,
-			&i.Active,
-			&i.DisabledAt,
-			&i.DisabledReason,
-			&i.CreatedAt,
-			&i.UpdatedAt,
+			&i.Webhook.TenantID,
+			&i.Webhook.ID,
+			&i.Webhook.URL,
+			&i.Webhook.Events,
+			&i.Webhook.SecretSealed,
+			&i.Webhook.SecretHint,
+			&i.Webhook.Active,
+			&i.Webhook.DisabledAt,
+			&i.Webhook.DisabledReason,
+			&i.Webhook.CreatedAt,
+			&i.Webhook.UpdatedAt,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -791,7 +774,7 @@ RETURNING tenant_id, id, url, events, secret_sealed, secret_hint, active, disabl
 `
 
 type WebhookUpdateParams struct {
-	Url            string
+	URL            string
 	Events         []string
 	SecretSealed   []byte
 	SecretHint     string
@@ -804,7 +787,7 @@ type WebhookUpdateParams struct {
 
 func (q *Queries) WebhookUpdate(ctx context.Context, db DBTX, arg WebhookUpdateParams) (Webhook, error) {
 	row := db.QueryRow(ctx, webhookUpdate,
-		arg.Url,
+		arg.URL,
 		arg.Events,
 		arg.SecretSealed,
 		arg.SecretHint,
@@ -818,7 +801,7 @@ func (q *Queries) WebhookUpdate(ctx context.Context, db DBTX, arg WebhookUpdateP
 	err := row.Scan(
 		&i.TenantID,
 		&i.ID,
-		&i.Url,
+		&i.URL,
 		&i.Events,
 		&i.SecretSealed,
 		&i.SecretHint,

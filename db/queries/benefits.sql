@@ -14,6 +14,16 @@ SELECT * FROM benefits WHERE tenant_id = @tenant_id AND id = @id;
 -- name: BenefitGetForUpdate :one
 SELECT * FROM benefits WHERE tenant_id = @tenant_id AND id = @id FOR UPDATE;
 
+-- name: BenefitGetLocked :one
+-- A benefit, locked for update, with its initiative's name and status, locked for share: writes
+-- to one benefit and its actuals serialise, writes to different benefits of an initiative do not,
+-- and archiving the initiative (FOR UPDATE) waits for them all, as they wait for it.
+SELECT sqlc.embed(b), i.name AS initiative_name, i.status AS initiative_status
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE b.tenant_id = @tenant_id AND b.id = @id
+FOR UPDATE OF b FOR SHARE OF i;
+
 -- name: BenefitList :many
 SELECT sqlc.embed(benefits), count(*) OVER () AS total
 FROM benefits
@@ -94,6 +104,16 @@ RETURNING *;
 -- name: ActualRevisionAdd :exec
 INSERT INTO benefit_actual_revisions (tenant_id, actual_id, old_value, new_value, old_notes, old_evidence_url, changed_by)
 VALUES (@tenant_id, @actual_id, @old_value, @new_value, @old_notes, sqlc.narg('old_evidence_url'), @changed_by);
+
+-- name: ActualFirstPeriod :one
+-- The earliest period with an actual (no rows: none recorded).
+SELECT period FROM benefit_actuals
+WHERE tenant_id = @tenant_id AND benefit_id = @benefit_id
+ORDER BY period
+LIMIT 1;
+
+-- name: ActualRevisionCount :one
+SELECT count(*) FROM benefit_actual_revisions WHERE tenant_id = @tenant_id AND actual_id = @actual_id;
 
 -- name: ActualList :many
 SELECT sqlc.embed(benefit_actuals), count(*) OVER () AS total

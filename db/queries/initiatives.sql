@@ -19,7 +19,7 @@ SELECT pg_advisory_xact_lock(hashtextextended('initiative-create:' || (@tenant_i
 
 -- name: InitiativeList :many
 -- Archived initiatives are listed only when asked for by the status filter.
-SELECT *, count(*) OVER () AS total
+SELECT sqlc.embed(initiatives), count(*) OVER () AS total
 FROM initiatives
 WHERE tenant_id = @tenant_id
   AND (sqlc.narg('status')::text IS NULL AND status <> 'archived' OR status = sqlc.narg('status')::text)

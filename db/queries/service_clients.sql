@@ -1,4 +1,4 @@
--- name: ServiceClientLockTenant :exec
+-- name: ServiceClientLockTenantCreates :exec
 SELECT pg_advisory_xact_lock(hashtextextended('service-client-create:' || (@tenant_id::uuid)::text, 0));
 
 -- name: ServiceClientCountLive :one
@@ -15,6 +15,9 @@ FROM service_clients
 WHERE tenant_id = @tenant_id AND revoked_at IS NULL
 ORDER BY created_at DESC, id
 LIMIT @page_limit OFFSET @page_offset;
+
+-- name: ServiceClientCount :one
+SELECT count(*) FROM service_clients WHERE tenant_id = @tenant_id AND revoked_at IS NULL;
 
 -- name: ServiceClientGet :one
 SELECT * FROM service_clients WHERE tenant_id = @tenant_id AND id = @id AND revoked_at IS NULL;

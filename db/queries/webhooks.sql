@@ -18,7 +18,7 @@ SELECT * FROM webhooks WHERE tenant_id = @tenant_id AND id = @id;
 SELECT * FROM webhooks WHERE tenant_id = @tenant_id AND id = @id FOR UPDATE;
 
 -- name: WebhookList :many
-SELECT *, count(*) OVER () AS total
+SELECT sqlc.embed(webhooks), count(*) OVER () AS total
 FROM webhooks
 WHERE tenant_id = @tenant_id
   AND (sqlc.narg('active')::boolean IS NULL OR active = sqlc.narg('active')::boolean)
@@ -118,8 +118,8 @@ VALUES (@tenant_id, @webhook_id, @event_id, @event_type, @payload)
 RETURNING *;
 
 -- name: WebhookDeliveryList :many
-SELECT id, webhook_id, event_id, event_type, status, attempts, last_attempt_at, next_attempt_at, last_status_code,
-       last_error, created_at, updated_at, count(*) OVER () AS total
+-- payload is NULL but for webhook.test deliveries (a small envelope): the whole row is cheap.
+SELECT sqlc.embed(webhook_deliveries), count(*) OVER () AS total
 FROM webhook_deliveries
 WHERE tenant_id = @tenant_id AND webhook_id = @webhook_id
   AND (sqlc.narg('status')::text IS NULL OR status = sqlc.narg('status')::text)

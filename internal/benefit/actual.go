@@ -1,8 +1,12 @@
 package benefit
 
 import (
+	"errors"
+	"net/url"
+	"strings"
 	"time"
 
+	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
@@ -14,18 +18,18 @@ import (
 //   - in_future: a month after the current one (UTC); the current month is
 //     allowed, so a quarter in progress can be reported;
 //   - too_early: a period before the one holding the benefit's expected start date.
-func CheckActualPeriod(f Frequency, period string, start, now time.Time) (int, error) {
+func CheckActualPeriod(f Frequency, period string, start, now time.Time) (finance.Month, error) {
 	m, ok := parsePeriod(period)
 	if !ok {
 		return 0, validation.New("period", validation.CodeInvalidFormat, "must be a month YYYY-MM, e.g. 2026-04")
 	}
-	if m > monthOf(now) {
+	if m > finance.MonthOfTime(now) {
 		return 0, validation.New("period", validation.CodeInFuture, "%s has not begun yet", period)
 	}
-	p, first := Normalise(f, m), Normalise(f, monthOf(start))
+	p, first := Normalise(f, m), Normalise(f, finance.MonthOfTime(start))
 	if p < first {
 		return 0, validation.New("period", validation.CodeTooEarly, "%s is before the benefit's first period %s (expected_start_date %s)",
-			period, formatPeriod(first), start.Format(time.DateOnly))
+			period, first, start.Format(time.DateOnly))
 	}
 	return p, nil
 }
@@ -45,14 +49,64 @@ const (
 	SameValue
 )
 
-// ClassifyFiling tells what filing value does to a period whose current
-// actual is previous (nil when it has none).
-func ClassifyFiling(previous *float64, value float64) Filing {
+// Filed is what an actual holds for its period.
+type Filed struct {
+	Value       float64
+	Notes       string
+	EvidenceURL *string
+}
+
+// ClassifyFiling tells what filing next does to a period whose current
+// actual is previous (nil when it has none). A new value, or the same value
+// with other notes or evidence, is a correction: the revision keeps what was
+// there before.
+func ClassifyFiling(previous *Filed, next Filed) Filing {
 	switch {
 	case previous == nil:
 		return FirstValue
-	case *previous == value:
+	case previous.Value == next.Value && previous.Notes == next.Notes && equalURL(previous.EvidenceURL, next.EvidenceURL):
 		return SameValue
 	}
 	return Correction
+}
+
+func equalURL(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// MaxRevisions is how many times one period's actual may be corrected: the
+// history stays readable in every listing of the benefit's actuals.
+const MaxRevisions = 100
+
+// ErrTooManyRevisions: the API answers 409; the period's history is full.
+var ErrTooManyRevisions = errors.New("this period's actual has been corrected the maximum of 100 times")
+
+// CheckCanCorrect reports whether an actual with count revisions may be corrected once more.
+func CheckCanCorrect(count int) error {
+	if count >= MaxRevisions {
+		return ErrTooManyRevisions
+	}
+	return nil
+}
+
+// MaxEvidenceURLLen bounds evidence_url.
+const MaxEvidenceURLLen = 2048
+
+// CheckEvidenceURL reports (on field evidence_url) a link that is not an
+// absolute http or https URL with a host, or longer than MaxEvidenceURLLen.
+// The link is only stored and shown, never fetched, so any host is fine.
+func CheckEvidenceURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case len(s) > MaxEvidenceURLLen:
+		return validation.New("evidence_url", validation.CodeTooLong, "must be at most %d characters", MaxEvidenceURLLen)
+	case err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
+		return validation.New("evidence_url", validation.CodeInvalidFormat, "must be an absolute http or https URL, e.g. https://finance.example.com/close/2026-03")
+	case strings.ContainsAny(s, " \t\n\r"):
+		return validation.New("evidence_url", validation.CodeInvalidFormat, "must not contain white space")
+	}
+	return nil
 }

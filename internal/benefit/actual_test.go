@@ -1,9 +1,12 @@
 package benefit
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
@@ -16,8 +19,8 @@ func TestCheckActualPeriod(t *testing.T) {
 		f      Frequency
 		start  time.Time
 		period string
-		want   int    // the period filed under
-		code   string // "" = accepted
+		want   finance.Month // the period filed under
+		code   string        // "" = accepted
 	}{
 		{"current month", Monthly, monthlyStart, "2026-11", mi(2026, 11), ""},
 		{"next month", Monthly, monthlyStart, "2026-12", 0, validation.CodeInFuture},
@@ -37,7 +40,7 @@ func TestCheckActualPeriod(t *testing.T) {
 		got, err := CheckActualPeriod(c.f, c.period, c.start, now)
 		if c.code == "" {
 			if err != nil || got != c.want {
-				t.Errorf("%s: got %s, %v; want %s", c.name, formatPeriod(got), err, formatPeriod(c.want))
+				t.Errorf("%s: got %s, %v; want %s", c.name, got, err, c.want)
 			}
 			continue
 		}
@@ -57,21 +60,58 @@ func TestCheckActualPeriodUsesUTC(t *testing.T) {
 }
 
 func TestClassifyFiling(t *testing.T) {
+	link, other := "https://x.example/a", "https://x.example/b"
 	cases := []struct {
-		previous *float64
-		value    float64
+		previous *Filed
+		next     Filed
 		want     Filing
 	}{
-		{nil, 10, FirstValue},
-		{nil, 0, FirstValue},
-		{new(10.0), 10, SameValue},
-		{new(10.0), 10.5, Correction},
-		{new(0.0), 0, SameValue},
-		{new(-3.0), 3, Correction},
+		{nil, Filed{Value: 10}, FirstValue},
+		{nil, Filed{Value: 0}, FirstValue},
+		{&Filed{Value: 10}, Filed{Value: 10}, SameValue},
+		{&Filed{Value: 10}, Filed{Value: 10.5}, Correction},
+		{&Filed{Value: 0}, Filed{Value: 0}, SameValue},
+		{&Filed{Value: -3}, Filed{Value: 3}, Correction},
+		{&Filed{Value: 10, Notes: "close"}, Filed{Value: 10, Notes: "close", EvidenceURL: &link}, Correction},
+		{&Filed{Value: 10, Notes: "close"}, Filed{Value: 10, Notes: "restated"}, Correction},
+		{&Filed{Value: 10, EvidenceURL: &link}, Filed{Value: 10, EvidenceURL: &other}, Correction},
+		{&Filed{Value: 10, EvidenceURL: &link}, Filed{Value: 10, EvidenceURL: new("https://x.example/a")}, SameValue},
 	}
-	for _, c := range cases {
-		if got := ClassifyFiling(c.previous, c.value); got != c.want {
-			t.Errorf("ClassifyFiling(%v, %v) = %v, want %v", c.previous, c.value, got, c.want)
+	for i, c := range cases {
+		if got := ClassifyFiling(c.previous, c.next); got != c.want {
+			t.Errorf("case %d: ClassifyFiling(%+v, %+v) = %v, want %v", i, c.previous, c.next, got, c.want)
+		}
+	}
+}
+
+func TestCheckCanCorrect(t *testing.T) {
+	if CheckCanCorrect(0) != nil || CheckCanCorrect(MaxRevisions-1) != nil {
+		t.Error("below the limit a correction is allowed")
+	}
+	if !errors.Is(CheckCanCorrect(MaxRevisions), ErrTooManyRevisions) {
+		t.Error("the 101st correction must be refused")
+	}
+}
+
+func TestCheckEvidenceURL(t *testing.T) {
+	for _, ok := range []string{"https://finance.example.com/close/2026-03", "http://intranet/x?y=1#z", "HTTPS://EXAMPLE.COM"} {
+		if err := CheckEvidenceURL(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for s, code := range map[string]string{
+		"finance.example.com/x":   validation.CodeInvalidFormat,
+		"/relative/path":          validation.CodeInvalidFormat,
+		"ftp://example.com/x":     validation.CodeInvalidFormat,
+		"javascript:alert(1)":     validation.CodeInvalidFormat,
+		"https://":                validation.CodeInvalidFormat,
+		"mailto:cfo@example.com":  validation.CodeInvalidFormat,
+		"https://example.com/a b": validation.CodeInvalidFormat,
+		"":                        validation.CodeInvalidFormat,
+		"https://example.com/" + strings.Repeat("a", MaxEvidenceURLLen): validation.CodeTooLong,
+	} {
+		if codes := fieldCodes(t, CheckEvidenceURL(s)); codes["evidence_url"] != code {
+			t.Errorf("%.40q: got %v, want %s", s, codes, code)
 		}
 	}
 }

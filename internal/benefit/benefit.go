@@ -2,14 +2,18 @@
 // lead's value-model decisions): the allowed values, the limits, what makes a
 // definition or an actual acceptable, and the variance of actuals against
 // what was expected. No storage, no HTTP: handlers call these and map the
-// typed errors (validation.Errors → 422, ErrLimitReached and
-// ErrInitiativeArchived → 409, *ParamError → 400).
+// typed errors (validation.Errors → 422; ErrLimitReached,
+// ErrInitiativeArchived, ErrBasisLocked and ErrTooManyRevisions → 409;
+// *ParamError → 400).
 package benefit
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"time"
 
+	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
 )
 
@@ -123,6 +127,40 @@ func CheckCanAdd(count int) error {
 func CheckWritable(initiativeStatus initiative.Status) error {
 	if initiativeStatus == initiative.Archived {
 		return ErrInitiativeArchived
+	}
+	return nil
+}
+
+// ErrBasisLocked: the API answers 409. Once actuals are recorded, what they
+// measure (unit, currency, measurement_frequency) is fixed, and the start
+// cannot move past the first recorded period: the actuals would silently
+// change meaning or fall outside the benefit.
+var ErrBasisLocked = errors.New("the benefit has recorded actuals")
+
+// Basis is what recorded actuals are measured against.
+type Basis struct {
+	Unit      Unit
+	Currency  string
+	Frequency Frequency
+	Start     time.Time
+}
+
+// CheckRedefinition reports whether a benefit measured on stored may be
+// redefined as next, given the earliest period with an actual (nil: none).
+// The error wraps ErrBasisLocked and says what cannot change.
+func CheckRedefinition(stored, next Basis, firstActual *finance.Month) error {
+	if firstActual == nil {
+		return nil
+	}
+	switch {
+	case stored.Unit != next.Unit:
+		return fmt.Errorf("%w: its unit cannot change; create a new benefit for a new basis", ErrBasisLocked)
+	case stored.Currency != next.Currency:
+		return fmt.Errorf("%w: its currency cannot change; create a new benefit for a new basis", ErrBasisLocked)
+	case stored.Frequency != next.Frequency:
+		return fmt.Errorf("%w: its measurement_frequency cannot change; create a new benefit for a new basis", ErrBasisLocked)
+	case Normalise(next.Frequency, finance.MonthOfTime(next.Start)) > *firstActual:
+		return fmt.Errorf("%w from %s: expected_start_date cannot move past that period", ErrBasisLocked, *firstActual)
 	}
 	return nil
 }

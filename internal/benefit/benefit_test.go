@@ -3,13 +3,16 @@ package benefit
 import (
 	"errors"
 	"testing"
+	"time"
+
+	"github.com/valuecase/valuecase/internal/finance"
 
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
-// mi is a month index as the value model defines it: year*12 + (month-1).
-func mi(year, month int) int { return year*12 + month - 1 }
+// mi is the month of a year and month number.
+func mi(year, month int) finance.Month { return finance.MonthOf(year, time.Month(month)) }
 
 // fieldCodes flattens validation errors to field → code for comparison.
 func fieldCodes(t *testing.T, err error) map[string]string {
@@ -83,6 +86,34 @@ func TestCheckWritable(t *testing.T) {
 		err := CheckWritable(s)
 		if (s == initiative.Archived) != errors.Is(err, ErrInitiativeArchived) {
 			t.Errorf("CheckWritable(%s) = %v", s, err)
+		}
+	}
+}
+
+func TestCheckRedefinition(t *testing.T) {
+	stored := Basis{Unit: UnitCurrency, Currency: "EUR", Frequency: Monthly, Start: date(2026, 3, 15)}
+	first := mi(2026, 4)
+	cases := []struct {
+		name   string
+		change func(*Basis)
+		first  *finance.Month
+		locked bool
+	}{
+		{"no actuals: anything goes", func(b *Basis) { b.Unit, b.Currency, b.Frequency = UnitHours, "", Quarterly }, nil, false},
+		{"unchanged", func(*Basis) {}, &first, false},
+		{"start earlier", func(b *Basis) { b.Start = date(2025, 1, 1) }, &first, false},
+		{"start later, up to the first actual's month", func(b *Basis) { b.Start = date(2026, 4, 30) }, &first, false},
+		{"start past the first actual", func(b *Basis) { b.Start = date(2026, 5, 1) }, &first, true},
+		{"unit", func(b *Basis) { b.Unit, b.Currency = UnitHours, "" }, &first, true},
+		{"currency", func(b *Basis) { b.Currency = "USD" }, &first, true},
+		{"frequency", func(b *Basis) { b.Frequency = Quarterly }, &first, true},
+	}
+	for _, c := range cases {
+		next := stored
+		c.change(&next)
+		err := CheckRedefinition(stored, next, c.first)
+		if errors.Is(err, ErrBasisLocked) != c.locked || (!c.locked && err != nil) {
+			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 }

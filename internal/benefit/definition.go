@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/validation"
 )
@@ -34,7 +35,7 @@ type PlanEntry struct {
 
 // PlannedPeriod is a checked plan entry.
 type PlannedPeriod struct {
-	Period   int // month index, on the benefit's frequency grid
+	Period   finance.Month // on the benefit's frequency grid
 	Expected float64
 }
 
@@ -64,11 +65,20 @@ func CheckDefinition(d Definition) ([]PlannedPeriod, error) {
 	errs.Append(CheckValue("expected_value", d.ExpectedValue))
 
 	datesOK := true
-	if d.Start.IsZero() {
+	inRange := func(t time.Time) bool { return finance.InputPeriods.Contains(finance.MonthOfTime(t)) }
+	switch {
+	case d.Start.IsZero():
 		errs.Add("expected_start_date", validation.CodeRequired, "is required")
 		datesOK = false
+	case !inRange(d.Start):
+		errs.Add("expected_start_date", validation.CodeOutOfRange, "must be from 2000-01-01 to 2099-12-31")
+		datesOK = false
 	}
-	if d.End != nil && !d.Start.IsZero() && d.End.Before(d.Start) {
+	if d.End != nil && !inRange(*d.End) {
+		errs.Add("expected_end_date", validation.CodeOutOfRange, "must be from 2000-01-01 to 2099-12-31")
+		datesOK = false
+	}
+	if datesOK && d.End != nil && d.End.Before(d.Start) {
 		errs.Add("expected_end_date", validation.CodeInvalidRange, "must not be before expected_start_date")
 		datesOK = false
 	}
@@ -88,14 +98,14 @@ func checkPlan(d Definition, checkPlacement bool, errs *validation.Errors) []Pla
 		errs.Add("plan", validation.CodeTooMany, "must have at most %d entries (got %d)", MaxPlanEntries, len(d.Plan))
 		return nil
 	}
-	first, last := 0, math.MaxInt
+	first, last := finance.Month(math.MinInt), finance.Month(math.MaxInt)
 	if checkPlacement {
-		first = Normalise(d.Frequency, monthOf(d.Start))
+		first = Normalise(d.Frequency, finance.MonthOfTime(d.Start))
 		if d.End != nil {
-			last = Normalise(d.Frequency, monthOf(*d.End))
+			last = Normalise(d.Frequency, finance.MonthOfTime(*d.End))
 		}
 	}
-	seen := map[int]int{} // period → index of the entry that has it
+	seen := map[finance.Month]int{} // period → index of the entry that has it
 	plan := make([]PlannedPeriod, 0, len(d.Plan))
 	for i, e := range d.Plan {
 		field := fmt.Sprintf("plan[%d]", i)
@@ -107,7 +117,7 @@ func checkPlan(d Definition, checkPlacement bool, errs *validation.Errors) []Pla
 			continue
 		case !checkPlacement:
 		case !OnGrid(d.Frequency, p):
-			errs.Add(field+".period", validation.CodeOffGrid, "%s is not a quarter: quarterly plans use the quarter's first month (%s)", e.Period, formatPeriod(Normalise(d.Frequency, p)))
+			errs.Add(field+".period", validation.CodeOffGrid, "%s is not a quarter: quarterly plans use the quarter's first month (%s)", e.Period, Normalise(d.Frequency, p))
 			continue
 		case p < first || p > last:
 			errs.Add(field+".period", validation.CodeOutOfRange, "%s is outside the benefit's expected start and end dates", e.Period)
@@ -143,6 +153,3 @@ func codeFor[T ~string](v T) string {
 
 // oneOf writes allowed values the way the API's enum messages do: a, b, c.
 func oneOf[T ~string](values []T) string { return strings.Join(validation.Names(values), ", ") }
-
-// formatPeriod writes a month index as YYYY-MM, for messages.
-func formatPeriod(m int) string { return fmt.Sprintf("%04d-%02d", m/12, m%12+1) }

@@ -45,6 +45,9 @@ func TestCheckDefinition(t *testing.T) {
 		{"no start date", func(d *Definition) { d.Start = time.Time{} }, map[string]string{"expected_start_date": validation.CodeRequired}},
 		{"end before start", func(d *Definition) { d.End = new(date(2026, 3, 14)) }, map[string]string{"expected_end_date": validation.CodeInvalidRange}},
 		{"end on the start day", func(d *Definition) { d.End = new(date(2026, 3, 15)) }, nil},
+		{"start in year 26 (a typing error)", func(d *Definition) { d.Start = date(26, 3, 15) }, map[string]string{"expected_start_date": validation.CodeOutOfRange}},
+		{"end after 2099", func(d *Definition) { d.End = new(date(2100, 1, 1)) }, map[string]string{"expected_end_date": validation.CodeOutOfRange}},
+		{"first and last days allowed", func(d *Definition) { d.Start, d.End = date(2000, 1, 1), new(date(2099, 12, 31)) }, nil},
 		{"several faults reported together", func(d *Definition) { d.Category, d.Currency, d.ExpectedValue = "x", "", math.NaN() },
 			map[string]string{"category": validation.CodeInvalidValue, "currency": validation.CodeRequired, "expected_value": validation.CodeOutOfRange}},
 	}
@@ -99,7 +102,7 @@ func TestCheckPlan(t *testing.T) {
 func TestPlanLimit(t *testing.T) {
 	d := valid()
 	for i := range MaxPlanEntries + 1 {
-		d.Plan = append(d.Plan, PlanEntry{formatPeriod(mi(2026, 3) + i), 1})
+		d.Plan = append(d.Plan, PlanEntry{mi(2026, 3).Add(i).String(), 1})
 	}
 	if got := fieldCodes(t, errOf(CheckDefinition(d))); got["plan"] != validation.CodeTooMany {
 		t.Errorf("121 entries: got %v", got)

@@ -2,6 +2,8 @@ package benefit
 
 import (
 	"math"
+
+	"github.com/valuecase/valuecase/internal/finance"
 )
 
 // Trend is the direction of a benefit's variance over its recent periods.
@@ -24,15 +26,26 @@ const TrendThreshold = 0.05
 // Expected is what one period of the report expects (from the benefit's plan
 // or its even spread; computed by the caller, see internal/finance).
 type Expected struct {
-	Period int // month index on the benefit's grid
+	Period finance.Month // on the benefit's grid
 	Value  float64
+}
+
+// ExpectedOver is what each of periods expects of b, by the value model's one
+// definition (finance.Benefit.ExpectedFor: the plan, else the even spread;
+// 0 outside the benefit's dates).
+func ExpectedOver(b finance.Benefit, periods []finance.Month) []Expected {
+	out := make([]Expected, len(periods))
+	for i, p := range periods {
+		out[i] = Expected{Period: p, Value: b.ExpectedFor(p)}
+	}
+	return out
 }
 
 // PeriodVariance is one line of the report. Actual, Variance and
 // VariancePercent are nil for a period with no actual; VariancePercent is
 // also nil when the period expects 0.
 type PeriodVariance struct {
-	Period          int
+	Period          finance.Month
 	Expected        float64
 	Actual          *float64
 	Variance        *float64
@@ -47,15 +60,15 @@ type Variance struct {
 	VariancePercent *float64 // Variance / ExpectedYTD × 100; nil when ExpectedYTD is 0
 	Trend           Trend
 	Periods         []PeriodVariance
-	MissingPeriods  []int // periods of the range without an actual
+	MissingPeriods  []finance.Month // periods of the range without an actual
 }
 
 // ComputeVariance compares the actuals (by period) with what each period of
 // the range expects. expected lists every period of the range, oldest first;
 // actuals of periods outside it are ignored. Numbers are not rounded: the
 // API rounds at the JSON edge.
-func ComputeVariance(expected []Expected, actuals map[int]float64) Variance {
-	v := Variance{Periods: make([]PeriodVariance, 0, len(expected)), MissingPeriods: []int{}}
+func ComputeVariance(expected []Expected, actuals map[finance.Month]float64) Variance {
+	v := Variance{Periods: make([]PeriodVariance, 0, len(expected)), MissingPeriods: []finance.Month{}}
 	for _, e := range expected {
 		line := PeriodVariance{Period: e.Period, Expected: e.Value}
 		v.ExpectedYTD += e.Value

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/valuecase/valuecase/internal/finance"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -39,7 +41,7 @@ func monthlyExpected(year, fromMonth, toMonth int, each float64) []Expected {
 //	periods: Jan −10 (−10 %), Feb +10 (+10 %), Mar null, Apr +30 (+30 %)
 //	trend: last three with an actual are Jan, Feb, Apr; Δ = (30 − (−10)) / 100 = 0.4 → improving
 func TestVarianceMonthlyWithMissingPeriod(t *testing.T) {
-	v := ComputeVariance(monthlyExpected(2026, 1, 4, 100), map[int]float64{
+	v := ComputeVariance(monthlyExpected(2026, 1, 4, 100), map[finance.Month]float64{
 		mi(2026, 1): 90, mi(2026, 2): 110, mi(2026, 4): 130,
 		mi(2025, 12): 5000, mi(2026, 5): 5000, // outside the range: ignored
 	})
@@ -60,10 +62,10 @@ func TestVarianceMonthlyWithMissingPeriod(t *testing.T) {
 	for i, w := range want {
 		p := v.Periods[i]
 		if p.Period != mi(2026, i+1) || !near(p.Expected, 100) || !nearPtr(p.Actual, w.actual) || !nearPtr(p.Variance, w.variance) || !nearPtr(p.VariancePercent, w.percent) {
-			t.Errorf("period %d: %s expected %v actual %s variance %s percent %s", i, formatPeriod(p.Period), p.Expected, show(p.Actual), show(p.Variance), show(p.VariancePercent))
+			t.Errorf("period %d: %s expected %v actual %s variance %s percent %s", i, p.Period, p.Expected, show(p.Actual), show(p.Variance), show(p.VariancePercent))
 		}
 	}
-	if !slices.Equal(v.MissingPeriods, []int{mi(2026, 3)}) {
+	if !slices.Equal(v.MissingPeriods, []finance.Month{mi(2026, 3)}) {
 		t.Errorf("missing periods %v, want [2026-03]", v.MissingPeriods)
 	}
 	if v.Trend != Improving {
@@ -76,7 +78,7 @@ func TestVarianceMonthlyWithMissingPeriod(t *testing.T) {
 // variance_percent −40 / 500 × 100 = −8; two actuals → insufficient_data.
 func TestVarianceQuarterly(t *testing.T) {
 	expected := []Expected{{mi(2026, 1), 1000.0 / 4}, {mi(2026, 4), 1000.0 / 4}}
-	v := ComputeVariance(expected, map[int]float64{mi(2026, 1): 200, mi(2026, 4): 260})
+	v := ComputeVariance(expected, map[finance.Month]float64{mi(2026, 1): 200, mi(2026, 4): 260})
 	if !near(v.ExpectedYTD, 500) || !near(v.ActualYTD, 460) || !near(v.Variance, -40) || !nearPtr(v.VariancePercent, new(-8.0)) {
 		t.Errorf("got %+v", v)
 	}
@@ -90,24 +92,24 @@ func TestVarianceQuarterly(t *testing.T) {
 
 func TestVarianceExpectedZero(t *testing.T) {
 	// Nothing expected (e.g. a plan that starts later): percentages are null, never a division error.
-	v := ComputeVariance(monthlyExpected(2026, 1, 3, 0), map[int]float64{mi(2026, 1): 5, mi(2026, 2): 0, mi(2026, 3): 7})
+	v := ComputeVariance(monthlyExpected(2026, 1, 3, 0), map[finance.Month]float64{mi(2026, 1): 5, mi(2026, 2): 0, mi(2026, 3): 7})
 	if v.VariancePercent != nil || !near(v.Variance, 12) {
 		t.Errorf("variance %v percent %s, want 12 and null", v.Variance, show(v.VariancePercent))
 	}
 	for _, p := range v.Periods {
 		if p.VariancePercent != nil {
-			t.Errorf("%s: percent %s, want null", formatPeriod(p.Period), show(p.VariancePercent))
+			t.Errorf("%s: percent %s, want null", p.Period, show(p.VariancePercent))
 		}
 	}
 	// Expected sums to 0 although periods do not: the total percentage is still null.
-	v = ComputeVariance([]Expected{{mi(2026, 1), 100}, {mi(2026, 2), -100}}, map[int]float64{mi(2026, 1): 50})
+	v = ComputeVariance([]Expected{{mi(2026, 1), 100}, {mi(2026, 2), -100}}, map[finance.Month]float64{mi(2026, 1): 50})
 	if v.VariancePercent != nil || v.Periods[0].VariancePercent == nil || !near(*v.Periods[0].VariancePercent, -50) {
 		t.Errorf("total percent %s, Jan percent %s", show(v.VariancePercent), show(v.Periods[0].VariancePercent))
 	}
 }
 
 func TestVarianceEmptyRange(t *testing.T) {
-	v := ComputeVariance(nil, map[int]float64{mi(2026, 1): 5})
+	v := ComputeVariance(nil, map[finance.Month]float64{mi(2026, 1): 5})
 	if v.ExpectedYTD != 0 || v.ActualYTD != 0 || v.Variance != 0 || v.VariancePercent != nil || v.Trend != InsufficientData {
 		t.Errorf("got %+v", v)
 	}
@@ -120,7 +122,7 @@ func TestVarianceEmptyRange(t *testing.T) {
 // each, with actuals that give the listed variances (oldest first).
 func TestTrend(t *testing.T) {
 	three := func(expected float64, oldest, mid, newest float64) Variance {
-		return ComputeVariance(monthlyExpected(2026, 1, 3, expected), map[int]float64{
+		return ComputeVariance(monthlyExpected(2026, 1, 3, expected), map[finance.Month]float64{
 			mi(2026, 1): expected + oldest, mi(2026, 2): expected + mid, mi(2026, 3): expected + newest,
 		})
 	}
@@ -152,22 +154,40 @@ func TestTrend(t *testing.T) {
 func TestTrendUsesTheLastThreePeriodsWithAnActual(t *testing.T) {
 	// Jan..Jun expect 100. Jan is far off (+500) but is not among the last three actuals
 	// (Mar, Apr, Jun; Feb and May have none): Δ = (variance Jun − variance Mar) / 100 = (−10 − 0) / 100 = −0.1.
-	v := ComputeVariance(monthlyExpected(2026, 1, 6, 100), map[int]float64{
+	v := ComputeVariance(monthlyExpected(2026, 1, 6, 100), map[finance.Month]float64{
 		mi(2026, 1): 600, mi(2026, 3): 100, mi(2026, 4): 100, mi(2026, 6): 90,
 	})
 	if v.Trend != Declining {
 		t.Errorf("trend %s, want declining", v.Trend)
 	}
 	// Mean |expected| is over the three periods compared: 50, 100, 150 → 100; Δ = 5 / 100 → improving.
-	v = ComputeVariance([]Expected{{mi(2026, 1), 50}, {mi(2026, 2), 100}, {mi(2026, 3), 150}}, map[int]float64{
+	v = ComputeVariance([]Expected{{mi(2026, 1), 50}, {mi(2026, 2), 100}, {mi(2026, 3), 150}}, map[finance.Month]float64{
 		mi(2026, 1): 50, mi(2026, 2): 100, mi(2026, 3): 155,
 	})
 	if v.Trend != Improving {
 		t.Errorf("trend %s, want improving", v.Trend)
 	}
 	// Two actuals in six periods: insufficient.
-	v = ComputeVariance(monthlyExpected(2026, 1, 6, 100), map[int]float64{mi(2026, 2): 1, mi(2026, 5): 1})
+	v = ComputeVariance(monthlyExpected(2026, 1, 6, 100), map[finance.Month]float64{mi(2026, 2): 1, mi(2026, 5): 1})
 	if v.Trend != InsufficientData {
 		t.Errorf("trend %s, want insufficient_data", v.Trend)
+	}
+}
+
+// ExpectedOver uses finance.Benefit.ExpectedFor: 1,200 a year monthly from
+// 2026-03 through 2026-05 expects 100 in March..May and 0 around them; a plan
+// replaces the spread (unlisted periods 0).
+func TestExpectedOver(t *testing.T) {
+	b := finance.Benefit{ExpectedValue: 1200, Frequency: finance.MeasuredMonthly, Start: mi(2026, 3), End: new(mi(2026, 5))}
+	got := ExpectedOver(b, months(2026, 2, 3, 4, 5, 6))
+	want := []Expected{{mi(2026, 2), 0}, {mi(2026, 3), 100}, {mi(2026, 4), 100}, {mi(2026, 5), 100}, {mi(2026, 6), 0}}
+	if !slices.Equal(got, want) {
+		t.Errorf("spread: %v, want %v", got, want)
+	}
+	b.Plan = []finance.PlanEntry{{Period: mi(2026, 4), Expected: 250}}
+	got = ExpectedOver(b, months(2026, 3, 4, 5))
+	want = []Expected{{mi(2026, 3), 0}, {mi(2026, 4), 250}, {mi(2026, 5), 0}}
+	if !slices.Equal(got, want) {
+		t.Errorf("plan: %v, want %v", got, want)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/valuecase/valuecase/internal/finance"
 )
 
 // HistoryMonths is how far back analytics reach (spec section 8: 5 years).
@@ -28,11 +30,11 @@ type VarianceQuery struct {
 // Window is the range a variance report covers.
 type Window struct {
 	FiscalYear int
-	// FirstMonth and LastMonth bound the fiscal year (month indices).
-	FirstMonth, LastMonth int
+	// FirstMonth and LastMonth bound the fiscal year.
+	FirstMonth, LastMonth finance.Month
 	// Periods are the benefit's periods in the range, oldest first; empty
 	// when no `through` was given and the year has no actual yet.
-	Periods []int
+	Periods []finance.Month
 }
 
 // VarianceWindow works out the periods of a variance report. Fiscal year Y
@@ -42,32 +44,29 @@ type Window struct {
 // last period of the year that has an actual. A quarterly period belongs to
 // the fiscal year that holds its first month, the month it is stored under.
 // actualPeriods are the benefit's actual periods (any order, any year).
-func VarianceWindow(f Frequency, q VarianceQuery, actualPeriods []int, now time.Time) (Window, error) {
+func VarianceWindow(f Frequency, q VarianceQuery, actualPeriods []finance.Month, now time.Time) (Window, error) {
 	if q.FYStartMonth < 1 || q.FYStartMonth > 12 {
 		return Window{}, fmt.Errorf("fiscal year start month %d is not 1..12", q.FYStartMonth) // a bad setting, not a bad request
 	}
-	nowMonth := monthOf(now)
+	nowMonth := finance.MonthOfTime(now)
 	year := q.FiscalYear
 	if year == 0 {
-		year = nowMonth / 12
-		if nowMonth%12+1 < q.FYStartMonth {
-			year--
-		}
+		year = finance.FiscalYear(nowMonth, q.FYStartMonth)
 	}
 	if year < 1 || year > 9999 {
 		return Window{}, &ParamError{"year", "must be a fiscal year between 1 and 9999"}
 	}
-	w := Window{FiscalYear: year, FirstMonth: year*12 + q.FYStartMonth - 1}
-	w.LastMonth = w.FirstMonth + 11
-	if w.FirstMonth < nowMonth-HistoryMonths {
+	w := Window{FiscalYear: year}
+	w.FirstMonth, w.LastMonth = finance.FiscalYearRange(year, q.FYStartMonth)
+	if w.FirstMonth < nowMonth.Add(-HistoryMonths) {
 		return Window{}, &ParamError{"year", fmt.Sprintf("fiscal year %d began more than %d months ago, beyond the 5-year analytics history", year, HistoryMonths)}
 	}
 
 	from := Normalise(f, w.FirstMonth)
 	if from < w.FirstMonth { // the quarter holding the year's first month began in the previous year
-		from += 3
+		from = from.Add(3)
 	}
-	var to int
+	var to finance.Month
 	switch {
 	case q.Through != "":
 		through, ok := parsePeriod(q.Through)
@@ -75,17 +74,25 @@ func VarianceWindow(f Frequency, q VarianceQuery, actualPeriods []int, now time.
 			return Window{}, &ParamError{"through", "must be a month YYYY-MM"}
 		}
 		if through < w.FirstMonth || through > w.LastMonth {
-			return Window{}, &ParamError{"through", fmt.Sprintf("must lie in fiscal year %d (%s to %s)", year, formatPeriod(w.FirstMonth), formatPeriod(w.LastMonth))}
+			return Window{}, &ParamError{"through", fmt.Sprintf("must lie in fiscal year %d (%s to %s)", year, w.FirstMonth, w.LastMonth)}
 		}
 		to = Normalise(f, through)
 	default:
-		inYear := slices.DeleteFunc(slices.Clone(actualPeriods), func(p int) bool { return p < from || p > w.LastMonth })
+		inYear := slices.DeleteFunc(slices.Clone(actualPeriods), func(p finance.Month) bool { return p < from || p > w.LastMonth })
 		if len(inYear) == 0 {
-			w.Periods = []int{}
+			w.Periods = []finance.Month{}
 			return w, nil
 		}
 		to = slices.Max(inYear)
 	}
 	w.Periods = Periods(f, from, to)
 	return w, nil
+}
+
+// From drops the periods before first, the benefit's first period: nothing
+// is measured before a benefit starts (no actual can be filed there), so
+// those periods are not reported as missing.
+func (w Window) From(first finance.Month) Window {
+	w.Periods = slices.DeleteFunc(slices.Clone(w.Periods), func(p finance.Month) bool { return p < first })
+	return w
 }

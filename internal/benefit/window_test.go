@@ -5,10 +5,12 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/valuecase/valuecase/internal/finance"
 )
 
-func months(year int, ms ...int) []int {
-	out := []int{}
+func months(year int, ms ...int) []finance.Month {
+	out := []finance.Month{}
 	for _, m := range ms {
 		out = append(out, mi(year, m))
 	}
@@ -22,9 +24,9 @@ func TestVarianceWindow(t *testing.T) {
 		name    string
 		f       Frequency
 		q       VarianceQuery
-		actuals []int
+		actuals []finance.Month
 		year    int
-		periods []int
+		periods []finance.Month
 		param   string // "" = accepted; else the parameter refused (400)
 	}{
 		{"default year, through the last actual", Monthly, VarianceQuery{FYStartMonth: 1}, actuals2026,
@@ -34,8 +36,8 @@ func TestVarianceWindow(t *testing.T) {
 		{"through beyond the last actual", Monthly, VarianceQuery{FiscalYear: 2026, FYStartMonth: 1, Through: "2026-11"}, actuals2026,
 			2026, months(2026, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), ""},
 		{"no actual in the year: empty", Monthly, VarianceQuery{FiscalYear: 2024, FYStartMonth: 1}, actuals2026,
-			2024, []int{}, ""},
-		{"no actual at all: empty", Monthly, VarianceQuery{FYStartMonth: 1}, nil, 2026, []int{}, ""},
+			2024, []finance.Month{}, ""},
+		{"no actual at all: empty", Monthly, VarianceQuery{FYStartMonth: 1}, nil, 2026, []finance.Month{}, ""},
 		{"through before the year (inverted)", Monthly, VarianceQuery{FiscalYear: 2026, FYStartMonth: 1, Through: "2025-12"}, nil, 0, nil, "through"},
 		{"through after the year", Monthly, VarianceQuery{FiscalYear: 2025, FYStartMonth: 1, Through: "2026-01"}, nil, 0, nil, "through"},
 		{"malformed through", Monthly, VarianceQuery{FYStartMonth: 1, Through: "2026-13"}, nil, 0, nil, "through"},
@@ -89,8 +91,8 @@ func TestBadFiscalYearSettingIsNotABadRequest(t *testing.T) {
 // Range Q1..Q3; expected_ytd 750; actual_ytd 240 + 0 + 270 = 510;
 // variance −240; percent −240 / 750 × 100 = −32; Q2 missing.
 func TestWindowThenVariance(t *testing.T) {
-	actuals := map[int]float64{mi(2026, 1): 240, mi(2026, 7): 270}
-	w, err := VarianceWindow(Quarterly, VarianceQuery{FYStartMonth: 1}, []int{mi(2026, 1), mi(2026, 7)}, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	actuals := map[finance.Month]float64{mi(2026, 1): 240, mi(2026, 7): 270}
+	w, err := VarianceWindow(Quarterly, VarianceQuery{FYStartMonth: 1}, []finance.Month{mi(2026, 1), mi(2026, 7)}, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,5 +104,18 @@ func TestWindowThenVariance(t *testing.T) {
 	if !near(v.ExpectedYTD, 750) || !near(v.ActualYTD, 510) || !near(v.Variance, -240) || !nearPtr(v.VariancePercent, new(-32.0)) ||
 		!slices.Equal(v.MissingPeriods, months(2026, 4)) {
 		t.Errorf("got %+v", v)
+	}
+}
+
+func TestWindowFromTheBenefitsStart(t *testing.T) {
+	w := Window{Periods: months(2026, 1, 2, 3, 4)}
+	if got := w.From(mi(2026, 3)).Periods; !slices.Equal(got, months(2026, 3, 4)) {
+		t.Errorf("got %v", got)
+	}
+	if got := w.From(mi(2027, 1)).Periods; got == nil || len(got) != 0 {
+		t.Errorf("all before the start: got %#v, want []", got)
+	}
+	if len(w.Periods) != 4 {
+		t.Error("From must not change the window it is called on")
 	}
 }

@@ -3,8 +3,6 @@ package outbox_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/testenv"
 )
 
 // recorder is a handler that counts what it saw and can be told to fail.
@@ -47,7 +46,7 @@ func (r *recorder) counts() map[uuid.UUID]int {
 	return out
 }
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = testenv.QuietLogger()
 
 func writeEvents(t *testing.T, pool db.Beginner, tenant uuid.UUID, n int) []uuid.UUID {
 	t.Helper()

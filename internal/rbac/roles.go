@@ -160,3 +160,33 @@ func (s Set) Sorted() []string {
 	slices.Sort(rest)
 	return append(out, rest...)
 }
+
+// GrantError refuses to hand out permissions the granter does not hold.
+type GrantError struct {
+	Missing []Permission
+}
+
+func (e *GrantError) Error() string {
+	names := make([]string, len(e.Missing))
+	for i, m := range e.Missing {
+		names[i] = string(m)
+	}
+	return "would grant " + strings.Join(names, ", ") + ", which you do not hold"
+}
+
+// CheckGrant refuses a grant (a role, client, key or assignment) holding a
+// permission the granter lacks: no one creates anything more powerful than
+// they are. The missing permissions are listed in order.
+func CheckGrant(held, granted Set) error {
+	var want []Permission
+	for perm, ok := range granted {
+		if ok {
+			want = append(want, perm)
+		}
+	}
+	slices.Sort(want)
+	if missing := held.Missing(want); len(missing) > 0 {
+		return &GrantError{Missing: missing}
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package rbac
 
 import (
+	"errors"
 	"slices"
 	"testing"
 )
@@ -68,5 +69,17 @@ func TestSet(t *testing.T) {
 	}
 	if !IsAPIKeyScope(WebhooksManage) || IsAPIKeyScope(AdminConfig) {
 		t.Fatal("API key scopes")
+	}
+}
+
+func TestCheckGrant(t *testing.T) {
+	held := Set{InitiativesRead: true, InitiativesWrite: true}
+	if err := CheckGrant(held, Set{InitiativesRead: true}); err != nil {
+		t.Errorf("a subset: %v", err)
+	}
+	err := CheckGrant(held, Set{InitiativesRead: true, AdminUsers: true, AdminConfig: true, InitiativesWrite: false})
+	ge, ok := errors.AsType[*GrantError](err)
+	if !ok || !slices.Equal(ge.Missing, []Permission{AdminConfig, AdminUsers}) || err.Error() != "would grant admin:config, admin:users, which you do not hold" {
+		t.Errorf("beyond the holder: %v", err)
 	}
 }

@@ -97,9 +97,6 @@ func (e *RefusedAddressError) Error() string {
 	return fmt.Sprintf("destination address %s is refused (%s address)", e.Addr, e.Reason)
 }
 
-// IsAllowed reports whether ip may be dialled when private networks are not allowed.
-func IsAllowed(ip netip.Addr) bool { return disallowedReason(ip) == "" }
-
 type blockedRange struct {
 	prefix netip.Prefix
 	reason string

@@ -57,14 +57,14 @@ func TestCrashSafetyKilledProcesses(t *testing.T) {
 	release := make(chan struct{})
 	a := newReceiver(t, 200)
 	var hangOnce sync.Once
-	a.handler = func(w http.ResponseWriter, r *http.Request) bool {
+	a.SetHandler(func(w http.ResponseWriter, r *http.Request) bool {
 		hung := false
 		hangOnce.Do(func() { hung = true })
 		if hung {
 			<-release // the worker is killed while this request is in flight
 		}
 		return false
-	}
+	})
 	b := newReceiver(t, 200)
 	hookA := f.webhook(a.URL, true, outbox.InitiativeCreated)
 	hookB := f.webhook(b.URL, true, outbox.InitiativeCreated)
@@ -83,8 +83,8 @@ func TestCrashSafetyKilledProcesses(t *testing.T) {
 
 	// 2. Worker 1 takes it and dies mid-delivery.
 	w1 := startProcess(t, bin, append(env, "WORKER_HTTP_ADDR="+freeAddr(t)), "worker")
-	waitFor(t, "B to get event 1", 60*time.Second, func() bool { return f.status(hookB, ev1.ID) == dispatch.StatusDelivered })
-	waitFor(t, "A to receive event 1", 10*time.Second, func() bool { return len(a.requests()) == 1 })
+	testenv.Eventually(t, 60*time.Second, "B to get event 1", func() bool { return f.status(hookB, ev1.ID) == dispatch.StatusDelivered })
+	testenv.Eventually(t, 10*time.Second, "A to receive event 1", func() bool { return len(a.Requests()) == 1 })
 	kill(t, w1)
 	close(release)
 
@@ -93,7 +93,7 @@ func TestCrashSafetyKilledProcesses(t *testing.T) {
 	apiEnv := append(env, "HTTP_ADDR="+apiAddr)
 	api := startProcess(t, bin, apiEnv, "api")
 	token := strings.TrimSpace(runOutput(t, bin, apiEnv, "token", "--tenant", f.tenant.String()))
-	waitFor(t, "the API", 30*time.Second, func() bool {
+	testenv.Eventually(t, 30*time.Second, "the API", func() bool {
 		res, err := http.Get("http://" + apiAddr + "/health")
 		if err == nil {
 			res.Body.Close()
@@ -148,17 +148,17 @@ func TestCrashSafetyKilledProcesses(t *testing.T) {
 	}
 	for _, ev := range events {
 		for name, h := range map[string]uuid.UUID{"A": hookA, "B": hookB} {
-			waitFor(t, fmt.Sprintf("%s to get %s", name, ev.ID), 60*time.Second, func() bool {
+			testenv.Eventually(t, 60*time.Second, fmt.Sprintf("%s to get %s", name, ev.ID), func() bool {
 				return f.status(h, ev.ID) == dispatch.StatusDelivered
 			})
 		}
-		waitFor(t, "the event to be published", 30*time.Second, func() bool { return published(f, ev.ID) })
+		testenv.Eventually(t, 30*time.Second, "the event to be published", func() bool { return published(f, ev.ID) })
 	}
 
 	// What the receivers saw.
-	for name, rc := range map[string]*receiver{"A": a, "B": b} {
-		got := rc.requests()
-		if rc.signatureErrors() != 0 {
+	for name, rc := range map[string]*testenv.Receiver{"A": a, "B": b} {
+		got := rc.Requests()
+		if rc.SignatureErrors() != 0 {
 			t.Errorf("%s: bad signatures", name)
 		}
 		byID := map[string][][]byte{}
@@ -177,10 +177,10 @@ func TestCrashSafetyKilledProcesses(t *testing.T) {
 		}
 		t.Logf("receiver %s: %d requests, %d distinct event ids", name, len(got), len(byID))
 	}
-	if n := len(b.requests()); n != 2 {
+	if n := len(b.Requests()); n != 2 {
 		t.Errorf("B, which answered before the kill, got %d requests; want exactly 2", n)
 	}
-	if n := len(a.requests()); n != 3 {
+	if n := len(a.Requests()); n != 3 {
 		t.Errorf("A got %d requests; want 3 (event 1 twice: the one cut by the kill and its repeat)", n)
 	}
 	if n := f.deliveryCount(); n != 4 {

@@ -60,6 +60,7 @@ var (
 // Retry asks for the timed retries of one delivery whose attempt 1 failed.
 type Retry struct {
 	TenantID, WebhookID, EventID uuid.UUID
+	EventType                    string // names the run for operators (its summary)
 	FirstAttemptAt               time.Time
 }
 
@@ -182,7 +183,7 @@ func (d *Dispatcher) Handle(ctx context.Context, ev outbox.Event) error {
 			if row.Status == StatusPending {
 				errs[i] = d.firstAttempt(ctx, ev, row, payload, perr)
 			} else if row.LastAttemptAt != nil {
-				errs[i] = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, FirstAttemptAt: *row.LastAttemptAt}, row.ID)
+				errs[i] = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: *row.LastAttemptAt}, row.ID)
 			}
 		}()
 	}
@@ -202,7 +203,7 @@ func (d *Dispatcher) firstAttempt(ctx context.Context, ev outbox.Event, row dbsq
 		if err != nil {
 			return err // a configuration problem: keep the event until it is fixed
 		}
-		a = webhook.Deliver(ctx, d.Client, webhook.Target{URL: row.Url, Secret: secret}, p)
+		a = webhook.Deliver(ctx, d.Client, webhook.Target{URL: row.URL, Secret: secret}, p)
 		if ctx.Err() != nil {
 			// Shutting down: record nothing. The claim runs out and the
 			// event's next relay makes this attempt again (same event id).
@@ -239,7 +240,7 @@ func (d *Dispatcher) firstAttempt(ctx context.Context, ev outbox.Event, row dbsq
 	if rec.status != StatusRetrying {
 		return nil
 	}
-	return d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, FirstAttemptAt: a.StartedAt}, row.ID)
+	return d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: a.StartedAt}, row.ID)
 }
 
 // handOver starts the retry schedule and marks the delivery as handed over.
@@ -283,7 +284,7 @@ func (d *Dispatcher) store(ctx context.Context, tx dbsqlc.DBTX, tenantID, webhoo
 	}
 	n, err := db.Q.WebhookDeliveryRecordAttempt(ctx, tx, dbsqlc.WebhookDeliveryRecordAttemptParams{
 		TenantID: tenantID, ID: deliveryID, Trigger: r.trigger, Outcome: string(a.Outcome), StartedAt: a.StartedAt,
-		LatencyMs: float64(a.Latency.Microseconds()) / 1000, StatusCode: code, Error: errText, ResponseSnippet: a.ResponseSnippet,
+		LatencyMS: float64(a.Latency.Microseconds()) / 1000, StatusCode: code, Error: errText, ResponseSnippet: a.ResponseSnippet,
 		Status: r.status, RetryScheduled: r.retryScheduled, NextAttemptAt: r.next,
 	})
 	if err != nil {
@@ -392,7 +393,7 @@ func (d *Dispatcher) Retry(ctx context.Context, in RetryAttempt) (AttemptResult,
 	if err != nil {
 		return res, err
 	}
-	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.Url, Secret: secret}, payload)
+	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.URL, Secret: secret}, payload)
 	if ctx.Err() != nil {
 		return res, ctx.Err() // the activity is retried; nothing recorded
 	}
@@ -500,7 +501,7 @@ func (d *Dispatcher) SendTest(ctx context.Context, tenantID, webhookID uuid.UUID
 	if err != nil {
 		return Result{}, err
 	}
-	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.Url, Secret: secret}, payload)
+	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.URL, Secret: secret}, payload)
 	res := Result{EventID: eventID, EventType: webhook.EventTest, Number: 1, Attempt: a}
 	rec := record{attempt: a, trigger: TriggerTest, status: StatusFailed}
 	if a.Outcome == webhook.OutcomeDelivered {
@@ -560,7 +561,7 @@ func (d *Dispatcher) Redeliver(ctx context.Context, tenantID, webhookID, deliver
 	if err != nil {
 		return Result{}, err
 	}
-	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.Url, Secret: secret}, payload)
+	a := webhook.Deliver(ctx, d.Client, webhook.Target{URL: hook.URL, Secret: secret}, payload)
 	res := Result{DeliveryID: del.ID, EventID: del.EventID, EventType: del.EventType, Attempt: a}
 	ctx = context.WithoutCancel(ctx) // the attempt was made: record it even if the caller went away
 	err = db.InTenant(ctx, d.Pool, tenantID, func(tx pgx.Tx) error {

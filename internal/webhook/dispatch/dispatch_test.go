@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/internal/webhook"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 )
@@ -33,22 +34,22 @@ func TestHandleFansOutToActiveSubscriptionsOfTheType(t *testing.T) {
 	if err := f.d.Handle(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
-	for name, rc := range map[string]*receiver{"match": match, "both": both} {
-		got := rc.requests()
+	for name, rc := range map[string]*testenv.Receiver{"match": match, "both": both} {
+		got := rc.Requests()
 		if len(got) != 1 || got[0].EventID != ev.ID.String() || got[0].Type != outbox.InitiativeCreated {
 			t.Fatalf("%s received %+v", name, got)
 		}
-		if rc.signatureErrors() != 0 {
+		if rc.SignatureErrors() != 0 {
 			t.Errorf("%s: signature did not verify", name)
 		}
 		if !bytes.Contains(got[0].Body, []byte(`"data":{"name":"Cloud migration"}`)) || !bytes.Contains(got[0].Body, []byte(`"tenant_id":"`+f.tenant.String()+`"`)) {
 			t.Errorf("%s: envelope %s", name, got[0].Body)
 		}
 	}
-	if string(match.requests()[0].Body) != string(both.requests()[0].Body) {
+	if string(match.Requests()[0].Body) != string(both.Requests()[0].Body) {
 		t.Error("subscriptions got different bytes for the same event")
 	}
-	if len(otherType.requests())+len(inactive.requests()) != 0 {
+	if len(otherType.Requests())+len(inactive.Requests()) != 0 {
 		t.Error("an inactive or non-matching subscription was called")
 	}
 	for _, h := range []uuid.UUID{hMatch, hBoth} {
@@ -57,7 +58,7 @@ func TestHandleFansOutToActiveSubscriptionsOfTheType(t *testing.T) {
 			t.Errorf("delivery %+v", d)
 		}
 		a := f.attempts(d.ID)
-		if len(a) != 1 || a[0].Attempt != 1 || a[0].Trigger != "relay" || a[0].Outcome != "delivered" || a[0].StatusCode == nil || a[0].LatencyMs <= 0 {
+		if len(a) != 1 || a[0].Attempt != 1 || a[0].Trigger != "relay" || a[0].Outcome != "delivered" || a[0].StatusCode == nil || a[0].LatencyMS <= 0 {
 			t.Errorf("attempts %+v", a)
 		}
 	}
@@ -69,8 +70,8 @@ func TestHandleFansOutToActiveSubscriptionsOfTheType(t *testing.T) {
 	if err := f.d.Handle(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
-	if len(match.requests()) != 1 || len(both.requests()) != 1 || f.deliveryCount() != 2 {
-		t.Errorf("redelivered outbox event was sent again: %d %d rows %d", len(match.requests()), len(both.requests()), f.deliveryCount())
+	if len(match.Requests()) != 1 || len(both.Requests()) != 1 || f.deliveryCount() != 2 {
+		t.Errorf("redelivered outbox event was sent again: %d %d rows %d", len(match.Requests()), len(both.Requests()), f.deliveryCount())
 	}
 }
 
@@ -79,8 +80,8 @@ func TestHandleIgnoresTypesNobodyCanSubscribeTo(t *testing.T) {
 	rc := newReceiver(t, 200)
 	f.webhook(rc.URL, true, outbox.InitiativeCreated)
 	ev := f.event("internal.something", map[string]int{})
-	if err := f.d.Handle(context.Background(), ev); err != nil || len(rc.requests()) != 0 || f.deliveryCount() != 0 {
-		t.Fatalf("err %v requests %d rows %d", err, len(rc.requests()), f.deliveryCount())
+	if err := f.d.Handle(context.Background(), ev); err != nil || len(rc.Requests()) != 0 || f.deliveryCount() != 0 {
+		t.Fatalf("err %v requests %d rows %d", err, len(rc.Requests()), f.deliveryCount())
 	}
 }
 
@@ -108,19 +109,19 @@ func TestHandleFailureIsHandedToTheRetrySchedule(t *testing.T) {
 	if err := f.d.Handle(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(rc.requests()); n != 1 {
+	if n := len(rc.Requests()); n != 1 {
 		t.Fatalf("receiver called %d times", n)
 	}
 	if d = f.delivery(h, ev.ID); !d.RetryScheduled || d.Status != dispatch.StatusRetrying {
 		t.Fatalf("after the hand-over: %+v", d)
 	}
 	calls := f.sched.calls
-	if len(calls) != 2 || calls[1] != (dispatch.Retry{TenantID: f.tenant, WebhookID: h, EventID: ev.ID, FirstAttemptAt: *d.LastAttemptAt}) {
+	if len(calls) != 2 || calls[1] != (dispatch.Retry{TenantID: f.tenant, WebhookID: h, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: *d.LastAttemptAt}) {
 		t.Errorf("schedule calls %+v", calls)
 	}
 	// Once handed over, nothing more happens on a further call.
-	if err := f.d.Handle(context.Background(), ev); err != nil || f.sched.count() != 2 || len(rc.requests()) != 1 {
-		t.Errorf("third call: %v, %d schedules, %d requests", err, f.sched.count(), len(rc.requests()))
+	if err := f.d.Handle(context.Background(), ev); err != nil || f.sched.count() != 2 || len(rc.Requests()) != 1 {
+		t.Errorf("third call: %v, %d schedules, %d requests", err, f.sched.count(), len(rc.Requests()))
 	}
 }
 
@@ -140,12 +141,12 @@ func TestHandleGoneDisablesAtOnce(t *testing.T) {
 		t.Errorf("delivery %+v, schedules %d", d, f.sched.count())
 	}
 	// Later events are not sent to it.
-	rc.setStatus(200)
+	rc.SetStatus(200)
 	if err := f.d.Handle(context.Background(), f.event(outbox.InitiativeCreated, map[string]string{})); err != nil {
 		t.Fatal(err)
 	}
-	if len(rc.requests()) != 1 {
-		t.Errorf("a disabled webhook got %d requests", len(rc.requests()))
+	if len(rc.Requests()) != 1 {
+		t.Errorf("a disabled webhook got %d requests", len(rc.Requests()))
 	}
 }
 
@@ -158,7 +159,7 @@ func TestHandleRefusesPrivateTargetsUnlessAllowed(t *testing.T) {
 	if err := f.d.Handle(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
-	if len(rc.requests()) != 0 {
+	if len(rc.Requests()) != 0 {
 		t.Fatal("the guard let a loopback delivery through")
 	}
 	d := f.delivery(h, ev.ID)
@@ -173,13 +174,13 @@ func TestHandleTimeoutIsAFailedAttempt(t *testing.T) {
 	rc := newReceiver(t, 200)
 	release := make(chan struct{})
 	defer close(release)
-	rc.handler = func(w http.ResponseWriter, r *http.Request) bool {
+	rc.SetHandler(func(w http.ResponseWriter, r *http.Request) bool {
 		select {
 		case <-r.Context().Done():
 		case <-release:
 		}
 		return true
-	}
+	})
 	h := f.webhook(rc.URL, true, outbox.InitiativeCreated)
 	ev := f.event(outbox.InitiativeCreated, map[string]string{})
 	if err := f.d.Handle(context.Background(), ev); err != nil {
@@ -208,12 +209,12 @@ func TestRetryAttempts(t *testing.T) {
 	if d.Status != dispatch.StatusRetrying || d.Attempts != 2 || !d.NextAttemptAt.Equal(next) {
 		t.Errorf("after attempt 2: %+v", d)
 	}
-	rc.setStatus(200)
+	rc.SetStatus(200)
 	res, err = f.d.Retry(context.Background(), dispatch.RetryAttempt{TenantID: f.tenant, WebhookID: h, EventID: ev.ID, Attempt: 3, Final: true})
 	if err != nil || res.Outcome != "delivered" {
 		t.Fatalf("attempt 3: %+v %v", res, err)
 	}
-	got := rc.requests()
+	got := rc.Requests()
 	if len(got) != 3 || got[0].EventID != got[2].EventID || string(got[0].Body) != string(got[2].Body) {
 		t.Fatalf("retries must carry the same event id and bytes: %d requests", len(got))
 	}
@@ -224,8 +225,8 @@ func TestRetryAttempts(t *testing.T) {
 	}
 	// A retry of a delivered delivery sends nothing (a redelivery got there first).
 	res, err = f.d.Retry(context.Background(), dispatch.RetryAttempt{TenantID: f.tenant, WebhookID: h, EventID: ev.ID, Attempt: 3, Final: true})
-	if err != nil || res.Outcome != "delivered" || len(rc.requests()) != 3 {
-		t.Errorf("retry after delivered: %+v %v %d", res, err, len(rc.requests()))
+	if err != nil || res.Outcome != "delivered" || len(rc.Requests()) != 3 {
+		t.Errorf("retry after delivered: %+v %v %d", res, err, len(rc.Requests()))
 	}
 }
 
@@ -259,9 +260,9 @@ func TestRetryFinalFailureAndSkips(t *testing.T) {
 	if _, err := f.d.Disable(context.Background(), f.tenant, h2, "off"); err != nil {
 		t.Fatal(err)
 	}
-	before := len(rc.requests())
+	before := len(rc.Requests())
 	res, err = f.d.Retry(context.Background(), dispatch.RetryAttempt{TenantID: f.tenant, WebhookID: h2, EventID: ev2.ID, Attempt: 2})
-	if err != nil || res.Outcome != dispatch.OutcomeSkipped || len(rc.requests()) != before {
+	if err != nil || res.Outcome != dispatch.OutcomeSkipped || len(rc.Requests()) != before {
 		t.Errorf("switched off: %+v %v", res, err)
 	}
 	if d := f.delivery(h2, ev2.ID); d.Status != dispatch.StatusFailed || !strings.Contains(*d.LastError, "switched off") {
@@ -291,8 +292,8 @@ func TestSendTestAndRedeliver(t *testing.T) {
 	if err != nil || res.Outcome != webhook.OutcomeFailed || res.StatusCode != 500 || res.Status != dispatch.StatusFailed || res.Number != 1 {
 		t.Fatalf("test: %+v %v", res, err)
 	}
-	got := rc.requests()
-	if len(got) != 1 || got[0].Type != webhook.EventTest || got[0].EventID != res.EventID.String() || rc.signatureErrors() != 0 {
+	got := rc.Requests()
+	if len(got) != 1 || got[0].Type != webhook.EventTest || got[0].EventID != res.EventID.String() || rc.SignatureErrors() != 0 {
 		t.Fatalf("received %+v", got)
 	}
 	if w := f.hook(h); w.Active || w.DisabledAt != nil {
@@ -300,12 +301,12 @@ func TestSendTestAndRedeliver(t *testing.T) {
 	}
 
 	// The test delivery can be redelivered: same event id, same bytes.
-	rc.setStatus(200)
+	rc.SetStatus(200)
 	red, err := f.d.Redeliver(context.Background(), f.tenant, h, res.DeliveryID)
 	if err != nil || red.Outcome != webhook.OutcomeDelivered || red.Number != 2 || red.Status != dispatch.StatusDelivered || red.EventID != res.EventID {
 		t.Fatalf("redeliver: %+v %v", red, err)
 	}
-	got = rc.requests()
+	got = rc.Requests()
 	if len(got) != 2 || string(got[0].Body) != string(got[1].Body) {
 		t.Errorf("redelivery changed the body")
 	}
@@ -338,11 +339,11 @@ func TestRedeliverOutboxEventKeepsRetryState(t *testing.T) {
 	if !after.RetryScheduled || !after.NextAttemptAt.Equal(*d.NextAttemptAt) {
 		t.Errorf("a failed redelivery changed the retry state: %+v", after)
 	}
-	rc.setStatus(200)
+	rc.SetStatus(200)
 	if red, err = f.d.Redeliver(context.Background(), f.tenant, h, d.ID); err != nil || red.Status != dispatch.StatusDelivered {
 		t.Fatalf("redelivery: %+v %v", red, err)
 	}
-	got := rc.requests()
+	got := rc.Requests()
 	if len(got) != 3 || string(got[0].Body) != string(got[2].Body) || got[2].EventID != ev.ID.String() {
 		t.Errorf("redelivered bytes or id differ")
 	}
@@ -357,8 +358,8 @@ func TestPayloadOver1MBIsRecordedNotSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := f.delivery(h, ev.ID)
-	if len(rc.requests()) != 0 || d.Status != dispatch.StatusFailed || !strings.Contains(*d.LastError, "exceeds 1 MB") || f.sched.count() != 0 {
-		t.Errorf("delivery %+v, requests %d", d, len(rc.requests()))
+	if len(rc.Requests()) != 0 || d.Status != dispatch.StatusFailed || !strings.Contains(*d.LastError, "exceeds 1 MB") || f.sched.count() != 0 {
+		t.Errorf("delivery %+v, requests %d", d, len(rc.Requests()))
 	}
 	if !f.hook(h).Active {
 		t.Error("our own oversized event disabled the webhook")

@@ -2,11 +2,6 @@ package dispatch_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -20,11 +15,12 @@ import (
 	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/secretbox"
+	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/internal/webhook"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = testenv.QuietLogger()
 
 const testSecret = "subscriber-secret-0123456789"
 
@@ -66,7 +62,7 @@ func (f *fixture) webhook(url string, active bool, events ...string) uuid.UUID {
 	}
 	f.inTenant(func(tx pgx.Tx) error {
 		_, err := db.Q.WebhookCreate(context.Background(), tx, dbsqlc.WebhookCreateParams{
-			TenantID: f.tenant, ID: id, Url: url, Events: events, SecretSealed: sealed, SecretHint: "6789", Active: active,
+			TenantID: f.tenant, ID: id, URL: url, Events: events, SecretSealed: sealed, SecretHint: "6789", Active: active,
 		})
 		return err
 	})
@@ -169,73 +165,6 @@ func (s *fakeScheduler) count() int {
 	return len(s.calls)
 }
 
-// receiver is a real HTTP receiver that records what it gets and verifies signatures.
-type receiver struct {
-	*httptest.Server
-	mu       sync.Mutex
-	got      []received
-	status   int
-	handler  func(w http.ResponseWriter, r *http.Request) bool // optional: true = handled
-	badSigns int
-}
-
-type received struct {
-	EventID string
-	Type    string
-	Body    []byte
-	At      time.Time
-}
-
-func newReceiver(t *testing.T, status int) *receiver {
-	rc := &receiver{status: status}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		if !webhook.Verify(testSecret, body, r.Header.Get(webhook.HeaderSignature)) {
-			rc.badSigns++
-		}
-		var env webhook.Envelope
-		_ = json.Unmarshal(body, &env)
-		if env.ID != r.Header.Get(webhook.HeaderEventID) {
-			rc.badSigns++
-		}
-		rc.got = append(rc.got, received{EventID: env.ID, Type: env.Type, Body: body, At: time.Now()})
-		h, status := rc.handler, rc.status
-		rc.mu.Unlock()
-		if h != nil && h(w, r) {
-			return
-		}
-		w.WriteHeader(status)
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *receiver) requests() []received {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]received(nil), rc.got...)
-}
-
-func (rc *receiver) setStatus(s int) {
-	rc.mu.Lock()
-	rc.status = s
-	rc.mu.Unlock()
-}
-
-func (rc *receiver) signatureErrors() int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return rc.badSigns
-}
-
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+func newReceiver(t *testing.T, status int) *testenv.Receiver {
+	return testenv.NewReceiver(t, testSecret, status)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func runWorker(t *testing.T, f *fixture, delays ...time.Duration) {
 	f.d.Delays = delays
 	f.d.Retries = nil // the worker connects it to the retry workflow
 	w := &worker.Worker{
-		Config:   config.Config{WebhookRetryDelays: delays, ReviewReminderAfter: time.Hour, OutboundAllowPrivateNetworks: true},
+		Config:   config.Config{TemporalNamespace: "default", WebhookRetryDelays: delays, ReviewReminderAfter: time.Hour, OutboundAllowPrivateNetworks: true},
 		Pool:     f.pool,
 		Temporal: testenv.TemporalClient(t),
 		Log:      quiet,
@@ -44,20 +45,21 @@ func runWorker(t *testing.T, f *fixture, delays ...time.Duration) {
 func TestRetriesOnTemporalSucceedOnAttempt3(t *testing.T) {
 	f := newFixture(t)
 	rc := newReceiver(t, 500)
-	rc.handler = func(w http.ResponseWriter, r *http.Request) bool {
-		if len(rc.got) == 3 { // called with rc.mu held
+	var calls atomic.Int32
+	rc.SetHandler(func(w http.ResponseWriter, r *http.Request) bool {
+		if calls.Add(1) == 3 {
 			w.WriteHeader(200)
 			return true
 		}
 		return false
-	}
+	})
 	h := f.webhook(rc.URL, true, outbox.InitiativeCreated)
 	runWorker(t, f, time.Second, 2*time.Second)
 
 	ev := f.event(outbox.InitiativeCreated, map[string]string{"name": "x"})
-	waitFor(t, "the delivery to succeed", 30*time.Second, func() bool { return f.status(h, ev.ID) == dispatch.StatusDelivered })
+	testenv.Eventually(t, 30*time.Second, "the delivery to succeed", func() bool { return f.status(h, ev.ID) == dispatch.StatusDelivered })
 
-	got := rc.requests()
+	got := rc.Requests()
 	if len(got) != 3 {
 		t.Fatalf("%d requests", len(got))
 	}
@@ -94,7 +96,7 @@ func TestRetriesOnTemporalAllFailDisables(t *testing.T) {
 	runWorker(t, f, 500*time.Millisecond, 500*time.Millisecond)
 
 	ev := f.event(outbox.InitiativeCreated, map[string]string{})
-	waitFor(t, "the webhook to be disabled", 30*time.Second, func() bool { return !f.hook(h).Active })
+	testenv.Eventually(t, 30*time.Second, "the webhook to be disabled", func() bool { return !f.hook(h).Active })
 	w := f.hook(h)
 	if w.DisabledAt == nil || !strings.Contains(*w.DisabledReason, "3 delivery attempts failed") {
 		t.Errorf("webhook %+v", w)
@@ -103,11 +105,11 @@ func TestRetriesOnTemporalAllFailDisables(t *testing.T) {
 		t.Errorf("delivery %+v", d)
 	}
 	// Later events are not sent to a disabled webhook.
-	before := len(rc.requests())
+	before := len(rc.Requests())
 	ev2 := f.event(outbox.InitiativeCreated, map[string]string{})
-	waitFor(t, "the relay to publish the next event", 10*time.Second, func() bool { return published(f, ev2.ID) })
-	if len(rc.requests()) != before || before != 3 {
-		t.Errorf("requests: %d before, %d after", before, len(rc.requests()))
+	testenv.Eventually(t, 10*time.Second, "the relay to publish the next event", func() bool { return published(f, ev2.ID) })
+	if len(rc.Requests()) != before || before != 3 {
+		t.Errorf("requests: %d before, %d after", before, len(rc.Requests()))
 	}
 }
 
@@ -117,9 +119,9 @@ func TestRetriesOnTemporalGoneDisablesAtOnce(t *testing.T) {
 	h := f.webhook(rc.URL, true, outbox.InitiativeCreated)
 	runWorker(t, f, 500*time.Millisecond, time.Hour) // attempt 3 would be an hour later
 	ev := f.event(outbox.InitiativeCreated, map[string]string{})
-	waitFor(t, "attempt 1", 10*time.Second, func() bool { return len(rc.requests()) == 1 })
-	rc.setStatus(http.StatusGone)
-	waitFor(t, "the webhook to be disabled", 20*time.Second, func() bool { return !f.hook(h).Active })
+	testenv.Eventually(t, 10*time.Second, "attempt 1", func() bool { return len(rc.Requests()) == 1 })
+	rc.SetStatus(http.StatusGone)
+	testenv.Eventually(t, 20*time.Second, "the webhook to be disabled", func() bool { return !f.hook(h).Active })
 	if w := f.hook(h); !strings.Contains(*w.DisabledReason, "410 Gone") {
 		t.Errorf("reason %q", *w.DisabledReason)
 	}

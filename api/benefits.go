@@ -1,0 +1,832 @@
+package api
+
+// Benefits (issue 9): the value an initiative is expected to deliver, the
+// actuals recorded against it and their variance. Rules live in
+// internal/benefit; what a period expects is finance.Benefit.ExpectedFor.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/benefit"
+	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/money"
+	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/settings"
+	"github.com/valuecase/valuecase/internal/validation"
+)
+
+const maxBenefitPageSize = 500
+
+var (
+	benefitSorts      = []string{"created_at", "updated_at", "name", "expected_value", "expected_start_date"}
+	currencyFilterRE  = regexp.MustCompile(`^[A-Z]{3}$`)
+	benefitCategories = validation.Names(benefit.Categories)
+	benefitStatuses   = validation.Names(benefit.Statuses)
+)
+
+// benefitsRoutes mounts the benefits group on the authenticated /v1 group.
+func (s *Server) benefitsRoutes(v1 fiber.Router) {
+	v1.Get("/benefits", s.require(rbac.BenefitsRead), s.listBenefits)
+	v1.Post("/benefits", s.require(rbac.BenefitsWrite), s.createBenefit)
+	v1.Get("/benefits/:id", s.require(rbac.BenefitsRead), s.getBenefit)
+	v1.Put("/benefits/:id", s.require(rbac.BenefitsWrite), s.replaceBenefit)
+	v1.Patch("/benefits/:id", s.require(rbac.BenefitsWrite), s.patchBenefit)
+	v1.Delete("/benefits/:id", s.require(rbac.BenefitsWrite), s.deleteBenefit)
+	v1.Post("/benefits/:id/actuals", s.require(rbac.BenefitsWrite), s.recordActual)
+	v1.Get("/benefits/:id/actuals", s.require(rbac.BenefitsRead), s.listActuals)
+	v1.Get("/benefits/:id/variance", s.require(rbac.BenefitsRead), s.benefitVariance)
+}
+
+// --- resources ---
+
+// benefitJSON is the benefit resource.
+type benefitJSON struct {
+	ID                   string          `json:"id"`
+	InitiativeID         string          `json:"initiative_id"`
+	Name                 string          `json:"name"`
+	Description          string          `json:"description"`
+	Category             string          `json:"category"`
+	ExpectedValue        float64         `json:"expected_value"`
+	Currency             *string         `json:"currency"`
+	Unit                 string          `json:"unit"`
+	MeasurementFrequency string          `json:"measurement_frequency"`
+	ExpectedStartDate    string          `json:"expected_start_date"`
+	ExpectedEndDate      *string         `json:"expected_end_date"`
+	Status               string          `json:"status"`
+	OwnerID              string          `json:"owner_id"`
+	Plan                 []planEntryJSON `json:"plan"` // null: the even spread
+	CreatedAt            string          `json:"created_at"`
+	UpdatedAt            string          `json:"updated_at"`
+}
+
+type planEntryJSON struct {
+	Period   string  `json:"period"`
+	Expected float64 `json:"expected"`
+}
+
+func toBenefitJSON(b dbsqlc.Benefit, plan []dbsqlc.BenefitPlanEntry) benefitJSON {
+	out := benefitJSON{
+		ID: b.ID.String(), InitiativeID: b.InitiativeID.String(), Name: b.Name, Description: b.Description,
+		Category: b.Category, ExpectedValue: b.ExpectedValue, Currency: b.Currency, Unit: b.Unit,
+		MeasurementFrequency: b.MeasurementFrequency, ExpectedStartDate: b.ExpectedStartDate.Format(time.DateOnly),
+		ExpectedEndDate: optDate(b.ExpectedEndDate), Status: b.Status, OwnerID: b.OwnerID,
+		CreatedAt: timestamp(b.CreatedAt), UpdatedAt: timestamp(b.UpdatedAt),
+	}
+	for _, e := range plan {
+		out.Plan = append(out.Plan, planEntryJSON{Period: finance.MonthOfTime(e.Period).String(), Expected: e.Expected})
+	}
+	return out
+}
+
+// actualJSON is an actual with its revision history (oldest first).
+type actualJSON struct {
+	ID          string         `json:"id"`
+	BenefitID   string         `json:"benefit_id"`
+	Period      string         `json:"period"`
+	Value       float64        `json:"value"`
+	Notes       string         `json:"notes"`
+	EvidenceURL *string        `json:"evidence_url"`
+	RecordedBy  string         `json:"recorded_by"`
+	CreatedAt   string         `json:"created_at"`
+	UpdatedAt   string         `json:"updated_at"`
+	Revisions   []revisionJSON `json:"revisions"`
+}
+
+// revisionJSON is one correction: what the actual held before, who changed it and when.
+type revisionJSON struct {
+	OldValue       float64 `json:"old_value"`
+	NewValue       float64 `json:"new_value"`
+	OldNotes       string  `json:"old_notes"`
+	OldEvidenceURL *string `json:"old_evidence_url"`
+	ChangedBy      string  `json:"changed_by"`
+	ChangedAt      string  `json:"changed_at"`
+}
+
+func toActualJSON(a dbsqlc.BenefitActual, revisions []dbsqlc.BenefitActualRevision) actualJSON {
+	out := actualJSON{
+		ID: a.ID.String(), BenefitID: a.BenefitID.String(), Period: finance.MonthOfTime(a.Period).String(), Value: a.Value,
+		Notes: a.Notes, EvidenceURL: a.EvidenceUrl, RecordedBy: a.RecordedBy,
+		CreatedAt: timestamp(a.CreatedAt), UpdatedAt: timestamp(a.UpdatedAt), Revisions: []revisionJSON{},
+	}
+	for _, r := range revisions {
+		out.Revisions = append(out.Revisions, revisionJSON{OldValue: r.OldValue, NewValue: r.NewValue, OldNotes: r.OldNotes,
+			OldEvidenceURL: r.OldEvidenceUrl, ChangedBy: r.ChangedBy, ChangedAt: timestamp(r.ChangedAt)})
+	}
+	return out
+}
+
+// ActualRecordedEvent is the data of a benefit.actual_recorded event.
+type ActualRecordedEvent struct {
+	Benefit struct {
+		ID                   string  `json:"id"`
+		Name                 string  `json:"name"`
+		Unit                 string  `json:"unit"`
+		Currency             *string `json:"currency"`
+		MeasurementFrequency string  `json:"measurement_frequency"`
+	} `json:"benefit"`
+	Initiative struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"initiative"`
+	ActualID      string   `json:"actual_id"`
+	Period        string   `json:"period"`
+	Value         float64  `json:"value"`
+	PreviousValue *float64 `json:"previous_value"` // null unless this corrects an earlier value
+	Corrected     bool     `json:"corrected"`
+	Notes         string   `json:"notes"`
+	EvidenceURL   *string  `json:"evidence_url"`
+	RecordedBy    string   `json:"recorded_by"`
+	RecordedAt    string   `json:"recorded_at"`
+}
+
+// --- reading bodies ---
+
+// benefitFields are the writable fields of create, PUT and PATCH as sent.
+type benefitFields struct {
+	initiativeID, name, description, category, currency, unit, frequency, status, ownerID *string
+	expectedValue                                                                         *float64
+	start, end                                                                            *time.Time
+	plan                                                                                  []benefit.PlanEntry
+	has                                                                                   map[string]bool
+}
+
+var writableBenefitFields = []string{"name", "description", "category", "expected_value", "currency", "unit",
+	"measurement_frequency", "expected_start_date", "expected_end_date", "status", "owner_id", "plan"}
+
+// readBenefitFields reads a benefit body. full (create, PUT) needs name,
+// category, expected_value, unit, measurement_frequency and
+// expected_start_date; create also needs initiative_id.
+func readBenefitFields(c *fiber.Ctx, full, create bool) (benefitFields, error) {
+	b, err := parseBody(c)
+	if err != nil {
+		return benefitFields{}, err
+	}
+	f := benefitFields{has: map[string]bool{}}
+	for _, name := range writableBenefitFields {
+		f.has[name] = b.has(name)
+	}
+	need := func(field string) bool { return full || f.has[field] }
+	f.initiativeID = b.text("initiative_id", create, maxShortTextLen)
+	f.name = trimmed(b.text("name", need("name"), maxNameLen))
+	f.description = b.text("description", false, maxDescriptionLen)
+	f.category = b.text("category", need("category"), maxShortTextLen)
+	f.expectedValue = b.number("expected_value", need("expected_value"))
+	f.currency = b.text("currency", false, maxShortTextLen)
+	f.unit = b.text("unit", need("unit"), maxShortTextLen)
+	f.frequency = b.text("measurement_frequency", need("measurement_frequency"), maxShortTextLen)
+	f.start = b.date("expected_start_date")
+	if need("expected_start_date") && f.start == nil && (!b.has("expected_start_date") || b.isNull("expected_start_date")) {
+		b.fail("expected_start_date", "required", "is required")
+	}
+	f.end = b.date("expected_end_date")
+	f.status = b.text("status", !full && f.has["status"], maxShortTextLen) // null in a full body: kept (PUT) or active (create)
+	f.ownerID = noneIfBlank(b.text("owner_id", false, maxOwnerLen))
+	f.plan = readPlan(b)
+	b.ignore("id", "created_at", "updated_at")
+	if err := b.done(); err != nil {
+		return benefitFields{}, err
+	}
+	return f, nil
+}
+
+// readPlan reads `plan`: null or absent is no plan, else an array of
+// {period, expected} objects.
+func readPlan(b *body) []benefit.PlanEntry {
+	if !b.has("plan") || b.isNull("plan") {
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b.fields["plan"], &raw); err != nil {
+		b.fail("plan", "invalid_type", "must be an array of {period, expected} objects")
+		return nil
+	}
+	out := make([]benefit.PlanEntry, 0, len(raw))
+	for i, r := range raw {
+		entry := &body{fields: map[string]json.RawMessage{}, seen: map[string]bool{}}
+		if err := json.Unmarshal(r, &entry.fields); err != nil || entry.fields == nil {
+			b.fail(fmt.Sprintf("plan[%d]", i), "invalid_type", "must be an object {period, expected}")
+			continue
+		}
+		period := entry.text("period", true, maxShortTextLen)
+		expected := entry.number("expected", true)
+		_ = entry.done()
+		for _, e := range entry.errs {
+			b.fail(fmt.Sprintf("plan[%d].%s", i, e.Field), e.Code, "%s", e.Message)
+		}
+		if period != nil && expected != nil {
+			out = append(out, benefit.PlanEntry{Period: *period, Expected: *expected})
+		}
+	}
+	return out
+}
+
+// definition lays the sent fields over a base: the stored benefit for PATCH,
+// nothing for create and PUT (which keep only the stored status and owner).
+func (f benefitFields) definition(base dbsqlc.Benefit, basePlan []dbsqlc.BenefitPlanEntry, full bool) benefit.Definition {
+	d := benefit.Definition{
+		Category: benefit.Category(base.Category), Frequency: benefit.Frequency(base.MeasurementFrequency),
+		Unit: benefit.Unit(base.Unit), Status: benefit.Status(base.Status), Currency: deref(base.Currency),
+		ExpectedValue: base.ExpectedValue, Start: base.ExpectedStartDate, End: base.ExpectedEndDate,
+	}
+	for _, e := range basePlan {
+		d.Plan = append(d.Plan, benefit.PlanEntry{Period: finance.MonthOfTime(e.Period).String(), Expected: e.Expected})
+	}
+	if full {
+		d.Currency, d.End, d.Plan = "", nil, nil
+	}
+	if d.Status == "" {
+		d.Status = benefit.Active
+	}
+	set := func(p *string, dst *string) {
+		if p != nil {
+			*dst = *p
+		}
+	}
+	set(f.category, (*string)(&d.Category))
+	set(f.frequency, (*string)(&d.Frequency))
+	set(f.unit, (*string)(&d.Unit))
+	set(f.status, (*string)(&d.Status))
+	if f.has["currency"] {
+		d.Currency = deref(f.currency)
+	}
+	if f.expectedValue != nil {
+		d.ExpectedValue = *f.expectedValue
+	}
+	if f.start != nil {
+		d.Start = *f.start
+	}
+	if full || f.has["expected_end_date"] {
+		d.End = f.end
+	}
+	if full || f.has["plan"] {
+		d.Plan = f.plan
+	}
+	return d
+}
+
+// --- loading ---
+
+// benefitError maps the 409s of internal/benefit; anything else passes through.
+func benefitError(err error) error {
+	if errors.Is(err, benefit.ErrLimitReached) || errors.Is(err, benefit.ErrInitiativeArchived) ||
+		errors.Is(err, benefit.ErrBasisLocked) || errors.Is(err, benefit.ErrTooManyRevisions) {
+		return Conflict("%s", err.Error())
+	}
+	return err
+}
+
+// loadBenefit finds a benefit of the tenant for reading.
+func loadBenefit(c *fiber.Ctx) (dbsqlc.Benefit, error) {
+	id, err := pathID(c, "id", "benefit")
+	if err != nil {
+		return dbsqlc.Benefit{}, err
+	}
+	b, err := db.Q.BenefitGet(c.UserContext(), tx(c), dbsqlc.BenefitGetParams{TenantID: principal(c).TenantID, ID: id})
+	if db.IsNotFound(err) {
+		return b, NotFound("benefit")
+	}
+	return b, err
+}
+
+// loadWritableBenefit finds a benefit for a write: locked with its
+// initiative, which must not be archived.
+func loadWritableBenefit(c *fiber.Ctx) (dbsqlc.BenefitGetLockedRow, error) {
+	id, err := pathID(c, "id", "benefit")
+	if err != nil {
+		return dbsqlc.BenefitGetLockedRow{}, err
+	}
+	row, err := db.Q.BenefitGetLocked(c.UserContext(), tx(c), dbsqlc.BenefitGetLockedParams{TenantID: principal(c).TenantID, ID: id})
+	if db.IsNotFound(err) {
+		return row, NotFound("benefit")
+	}
+	if err != nil {
+		return row, err
+	}
+	return row, benefitError(benefit.CheckWritable(initiative.Status(row.InitiativeStatus)))
+}
+
+func loadPlans(c *fiber.Ctx, ids ...uuid.UUID) (map[uuid.UUID][]dbsqlc.BenefitPlanEntry, error) {
+	rows, err := db.Q.BenefitPlanList(c.UserContext(), tx(c), dbsqlc.BenefitPlanListParams{TenantID: principal(c).TenantID, BenefitIds: ids})
+	out := map[uuid.UUID][]dbsqlc.BenefitPlanEntry{}
+	for _, r := range rows {
+		out[r.BenefitID] = append(out[r.BenefitID], r)
+	}
+	return out, err
+}
+
+// savePlan replaces the stored plan with the checked one (none: the spread).
+func savePlan(c *fiber.Ctx, b dbsqlc.Benefit, plan []benefit.PlannedPeriod) ([]dbsqlc.BenefitPlanEntry, error) {
+	p := dbsqlc.BenefitPlanReplaceParams{TenantID: b.TenantID, BenefitID: b.ID, Periods: []time.Time{}, Expected: []float64{}}
+	out := []dbsqlc.BenefitPlanEntry{}
+	for _, e := range plan {
+		p.Periods = append(p.Periods, e.Period.FirstDay())
+		p.Expected = append(p.Expected, e.Expected)
+		out = append(out, dbsqlc.BenefitPlanEntry{TenantID: b.TenantID, BenefitID: b.ID, Period: e.Period.FirstDay(), Expected: e.Expected})
+	}
+	return out, db.Q.BenefitPlanReplace(c.UserContext(), tx(c), p)
+}
+
+// --- benefits ---
+
+func (s *Server) listBenefits(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page, size := q.page(maxBenefitPageSize)
+	sort := q.oneOf("sort", "created_at", benefitSorts)
+	order := q.oneOf("order", "desc", []string{"asc", "desc"})
+	p := dbsqlc.BenefitListParams{TenantID: principal(c).TenantID, Sort: sort, SortDesc: order == "desc",
+		PageLimit: int32(size), PageOffset: int32((page - 1) * size)}
+	if v, ok := q.str("initiative_id"); ok {
+		id, err := uuid.Parse(v)
+		if err != nil {
+			return InvalidParameter("query parameter initiative_id must be an initiative id")
+		}
+		p.InitiativeID = &id
+	}
+	if _, ok := q.str("category"); ok {
+		p.Category = new(q.oneOf("category", "", benefitCategories))
+	}
+	if _, ok := q.str("status"); ok {
+		p.Status = new(q.oneOf("status", "", benefitStatuses))
+	}
+	if v, ok := q.str("owner_id"); ok {
+		if n := utf8.RuneCountInString(v); n == 0 || n > maxOwnerLen {
+			return InvalidParameter("query parameter owner_id must be 1 to %d characters", maxOwnerLen)
+		}
+		p.OwnerID = &v
+	}
+	if v, ok := q.str("currency"); ok {
+		if !currencyFilterRE.MatchString(v) {
+			return InvalidParameter("query parameter currency must be a currency code such as EUR")
+		}
+		p.Currency = &v
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	ctx, t := c.UserContext(), tx(c)
+	rows, err := db.Q.BenefitList(ctx, t, p)
+	if err != nil {
+		return err
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = r.Benefit.ID
+	}
+	plans, err := loadPlans(c, ids...)
+	if err != nil {
+		return err
+	}
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.BenefitListRow) int64 { return r.Total },
+		func(r dbsqlc.BenefitListRow) benefitJSON { return toBenefitJSON(r.Benefit, plans[r.Benefit.ID]) },
+		func() (int64, error) {
+			return db.Q.BenefitCount(ctx, t, dbsqlc.BenefitCountParams{TenantID: p.TenantID, InitiativeID: p.InitiativeID,
+				Category: p.Category, OwnerID: p.OwnerID, Currency: p.Currency, Status: p.Status})
+		})
+}
+
+func (s *Server) getBenefit(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	b, err := loadBenefit(c)
+	if err != nil {
+		return err
+	}
+	plans, err := loadPlans(c, b.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toBenefitJSON(b, plans[b.ID]))
+}
+
+func (s *Server) createBenefit(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	f, err := readBenefitFields(c, true, true)
+	if err != nil {
+		return err
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	initiativeID, err := uuid.Parse(*f.initiativeID)
+	if err != nil {
+		return NotFound("initiative")
+	}
+	in, err := db.Q.InitiativeGetForUpdate(ctx, t, dbsqlc.InitiativeGetForUpdateParams{TenantID: p.TenantID, ID: initiativeID})
+	if db.IsNotFound(err) {
+		return NotFound("initiative")
+	} else if err != nil {
+		return err
+	}
+	if err := benefitError(benefit.CheckWritable(initiative.Status(in.Status))); err != nil {
+		return err
+	}
+	def := f.definition(dbsqlc.Benefit{}, nil, true)
+	plan, err := benefit.CheckDefinition(def)
+	if err != nil {
+		return err
+	}
+	n, err := db.Q.BenefitCountByInitiative(ctx, t, dbsqlc.BenefitCountByInitiativeParams{TenantID: p.TenantID, InitiativeID: in.ID})
+	if err != nil {
+		return err
+	}
+	if err := benefitError(benefit.CheckCanAdd(int(n))); err != nil {
+		return err
+	}
+	owner := p.Subject // the creator owns what they create unless told otherwise
+	if f.ownerID != nil {
+		owner = *f.ownerID
+	}
+	row, err := db.Q.BenefitCreate(ctx, t, dbsqlc.BenefitCreateParams{
+		TenantID: p.TenantID, InitiativeID: in.ID, Name: *f.name, Description: deref(f.description),
+		Category: string(def.Category), ExpectedValue: def.ExpectedValue, Currency: noneIfBlank(&def.Currency),
+		Unit: string(def.Unit), MeasurementFrequency: string(def.Frequency), ExpectedStartDate: def.Start,
+		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner,
+	})
+	if db.IsUniqueViolation(err, "benefits_initiative_name") {
+		return AlreadyExists("the initiative already has a benefit named %q", *f.name)
+	}
+	if err != nil {
+		return err
+	}
+	stored, err := savePlan(c, row, plan)
+	if err != nil {
+		return err
+	}
+	body := toBenefitJSON(row, stored)
+	c.Location("/v1/benefits/" + body.ID)
+	return c.Status(fiber.StatusCreated).JSON(body)
+}
+
+func (s *Server) replaceBenefit(c *fiber.Ctx) error { return s.updateBenefit(c, true) }
+func (s *Server) patchBenefit(c *fiber.Ctx) error   { return s.updateBenefit(c, false) }
+
+// updateBenefit is PUT (replace: description, currency, end date and plan
+// cleared unless sent; status and owner kept unless sent) and PATCH (only the
+// fields sent change; null clears the optional ones).
+func (s *Server) updateBenefit(c *fiber.Ctx, replace bool) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	f, err := readBenefitFields(c, replace, false)
+	if err != nil {
+		return err
+	}
+	locked, err := loadWritableBenefit(c)
+	if err != nil {
+		return err
+	}
+	stored := locked.Benefit
+	if f.initiativeID != nil && *f.initiativeID != stored.InitiativeID.String() {
+		return Invalid(FieldError{Field: "initiative_id", Code: "invalid_value", Message: "a benefit belongs to its initiative and cannot move"})
+	}
+	ctx, t := c.UserContext(), tx(c)
+	plans, err := loadPlans(c, stored.ID)
+	if err != nil {
+		return err
+	}
+	def := f.definition(stored, plans[stored.ID], replace)
+	plan, err := benefit.CheckDefinition(def)
+	if err != nil {
+		return err
+	}
+	var firstActual *finance.Month
+	if first, err := db.Q.ActualFirstPeriod(ctx, t, dbsqlc.ActualFirstPeriodParams{TenantID: stored.TenantID, BenefitID: stored.ID}); err == nil {
+		firstActual = new(finance.MonthOfTime(first))
+	} else if !db.IsNotFound(err) {
+		return err
+	}
+	was := benefit.Basis{Unit: benefit.Unit(stored.Unit), Currency: deref(stored.Currency), Frequency: benefit.Frequency(stored.MeasurementFrequency), Start: stored.ExpectedStartDate}
+	next := benefit.Basis{Unit: def.Unit, Currency: def.Currency, Frequency: def.Frequency, Start: def.Start}
+	if err := benefitError(benefit.CheckRedefinition(was, next, firstActual)); err != nil {
+		return err
+	}
+	name, description, owner := stored.Name, stored.Description, stored.OwnerID
+	if f.name != nil {
+		name = *f.name
+	}
+	if replace || f.has["description"] {
+		description = deref(f.description)
+	}
+	if f.ownerID != nil {
+		owner = *f.ownerID
+	}
+	row, err := db.Q.BenefitUpdate(ctx, t, dbsqlc.BenefitUpdateParams{
+		TenantID: stored.TenantID, ID: stored.ID, Name: name, Description: description,
+		Category: string(def.Category), ExpectedValue: def.ExpectedValue, Currency: noneIfBlank(&def.Currency),
+		Unit: string(def.Unit), MeasurementFrequency: string(def.Frequency), ExpectedStartDate: def.Start,
+		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner,
+	})
+	if db.IsUniqueViolation(err, "benefits_initiative_name") {
+		return AlreadyExists("the initiative already has a benefit named %q", name)
+	}
+	if err != nil {
+		return err
+	}
+	current := plans[stored.ID]
+	if replace || f.has["plan"] {
+		if current, err = savePlan(c, row, plan); err != nil {
+			return err
+		}
+	}
+	return c.JSON(toBenefitJSON(row, current))
+}
+
+func (s *Server) deleteBenefit(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	locked, err := loadWritableBenefit(c)
+	if err != nil {
+		return err
+	}
+	if err := db.Q.BenefitDelete(c.UserContext(), tx(c), dbsqlc.BenefitDeleteParams{TenantID: locked.Benefit.TenantID, ID: locked.Benefit.ID}); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+// --- actuals ---
+
+// recordActual files a value for a period: 201 with the new actual, or 200
+// when the period already had one (a correction, kept in `revisions`, or the
+// very same filing again, which changes nothing).
+func (s *Server) recordActual(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	b, err := parseBody(c)
+	if err != nil {
+		return err
+	}
+	value := b.number("value", true)
+	period := b.text("period", true, maxShortTextLen)
+	notes := b.text("notes", false, maxDescriptionLen)
+	evidence := b.text("evidence_url", false, benefit.MaxEvidenceURLLen+1) // the domain reports too_long
+	if err := b.done(); err != nil {
+		return err
+	}
+	locked, err := loadWritableBenefit(c)
+	if err != nil {
+		return err
+	}
+	bf := locked.Benefit
+	var errs validation.Errors
+	errs.Append(benefit.CheckValue("value", *value))
+	filed, perr := benefit.CheckActualPeriod(benefit.Frequency(bf.MeasurementFrequency), *period, bf.ExpectedStartDate, time.Now())
+	errs.Append(perr)
+	if evidence != nil {
+		errs.Append(benefit.CheckEvidenceURL(*evidence))
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	next := benefit.Filed{Value: *value, Notes: deref(notes), EvidenceURL: evidence}
+	var previous *benefit.Filed
+	existing, err := db.Q.ActualGetForUpdate(ctx, t, dbsqlc.ActualGetForUpdateParams{TenantID: bf.TenantID, BenefitID: bf.ID, Period: filed.FirstDay()})
+	switch {
+	case err == nil:
+		previous = &benefit.Filed{Value: existing.Value, Notes: existing.Notes, EvidenceURL: existing.EvidenceUrl}
+	case !db.IsNotFound(err):
+		return err
+	}
+	var actual dbsqlc.BenefitActual
+	status := fiber.StatusOK
+	filing := benefit.ClassifyFiling(previous, next)
+	switch filing {
+	case benefit.SameValue:
+		actual = existing
+	case benefit.FirstValue:
+		actual, err = db.Q.ActualCreate(ctx, t, dbsqlc.ActualCreateParams{TenantID: bf.TenantID, BenefitID: bf.ID,
+			Period: filed.FirstDay(), Value: next.Value, Notes: next.Notes, EvidenceUrl: next.EvidenceURL, RecordedBy: p.Subject})
+		if err != nil {
+			return err
+		}
+		status = fiber.StatusCreated
+	case benefit.Correction:
+		n, err := db.Q.ActualRevisionCount(ctx, t, dbsqlc.ActualRevisionCountParams{TenantID: bf.TenantID, ActualID: existing.ID})
+		if err != nil {
+			return err
+		}
+		if err := benefitError(benefit.CheckCanCorrect(int(n))); err != nil {
+			return err
+		}
+		if err := db.Q.ActualRevisionAdd(ctx, t, dbsqlc.ActualRevisionAddParams{TenantID: bf.TenantID, ActualID: existing.ID,
+			OldValue: existing.Value, NewValue: next.Value, OldNotes: existing.Notes, OldEvidenceUrl: existing.EvidenceUrl, ChangedBy: p.Subject}); err != nil {
+			return err
+		}
+		if actual, err = db.Q.ActualCorrect(ctx, t, dbsqlc.ActualCorrectParams{TenantID: bf.TenantID, ID: existing.ID,
+			Value: next.Value, Notes: next.Notes, EvidenceUrl: next.EvidenceURL, RecordedBy: p.Subject}); err != nil {
+			return err
+		}
+	}
+	if filing != benefit.SameValue {
+		if _, err := outbox.Write(ctx, t, bf.TenantID, outbox.BenefitActualRecorded, actualRecorded(locked, actual, previous)); err != nil {
+			return err
+		}
+	}
+	revisions, err := db.Q.ActualRevisionList(ctx, t, dbsqlc.ActualRevisionListParams{TenantID: bf.TenantID, ActualIds: []uuid.UUID{actual.ID}})
+	if err != nil {
+		return err
+	}
+	return c.Status(status).JSON(toActualJSON(actual, revisions))
+}
+
+func actualRecorded(locked dbsqlc.BenefitGetLockedRow, a dbsqlc.BenefitActual, previous *benefit.Filed) ActualRecordedEvent {
+	b := locked.Benefit
+	var e ActualRecordedEvent
+	e.Benefit.ID, e.Benefit.Name, e.Benefit.Unit, e.Benefit.Currency, e.Benefit.MeasurementFrequency = b.ID.String(), b.Name, b.Unit, b.Currency, b.MeasurementFrequency
+	e.Initiative.ID, e.Initiative.Name = b.InitiativeID.String(), locked.InitiativeName
+	e.ActualID, e.Period, e.Value = a.ID.String(), finance.MonthOfTime(a.Period).String(), a.Value
+	if previous != nil {
+		e.PreviousValue, e.Corrected = new(previous.Value), true
+	}
+	e.Notes, e.EvidenceURL, e.RecordedBy, e.RecordedAt = a.Notes, a.EvidenceUrl, a.RecordedBy, timestamp(a.UpdatedAt)
+	return e
+}
+
+func (s *Server) listActuals(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page, size := q.page(maxBenefitPageSize)
+	order := q.oneOf("order", "asc", []string{"asc", "desc"})
+	if err := q.done(); err != nil {
+		return err
+	}
+	b, err := loadBenefit(c)
+	if err != nil {
+		return err
+	}
+	ctx, t := c.UserContext(), tx(c)
+	rows, err := db.Q.ActualList(ctx, t, dbsqlc.ActualListParams{TenantID: b.TenantID, BenefitID: b.ID, SortDesc: order == "desc",
+		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	if err != nil {
+		return err
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = r.BenefitActual.ID
+	}
+	revisions := map[uuid.UUID][]dbsqlc.BenefitActualRevision{}
+	if len(ids) > 0 {
+		list, err := db.Q.ActualRevisionList(ctx, t, dbsqlc.ActualRevisionListParams{TenantID: b.TenantID, ActualIds: ids})
+		if err != nil {
+			return err
+		}
+		for _, r := range list {
+			revisions[r.ActualID] = append(revisions[r.ActualID], r)
+		}
+	}
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.ActualListRow) int64 { return r.Total },
+		func(r dbsqlc.ActualListRow) actualJSON {
+			return toActualJSON(r.BenefitActual, revisions[r.BenefitActual.ID])
+		},
+		func() (int64, error) {
+			return db.Q.ActualCount(ctx, t, dbsqlc.ActualCountParams{TenantID: b.TenantID, BenefitID: b.ID})
+		})
+}
+
+// --- variance ---
+
+// varianceJSON is the spec's variance result plus the year, range, unit and currency.
+type varianceJSON struct {
+	BenefitID            string               `json:"benefit_id"`
+	Year                 int                  `json:"year"`
+	From                 *string              `json:"from"`
+	Through              *string              `json:"through"`
+	Unit                 string               `json:"unit"`
+	Currency             *string              `json:"currency"`
+	MeasurementFrequency string               `json:"measurement_frequency"`
+	ExpectedYTD          float64              `json:"expected_ytd"`
+	ActualYTD            float64              `json:"actual_ytd"`
+	Variance             float64              `json:"variance"`
+	VariancePercent      *float64             `json:"variance_percent"`
+	Trend                string               `json:"trend"`
+	Periods              []periodVarianceJSON `json:"periods"`
+	MissingPeriods       []string             `json:"missing_periods"`
+}
+
+type periodVarianceJSON struct {
+	Period          string   `json:"period"`
+	Expected        float64  `json:"expected"`
+	Actual          *float64 `json:"actual"`
+	Variance        *float64 `json:"variance"`
+	VariancePercent *float64 `json:"variance_percent"`
+}
+
+// roundPtr rounds an optional figure for the response.
+func roundPtr(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return new(money.Round(*v))
+}
+
+func (s *Server) benefitVariance(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	vq := benefit.VarianceQuery{}
+	if v, ok := q.str("year"); ok {
+		y, err := strconv.Atoi(v)
+		if err != nil || y < 1 || y > 9999 {
+			return InvalidParameter("query parameter year must be a fiscal year such as 2026")
+		}
+		vq.FiscalYear = y
+	}
+	if v, ok := q.str("through"); ok {
+		if v == "" {
+			return InvalidParameter("query parameter through must be a month YYYY-MM")
+		}
+		vq.Through = v
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	b, err := loadBenefit(c)
+	if err != nil {
+		return err
+	}
+	ctx, t, now := c.UserContext(), tx(c), time.Now()
+	set, err := settings.Load(ctx, t, b.TenantID)
+	if err != nil {
+		return err
+	}
+	vq.FYStartMonth = set.FiscalYearStartMonth
+	f := benefit.Frequency(b.MeasurementFrequency)
+	year, err := benefit.VarianceWindow(f, vq, nil, now) // the parameters and the year's months, before reading actuals
+	if pe, ok := errors.AsType[*benefit.ParamError](err); ok {
+		return InvalidParameter("query parameter %s", pe.Error())
+	} else if err != nil {
+		return err
+	}
+	plans, err := loadPlans(c, b.ID)
+	if err != nil {
+		return err
+	}
+	rows, err := db.Q.ActualListInRange(ctx, t, dbsqlc.ActualListInRangeParams{TenantID: b.TenantID, BenefitID: b.ID,
+		FromPeriod: benefit.Normalise(f, year.FirstMonth).FirstDay(), ToPeriod: year.LastMonth.FirstDay()})
+	if err != nil {
+		return err
+	}
+	fb := financeBenefit(b, plans[b.ID])
+	periods := make([]finance.Month, len(rows))
+	for i, r := range rows {
+		periods[i] = finance.MonthOfTime(r.Period)
+		fb.Actuals[periods[i]] = r.Value
+	}
+	w, err := benefit.VarianceWindow(f, vq, periods, now)
+	if err != nil {
+		return err
+	}
+	w = w.From(benefit.Normalise(f, fb.Start))
+	v := benefit.ComputeVariance(benefit.ExpectedOver(fb, w.Periods), fb.Actuals)
+
+	out := varianceJSON{
+		BenefitID: b.ID.String(), Year: w.FiscalYear, Unit: b.Unit, Currency: b.Currency, MeasurementFrequency: b.MeasurementFrequency,
+		ExpectedYTD: money.Round(v.ExpectedYTD), ActualYTD: money.Round(v.ActualYTD), Variance: money.Round(v.Variance),
+		VariancePercent: roundPtr(v.VariancePercent), Trend: string(v.Trend),
+		Periods: make([]periodVarianceJSON, len(v.Periods)), MissingPeriods: make([]string, len(v.MissingPeriods)),
+	}
+	if n := len(w.Periods); n > 0 {
+		out.From, out.Through = new(w.Periods[0].String()), new(w.Periods[n-1].String())
+	}
+	for i, p := range v.Periods {
+		out.Periods[i] = periodVarianceJSON{Period: p.Period.String(), Expected: money.Round(p.Expected), Actual: roundPtr(p.Actual),
+			Variance: roundPtr(p.Variance), VariancePercent: roundPtr(p.VariancePercent)}
+	}
+	for i, p := range v.MissingPeriods {
+		out.MissingPeriods[i] = p.String()
+	}
+	return c.JSON(out)
+}
+
+// financeBenefit is a stored benefit in the finance core's terms, with an
+// empty map for its actuals. No plan entries means the even spread (nil).
+func financeBenefit(b dbsqlc.Benefit, plan []dbsqlc.BenefitPlanEntry) finance.Benefit {
+	fb := finance.Benefit{
+		ExpectedValue: b.ExpectedValue, Frequency: finance.Frequency(b.MeasurementFrequency),
+		Start: finance.MonthOfTime(b.ExpectedStartDate), Currency: deref(b.Currency), Actuals: map[finance.Month]float64{},
+	}
+	if b.ExpectedEndDate != nil {
+		fb.End = new(finance.MonthOfTime(*b.ExpectedEndDate))
+	}
+	for _, e := range plan {
+		fb.Plan = append(fb.Plan, finance.PlanEntry{Period: finance.MonthOfTime(e.Period), Expected: e.Expected})
+	}
+	return fb
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/internal/benchutil"
+	"github.com/valuecase/valuecase/internal/rbac"
+)
+
+var varianceSuite = suite{
+	name: "variance",
+	help: "GET /v1/benefits/{id}/variance of a benefit with 60 monthly actuals (duration) against pgbench on the same SQL",
+	run:  runVariance,
+}
+
+// varianceQueries are what benefitVariance (api/benefits.go) runs after the
+// request prologue, in this order: the benefit, the tenant's settings
+// (fiscal year), its plan, and its actuals in the fiscal year.
+var varianceQueries = []string{"BenefitGet", "SettingsGet", "BenefitPlanList", "ActualListInRange"}
+
+// variancePeriods is the number of monthly actuals the benefit has: the five
+// years of the analytics history, ending last month.
+const variancePeriods = 60
+
+func runVariance(ctx context.Context, e *env) error {
+	const run = "GET /v1/benefits/{id}/variance"
+	c := e.concurrency
+	perms := []string{string(rbac.InitiativesWrite), string(rbac.BenefitsRead), string(rbac.BenefitsWrite)}
+	name := "bench variance " + time.Now().UTC().Format(time.RFC3339Nano)
+	t, err := benchutil.NewTenant(ctx, e.pool, e.keys, name, benchSubject, []string{rbac.RoleAdmin}, perms)
+	if err != nil {
+		return err
+	}
+	benefitID, err := e.seedVarianceBenefit(ctx, t)
+	if err != nil {
+		return err
+	}
+	path := "/v1/benefits/" + benefitID + "/variance"
+	if err := e.checkVariance(ctx, t, path); err != nil {
+		e.fail(run, "check", err.Error())
+	}
+
+	now := time.Now().UTC()
+	yearStart := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, time.UTC) // the API's fiscal year (the tenant keeps the default, January)
+	script, vars, err := e.varianceScript(t, benefitID, yearStart)
+	if err != nil {
+		return err
+	}
+	slice := time.Duration(max(1, int(math.Round(e.duration.Seconds()/float64(e.rounds))))) * time.Second
+	pool := e.poolTracker()
+	apiSide := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
+		logf("%s round %d: API, %s, %d clients", run, r+1, slice, c)
+		pool.start(ctx)
+		res, err := benchutil.HTTPLoad{
+			Client: e.client, Workers: c, Warmup: e.warmup, Duration: slice,
+			NewRequest: func(ctx context.Context, _ int) (*http.Request, error) {
+				return e.request(ctx, http.MethodGet, path, t, nil)
+			},
+		}.Run(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		pool.stop(ctx)
+		if res.Errors > 0 {
+			e.fail(run, fmt.Sprintf("API round %d", r+1), res.ErrorText())
+		}
+		return res.Samples, res.Errors, nil
+	}
+	baseSide := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
+		logf("%s round %d: pgbench %s, %s", run, r+1, script, slice)
+		res, err := e.pgbench("benefit-variance", script, vars, 0, slice).Run(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		return res.Samples, res.Errors, nil
+	}
+	got, err := benchutil.Alternate(ctx, e.rounds, apiSide, baseSide)
+	if err != nil {
+		return fmt.Errorf("%s: %w", run, err)
+	}
+	e.report.Runs = append(e.report.Runs, benchutil.NewComparison(run,
+		"pgbench {BEGIN; set tenant; "+joinNames(txPrologue, varianceQueries)+"; COMMIT}",
+		c, got,
+		fmt.Sprintf("duration-based: %s per side and round; one monthly benefit with %d actuals (the 5-year history, through last month) and no plan; the report is the default one: the current fiscal year through its last actual", slice, variancePeriods),
+		"the API also computes the report (expected per period from finance.Benefit.ExpectedFor, variance, trend) and renders it as JSON; pgbench only runs the SQL",
+		pool.note(),
+	))
+	return nil
+}
+
+// seedVarianceBenefit creates, through the API, an initiative and a monthly
+// benefit with an actual for each of the last variancePeriods months.
+func (e *env) seedVarianceBenefit(ctx context.Context, t benchutil.Tenant) (string, error) {
+	now := time.Now().UTC()
+	first := time.Date(now.Year(), now.Month()-variancePeriods, 1, 0, 0, 0, 0, time.UTC)
+	var in struct {
+		ID string `json:"id"`
+	}
+	if err := e.post(ctx, t, "/v1/initiatives", map[string]any{"name": "Variance benchmark"}, &in); err != nil {
+		return "", err
+	}
+	var b struct {
+		ID string `json:"id"`
+	}
+	if err := e.post(ctx, t, "/v1/benefits", map[string]any{"initiative_id": in.ID, "name": "Savings", "category": "cost_savings",
+		"unit": "currency", "currency": "USD", "measurement_frequency": "monthly", "expected_value": 120000,
+		"expected_start_date": first.Format(time.DateOnly)}, &b); err != nil {
+		return "", err
+	}
+	for i := range variancePeriods {
+		body := map[string]any{"period": first.AddDate(0, i, 0).Format("2006-01"), "value": 9000 + 50*i, "notes": "monthly close"}
+		if err := e.post(ctx, t, "/v1/benefits/"+b.ID+"/actuals", body, nil); err != nil {
+			return "", err
+		}
+	}
+	logf("variance: benefit %s with %d monthly actuals from %s, tenant %s", b.ID, variancePeriods, first.Format("2006-01"), t.ID)
+	return b.ID, nil
+}
+
+// post sends a JSON body and decodes a 2xx answer into out (when not nil).
+func (e *env) post(ctx context.Context, t benchutil.Tenant, path string, body, out any) error {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := e.request(ctx, http.MethodPost, path, t, raw)
+	if err != nil {
+		return err
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("POST %s: %s %s", path, resp.Status, data)
+	}
+	if out != nil {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}
+
+// checkVariance verifies that the API's report covers the months of the
+// current year through last month and that its actual_ytd is the sum of the
+// stored actuals of those months.
+func (e *env) checkVariance(ctx context.Context, t benchutil.Tenant, path string) error {
+	req, err := e.request(ctx, http.MethodGet, path, t, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 500))
+		return fmt.Errorf("GET %s: %s %s", path, resp.Status, b)
+	}
+	var report struct {
+		ActualYTD float64           `json:"actual_ytd"`
+		Periods   []json.RawMessage `json:"periods"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&report); err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	now := time.Now().UTC()
+	var stored float64
+	err = db.InTenant(ctx, e.pool, t.ID, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT coalesce(sum(value), 0)::float8 FROM benefit_actuals WHERE period >= $1`,
+			time.Date(now.Year(), 1, 1, 0, 0, 0, 0, time.UTC)).Scan(&stored)
+	})
+	if err != nil {
+		return err
+	}
+	if want := int(now.Month()) - 1; len(report.Periods) != want || math.Abs(report.ActualYTD-stored) > 0.005 {
+		return fmt.Errorf("GET %s: %d periods, actual_ytd %.2f; want %d periods and %.2f (the stored actuals of this year)", path, len(report.Periods), report.ActualYTD, want, stored)
+	}
+	return nil
+}
+
+// varianceScript is benefitVariance's transaction as a pgbench script.
+func (e *env) varianceScript(t benchutil.Tenant, benefitID string, yearStart time.Time) (string, map[string]string, error) {
+	s := benchutil.NewScript("tenant_id", "subject", "id", "benefit_id", "benefit_ids", "from_period", "to_period")
+	if err := e.prologue(s); err != nil {
+		return "", nil, err
+	}
+	for _, name := range varianceQueries {
+		sql, err := e.queries.Get(name)
+		if err != nil {
+			return "", nil, err
+		}
+		s.SQL(benchutil.Bind(sql, nil))
+	}
+	s.SQL("COMMIT")
+	path := filepath.Join(e.workDir, "benefit-variance.pgbench")
+	if err := s.Write(path); err != nil {
+		return "", nil, err
+	}
+	return path, map[string]string{
+		"tenant_id": t.ID.String(), "subject": t.Subject, "id": benefitID, "benefit_id": benefitID, "benefit_ids": "{" + benefitID + "}",
+		"from_period": yearStart.Format(time.DateOnly), "to_period": yearStart.AddDate(0, 11, 0).Format(time.DateOnly),
+	}, nil
+}
