@@ -1029,7 +1029,7 @@ func contractCheckEvents(t *testing.T, spec *contractSpec, ts *testServer, want 
 	ctx := context.Background()
 	schemas := spec.doc.Components.Schemas
 	dataSchema := map[string]string{"initiative.created": "Initiative", "initiative.status_changed": "InitiativeStatusChangedData",
-		"benefit.actual_recorded": "BenefitActualRecordedData"}
+		"benefit.actual_recorded": "BenefitActualRecordedData", "stakeholder.engagement": "EngagementLogged"}
 	got := map[string]int{}
 	err := db.InTenant(ctx, ts.pool, ts.tenant, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT id, tenant_id, type, data, created_at FROM outbox_events ORDER BY seq`)

@@ -113,6 +113,8 @@ func (s *Server) routes() {
 	s.benefitsRoutes(v1) // benefits, actuals and variance (benefits.go)
 	s.settingsRoutes(v1) // tenant settings and FX rates (settings.go)
 
+	s.stakeholdersRoutes(v1) // stakeholders and their engagements (stakeholders.go)
+
 	v1.Get("/webhooks", s.require(rbac.WebhooksManage), s.listWebhooks)
 	v1.Post("/webhooks", s.require(rbac.WebhooksManage), s.createWebhook)
 	v1.Get("/webhooks/:id", s.require(rbac.WebhooksManage), s.getWebhook)

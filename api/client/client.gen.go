@@ -82,31 +82,31 @@ func (e APIKeyScope) Valid() bool {
 
 // Defines values for BenefitCategory.
 const (
-	CostAvoidance      BenefitCategory = "cost_avoidance"
-	CostSavings        BenefitCategory = "cost_savings"
-	CustomerExperience BenefitCategory = "customer_experience"
-	Other              BenefitCategory = "other"
-	Productivity       BenefitCategory = "productivity"
-	RevenueGrowth      BenefitCategory = "revenue_growth"
-	RiskReduction      BenefitCategory = "risk_reduction"
+	BenefitCategoryCostAvoidance      BenefitCategory = "cost_avoidance"
+	BenefitCategoryCostSavings        BenefitCategory = "cost_savings"
+	BenefitCategoryCustomerExperience BenefitCategory = "customer_experience"
+	BenefitCategoryOther              BenefitCategory = "other"
+	BenefitCategoryProductivity       BenefitCategory = "productivity"
+	BenefitCategoryRevenueGrowth      BenefitCategory = "revenue_growth"
+	BenefitCategoryRiskReduction      BenefitCategory = "risk_reduction"
 )
 
 // Valid indicates whether the value is a known member of the BenefitCategory enum.
 func (e BenefitCategory) Valid() bool {
 	switch e {
-	case CostAvoidance:
+	case BenefitCategoryCostAvoidance:
 		return true
-	case CostSavings:
+	case BenefitCategoryCostSavings:
 		return true
-	case CustomerExperience:
+	case BenefitCategoryCustomerExperience:
 		return true
-	case Other:
+	case BenefitCategoryOther:
 		return true
-	case Productivity:
+	case BenefitCategoryProductivity:
 		return true
-	case RevenueGrowth:
+	case BenefitCategoryRevenueGrowth:
 		return true
-	case RiskReduction:
+	case BenefitCategoryRiskReduction:
 		return true
 	default:
 		return false
@@ -187,22 +187,22 @@ func (e BenefitUnit) Valid() bool {
 
 // Defines values for BenefitVarianceTrend.
 const (
-	Declining        BenefitVarianceTrend = "declining"
-	Improving        BenefitVarianceTrend = "improving"
-	InsufficientData BenefitVarianceTrend = "insufficient_data"
-	Stable           BenefitVarianceTrend = "stable"
+	BenefitVarianceTrendDeclining        BenefitVarianceTrend = "declining"
+	BenefitVarianceTrendImproving        BenefitVarianceTrend = "improving"
+	BenefitVarianceTrendInsufficientData BenefitVarianceTrend = "insufficient_data"
+	BenefitVarianceTrendStable           BenefitVarianceTrend = "stable"
 )
 
 // Valid indicates whether the value is a known member of the BenefitVarianceTrend enum.
 func (e BenefitVarianceTrend) Valid() bool {
 	switch e {
-	case Declining:
+	case BenefitVarianceTrendDeclining:
 		return true
-	case Improving:
+	case BenefitVarianceTrendImproving:
 		return true
-	case InsufficientData:
+	case BenefitVarianceTrendInsufficientData:
 		return true
-	case Stable:
+	case BenefitVarianceTrendStable:
 		return true
 	default:
 		return false
@@ -386,6 +386,60 @@ func (e DependencyStateStatus) Valid() bool {
 	case DependencyStateStatusDown:
 		return true
 	case DependencyStateStatusUp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EngagementSentiment.
+const (
+	EngagementSentimentCautious EngagementSentiment = "cautious"
+	EngagementSentimentNegative EngagementSentiment = "negative"
+	EngagementSentimentNeutral  EngagementSentiment = "neutral"
+	EngagementSentimentPositive EngagementSentiment = "positive"
+)
+
+// Valid indicates whether the value is a known member of the EngagementSentiment enum.
+func (e EngagementSentiment) Valid() bool {
+	switch e {
+	case EngagementSentimentCautious:
+		return true
+	case EngagementSentimentNegative:
+		return true
+	case EngagementSentimentNeutral:
+		return true
+	case EngagementSentimentPositive:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EngagementType.
+const (
+	EngagementTypeCall         EngagementType = "call"
+	EngagementTypeEmail        EngagementType = "email"
+	EngagementTypeMeeting      EngagementType = "meeting"
+	EngagementTypeOther        EngagementType = "other"
+	EngagementTypePresentation EngagementType = "presentation"
+	EngagementTypeSurvey       EngagementType = "survey"
+)
+
+// Valid indicates whether the value is a known member of the EngagementType enum.
+func (e EngagementType) Valid() bool {
+	switch e {
+	case EngagementTypeCall:
+		return true
+	case EngagementTypeEmail:
+		return true
+	case EngagementTypeMeeting:
+		return true
+	case EngagementTypeOther:
+		return true
+	case EngagementTypePresentation:
+		return true
+	case EngagementTypeSurvey:
 		return true
 	default:
 		return false
@@ -721,22 +775,22 @@ func (e InitiativeStakeholderSummaryInterest) Valid() bool {
 
 // Defines values for InitiativeStakeholderSummaryQuadrant.
 const (
-	KeepInformed  InitiativeStakeholderSummaryQuadrant = "keep_informed"
-	KeepSatisfied InitiativeStakeholderSummaryQuadrant = "keep_satisfied"
-	ManageClosely InitiativeStakeholderSummaryQuadrant = "manage_closely"
-	Monitor       InitiativeStakeholderSummaryQuadrant = "monitor"
+	InitiativeStakeholderSummaryQuadrantKeepInformed  InitiativeStakeholderSummaryQuadrant = "keep_informed"
+	InitiativeStakeholderSummaryQuadrantKeepSatisfied InitiativeStakeholderSummaryQuadrant = "keep_satisfied"
+	InitiativeStakeholderSummaryQuadrantManageClosely InitiativeStakeholderSummaryQuadrant = "manage_closely"
+	InitiativeStakeholderSummaryQuadrantMonitor       InitiativeStakeholderSummaryQuadrant = "monitor"
 )
 
 // Valid indicates whether the value is a known member of the InitiativeStakeholderSummaryQuadrant enum.
 func (e InitiativeStakeholderSummaryQuadrant) Valid() bool {
 	switch e {
-	case KeepInformed:
+	case InitiativeStakeholderSummaryQuadrantKeepInformed:
 		return true
-	case KeepSatisfied:
+	case InitiativeStakeholderSummaryQuadrantKeepSatisfied:
 		return true
-	case ManageClosely:
+	case InitiativeStakeholderSummaryQuadrantManageClosely:
 		return true
-	case Monitor:
+	case InitiativeStakeholderSummaryQuadrantMonitor:
 		return true
 	default:
 		return false
@@ -932,6 +986,150 @@ func (e ProjectStatus) Valid() bool {
 	case ProjectStatusActive:
 		return true
 	case ProjectStatusArchived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StakeholderAtRiskReason.
+const (
+	StakeholderAtRiskReasonDecliningSentiment StakeholderAtRiskReason = "declining_sentiment"
+	StakeholderAtRiskReasonLessThannil        StakeholderAtRiskReason = "<nil>"
+	StakeholderAtRiskReasonNegativeSentiment  StakeholderAtRiskReason = "negative_sentiment"
+	StakeholderAtRiskReasonNotEngaged         StakeholderAtRiskReason = "not_engaged"
+)
+
+// Valid indicates whether the value is a known member of the StakeholderAtRiskReason enum.
+func (e StakeholderAtRiskReason) Valid() bool {
+	switch e {
+	case StakeholderAtRiskReasonDecliningSentiment:
+		return true
+	case StakeholderAtRiskReasonLessThannil:
+		return true
+	case StakeholderAtRiskReasonNegativeSentiment:
+		return true
+	case StakeholderAtRiskReasonNotEngaged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StakeholderSentiment.
+const (
+	StakeholderSentimentCautious    StakeholderSentiment = "cautious"
+	StakeholderSentimentLessThannil StakeholderSentiment = "<nil>"
+	StakeholderSentimentNegative    StakeholderSentiment = "negative"
+	StakeholderSentimentNeutral     StakeholderSentiment = "neutral"
+	StakeholderSentimentPositive    StakeholderSentiment = "positive"
+)
+
+// Valid indicates whether the value is a known member of the StakeholderSentiment enum.
+func (e StakeholderSentiment) Valid() bool {
+	switch e {
+	case StakeholderSentimentCautious:
+		return true
+	case StakeholderSentimentLessThannil:
+		return true
+	case StakeholderSentimentNegative:
+		return true
+	case StakeholderSentimentNeutral:
+		return true
+	case StakeholderSentimentPositive:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StakeholderSentimentTrend.
+const (
+	StakeholderSentimentTrendDeclining        StakeholderSentimentTrend = "declining"
+	StakeholderSentimentTrendImproving        StakeholderSentimentTrend = "improving"
+	StakeholderSentimentTrendInsufficientData StakeholderSentimentTrend = "insufficient_data"
+	StakeholderSentimentTrendStable           StakeholderSentimentTrend = "stable"
+)
+
+// Valid indicates whether the value is a known member of the StakeholderSentimentTrend enum.
+func (e StakeholderSentimentTrend) Valid() bool {
+	switch e {
+	case StakeholderSentimentTrendDeclining:
+		return true
+	case StakeholderSentimentTrendImproving:
+		return true
+	case StakeholderSentimentTrendInsufficientData:
+		return true
+	case StakeholderSentimentTrendStable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StakeholderInfluence.
+const (
+	StakeholderInfluenceCritical StakeholderInfluence = "critical"
+	StakeholderInfluenceHigh     StakeholderInfluence = "high"
+	StakeholderInfluenceLow      StakeholderInfluence = "low"
+	StakeholderInfluenceMedium   StakeholderInfluence = "medium"
+)
+
+// Valid indicates whether the value is a known member of the StakeholderInfluence enum.
+func (e StakeholderInfluence) Valid() bool {
+	switch e {
+	case StakeholderInfluenceCritical:
+		return true
+	case StakeholderInfluenceHigh:
+		return true
+	case StakeholderInfluenceLow:
+		return true
+	case StakeholderInfluenceMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StakeholderInterest.
+const (
+	StakeholderInterestHigh   StakeholderInterest = "high"
+	StakeholderInterestLow    StakeholderInterest = "low"
+	StakeholderInterestMedium StakeholderInterest = "medium"
+)
+
+// Valid indicates whether the value is a known member of the StakeholderInterest enum.
+func (e StakeholderInterest) Valid() bool {
+	switch e {
+	case StakeholderInterestHigh:
+		return true
+	case StakeholderInterestLow:
+		return true
+	case StakeholderInterestMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StakeholderQuadrant.
+const (
+	StakeholderQuadrantKeepInformed  StakeholderQuadrant = "keep_informed"
+	StakeholderQuadrantKeepSatisfied StakeholderQuadrant = "keep_satisfied"
+	StakeholderQuadrantManageClosely StakeholderQuadrant = "manage_closely"
+	StakeholderQuadrantMonitor       StakeholderQuadrant = "monitor"
+)
+
+// Valid indicates whether the value is a known member of the StakeholderQuadrant enum.
+func (e StakeholderQuadrant) Valid() bool {
+	switch e {
+	case StakeholderQuadrantKeepInformed:
+		return true
+	case StakeholderQuadrantKeepSatisfied:
+		return true
+	case StakeholderQuadrantManageClosely:
+		return true
+	case StakeholderQuadrantMonitor:
 		return true
 	default:
 		return false
@@ -1508,6 +1706,66 @@ func (e ListRolesParamsBuiltIn) Valid() bool {
 	case ListRolesParamsBuiltInFalse:
 		return true
 	case ListRolesParamsBuiltInTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListStakeholdersParamsSort.
+const (
+	ListStakeholdersParamsSortCreatedAt        ListStakeholdersParamsSort = "created_at"
+	ListStakeholdersParamsSortLastEngagementAt ListStakeholdersParamsSort = "last_engagement_at"
+	ListStakeholdersParamsSortName             ListStakeholdersParamsSort = "name"
+	ListStakeholdersParamsSortUpdatedAt        ListStakeholdersParamsSort = "updated_at"
+)
+
+// Valid indicates whether the value is a known member of the ListStakeholdersParamsSort enum.
+func (e ListStakeholdersParamsSort) Valid() bool {
+	switch e {
+	case ListStakeholdersParamsSortCreatedAt:
+		return true
+	case ListStakeholdersParamsSortLastEngagementAt:
+		return true
+	case ListStakeholdersParamsSortName:
+		return true
+	case ListStakeholdersParamsSortUpdatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListStakeholdersParamsOrder.
+const (
+	ListStakeholdersParamsOrderAsc  ListStakeholdersParamsOrder = "asc"
+	ListStakeholdersParamsOrderDesc ListStakeholdersParamsOrder = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListStakeholdersParamsOrder enum.
+func (e ListStakeholdersParamsOrder) Valid() bool {
+	switch e {
+	case ListStakeholdersParamsOrderAsc:
+		return true
+	case ListStakeholdersParamsOrderDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListStakeholdersParamsAtRisk.
+const (
+	ListStakeholdersParamsAtRiskFalse ListStakeholdersParamsAtRisk = "false"
+	ListStakeholdersParamsAtRiskTrue  ListStakeholdersParamsAtRisk = "true"
+)
+
+// Valid indicates whether the value is a known member of the ListStakeholdersParamsAtRisk enum.
+func (e ListStakeholdersParamsAtRisk) Valid() bool {
+	switch e {
+	case ListStakeholdersParamsAtRiskFalse:
+		return true
+	case ListStakeholdersParamsAtRiskTrue:
 		return true
 	default:
 		return false
@@ -2144,6 +2402,70 @@ type DependencyStateError string
 
 // DependencyStateStatus defines model for DependencyState.Status.
 type DependencyStateStatus string
+
+// Engagement One logged engagement with a stakeholder.
+type Engagement struct {
+	// CreatedAt When it was logged.
+	CreatedAt time.Time          `json:"created_at"`
+	Date      openapi_types.Date `json:"date"`
+	Id        openapi_types.UUID `json:"id"`
+	Notes     string             `json:"notes"`
+
+	// RecordedBy Subject (`sub`) of who logged it.
+	RecordedBy    string              `json:"recorded_by"`
+	Sentiment     EngagementSentiment `json:"sentiment"`
+	StakeholderId openapi_types.UUID  `json:"stakeholder_id"`
+	Type          EngagementType      `json:"type"`
+}
+
+// EngagementCreate The read-only fields of an engagement may be sent back and are ignored.
+type EngagementCreate struct {
+	// CreatedAt A read-only field of the resource; accepted (any value) and ignored.
+	CreatedAt *IgnoredReadOnly   `json:"created_at,omitempty"`
+	Date      openapi_types.Date `json:"date"`
+
+	// Id A read-only field of the resource; accepted (any value) and ignored.
+	Id    *IgnoredReadOnly `json:"id,omitempty"`
+	Notes *string          `json:"notes,omitempty"`
+
+	// RecordedBy A read-only field of the resource; accepted (any value) and ignored.
+	RecordedBy *IgnoredReadOnly    `json:"recorded_by,omitempty"`
+	Sentiment  EngagementSentiment `json:"sentiment"`
+
+	// StakeholderId A read-only field of the resource; accepted (any value) and ignored.
+	StakeholderId *IgnoredReadOnly `json:"stakeholder_id,omitempty"`
+	Type          EngagementType   `json:"type"`
+}
+
+// EngagementList defines model for EngagementList.
+type EngagementList struct {
+	Data []Engagement `json:"data"`
+	Meta struct {
+		Pagination Pagination `json:"pagination"`
+	} `json:"meta"`
+}
+
+// EngagementLogged The answer of `logEngagement` and the `data` of the `stakeholder.engagement` event:
+// the fields of `Engagement` plus the stakeholder after it was logged.
+type EngagementLogged struct {
+	CreatedAt  time.Time           `json:"created_at"`
+	Date       openapi_types.Date  `json:"date"`
+	Id         openapi_types.UUID  `json:"id"`
+	Notes      string              `json:"notes"`
+	RecordedBy string              `json:"recorded_by"`
+	Sentiment  EngagementSentiment `json:"sentiment"`
+
+	// Stakeholder A stakeholder of an initiative, with what its engagements say as of the response.
+	Stakeholder   Stakeholder        `json:"stakeholder"`
+	StakeholderId openapi_types.UUID `json:"stakeholder_id"`
+	Type          EngagementType     `json:"type"`
+}
+
+// EngagementSentiment defines model for EngagementSentiment.
+type EngagementSentiment string
+
+// EngagementType defines model for EngagementType.
+type EngagementType string
 
 // Error The error body of every status but 422 (which adds `errors`, see ValidationError).
 type Error struct {
@@ -2788,6 +3110,224 @@ type SettingsSaved struct {
 	UpdatedAt      time.Time `json:"updated_at"`
 }
 
+// Stakeholder A stakeholder of an initiative, with what its engagements say as of the response.
+type Stakeholder struct {
+	// AtRisk True when one of the rules of `at_risk_reason` holds today (UTC).
+	AtRisk bool `json:"at_risk"`
+
+	// AtRiskReason The first rule that holds, in this order; null when not at risk.
+	// `negative_sentiment`: influence high or critical and the latest engagement was
+	// cautious or negative. `not_engaged`: influence high or critical and no engagement
+	// for more than 45 days (since the stakeholder was added, when never engaged).
+	// `declining_sentiment`: any influence, `sentiment_trend` declining and the latest
+	// engagement negative.
+	AtRiskReason *StakeholderAtRiskReason `json:"at_risk_reason"`
+	CreatedAt    time.Time                `json:"created_at"`
+	Department   *StakeholderLabel        `json:"department"`
+
+	// Email As sent; unique per initiative regardless of case.
+	Email           string             `json:"email"`
+	EngagementCount int                `json:"engagement_count"`
+	Id              openapi_types.UUID `json:"id"`
+
+	// Influence How much the stakeholder can sway the initiative; high and critical count as power on the grid.
+	Influence    StakeholderInfluence `json:"influence"`
+	InitiativeId openapi_types.UUID   `json:"initiative_id"`
+	Interest     StakeholderInterest  `json:"interest"`
+
+	// LastEngagementAt Date of the latest engagement (engagements carry a date, not a time); null when never engaged.
+	LastEngagementAt *openapi_types.Date `json:"last_engagement_at"`
+	Name             string              `json:"name"`
+	Notes            string              `json:"notes"`
+
+	// Quadrant Place on the power–interest grid: power is influence high or critical, high
+	// interest is interest high. `manage_closely` power and high interest;
+	// `keep_satisfied` power, interest low or medium; `keep_informed` influence low or
+	// medium, high interest; `monitor` neither.
+	Quadrant StakeholderQuadrant `json:"quadrant"`
+	Role     *StakeholderLabel   `json:"role"`
+
+	// Sentiment Of the latest engagement (by date, then by when logged); null when never engaged.
+	Sentiment *StakeholderSentiment `json:"sentiment"`
+
+	// SentimentTrend From the latest three engagements by date: the newest's sentiment score minus the
+	// oldest's of those three (positive 2, neutral 1, cautious 0, negative −1); above 0
+	// improving, below 0 declining, 0 stable; fewer than two engagements insufficient_data.
+	SentimentTrend StakeholderSentimentTrend `json:"sentiment_trend"`
+	UpdatedAt      time.Time                 `json:"updated_at"`
+}
+
+// StakeholderAtRiskReason The first rule that holds, in this order; null when not at risk.
+// `negative_sentiment`: influence high or critical and the latest engagement was
+// cautious or negative. `not_engaged`: influence high or critical and no engagement
+// for more than 45 days (since the stakeholder was added, when never engaged).
+// `declining_sentiment`: any influence, `sentiment_trend` declining and the latest
+// engagement negative.
+type StakeholderAtRiskReason string
+
+// StakeholderSentiment Of the latest engagement (by date, then by when logged); null when never engaged.
+type StakeholderSentiment string
+
+// StakeholderSentimentTrend From the latest three engagements by date: the newest's sentiment score minus the
+// oldest's of those three (positive 2, neutral 1, cautious 0, negative −1); above 0
+// improving, below 0 declining, 0 stable; fewer than two engagements insufficient_data.
+type StakeholderSentimentTrend string
+
+// StakeholderCreate `null` for an optional field means absent. The read-only fields of the resource may
+// be sent back and are ignored.
+type StakeholderCreate struct {
+	// AtRisk A read-only field of the resource; accepted (any value) and ignored.
+	AtRisk *IgnoredReadOnly `json:"at_risk,omitempty"`
+
+	// AtRiskReason A read-only field of the resource; accepted (any value) and ignored.
+	AtRiskReason *IgnoredReadOnly `json:"at_risk_reason,omitempty"`
+
+	// CreatedAt A read-only field of the resource; accepted (any value) and ignored.
+	CreatedAt  *IgnoredReadOnly `json:"created_at,omitempty"`
+	Department *string          `json:"department,omitempty"`
+	Email      string           `json:"email"`
+
+	// EngagementCount A read-only field of the resource; accepted (any value) and ignored.
+	EngagementCount *IgnoredReadOnly `json:"engagement_count,omitempty"`
+
+	// Id A read-only field of the resource; accepted (any value) and ignored.
+	Id *IgnoredReadOnly `json:"id,omitempty"`
+
+	// Influence How much the stakeholder can sway the initiative; high and critical count as power on the grid.
+	Influence StakeholderInfluence `json:"influence"`
+
+	// InitiativeId Opaque; one that names no initiative of the tenant is 404.
+	InitiativeId string              `json:"initiative_id"`
+	Interest     StakeholderInterest `json:"interest"`
+
+	// LastEngagementAt A read-only field of the resource; accepted (any value) and ignored.
+	LastEngagementAt *IgnoredReadOnly `json:"last_engagement_at,omitempty"`
+	Name             string           `json:"name"`
+	Notes            *string          `json:"notes,omitempty"`
+
+	// Quadrant A read-only field of the resource; accepted (any value) and ignored.
+	Quadrant *IgnoredReadOnly `json:"quadrant,omitempty"`
+	Role     *string          `json:"role,omitempty"`
+
+	// Sentiment A read-only field of the resource; accepted (any value) and ignored.
+	Sentiment *IgnoredReadOnly `json:"sentiment,omitempty"`
+
+	// SentimentTrend A read-only field of the resource; accepted (any value) and ignored.
+	SentimentTrend *IgnoredReadOnly `json:"sentiment_trend,omitempty"`
+
+	// UpdatedAt A read-only field of the resource; accepted (any value) and ignored.
+	UpdatedAt *IgnoredReadOnly `json:"updated_at,omitempty"`
+}
+
+// StakeholderInfluence How much the stakeholder can sway the initiative; high and critical count as power on the grid.
+type StakeholderInfluence string
+
+// StakeholderInterest defines model for StakeholderInterest.
+type StakeholderInterest string
+
+// StakeholderLabel Free text (role, department), trimmed, at most 100 characters, no control characters.
+type StakeholderLabel = string
+
+// StakeholderList defines model for StakeholderList.
+type StakeholderList struct {
+	Data []Stakeholder `json:"data"`
+	Meta struct {
+		Pagination Pagination `json:"pagination"`
+	} `json:"meta"`
+}
+
+// StakeholderPatch PATCH body; only the fields sent change; null clears `role`, `department` and `notes`.
+type StakeholderPatch struct {
+	// AtRisk A read-only field of the resource; accepted (any value) and ignored.
+	AtRisk *IgnoredReadOnly `json:"at_risk,omitempty"`
+
+	// AtRiskReason A read-only field of the resource; accepted (any value) and ignored.
+	AtRiskReason *IgnoredReadOnly `json:"at_risk_reason,omitempty"`
+
+	// CreatedAt A read-only field of the resource; accepted (any value) and ignored.
+	CreatedAt  *IgnoredReadOnly `json:"created_at,omitempty"`
+	Department *string          `json:"department,omitempty"`
+	Email      *string          `json:"email,omitempty"`
+
+	// EngagementCount A read-only field of the resource; accepted (any value) and ignored.
+	EngagementCount *IgnoredReadOnly `json:"engagement_count,omitempty"`
+
+	// Id A read-only field of the resource; accepted (any value) and ignored.
+	Id *IgnoredReadOnly `json:"id,omitempty"`
+
+	// Influence How much the stakeholder can sway the initiative; high and critical count as power on the grid.
+	Influence    *StakeholderInfluence `json:"influence,omitempty"`
+	InitiativeId *string               `json:"initiative_id,omitempty"`
+	Interest     *StakeholderInterest  `json:"interest,omitempty"`
+
+	// LastEngagementAt A read-only field of the resource; accepted (any value) and ignored.
+	LastEngagementAt *IgnoredReadOnly `json:"last_engagement_at,omitempty"`
+	Name             *string          `json:"name,omitempty"`
+	Notes            *string          `json:"notes,omitempty"`
+
+	// Quadrant A read-only field of the resource; accepted (any value) and ignored.
+	Quadrant *IgnoredReadOnly `json:"quadrant,omitempty"`
+	Role     *string          `json:"role,omitempty"`
+
+	// Sentiment A read-only field of the resource; accepted (any value) and ignored.
+	Sentiment *IgnoredReadOnly `json:"sentiment,omitempty"`
+
+	// SentimentTrend A read-only field of the resource; accepted (any value) and ignored.
+	SentimentTrend *IgnoredReadOnly `json:"sentiment_trend,omitempty"`
+
+	// UpdatedAt A read-only field of the resource; accepted (any value) and ignored.
+	UpdatedAt *IgnoredReadOnly `json:"updated_at,omitempty"`
+}
+
+// StakeholderQuadrant Place on the power–interest grid: power is influence high or critical, high
+// interest is interest high. `manage_closely` power and high interest;
+// `keep_satisfied` power, interest low or medium; `keep_informed` influence low or
+// medium, high interest; `monitor` neither.
+type StakeholderQuadrant string
+
+// StakeholderReplace PUT body. Absent or null `role`, `department` and `notes` are cleared; `initiative_id`, when sent, must be the stakeholder's.
+type StakeholderReplace struct {
+	// AtRisk A read-only field of the resource; accepted (any value) and ignored.
+	AtRisk *IgnoredReadOnly `json:"at_risk,omitempty"`
+
+	// AtRiskReason A read-only field of the resource; accepted (any value) and ignored.
+	AtRiskReason *IgnoredReadOnly `json:"at_risk_reason,omitempty"`
+
+	// CreatedAt A read-only field of the resource; accepted (any value) and ignored.
+	CreatedAt  *IgnoredReadOnly `json:"created_at,omitempty"`
+	Department *string          `json:"department,omitempty"`
+	Email      string           `json:"email"`
+
+	// EngagementCount A read-only field of the resource; accepted (any value) and ignored.
+	EngagementCount *IgnoredReadOnly `json:"engagement_count,omitempty"`
+
+	// Id A read-only field of the resource; accepted (any value) and ignored.
+	Id *IgnoredReadOnly `json:"id,omitempty"`
+
+	// Influence How much the stakeholder can sway the initiative; high and critical count as power on the grid.
+	Influence    StakeholderInfluence `json:"influence"`
+	InitiativeId *string              `json:"initiative_id,omitempty"`
+	Interest     StakeholderInterest  `json:"interest"`
+
+	// LastEngagementAt A read-only field of the resource; accepted (any value) and ignored.
+	LastEngagementAt *IgnoredReadOnly `json:"last_engagement_at,omitempty"`
+	Name             string           `json:"name"`
+	Notes            *string          `json:"notes,omitempty"`
+
+	// Quadrant A read-only field of the resource; accepted (any value) and ignored.
+	Quadrant *IgnoredReadOnly `json:"quadrant,omitempty"`
+	Role     *string          `json:"role,omitempty"`
+
+	// Sentiment A read-only field of the resource; accepted (any value) and ignored.
+	Sentiment *IgnoredReadOnly `json:"sentiment,omitempty"`
+
+	// SentimentTrend A read-only field of the resource; accepted (any value) and ignored.
+	SentimentTrend *IgnoredReadOnly `json:"sentiment_trend,omitempty"`
+
+	// UpdatedAt A read-only field of the resource; accepted (any value) and ignored.
+	UpdatedAt *IgnoredReadOnly `json:"updated_at,omitempty"`
+}
+
 // StatusChange One entry of the status history.
 type StatusChange struct {
 	// Actor Subject (`sub`) of who made the change.
@@ -3115,6 +3655,7 @@ type WebhookDeliveryStatus string
 // - `initiative.status_changed`: `InitiativeStatusChangedData`.
 // - `user.invited`: `UserInvitedData`; `user.deactivated`: `UserDeactivatedData`.
 // - `benefit.actual_recorded`: `BenefitActualRecordedData`.
+// - `stakeholder.engagement`: `EngagementLogged` (the engagement and the stakeholder after it).
 // - `webhook.test`: sent only by `POST /v1/webhooks/{id}/test`; cannot be subscribed to.
 // - other types: defined by the issues that emit them.
 type WebhookEvent struct {
@@ -4038,6 +4579,133 @@ type PutFxRatesParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// ListStakeholdersParams defines parameters for ListStakeholders.
+type ListStakeholdersParams struct {
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Records per page (value-model lists allow up to 500).
+	PageSize *LargePageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// Sort Sort field; ties are broken by id. `name` is case-insensitive;
+	// `last_engagement_at` puts never-engaged stakeholders first ascending and last descending.
+	Sort *ListStakeholdersParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// Order Sort order.
+	Order *ListStakeholdersParamsOrder `form:"order,omitempty" json:"order,omitempty"`
+
+	// InitiativeId Only stakeholders of this initiative.
+	InitiativeId *string `form:"initiative_id,omitempty" json:"initiative_id,omitempty"`
+
+	// Influence Only stakeholders of this influence.
+	Influence *StakeholderInfluence `form:"influence,omitempty" json:"influence,omitempty"`
+
+	// Interest Only stakeholders of this interest.
+	Interest *StakeholderInterest `form:"interest,omitempty" json:"interest,omitempty"`
+
+	// Quadrant Only stakeholders in this quadrant of the power–interest grid (see `Stakeholder.quadrant`).
+	Quadrant *StakeholderQuadrant `form:"quadrant,omitempty" json:"quadrant,omitempty"`
+
+	// AtRisk Only stakeholders that are (true) or are not (false) at risk today.
+	AtRisk *ListStakeholdersParamsAtRisk `form:"at_risk,omitempty" json:"at_risk,omitempty"`
+
+	// Q Case-insensitive substring of the name, e-mail, role or department, 1–100
+	// characters; `%`, `_` and `\` match themselves.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ListStakeholdersParamsSort defines parameters for ListStakeholders.
+type ListStakeholdersParamsSort string
+
+// ListStakeholdersParamsOrder defines parameters for ListStakeholders.
+type ListStakeholdersParamsOrder string
+
+// ListStakeholdersParamsAtRisk defines parameters for ListStakeholders.
+type ListStakeholdersParamsAtRisk string
+
+// CreateStakeholderParams defines parameters for CreateStakeholder.
+type CreateStakeholderParams struct {
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// DeleteStakeholderParams defines parameters for DeleteStakeholder.
+type DeleteStakeholderParams struct {
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetStakeholderParams defines parameters for GetStakeholder.
+type GetStakeholderParams struct {
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// PatchStakeholderParams defines parameters for PatchStakeholder.
+type PatchStakeholderParams struct {
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ReplaceStakeholderParams defines parameters for ReplaceStakeholder.
+type ReplaceStakeholderParams struct {
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// LogEngagementParams defines parameters for LogEngagement.
+type LogEngagementParams struct {
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ListEngagementsParams defines parameters for ListEngagements.
+type ListEngagementsParams struct {
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Records per page (value-model lists allow up to 500).
+	PageSize *LargePageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // ListUsersParams defines parameters for ListUsers.
 type ListUsersParams struct {
 	// Page Page number, from 1.
@@ -4345,6 +5013,18 @@ type ReplaceSettingsJSONRequestBody = SettingsReplace
 // PutFxRatesJSONRequestBody defines body for PutFxRates for application/json ContentType.
 type PutFxRatesJSONRequestBody = FxRateUpsert
 
+// CreateStakeholderJSONRequestBody defines body for CreateStakeholder for application/json ContentType.
+type CreateStakeholderJSONRequestBody = StakeholderCreate
+
+// PatchStakeholderJSONRequestBody defines body for PatchStakeholder for application/json ContentType.
+type PatchStakeholderJSONRequestBody = StakeholderPatch
+
+// ReplaceStakeholderJSONRequestBody defines body for ReplaceStakeholder for application/json ContentType.
+type ReplaceStakeholderJSONRequestBody = StakeholderReplace
+
+// LogEngagementJSONRequestBody defines body for LogEngagement for application/json ContentType.
+type LogEngagementJSONRequestBody = EngagementCreate
+
 // InviteUserJSONRequestBody defines body for InviteUser for application/json ContentType.
 type InviteUserJSONRequestBody = UserInvite
 
@@ -4571,6 +5251,32 @@ func (t *WebhookEvent_Data) FromBenefitActualRecordedData(v BenefitActualRecorde
 
 // MergeBenefitActualRecordedData performs a merge with any union data inside the WebhookEvent_Data, using the provided BenefitActualRecordedData
 func (t *WebhookEvent_Data) MergeBenefitActualRecordedData(v BenefitActualRecordedData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEngagementLogged returns the union data inside the WebhookEvent_Data as a EngagementLogged
+func (t WebhookEvent_Data) AsEngagementLogged() (EngagementLogged, error) {
+	var body EngagementLogged
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEngagementLogged overwrites any union data inside the WebhookEvent_Data as the provided EngagementLogged
+func (t *WebhookEvent_Data) FromEngagementLogged(v EngagementLogged) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEngagementLogged performs a merge with any union data inside the WebhookEvent_Data, using the provided EngagementLogged
+func (t *WebhookEvent_Data) MergeEngagementLogged(v EngagementLogged) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -5832,6 +6538,193 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /v1/settings/fx-rates (the `PutFxRates` operationId).
 	PutFxRates(ctx context.Context, params *PutFxRatesParams, body PutFxRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListStakeholders List stakeholders
+	//
+	// Needs `stakeholders:read`. Every stakeholder of the tenant, or of one initiative
+	// (`initiative_id`), archived initiatives included. The derived fields (`quadrant`,
+	// `sentiment`, `sentiment_trend`, `at_risk`) are as of the request (UTC dates).
+	// Filters combine with AND: `quadrant` with `influence` or `interest` keeps the
+	// stakeholders in both (an impossible combination is an empty page, not an error).
+	// An `initiative_id` that names no initiative of the tenant (in any form) is an
+	// empty page. Unknown query parameters, a parameter given twice and values out of
+	// range are **400** `INVALID_PARAMETER`.
+	//
+	// Corresponds with GET /v1/stakeholders (the `ListStakeholders` operationId).
+	ListStakeholders(ctx context.Context, params *ListStakeholdersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateStakeholderWithBody Add a stakeholder to an initiative
+	//
+	// Needs `stakeholders:write`.
+	//
+	// - `initiative_id`, `name` (1–200 characters, trimmed), `email`, `influence` and
+	//   `interest` are required.
+	// - `email`: one bare address (`ana@example.com`; no display name, no spaces), at
+	//   most 254 characters, stored as sent. An address already used by a stakeholder of
+	//   the same initiative, compared case-insensitively, is **409** `ALREADY_EXISTS`;
+	//   the same person may be a stakeholder of several initiatives.
+	// - `role`, `department`: free text (the spec lists no values), trimmed, at most 100
+	//   characters, no control characters (line breaks, tabs); blank means none.
+	// - `influence` low, medium, high, critical; `interest` low, medium, high (422
+	//   `invalid_value`); `notes` at most 10,000 characters.
+	//
+	// At most 500 stakeholders per initiative (**409** `CONFLICT`); an archived
+	// initiative is read-only (**409** `CONFLICT`); an `initiative_id` that names no
+	// initiative of the tenant, in any form, is **404**. Body type errors are reported
+	// before the initiative is looked up, rule failures (422 with `errors[]`) after.
+	// `Location` names the new stakeholder.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/stakeholders (the `CreateStakeholder` operationId).
+	CreateStakeholderWithBody(ctx context.Context, params *CreateStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateStakeholder Add a stakeholder to an initiative
+	//
+	// Needs `stakeholders:write`.
+	//
+	// - `initiative_id`, `name` (1–200 characters, trimmed), `email`, `influence` and
+	//   `interest` are required.
+	// - `email`: one bare address (`ana@example.com`; no display name, no spaces), at
+	//   most 254 characters, stored as sent. An address already used by a stakeholder of
+	//   the same initiative, compared case-insensitively, is **409** `ALREADY_EXISTS`;
+	//   the same person may be a stakeholder of several initiatives.
+	// - `role`, `department`: free text (the spec lists no values), trimmed, at most 100
+	//   characters, no control characters (line breaks, tabs); blank means none.
+	// - `influence` low, medium, high, critical; `interest` low, medium, high (422
+	//   `invalid_value`); `notes` at most 10,000 characters.
+	//
+	// At most 500 stakeholders per initiative (**409** `CONFLICT`); an archived
+	// initiative is read-only (**409** `CONFLICT`); an `initiative_id` that names no
+	// initiative of the tenant, in any form, is **404**. Body type errors are reported
+	// before the initiative is looked up, rule failures (422 with `errors[]`) after.
+	// `Location` names the new stakeholder.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/stakeholders (the `CreateStakeholder` operationId).
+	CreateStakeholder(ctx context.Context, params *CreateStakeholderParams, body CreateStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteStakeholder Remove a stakeholder
+	//
+	// Needs `stakeholders:delete`. Removes the stakeholder and its engagement log for
+	// good. An archived initiative is read-only (**409** `CONFLICT`).
+	//
+	// Corresponds with DELETE /v1/stakeholders/{id} (the `DeleteStakeholder` operationId).
+	DeleteStakeholder(ctx context.Context, id string, params *DeleteStakeholderParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStakeholder Get a stakeholder
+	//
+	// Needs `stakeholders:read`. Takes no query parameters (any is **400**).
+	//
+	// Corresponds with GET /v1/stakeholders/{id} (the `GetStakeholder` operationId).
+	GetStakeholder(ctx context.Context, id string, params *GetStakeholderParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchStakeholderWithBody Update some fields of a stakeholder
+	//
+	// Needs `stakeholders:write`. Only the fields sent change; `null` clears `role`,
+	// `department` and `notes`, and is 422 `required` for the required fields. The
+	// merged stakeholder must pass the rules of `createStakeholder`. Errors as for PUT.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /v1/stakeholders/{id} (the `PatchStakeholder` operationId).
+	PatchStakeholderWithBody(ctx context.Context, id string, params *PatchStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchStakeholder Update some fields of a stakeholder
+	//
+	// Needs `stakeholders:write`. Only the fields sent change; `null` clears `role`,
+	// `department` and `notes`, and is 422 `required` for the required fields. The
+	// merged stakeholder must pass the rules of `createStakeholder`. Errors as for PUT.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /v1/stakeholders/{id} (the `PatchStakeholder` operationId).
+	PatchStakeholder(ctx context.Context, id string, params *PatchStakeholderParams, body PatchStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceStakeholderWithBody Replace a stakeholder
+	//
+	// Needs `stakeholders:write`. Full replacement with the rules of
+	// `createStakeholder`: `name`, `email`, `influence` and `interest` are required;
+	// absent `role`, `department` and `notes` are cleared. `initiative_id` may be sent
+	// but must be the stakeholder's own (a stakeholder never moves: 422
+	// `invalid_value`). The engagements and what derives from them are kept. Another
+	// stakeholder of the initiative with the e-mail is **409** `ALREADY_EXISTS`; an
+	// archived initiative **409** `CONFLICT`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /v1/stakeholders/{id} (the `ReplaceStakeholder` operationId).
+	ReplaceStakeholderWithBody(ctx context.Context, id string, params *ReplaceStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplaceStakeholder Replace a stakeholder
+	//
+	// Needs `stakeholders:write`. Full replacement with the rules of
+	// `createStakeholder`: `name`, `email`, `influence` and `interest` are required;
+	// absent `role`, `department` and `notes` are cleared. `initiative_id` may be sent
+	// but must be the stakeholder's own (a stakeholder never moves: 422
+	// `invalid_value`). The engagements and what derives from them are kept. Another
+	// stakeholder of the initiative with the e-mail is **409** `ALREADY_EXISTS`; an
+	// archived initiative **409** `CONFLICT`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /v1/stakeholders/{id} (the `ReplaceStakeholder` operationId).
+	ReplaceStakeholder(ctx context.Context, id string, params *ReplaceStakeholderParams, body ReplaceStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogEngagementWithBody Log an engagement with a stakeholder
+	//
+	// Needs `stakeholders:write`. `type`, `sentiment` and `date` are required, `notes`
+	// optional (at most 10,000 characters).
+	//
+	// - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
+	//   neutral, cautious, negative (422 `invalid_value`).
+	// - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
+	//   `invalid_format`), not in the future (422 `in_future`: after today's date in the
+	//   earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+	//   not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+	//   fields order engagements by date (same date: by when they were logged).
+	//
+	// Answers **201** with the engagement and the stakeholder after it, and emits the
+	// event `stakeholder.engagement` with the same body, in the same transaction. At
+	// most 10,000 engagements per stakeholder (**409** `CONFLICT`); an archived
+	// initiative is read-only (**409** `CONFLICT`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/stakeholders/{id}/engagement (the `LogEngagement` operationId).
+	LogEngagementWithBody(ctx context.Context, id string, params *LogEngagementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogEngagement Log an engagement with a stakeholder
+	//
+	// Needs `stakeholders:write`. `type`, `sentiment` and `date` are required, `notes`
+	// optional (at most 10,000 characters).
+	//
+	// - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
+	//   neutral, cautious, negative (422 `invalid_value`).
+	// - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
+	//   `invalid_format`), not in the future (422 `in_future`: after today's date in the
+	//   earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+	//   not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+	//   fields order engagements by date (same date: by when they were logged).
+	//
+	// Answers **201** with the engagement and the stakeholder after it, and emits the
+	// event `stakeholder.engagement` with the same body, in the same transaction. At
+	// most 10,000 engagements per stakeholder (**409** `CONFLICT`); an archived
+	// initiative is read-only (**409** `CONFLICT`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/stakeholders/{id}/engagement (the `LogEngagement` operationId).
+	LogEngagement(ctx context.Context, id string, params *LogEngagementParams, body LogEngagementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListEngagements A stakeholder's engagement log
+	//
+	// Needs `stakeholders:read`. Newest first: by `date`, then by when logged. Unknown
+	// query parameters, a parameter given twice and values out of range are **400**.
+	//
+	// Corresponds with GET /v1/stakeholders/{id}/engagements (the `ListEngagements` operationId).
+	ListEngagements(ctx context.Context, id string, params *ListEngagementsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListUsers List users
 	//
@@ -7950,6 +8843,313 @@ func (c *Client) PutFxRatesWithBody(ctx context.Context, params *PutFxRatesParam
 // Corresponds with PUT /v1/settings/fx-rates (the `PutFxRates` operationId).
 func (c *Client) PutFxRates(ctx context.Context, params *PutFxRatesParams, body PutFxRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPutFxRatesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListStakeholders List stakeholders
+//
+// Needs `stakeholders:read`. Every stakeholder of the tenant, or of one initiative
+// (`initiative_id`), archived initiatives included. The derived fields (`quadrant`,
+// `sentiment`, `sentiment_trend`, `at_risk`) are as of the request (UTC dates).
+// Filters combine with AND: `quadrant` with `influence` or `interest` keeps the
+// stakeholders in both (an impossible combination is an empty page, not an error).
+// An `initiative_id` that names no initiative of the tenant (in any form) is an
+// empty page. Unknown query parameters, a parameter given twice and values out of
+// range are **400** `INVALID_PARAMETER`.
+//
+// Corresponds with GET /v1/stakeholders (the `ListStakeholders` operationId).
+func (c *Client) ListStakeholders(ctx context.Context, params *ListStakeholdersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListStakeholdersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateStakeholderWithBody Add a stakeholder to an initiative
+//
+// Needs `stakeholders:write`.
+//
+//   - `initiative_id`, `name` (1–200 characters, trimmed), `email`, `influence` and
+//     `interest` are required.
+//   - `email`: one bare address (`ana@example.com`; no display name, no spaces), at
+//     most 254 characters, stored as sent. An address already used by a stakeholder of
+//     the same initiative, compared case-insensitively, is **409** `ALREADY_EXISTS`;
+//     the same person may be a stakeholder of several initiatives.
+//   - `role`, `department`: free text (the spec lists no values), trimmed, at most 100
+//     characters, no control characters (line breaks, tabs); blank means none.
+//   - `influence` low, medium, high, critical; `interest` low, medium, high (422
+//     `invalid_value`); `notes` at most 10,000 characters.
+//
+// At most 500 stakeholders per initiative (**409** `CONFLICT`); an archived
+// initiative is read-only (**409** `CONFLICT`); an `initiative_id` that names no
+// initiative of the tenant, in any form, is **404**. Body type errors are reported
+// before the initiative is looked up, rule failures (422 with `errors[]`) after.
+// `Location` names the new stakeholder.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/stakeholders (the `CreateStakeholder` operationId).
+func (c *Client) CreateStakeholderWithBody(ctx context.Context, params *CreateStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateStakeholderRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateStakeholder Add a stakeholder to an initiative
+//
+// Needs `stakeholders:write`.
+//
+//   - `initiative_id`, `name` (1–200 characters, trimmed), `email`, `influence` and
+//     `interest` are required.
+//   - `email`: one bare address (`ana@example.com`; no display name, no spaces), at
+//     most 254 characters, stored as sent. An address already used by a stakeholder of
+//     the same initiative, compared case-insensitively, is **409** `ALREADY_EXISTS`;
+//     the same person may be a stakeholder of several initiatives.
+//   - `role`, `department`: free text (the spec lists no values), trimmed, at most 100
+//     characters, no control characters (line breaks, tabs); blank means none.
+//   - `influence` low, medium, high, critical; `interest` low, medium, high (422
+//     `invalid_value`); `notes` at most 10,000 characters.
+//
+// At most 500 stakeholders per initiative (**409** `CONFLICT`); an archived
+// initiative is read-only (**409** `CONFLICT`); an `initiative_id` that names no
+// initiative of the tenant, in any form, is **404**. Body type errors are reported
+// before the initiative is looked up, rule failures (422 with `errors[]`) after.
+// `Location` names the new stakeholder.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/stakeholders (the `CreateStakeholder` operationId).
+func (c *Client) CreateStakeholder(ctx context.Context, params *CreateStakeholderParams, body CreateStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateStakeholderRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteStakeholder Remove a stakeholder
+//
+// Needs `stakeholders:delete`. Removes the stakeholder and its engagement log for
+// good. An archived initiative is read-only (**409** `CONFLICT`).
+//
+// Corresponds with DELETE /v1/stakeholders/{id} (the `DeleteStakeholder` operationId).
+func (c *Client) DeleteStakeholder(ctx context.Context, id string, params *DeleteStakeholderParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteStakeholderRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStakeholder Get a stakeholder
+//
+// Needs `stakeholders:read`. Takes no query parameters (any is **400**).
+//
+// Corresponds with GET /v1/stakeholders/{id} (the `GetStakeholder` operationId).
+func (c *Client) GetStakeholder(ctx context.Context, id string, params *GetStakeholderParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStakeholderRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchStakeholderWithBody Update some fields of a stakeholder
+//
+// Needs `stakeholders:write`. Only the fields sent change; `null` clears `role`,
+// `department` and `notes`, and is 422 `required` for the required fields. The
+// merged stakeholder must pass the rules of `createStakeholder`. Errors as for PUT.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /v1/stakeholders/{id} (the `PatchStakeholder` operationId).
+func (c *Client) PatchStakeholderWithBody(ctx context.Context, id string, params *PatchStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchStakeholderRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchStakeholder Update some fields of a stakeholder
+//
+// Needs `stakeholders:write`. Only the fields sent change; `null` clears `role`,
+// `department` and `notes`, and is 422 `required` for the required fields. The
+// merged stakeholder must pass the rules of `createStakeholder`. Errors as for PUT.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /v1/stakeholders/{id} (the `PatchStakeholder` operationId).
+func (c *Client) PatchStakeholder(ctx context.Context, id string, params *PatchStakeholderParams, body PatchStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchStakeholderRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceStakeholderWithBody Replace a stakeholder
+//
+// Needs `stakeholders:write`. Full replacement with the rules of
+// `createStakeholder`: `name`, `email`, `influence` and `interest` are required;
+// absent `role`, `department` and `notes` are cleared. `initiative_id` may be sent
+// but must be the stakeholder's own (a stakeholder never moves: 422
+// `invalid_value`). The engagements and what derives from them are kept. Another
+// stakeholder of the initiative with the e-mail is **409** `ALREADY_EXISTS`; an
+// archived initiative **409** `CONFLICT`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /v1/stakeholders/{id} (the `ReplaceStakeholder` operationId).
+func (c *Client) ReplaceStakeholderWithBody(ctx context.Context, id string, params *ReplaceStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceStakeholderRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplaceStakeholder Replace a stakeholder
+//
+// Needs `stakeholders:write`. Full replacement with the rules of
+// `createStakeholder`: `name`, `email`, `influence` and `interest` are required;
+// absent `role`, `department` and `notes` are cleared. `initiative_id` may be sent
+// but must be the stakeholder's own (a stakeholder never moves: 422
+// `invalid_value`). The engagements and what derives from them are kept. Another
+// stakeholder of the initiative with the e-mail is **409** `ALREADY_EXISTS`; an
+// archived initiative **409** `CONFLICT`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /v1/stakeholders/{id} (the `ReplaceStakeholder` operationId).
+func (c *Client) ReplaceStakeholder(ctx context.Context, id string, params *ReplaceStakeholderParams, body ReplaceStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplaceStakeholderRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogEngagementWithBody Log an engagement with a stakeholder
+//
+// Needs `stakeholders:write`. `type`, `sentiment` and `date` are required, `notes`
+// optional (at most 10,000 characters).
+//
+//   - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
+//     neutral, cautious, negative (422 `invalid_value`).
+//   - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
+//     `invalid_format`), not in the future (422 `in_future`: after today's date in the
+//     earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+//     not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+//     fields order engagements by date (same date: by when they were logged).
+//
+// Answers **201** with the engagement and the stakeholder after it, and emits the
+// event `stakeholder.engagement` with the same body, in the same transaction. At
+// most 10,000 engagements per stakeholder (**409** `CONFLICT`); an archived
+// initiative is read-only (**409** `CONFLICT`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/stakeholders/{id}/engagement (the `LogEngagement` operationId).
+func (c *Client) LogEngagementWithBody(ctx context.Context, id string, params *LogEngagementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogEngagementRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogEngagement Log an engagement with a stakeholder
+//
+// Needs `stakeholders:write`. `type`, `sentiment` and `date` are required, `notes`
+// optional (at most 10,000 characters).
+//
+//   - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
+//     neutral, cautious, negative (422 `invalid_value`).
+//   - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
+//     `invalid_format`), not in the future (422 `in_future`: after today's date in the
+//     earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+//     not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+//     fields order engagements by date (same date: by when they were logged).
+//
+// Answers **201** with the engagement and the stakeholder after it, and emits the
+// event `stakeholder.engagement` with the same body, in the same transaction. At
+// most 10,000 engagements per stakeholder (**409** `CONFLICT`); an archived
+// initiative is read-only (**409** `CONFLICT`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/stakeholders/{id}/engagement (the `LogEngagement` operationId).
+func (c *Client) LogEngagement(ctx context.Context, id string, params *LogEngagementParams, body LogEngagementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogEngagementRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListEngagements A stakeholder's engagement log
+//
+// Needs `stakeholders:read`. Newest first: by `date`, then by when logged. Unknown
+// query parameters, a parameter given twice and values out of range are **400**.
+//
+// Corresponds with GET /v1/stakeholders/{id}/engagements (the `ListEngagements` operationId).
+func (c *Client) ListEngagements(ctx context.Context, id string, params *ListEngagementsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEngagementsRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -12069,6 +13269,682 @@ func NewPutFxRatesRequestWithBody(server string, params *PutFxRatesParams, conte
 	return req, nil
 }
 
+// NewListStakeholdersRequest constructs an http.Request for the ListStakeholders method
+func NewListStakeholdersRequest(server string, params *ListStakeholdersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stakeholders")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.InitiativeId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "initiative_id", *params.InitiativeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Influence != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "influence", *params.Influence, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Interest != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "interest", *params.Interest, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Quadrant != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "quadrant", *params.Quadrant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AtRisk != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "at_risk", *params.AtRisk, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateStakeholderRequest calls the generic CreateStakeholder builder with application/json body
+func NewCreateStakeholderRequest(server string, params *CreateStakeholderParams, body CreateStakeholderJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateStakeholderRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateStakeholderRequestWithBody constructs an http.Request for the CreateStakeholder method, with any body, and a specified content type
+func NewCreateStakeholderRequestWithBody(server string, params *CreateStakeholderParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stakeholders")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteStakeholderRequest constructs an http.Request for the DeleteStakeholder method
+func NewDeleteStakeholderRequest(server string, id string, params *DeleteStakeholderParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stakeholders/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetStakeholderRequest constructs an http.Request for the GetStakeholder method
+func NewGetStakeholderRequest(server string, id string, params *GetStakeholderParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stakeholders/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPatchStakeholderRequest calls the generic PatchStakeholder builder with application/json body
+func NewPatchStakeholderRequest(server string, id string, params *PatchStakeholderParams, body PatchStakeholderJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchStakeholderRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPatchStakeholderRequestWithBody constructs an http.Request for the PatchStakeholder method, with any body, and a specified content type
+func NewPatchStakeholderRequestWithBody(server string, id string, params *PatchStakeholderParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stakeholders/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewReplaceStakeholderRequest calls the generic ReplaceStakeholder builder with application/json body
+func NewReplaceStakeholderRequest(server string, id string, params *ReplaceStakeholderParams, body ReplaceStakeholderJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplaceStakeholderRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewReplaceStakeholderRequestWithBody constructs an http.Request for the ReplaceStakeholder method, with any body, and a specified content type
+func NewReplaceStakeholderRequestWithBody(server string, id string, params *ReplaceStakeholderParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stakeholders/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewLogEngagementRequest calls the generic LogEngagement builder with application/json body
+func NewLogEngagementRequest(server string, id string, params *LogEngagementParams, body LogEngagementJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewLogEngagementRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewLogEngagementRequestWithBody constructs an http.Request for the LogEngagement method, with any body, and a specified content type
+func NewLogEngagementRequestWithBody(server string, id string, params *LogEngagementParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stakeholders/%s/engagement", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListEngagementsRequest constructs an http.Request for the ListEngagements method
+func NewListEngagementsRequest(server string, id string, params *ListEngagementsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/stakeholders/%s/engagements", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page_size", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListUsersRequest constructs an http.Request for the ListUsers method
 func NewListUsersRequest(server string, params *ListUsersParams) (*http.Request, error) {
 	var err error
@@ -14532,6 +16408,201 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /v1/settings/fx-rates (the `PutFxRates` operationId).
 	PutFxRatesWithResponse(ctx context.Context, params *PutFxRatesParams, body PutFxRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*PutFxRatesResponse, error)
+
+	// ListStakeholdersWithResponse List stakeholders
+	//
+	// Needs `stakeholders:read`. Every stakeholder of the tenant, or of one initiative
+	// (`initiative_id`), archived initiatives included. The derived fields (`quadrant`,
+	// `sentiment`, `sentiment_trend`, `at_risk`) are as of the request (UTC dates).
+	// Filters combine with AND: `quadrant` with `influence` or `interest` keeps the
+	// stakeholders in both (an impossible combination is an empty page, not an error).
+	// An `initiative_id` that names no initiative of the tenant (in any form) is an
+	// empty page. Unknown query parameters, a parameter given twice and values out of
+	// range are **400** `INVALID_PARAMETER`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/stakeholders (the `ListStakeholders` operationId).
+	ListStakeholdersWithResponse(ctx context.Context, params *ListStakeholdersParams, reqEditors ...RequestEditorFn) (*ListStakeholdersResponse, error)
+
+	// CreateStakeholderWithBodyWithResponse Add a stakeholder to an initiative
+	//
+	// Needs `stakeholders:write`.
+	//
+	// - `initiative_id`, `name` (1–200 characters, trimmed), `email`, `influence` and
+	//   `interest` are required.
+	// - `email`: one bare address (`ana@example.com`; no display name, no spaces), at
+	//   most 254 characters, stored as sent. An address already used by a stakeholder of
+	//   the same initiative, compared case-insensitively, is **409** `ALREADY_EXISTS`;
+	//   the same person may be a stakeholder of several initiatives.
+	// - `role`, `department`: free text (the spec lists no values), trimmed, at most 100
+	//   characters, no control characters (line breaks, tabs); blank means none.
+	// - `influence` low, medium, high, critical; `interest` low, medium, high (422
+	//   `invalid_value`); `notes` at most 10,000 characters.
+	//
+	// At most 500 stakeholders per initiative (**409** `CONFLICT`); an archived
+	// initiative is read-only (**409** `CONFLICT`); an `initiative_id` that names no
+	// initiative of the tenant, in any form, is **404**. Body type errors are reported
+	// before the initiative is looked up, rule failures (422 with `errors[]`) after.
+	// `Location` names the new stakeholder.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stakeholders (the `CreateStakeholder` operationId).
+	CreateStakeholderWithBodyWithResponse(ctx context.Context, params *CreateStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateStakeholderResponse, error)
+
+	// CreateStakeholderWithResponse Add a stakeholder to an initiative
+	//
+	// Needs `stakeholders:write`.
+	//
+	// - `initiative_id`, `name` (1–200 characters, trimmed), `email`, `influence` and
+	//   `interest` are required.
+	// - `email`: one bare address (`ana@example.com`; no display name, no spaces), at
+	//   most 254 characters, stored as sent. An address already used by a stakeholder of
+	//   the same initiative, compared case-insensitively, is **409** `ALREADY_EXISTS`;
+	//   the same person may be a stakeholder of several initiatives.
+	// - `role`, `department`: free text (the spec lists no values), trimmed, at most 100
+	//   characters, no control characters (line breaks, tabs); blank means none.
+	// - `influence` low, medium, high, critical; `interest` low, medium, high (422
+	//   `invalid_value`); `notes` at most 10,000 characters.
+	//
+	// At most 500 stakeholders per initiative (**409** `CONFLICT`); an archived
+	// initiative is read-only (**409** `CONFLICT`); an `initiative_id` that names no
+	// initiative of the tenant, in any form, is **404**. Body type errors are reported
+	// before the initiative is looked up, rule failures (422 with `errors[]`) after.
+	// `Location` names the new stakeholder.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stakeholders (the `CreateStakeholder` operationId).
+	CreateStakeholderWithResponse(ctx context.Context, params *CreateStakeholderParams, body CreateStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateStakeholderResponse, error)
+
+	// DeleteStakeholderWithResponse Remove a stakeholder
+	//
+	// Needs `stakeholders:delete`. Removes the stakeholder and its engagement log for
+	// good. An archived initiative is read-only (**409** `CONFLICT`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/stakeholders/{id} (the `DeleteStakeholder` operationId).
+	DeleteStakeholderWithResponse(ctx context.Context, id string, params *DeleteStakeholderParams, reqEditors ...RequestEditorFn) (*DeleteStakeholderResponse, error)
+
+	// GetStakeholderWithResponse Get a stakeholder
+	//
+	// Needs `stakeholders:read`. Takes no query parameters (any is **400**).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/stakeholders/{id} (the `GetStakeholder` operationId).
+	GetStakeholderWithResponse(ctx context.Context, id string, params *GetStakeholderParams, reqEditors ...RequestEditorFn) (*GetStakeholderResponse, error)
+
+	// PatchStakeholderWithBodyWithResponse Update some fields of a stakeholder
+	//
+	// Needs `stakeholders:write`. Only the fields sent change; `null` clears `role`,
+	// `department` and `notes`, and is 422 `required` for the required fields. The
+	// merged stakeholder must pass the rules of `createStakeholder`. Errors as for PUT.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/stakeholders/{id} (the `PatchStakeholder` operationId).
+	PatchStakeholderWithBodyWithResponse(ctx context.Context, id string, params *PatchStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchStakeholderResponse, error)
+
+	// PatchStakeholderWithResponse Update some fields of a stakeholder
+	//
+	// Needs `stakeholders:write`. Only the fields sent change; `null` clears `role`,
+	// `department` and `notes`, and is 422 `required` for the required fields. The
+	// merged stakeholder must pass the rules of `createStakeholder`. Errors as for PUT.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/stakeholders/{id} (the `PatchStakeholder` operationId).
+	PatchStakeholderWithResponse(ctx context.Context, id string, params *PatchStakeholderParams, body PatchStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchStakeholderResponse, error)
+
+	// ReplaceStakeholderWithBodyWithResponse Replace a stakeholder
+	//
+	// Needs `stakeholders:write`. Full replacement with the rules of
+	// `createStakeholder`: `name`, `email`, `influence` and `interest` are required;
+	// absent `role`, `department` and `notes` are cleared. `initiative_id` may be sent
+	// but must be the stakeholder's own (a stakeholder never moves: 422
+	// `invalid_value`). The engagements and what derives from them are kept. Another
+	// stakeholder of the initiative with the e-mail is **409** `ALREADY_EXISTS`; an
+	// archived initiative **409** `CONFLICT`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/stakeholders/{id} (the `ReplaceStakeholder` operationId).
+	ReplaceStakeholderWithBodyWithResponse(ctx context.Context, id string, params *ReplaceStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceStakeholderResponse, error)
+
+	// ReplaceStakeholderWithResponse Replace a stakeholder
+	//
+	// Needs `stakeholders:write`. Full replacement with the rules of
+	// `createStakeholder`: `name`, `email`, `influence` and `interest` are required;
+	// absent `role`, `department` and `notes` are cleared. `initiative_id` may be sent
+	// but must be the stakeholder's own (a stakeholder never moves: 422
+	// `invalid_value`). The engagements and what derives from them are kept. Another
+	// stakeholder of the initiative with the e-mail is **409** `ALREADY_EXISTS`; an
+	// archived initiative **409** `CONFLICT`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/stakeholders/{id} (the `ReplaceStakeholder` operationId).
+	ReplaceStakeholderWithResponse(ctx context.Context, id string, params *ReplaceStakeholderParams, body ReplaceStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceStakeholderResponse, error)
+
+	// LogEngagementWithBodyWithResponse Log an engagement with a stakeholder
+	//
+	// Needs `stakeholders:write`. `type`, `sentiment` and `date` are required, `notes`
+	// optional (at most 10,000 characters).
+	//
+	// - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
+	//   neutral, cautious, negative (422 `invalid_value`).
+	// - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
+	//   `invalid_format`), not in the future (422 `in_future`: after today's date in the
+	//   earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+	//   not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+	//   fields order engagements by date (same date: by when they were logged).
+	//
+	// Answers **201** with the engagement and the stakeholder after it, and emits the
+	// event `stakeholder.engagement` with the same body, in the same transaction. At
+	// most 10,000 engagements per stakeholder (**409** `CONFLICT`); an archived
+	// initiative is read-only (**409** `CONFLICT`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stakeholders/{id}/engagement (the `LogEngagement` operationId).
+	LogEngagementWithBodyWithResponse(ctx context.Context, id string, params *LogEngagementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LogEngagementResponse, error)
+
+	// LogEngagementWithResponse Log an engagement with a stakeholder
+	//
+	// Needs `stakeholders:write`. `type`, `sentiment` and `date` are required, `notes`
+	// optional (at most 10,000 characters).
+	//
+	// - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
+	//   neutral, cautious, negative (422 `invalid_value`).
+	// - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
+	//   `invalid_format`), not in the future (422 `in_future`: after today's date in the
+	//   earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+	//   not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+	//   fields order engagements by date (same date: by when they were logged).
+	//
+	// Answers **201** with the engagement and the stakeholder after it, and emits the
+	// event `stakeholder.engagement` with the same body, in the same transaction. At
+	// most 10,000 engagements per stakeholder (**409** `CONFLICT`); an archived
+	// initiative is read-only (**409** `CONFLICT`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/stakeholders/{id}/engagement (the `LogEngagement` operationId).
+	LogEngagementWithResponse(ctx context.Context, id string, params *LogEngagementParams, body LogEngagementJSONRequestBody, reqEditors ...RequestEditorFn) (*LogEngagementResponse, error)
+
+	// ListEngagementsWithResponse A stakeholder's engagement log
+	//
+	// Needs `stakeholders:read`. Newest first: by `date`, then by when logged. Unknown
+	// query parameters, a parameter given twice and values out of range are **400**.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/stakeholders/{id}/engagements (the `ListEngagements` operationId).
+	ListEngagementsWithResponse(ctx context.Context, id string, params *ListEngagementsParams, reqEditors ...RequestEditorFn) (*ListEngagementsResponse, error)
 
 	// ListUsersWithResponse List users
 	//
@@ -24454,6 +26525,1728 @@ func (r PutFxRatesResponse) ContentType() string {
 	return ""
 }
 
+// ListStakeholdersResponse200Headers the declared response headers of an HTTP 200 response for ListStakeholders
+type ListStakeholdersResponse200Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListStakeholdersResponse400Headers the declared response headers of an HTTP 400 response for ListStakeholders
+type ListStakeholdersResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListStakeholdersResponse401Headers the declared response headers of an HTTP 401 response for ListStakeholders
+type ListStakeholdersResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListStakeholdersResponse403Headers the declared response headers of an HTTP 403 response for ListStakeholders
+type ListStakeholdersResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListStakeholdersResponse429Headers the declared response headers of an HTTP 429 response for ListStakeholders
+type ListStakeholdersResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListStakeholdersResponse500Headers the declared response headers of an HTTP 500 response for ListStakeholders
+type ListStakeholdersResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListStakeholdersResponse503Headers the declared response headers of an HTTP 503 response for ListStakeholders
+type ListStakeholdersResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type ListStakeholdersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StakeholderList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListStakeholdersResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListStakeholdersResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListStakeholdersResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListStakeholdersResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListStakeholdersResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListStakeholdersResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListStakeholdersResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListStakeholdersResponse) GetJSON200() *StakeholderList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListStakeholdersResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListStakeholdersResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListStakeholdersResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListStakeholdersResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListStakeholdersResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListStakeholdersResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListStakeholdersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListStakeholdersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListStakeholdersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListStakeholdersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateStakeholderResponse201Headers the declared response headers of an HTTP 201 response for CreateStakeholder
+type CreateStakeholderResponse201Headers struct {
+	Location             string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse400Headers the declared response headers of an HTTP 400 response for CreateStakeholder
+type CreateStakeholderResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse401Headers the declared response headers of an HTTP 401 response for CreateStakeholder
+type CreateStakeholderResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse403Headers the declared response headers of an HTTP 403 response for CreateStakeholder
+type CreateStakeholderResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse404Headers the declared response headers of an HTTP 404 response for CreateStakeholder
+type CreateStakeholderResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse409Headers the declared response headers of an HTTP 409 response for CreateStakeholder
+type CreateStakeholderResponse409Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse413Headers the declared response headers of an HTTP 413 response for CreateStakeholder
+type CreateStakeholderResponse413Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse415Headers the declared response headers of an HTTP 415 response for CreateStakeholder
+type CreateStakeholderResponse415Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse422Headers the declared response headers of an HTTP 422 response for CreateStakeholder
+type CreateStakeholderResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse429Headers the declared response headers of an HTTP 429 response for CreateStakeholder
+type CreateStakeholderResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse500Headers the declared response headers of an HTTP 500 response for CreateStakeholder
+type CreateStakeholderResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateStakeholderResponse503Headers the declared response headers of an HTTP 503 response for CreateStakeholder
+type CreateStakeholderResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type CreateStakeholderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Stakeholder
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V1NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *V1Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *V1PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *V1UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateStakeholderResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateStakeholderResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateStakeholderResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateStakeholderResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateStakeholderResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateStakeholderResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateStakeholderResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateStakeholderResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateStakeholderResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateStakeholderResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateStakeholderResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateStakeholderResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateStakeholderResponse) GetJSON201() *Stakeholder {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateStakeholderResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateStakeholderResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateStakeholderResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateStakeholderResponse) GetJSON404() *V1NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateStakeholderResponse) GetJSON409() *V1Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateStakeholderResponse) GetJSON413() *V1PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateStakeholderResponse) GetJSON415() *V1UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateStakeholderResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateStakeholderResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateStakeholderResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateStakeholderResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateStakeholderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateStakeholderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateStakeholderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateStakeholderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteStakeholderResponse204Headers the declared response headers of an HTTP 204 response for DeleteStakeholder
+type DeleteStakeholderResponse204Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// DeleteStakeholderResponse400Headers the declared response headers of an HTTP 400 response for DeleteStakeholder
+type DeleteStakeholderResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// DeleteStakeholderResponse401Headers the declared response headers of an HTTP 401 response for DeleteStakeholder
+type DeleteStakeholderResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// DeleteStakeholderResponse403Headers the declared response headers of an HTTP 403 response for DeleteStakeholder
+type DeleteStakeholderResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// DeleteStakeholderResponse404Headers the declared response headers of an HTTP 404 response for DeleteStakeholder
+type DeleteStakeholderResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// DeleteStakeholderResponse409Headers the declared response headers of an HTTP 409 response for DeleteStakeholder
+type DeleteStakeholderResponse409Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// DeleteStakeholderResponse429Headers the declared response headers of an HTTP 429 response for DeleteStakeholder
+type DeleteStakeholderResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// DeleteStakeholderResponse500Headers the declared response headers of an HTTP 500 response for DeleteStakeholder
+type DeleteStakeholderResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// DeleteStakeholderResponse503Headers the declared response headers of an HTTP 503 response for DeleteStakeholder
+type DeleteStakeholderResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type DeleteStakeholderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V1NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *V1Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DeleteStakeholderResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteStakeholderResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteStakeholderResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteStakeholderResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteStakeholderResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteStakeholderResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteStakeholderResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteStakeholderResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteStakeholderResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteStakeholderResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteStakeholderResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteStakeholderResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteStakeholderResponse) GetJSON404() *V1NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteStakeholderResponse) GetJSON409() *V1Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteStakeholderResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteStakeholderResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteStakeholderResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteStakeholderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteStakeholderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteStakeholderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteStakeholderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetStakeholderResponse200Headers the declared response headers of an HTTP 200 response for GetStakeholder
+type GetStakeholderResponse200Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetStakeholderResponse400Headers the declared response headers of an HTTP 400 response for GetStakeholder
+type GetStakeholderResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetStakeholderResponse401Headers the declared response headers of an HTTP 401 response for GetStakeholder
+type GetStakeholderResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetStakeholderResponse403Headers the declared response headers of an HTTP 403 response for GetStakeholder
+type GetStakeholderResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetStakeholderResponse404Headers the declared response headers of an HTTP 404 response for GetStakeholder
+type GetStakeholderResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetStakeholderResponse429Headers the declared response headers of an HTTP 429 response for GetStakeholder
+type GetStakeholderResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetStakeholderResponse500Headers the declared response headers of an HTTP 500 response for GetStakeholder
+type GetStakeholderResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetStakeholderResponse503Headers the declared response headers of an HTTP 503 response for GetStakeholder
+type GetStakeholderResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type GetStakeholderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Stakeholder
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V1NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetStakeholderResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetStakeholderResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetStakeholderResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetStakeholderResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetStakeholderResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetStakeholderResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetStakeholderResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetStakeholderResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStakeholderResponse) GetJSON200() *Stakeholder {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetStakeholderResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetStakeholderResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetStakeholderResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetStakeholderResponse) GetJSON404() *V1NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetStakeholderResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetStakeholderResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetStakeholderResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStakeholderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStakeholderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStakeholderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStakeholderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PatchStakeholderResponse200Headers the declared response headers of an HTTP 200 response for PatchStakeholder
+type PatchStakeholderResponse200Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse400Headers the declared response headers of an HTTP 400 response for PatchStakeholder
+type PatchStakeholderResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse401Headers the declared response headers of an HTTP 401 response for PatchStakeholder
+type PatchStakeholderResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse403Headers the declared response headers of an HTTP 403 response for PatchStakeholder
+type PatchStakeholderResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse404Headers the declared response headers of an HTTP 404 response for PatchStakeholder
+type PatchStakeholderResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse409Headers the declared response headers of an HTTP 409 response for PatchStakeholder
+type PatchStakeholderResponse409Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse413Headers the declared response headers of an HTTP 413 response for PatchStakeholder
+type PatchStakeholderResponse413Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse415Headers the declared response headers of an HTTP 415 response for PatchStakeholder
+type PatchStakeholderResponse415Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse422Headers the declared response headers of an HTTP 422 response for PatchStakeholder
+type PatchStakeholderResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse429Headers the declared response headers of an HTTP 429 response for PatchStakeholder
+type PatchStakeholderResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse500Headers the declared response headers of an HTTP 500 response for PatchStakeholder
+type PatchStakeholderResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// PatchStakeholderResponse503Headers the declared response headers of an HTTP 503 response for PatchStakeholder
+type PatchStakeholderResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type PatchStakeholderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Stakeholder
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V1NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *V1Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *V1PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *V1UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PatchStakeholderResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PatchStakeholderResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PatchStakeholderResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PatchStakeholderResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PatchStakeholderResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PatchStakeholderResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PatchStakeholderResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PatchStakeholderResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PatchStakeholderResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PatchStakeholderResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PatchStakeholderResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PatchStakeholderResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchStakeholderResponse) GetJSON200() *Stakeholder {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PatchStakeholderResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PatchStakeholderResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PatchStakeholderResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PatchStakeholderResponse) GetJSON404() *V1NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PatchStakeholderResponse) GetJSON409() *V1Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PatchStakeholderResponse) GetJSON413() *V1PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PatchStakeholderResponse) GetJSON415() *V1UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PatchStakeholderResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PatchStakeholderResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PatchStakeholderResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PatchStakeholderResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchStakeholderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchStakeholderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchStakeholderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchStakeholderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReplaceStakeholderResponse200Headers the declared response headers of an HTTP 200 response for ReplaceStakeholder
+type ReplaceStakeholderResponse200Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse400Headers the declared response headers of an HTTP 400 response for ReplaceStakeholder
+type ReplaceStakeholderResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse401Headers the declared response headers of an HTTP 401 response for ReplaceStakeholder
+type ReplaceStakeholderResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse403Headers the declared response headers of an HTTP 403 response for ReplaceStakeholder
+type ReplaceStakeholderResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse404Headers the declared response headers of an HTTP 404 response for ReplaceStakeholder
+type ReplaceStakeholderResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse409Headers the declared response headers of an HTTP 409 response for ReplaceStakeholder
+type ReplaceStakeholderResponse409Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse413Headers the declared response headers of an HTTP 413 response for ReplaceStakeholder
+type ReplaceStakeholderResponse413Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse415Headers the declared response headers of an HTTP 415 response for ReplaceStakeholder
+type ReplaceStakeholderResponse415Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse422Headers the declared response headers of an HTTP 422 response for ReplaceStakeholder
+type ReplaceStakeholderResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse429Headers the declared response headers of an HTTP 429 response for ReplaceStakeholder
+type ReplaceStakeholderResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse500Headers the declared response headers of an HTTP 500 response for ReplaceStakeholder
+type ReplaceStakeholderResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ReplaceStakeholderResponse503Headers the declared response headers of an HTTP 503 response for ReplaceStakeholder
+type ReplaceStakeholderResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type ReplaceStakeholderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Stakeholder
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V1NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *V1Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *V1PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *V1UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReplaceStakeholderResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ReplaceStakeholderResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ReplaceStakeholderResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ReplaceStakeholderResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ReplaceStakeholderResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ReplaceStakeholderResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ReplaceStakeholderResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ReplaceStakeholderResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ReplaceStakeholderResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReplaceStakeholderResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ReplaceStakeholderResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReplaceStakeholderResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON200() *Stakeholder {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON404() *V1NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON409() *V1Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON413() *V1PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON415() *V1UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReplaceStakeholderResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplaceStakeholderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplaceStakeholderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplaceStakeholderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplaceStakeholderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogEngagementResponse201Headers the declared response headers of an HTTP 201 response for LogEngagement
+type LogEngagementResponse201Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse400Headers the declared response headers of an HTTP 400 response for LogEngagement
+type LogEngagementResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse401Headers the declared response headers of an HTTP 401 response for LogEngagement
+type LogEngagementResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse403Headers the declared response headers of an HTTP 403 response for LogEngagement
+type LogEngagementResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse404Headers the declared response headers of an HTTP 404 response for LogEngagement
+type LogEngagementResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse409Headers the declared response headers of an HTTP 409 response for LogEngagement
+type LogEngagementResponse409Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse413Headers the declared response headers of an HTTP 413 response for LogEngagement
+type LogEngagementResponse413Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse415Headers the declared response headers of an HTTP 415 response for LogEngagement
+type LogEngagementResponse415Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse422Headers the declared response headers of an HTTP 422 response for LogEngagement
+type LogEngagementResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse429Headers the declared response headers of an HTTP 429 response for LogEngagement
+type LogEngagementResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse500Headers the declared response headers of an HTTP 500 response for LogEngagement
+type LogEngagementResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// LogEngagementResponse503Headers the declared response headers of an HTTP 503 response for LogEngagement
+type LogEngagementResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type LogEngagementResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *EngagementLogged
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V1NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *V1Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *V1PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *V1UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *LogEngagementResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *LogEngagementResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *LogEngagementResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *LogEngagementResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *LogEngagementResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *LogEngagementResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *LogEngagementResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *LogEngagementResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *LogEngagementResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *LogEngagementResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *LogEngagementResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogEngagementResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r LogEngagementResponse) GetJSON201() *EngagementLogged {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r LogEngagementResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r LogEngagementResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r LogEngagementResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r LogEngagementResponse) GetJSON404() *V1NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r LogEngagementResponse) GetJSON409() *V1Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r LogEngagementResponse) GetJSON413() *V1PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r LogEngagementResponse) GetJSON415() *V1UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r LogEngagementResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r LogEngagementResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r LogEngagementResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r LogEngagementResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r LogEngagementResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogEngagementResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogEngagementResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogEngagementResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListEngagementsResponse200Headers the declared response headers of an HTTP 200 response for ListEngagements
+type ListEngagementsResponse200Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListEngagementsResponse400Headers the declared response headers of an HTTP 400 response for ListEngagements
+type ListEngagementsResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListEngagementsResponse401Headers the declared response headers of an HTTP 401 response for ListEngagements
+type ListEngagementsResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListEngagementsResponse403Headers the declared response headers of an HTTP 403 response for ListEngagements
+type ListEngagementsResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListEngagementsResponse404Headers the declared response headers of an HTTP 404 response for ListEngagements
+type ListEngagementsResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListEngagementsResponse429Headers the declared response headers of an HTTP 429 response for ListEngagements
+type ListEngagementsResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListEngagementsResponse500Headers the declared response headers of an HTTP 500 response for ListEngagements
+type ListEngagementsResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// ListEngagementsResponse503Headers the declared response headers of an HTTP 503 response for ListEngagements
+type ListEngagementsResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type ListEngagementsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EngagementList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V1NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEngagementsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListEngagementsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListEngagementsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListEngagementsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListEngagementsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListEngagementsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListEngagementsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListEngagementsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEngagementsResponse) GetJSON200() *EngagementList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListEngagementsResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListEngagementsResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListEngagementsResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListEngagementsResponse) GetJSON404() *V1NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListEngagementsResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListEngagementsResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListEngagementsResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEngagementsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEngagementsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEngagementsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEngagementsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListUsersResponse200Headers the declared response headers of an HTTP 200 response for ListUsers
 type ListUsersResponse200Headers struct {
 	XRateLimitLimit      int
@@ -29572,6 +33365,273 @@ func (c *ClientWithResponses) PutFxRatesWithResponse(ctx context.Context, params
 		return nil, err
 	}
 	return ParsePutFxRatesResponse(rsp)
+}
+
+// ListStakeholdersWithResponse List stakeholders
+//
+// Needs `stakeholders:read`. Every stakeholder of the tenant, or of one initiative
+// (`initiative_id`), archived initiatives included. The derived fields (`quadrant`,
+// `sentiment`, `sentiment_trend`, `at_risk`) are as of the request (UTC dates).
+// Filters combine with AND: `quadrant` with `influence` or `interest` keeps the
+// stakeholders in both (an impossible combination is an empty page, not an error).
+// An `initiative_id` that names no initiative of the tenant (in any form) is an
+// empty page. Unknown query parameters, a parameter given twice and values out of
+// range are **400** `INVALID_PARAMETER`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/stakeholders (the `ListStakeholders` operationId).
+func (c *ClientWithResponses) ListStakeholdersWithResponse(ctx context.Context, params *ListStakeholdersParams, reqEditors ...RequestEditorFn) (*ListStakeholdersResponse, error) {
+	rsp, err := c.ListStakeholders(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListStakeholdersResponse(rsp)
+}
+
+// CreateStakeholderWithBodyWithResponse Add a stakeholder to an initiative
+//
+// Needs `stakeholders:write`.
+//
+//   - `initiative_id`, `name` (1–200 characters, trimmed), `email`, `influence` and
+//     `interest` are required.
+//   - `email`: one bare address (`ana@example.com`; no display name, no spaces), at
+//     most 254 characters, stored as sent. An address already used by a stakeholder of
+//     the same initiative, compared case-insensitively, is **409** `ALREADY_EXISTS`;
+//     the same person may be a stakeholder of several initiatives.
+//   - `role`, `department`: free text (the spec lists no values), trimmed, at most 100
+//     characters, no control characters (line breaks, tabs); blank means none.
+//   - `influence` low, medium, high, critical; `interest` low, medium, high (422
+//     `invalid_value`); `notes` at most 10,000 characters.
+//
+// At most 500 stakeholders per initiative (**409** `CONFLICT`); an archived
+// initiative is read-only (**409** `CONFLICT`); an `initiative_id` that names no
+// initiative of the tenant, in any form, is **404**. Body type errors are reported
+// before the initiative is looked up, rule failures (422 with `errors[]`) after.
+// `Location` names the new stakeholder.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stakeholders (the `CreateStakeholder` operationId).
+func (c *ClientWithResponses) CreateStakeholderWithBodyWithResponse(ctx context.Context, params *CreateStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateStakeholderResponse, error) {
+	rsp, err := c.CreateStakeholderWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateStakeholderResponse(rsp)
+}
+
+// CreateStakeholderWithResponse Add a stakeholder to an initiative
+//
+// Needs `stakeholders:write`.
+//
+//   - `initiative_id`, `name` (1–200 characters, trimmed), `email`, `influence` and
+//     `interest` are required.
+//   - `email`: one bare address (`ana@example.com`; no display name, no spaces), at
+//     most 254 characters, stored as sent. An address already used by a stakeholder of
+//     the same initiative, compared case-insensitively, is **409** `ALREADY_EXISTS`;
+//     the same person may be a stakeholder of several initiatives.
+//   - `role`, `department`: free text (the spec lists no values), trimmed, at most 100
+//     characters, no control characters (line breaks, tabs); blank means none.
+//   - `influence` low, medium, high, critical; `interest` low, medium, high (422
+//     `invalid_value`); `notes` at most 10,000 characters.
+//
+// At most 500 stakeholders per initiative (**409** `CONFLICT`); an archived
+// initiative is read-only (**409** `CONFLICT`); an `initiative_id` that names no
+// initiative of the tenant, in any form, is **404**. Body type errors are reported
+// before the initiative is looked up, rule failures (422 with `errors[]`) after.
+// `Location` names the new stakeholder.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stakeholders (the `CreateStakeholder` operationId).
+func (c *ClientWithResponses) CreateStakeholderWithResponse(ctx context.Context, params *CreateStakeholderParams, body CreateStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateStakeholderResponse, error) {
+	rsp, err := c.CreateStakeholder(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateStakeholderResponse(rsp)
+}
+
+// DeleteStakeholderWithResponse Remove a stakeholder
+//
+// Needs `stakeholders:delete`. Removes the stakeholder and its engagement log for
+// good. An archived initiative is read-only (**409** `CONFLICT`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/stakeholders/{id} (the `DeleteStakeholder` operationId).
+func (c *ClientWithResponses) DeleteStakeholderWithResponse(ctx context.Context, id string, params *DeleteStakeholderParams, reqEditors ...RequestEditorFn) (*DeleteStakeholderResponse, error) {
+	rsp, err := c.DeleteStakeholder(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteStakeholderResponse(rsp)
+}
+
+// GetStakeholderWithResponse Get a stakeholder
+//
+// Needs `stakeholders:read`. Takes no query parameters (any is **400**).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/stakeholders/{id} (the `GetStakeholder` operationId).
+func (c *ClientWithResponses) GetStakeholderWithResponse(ctx context.Context, id string, params *GetStakeholderParams, reqEditors ...RequestEditorFn) (*GetStakeholderResponse, error) {
+	rsp, err := c.GetStakeholder(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStakeholderResponse(rsp)
+}
+
+// PatchStakeholderWithBodyWithResponse Update some fields of a stakeholder
+//
+// Needs `stakeholders:write`. Only the fields sent change; `null` clears `role`,
+// `department` and `notes`, and is 422 `required` for the required fields. The
+// merged stakeholder must pass the rules of `createStakeholder`. Errors as for PUT.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/stakeholders/{id} (the `PatchStakeholder` operationId).
+func (c *ClientWithResponses) PatchStakeholderWithBodyWithResponse(ctx context.Context, id string, params *PatchStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchStakeholderResponse, error) {
+	rsp, err := c.PatchStakeholderWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchStakeholderResponse(rsp)
+}
+
+// PatchStakeholderWithResponse Update some fields of a stakeholder
+//
+// Needs `stakeholders:write`. Only the fields sent change; `null` clears `role`,
+// `department` and `notes`, and is 422 `required` for the required fields. The
+// merged stakeholder must pass the rules of `createStakeholder`. Errors as for PUT.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/stakeholders/{id} (the `PatchStakeholder` operationId).
+func (c *ClientWithResponses) PatchStakeholderWithResponse(ctx context.Context, id string, params *PatchStakeholderParams, body PatchStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchStakeholderResponse, error) {
+	rsp, err := c.PatchStakeholder(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchStakeholderResponse(rsp)
+}
+
+// ReplaceStakeholderWithBodyWithResponse Replace a stakeholder
+//
+// Needs `stakeholders:write`. Full replacement with the rules of
+// `createStakeholder`: `name`, `email`, `influence` and `interest` are required;
+// absent `role`, `department` and `notes` are cleared. `initiative_id` may be sent
+// but must be the stakeholder's own (a stakeholder never moves: 422
+// `invalid_value`). The engagements and what derives from them are kept. Another
+// stakeholder of the initiative with the e-mail is **409** `ALREADY_EXISTS`; an
+// archived initiative **409** `CONFLICT`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/stakeholders/{id} (the `ReplaceStakeholder` operationId).
+func (c *ClientWithResponses) ReplaceStakeholderWithBodyWithResponse(ctx context.Context, id string, params *ReplaceStakeholderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplaceStakeholderResponse, error) {
+	rsp, err := c.ReplaceStakeholderWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceStakeholderResponse(rsp)
+}
+
+// ReplaceStakeholderWithResponse Replace a stakeholder
+//
+// Needs `stakeholders:write`. Full replacement with the rules of
+// `createStakeholder`: `name`, `email`, `influence` and `interest` are required;
+// absent `role`, `department` and `notes` are cleared. `initiative_id` may be sent
+// but must be the stakeholder's own (a stakeholder never moves: 422
+// `invalid_value`). The engagements and what derives from them are kept. Another
+// stakeholder of the initiative with the e-mail is **409** `ALREADY_EXISTS`; an
+// archived initiative **409** `CONFLICT`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/stakeholders/{id} (the `ReplaceStakeholder` operationId).
+func (c *ClientWithResponses) ReplaceStakeholderWithResponse(ctx context.Context, id string, params *ReplaceStakeholderParams, body ReplaceStakeholderJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplaceStakeholderResponse, error) {
+	rsp, err := c.ReplaceStakeholder(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplaceStakeholderResponse(rsp)
+}
+
+// LogEngagementWithBodyWithResponse Log an engagement with a stakeholder
+//
+// Needs `stakeholders:write`. `type`, `sentiment` and `date` are required, `notes`
+// optional (at most 10,000 characters).
+//
+//   - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
+//     neutral, cautious, negative (422 `invalid_value`).
+//   - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
+//     `invalid_format`), not in the future (422 `in_future`: after today's date in the
+//     earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+//     not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+//     fields order engagements by date (same date: by when they were logged).
+//
+// Answers **201** with the engagement and the stakeholder after it, and emits the
+// event `stakeholder.engagement` with the same body, in the same transaction. At
+// most 10,000 engagements per stakeholder (**409** `CONFLICT`); an archived
+// initiative is read-only (**409** `CONFLICT`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stakeholders/{id}/engagement (the `LogEngagement` operationId).
+func (c *ClientWithResponses) LogEngagementWithBodyWithResponse(ctx context.Context, id string, params *LogEngagementParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LogEngagementResponse, error) {
+	rsp, err := c.LogEngagementWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogEngagementResponse(rsp)
+}
+
+// LogEngagementWithResponse Log an engagement with a stakeholder
+//
+// Needs `stakeholders:write`. `type`, `sentiment` and `date` are required, `notes`
+// optional (at most 10,000 characters).
+//
+//   - `type` meeting, email, call, presentation, survey, other; `sentiment` positive,
+//     neutral, cautious, negative (422 `invalid_value`).
+//   - `date`: a real calendar date `YYYY-MM-DD` (`2026-02-30` is 422
+//     `invalid_format`), not in the future (422 `in_future`: after today's date in the
+//     earliest time zone, UTC+14, so a user east of UTC can log this morning's meeting) and
+//     not before 2000-01-01 (422 `too_early`). Back-dated engagements are welcome: the derived
+//     fields order engagements by date (same date: by when they were logged).
+//
+// Answers **201** with the engagement and the stakeholder after it, and emits the
+// event `stakeholder.engagement` with the same body, in the same transaction. At
+// most 10,000 engagements per stakeholder (**409** `CONFLICT`); an archived
+// initiative is read-only (**409** `CONFLICT`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/stakeholders/{id}/engagement (the `LogEngagement` operationId).
+func (c *ClientWithResponses) LogEngagementWithResponse(ctx context.Context, id string, params *LogEngagementParams, body LogEngagementJSONRequestBody, reqEditors ...RequestEditorFn) (*LogEngagementResponse, error) {
+	rsp, err := c.LogEngagement(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogEngagementResponse(rsp)
+}
+
+// ListEngagementsWithResponse A stakeholder's engagement log
+//
+// Needs `stakeholders:read`. Newest first: by `date`, then by when logged. Unknown
+// query parameters, a parameter given twice and values out of range are **400**.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/stakeholders/{id}/engagements (the `ListEngagements` operationId).
+func (c *ClientWithResponses) ListEngagementsWithResponse(ctx context.Context, id string, params *ListEngagementsParams, reqEditors ...RequestEditorFn) (*ListEngagementsResponse, error) {
+	rsp, err := c.ListEngagements(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEngagementsResponse(rsp)
 }
 
 // ListUsersWithResponse List users
@@ -51229,6 +55289,3897 @@ func ParsePutFxRatesResponse(rsp *http.Response) (*PutFxRatesResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PutFxRatesResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListStakeholdersResponse parses an HTTP response from a ListStakeholdersWithResponse call
+func ParseListStakeholdersResponse(rsp *http.Response) (*ListStakeholdersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListStakeholdersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StakeholderList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListStakeholdersResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListStakeholdersResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListStakeholdersResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListStakeholdersResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListStakeholdersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListStakeholdersResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListStakeholdersResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateStakeholderResponse parses an HTTP response from a CreateStakeholderWithResponse call
+func ParseCreateStakeholderResponse(rsp *http.Response) (*CreateStakeholderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateStakeholderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Stakeholder
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V1NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest V1Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest V1PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest V1UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateStakeholderResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateStakeholderResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateStakeholderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateStakeholderResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateStakeholderResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateStakeholderResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateStakeholderResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateStakeholderResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateStakeholderResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateStakeholderResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateStakeholderResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateStakeholderResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteStakeholderResponse parses an HTTP response from a DeleteStakeholderWithResponse call
+func ParseDeleteStakeholderResponse(rsp *http.Response) (*DeleteStakeholderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteStakeholderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V1NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest V1Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers DeleteStakeholderResponse204Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteStakeholderResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteStakeholderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteStakeholderResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteStakeholderResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteStakeholderResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteStakeholderResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteStakeholderResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteStakeholderResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetStakeholderResponse parses an HTTP response from a GetStakeholderWithResponse call
+func ParseGetStakeholderResponse(rsp *http.Response) (*GetStakeholderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStakeholderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Stakeholder
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V1NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetStakeholderResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetStakeholderResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetStakeholderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetStakeholderResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetStakeholderResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetStakeholderResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetStakeholderResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetStakeholderResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePatchStakeholderResponse parses an HTTP response from a PatchStakeholderWithResponse call
+func ParsePatchStakeholderResponse(rsp *http.Response) (*PatchStakeholderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchStakeholderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Stakeholder
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V1NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest V1Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest V1PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest V1UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PatchStakeholderResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PatchStakeholderResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PatchStakeholderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PatchStakeholderResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PatchStakeholderResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers PatchStakeholderResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PatchStakeholderResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PatchStakeholderResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PatchStakeholderResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PatchStakeholderResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PatchStakeholderResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PatchStakeholderResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReplaceStakeholderResponse parses an HTTP response from a ReplaceStakeholderWithResponse call
+func ParseReplaceStakeholderResponse(rsp *http.Response) (*ReplaceStakeholderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplaceStakeholderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Stakeholder
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V1NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest V1Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest V1PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest V1UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ReplaceStakeholderResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ReplaceStakeholderResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ReplaceStakeholderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ReplaceStakeholderResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ReplaceStakeholderResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ReplaceStakeholderResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ReplaceStakeholderResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ReplaceStakeholderResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers ReplaceStakeholderResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ReplaceStakeholderResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ReplaceStakeholderResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReplaceStakeholderResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogEngagementResponse parses an HTTP response from a LogEngagementWithResponse call
+func ParseLogEngagementResponse(rsp *http.Response) (*LogEngagementResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogEngagementResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest EngagementLogged
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V1NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest V1Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest V1PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest V1UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers LogEngagementResponse201Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers LogEngagementResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers LogEngagementResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers LogEngagementResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers LogEngagementResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers LogEngagementResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers LogEngagementResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers LogEngagementResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers LogEngagementResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers LogEngagementResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers LogEngagementResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogEngagementResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListEngagementsResponse parses an HTTP response from a ListEngagementsWithResponse call
+func ParseListEngagementsResponse(rsp *http.Response) (*ListEngagementsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEngagementsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EngagementList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V1NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEngagementsResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListEngagementsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListEngagementsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListEngagementsResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListEngagementsResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListEngagementsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListEngagementsResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListEngagementsResponse503Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -229,6 +229,7 @@ type Stakeholder struct {
 	EngagementCount  int32
 	LastEngagementOn *time.Time
 	RecentSentiments []string
+	AtRiskFrom       *time.Time
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 }

@@ -125,6 +125,45 @@ func (q *Queries) EngagementList(ctx context.Context, db DBTX, arg EngagementLis
 	return items, nil
 }
 
+const stakeholderCount = `-- name: StakeholderCount :one
+SELECT count(*) FROM stakeholders
+WHERE tenant_id = $1
+  AND ($2::uuid IS NULL OR initiative_id = $2::uuid)
+  AND ($3::text[] IS NULL OR influence = ANY ($3::text[]))
+  AND ($4::text[] IS NULL OR interest = ANY ($4::text[]))
+  AND ($5::boolean IS NULL
+       OR (at_risk_from IS NOT NULL AND at_risk_from <= $6::date) = $5::boolean)
+  AND ($7::text IS NULL
+       OR name ILIKE '%' || $7::text || '%' OR email ILIKE '%' || $7::text || '%'
+       OR role ILIKE '%' || $7::text || '%' OR department ILIKE '%' || $7::text || '%')
+`
+
+type StakeholderCountParams struct {
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
+	Influences   []string
+	Interests    []string
+	AtRisk       *bool
+	Today        time.Time
+	Q            *string
+}
+
+// The total of StakeholderList past its last page (same filters).
+func (q *Queries) StakeholderCount(ctx context.Context, db DBTX, arg StakeholderCountParams) (int64, error) {
+	row := db.QueryRow(ctx, stakeholderCount,
+		arg.TenantID,
+		arg.InitiativeID,
+		arg.Influences,
+		arg.Interests,
+		arg.AtRisk,
+		arg.Today,
+		arg.Q,
+	)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const stakeholderCountByInitiative = `-- name: StakeholderCountByInitiative :one
 SELECT count(*) FROM stakeholders WHERE tenant_id = $1 AND initiative_id = $2
 `
@@ -144,7 +183,7 @@ func (q *Queries) StakeholderCountByInitiative(ctx context.Context, db DBTX, arg
 const stakeholderCreate = `-- name: StakeholderCreate :one
 INSERT INTO stakeholders (tenant_id, initiative_id, name, email, role, department, influence, interest, notes)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-RETURNING tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, created_at, updated_at
+RETURNING tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at
 `
 
 type StakeholderCreateParams struct {
@@ -186,6 +225,7 @@ func (q *Queries) StakeholderCreate(ctx context.Context, db DBTX, arg Stakeholde
 		&i.EngagementCount,
 		&i.LastEngagementOn,
 		&i.RecentSentiments,
+		&i.AtRiskFrom,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
@@ -207,7 +247,7 @@ func (q *Queries) StakeholderDelete(ctx context.Context, db DBTX, arg Stakeholde
 }
 
 const stakeholderGet = `-- name: StakeholderGet :one
-SELECT tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, created_at, updated_at FROM stakeholders WHERE tenant_id = $1 AND id = $2
+SELECT tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at FROM stakeholders WHERE tenant_id = $1 AND id = $2
 `
 
 type StakeholderGetParams struct {
@@ -232,60 +272,82 @@ func (q *Queries) StakeholderGet(ctx context.Context, db DBTX, arg StakeholderGe
 		&i.EngagementCount,
 		&i.LastEngagementOn,
 		&i.RecentSentiments,
+		&i.AtRiskFrom,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
 	return i, err
 }
 
-const stakeholderGetForUpdate = `-- name: StakeholderGetForUpdate :one
-SELECT tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, created_at, updated_at FROM stakeholders WHERE tenant_id = $1 AND id = $2 FOR UPDATE
+const stakeholderGetLocked = `-- name: StakeholderGetLocked :one
+SELECT s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes, s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at, i.status AS initiative_status
+FROM stakeholders s
+JOIN initiatives i ON i.tenant_id = s.tenant_id AND i.id = s.initiative_id
+WHERE s.tenant_id = $1 AND s.id = $2
+FOR UPDATE OF s FOR SHARE OF i
 `
 
-type StakeholderGetForUpdateParams struct {
+type StakeholderGetLockedParams struct {
 	TenantID uuid.UUID
 	ID       uuid.UUID
 }
 
-func (q *Queries) StakeholderGetForUpdate(ctx context.Context, db DBTX, arg StakeholderGetForUpdateParams) (Stakeholder, error) {
-	row := db.QueryRow(ctx, stakeholderGetForUpdate, arg.TenantID, arg.ID)
-	var i Stakeholder
+type StakeholderGetLockedRow struct {
+	Stakeholder      Stakeholder
+	InitiativeStatus string
+}
+
+// A stakeholder, locked for update, with its initiative's status, locked for share: writes to one
+// stakeholder (edits, engagements) serialise, writes to different stakeholders of an initiative do
+// not, and archiving the initiative (FOR UPDATE) waits for them all, as they wait for it.
+func (q *Queries) StakeholderGetLocked(ctx context.Context, db DBTX, arg StakeholderGetLockedParams) (StakeholderGetLockedRow, error) {
+	row := db.QueryRow(ctx, stakeholderGetLocked, arg.TenantID, arg.ID)
+	var i StakeholderGetLockedRow
 	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.InitiativeID,
-		&i.Name,
-		&i.Email,
-		&i.Role,
-		&i.Department,
-		&i.Influence,
-		&i.Interest,
-		&i.Notes,
-		&i.EngagementCount,
-		&i.LastEngagementOn,
-		&i.RecentSentiments,
-		&i.CreatedAt,
-		&i.UpdatedAt,
+		&i.Stakeholder.TenantID,
+		&i.Stakeholder.ID,
+		&i.Stakeholder.InitiativeID,
+		&i.Stakeholder.Name,
+		&i.Stakeholder.Email,
+		&i.Stakeholder.Role,
+		&i.Stakeholder.Department,
+		&i.Stakeholder.Influence,
+		&i.Stakeholder.Interest,
+		&i.Stakeholder.Notes,
+		&i.Stakeholder.EngagementCount,
+		&i.Stakeholder.LastEngagementOn,
+		&i.Stakeholder.RecentSentiments,
+		&i.Stakeholder.AtRiskFrom,
+		&i.Stakeholder.CreatedAt,
+		&i.Stakeholder.UpdatedAt,
+		&i.InitiativeStatus,
 	)
 	return i, err
 }
 
 const stakeholderList = `-- name: StakeholderList :many
-SELECT stakeholders.tenant_id, stakeholders.id, stakeholders.initiative_id, stakeholders.name, stakeholders.email, stakeholders.role, stakeholders.department, stakeholders.influence, stakeholders.interest, stakeholders.notes, stakeholders.engagement_count, stakeholders.last_engagement_on, stakeholders.recent_sentiments, stakeholders.created_at, stakeholders.updated_at
+SELECT stakeholders.tenant_id, stakeholders.id, stakeholders.initiative_id, stakeholders.name, stakeholders.email, stakeholders.role, stakeholders.department, stakeholders.influence, stakeholders.interest, stakeholders.notes, stakeholders.engagement_count, stakeholders.last_engagement_on, stakeholders.recent_sentiments, stakeholders.at_risk_from, stakeholders.created_at, stakeholders.updated_at, count(*) OVER () AS total
 FROM stakeholders
 WHERE tenant_id = $1
   AND ($2::uuid IS NULL OR initiative_id = $2::uuid)
   AND ($3::text[] IS NULL OR influence = ANY ($3::text[]))
   AND ($4::text[] IS NULL OR interest = ANY ($4::text[]))
-  AND ($5::text IS NULL OR name ILIKE '%' || $5::text || '%' OR email ILIKE '%' || $5::text || '%')
+  AND ($5::boolean IS NULL
+       OR (at_risk_from IS NOT NULL AND at_risk_from <= $6::date) = $5::boolean)
+  AND ($7::text IS NULL
+       OR name ILIKE '%' || $7::text || '%' OR email ILIKE '%' || $7::text || '%'
+       OR role ILIKE '%' || $7::text || '%' OR department ILIKE '%' || $7::text || '%')
 ORDER BY
-  CASE WHEN $6::text = 'name' AND NOT $7::boolean THEN lower(name) END ASC,
-  CASE WHEN $6::text = 'name' AND $7::boolean THEN lower(name) END DESC,
-  CASE WHEN $6::text = 'created_at' AND NOT $7::boolean THEN created_at END ASC,
-  CASE WHEN $6::text = 'created_at' AND $7::boolean THEN created_at END DESC,
-  CASE WHEN $6::text = 'last_engagement_on' AND NOT $7::boolean THEN last_engagement_on END ASC NULLS FIRST,
-  CASE WHEN $6::text = 'last_engagement_on' AND $7::boolean THEN last_engagement_on END DESC NULLS LAST,
+  CASE WHEN $8::text = 'name' AND NOT $9::boolean THEN lower(name) END ASC,
+  CASE WHEN $8::text = 'name' AND $9::boolean THEN lower(name) END DESC,
+  CASE WHEN $8::text = 'created_at' AND NOT $9::boolean THEN created_at END ASC,
+  CASE WHEN $8::text = 'created_at' AND $9::boolean THEN created_at END DESC,
+  CASE WHEN $8::text = 'updated_at' AND NOT $9::boolean THEN updated_at END ASC,
+  CASE WHEN $8::text = 'updated_at' AND $9::boolean THEN updated_at END DESC,
+  CASE WHEN $8::text = 'last_engagement_at' AND NOT $9::boolean THEN last_engagement_on END ASC NULLS FIRST,
+  CASE WHEN $8::text = 'last_engagement_at' AND $9::boolean THEN last_engagement_on END DESC NULLS LAST,
   id
+LIMIT $11 OFFSET $10
 `
 
 type StakeholderListParams struct {
@@ -293,25 +355,35 @@ type StakeholderListParams struct {
 	InitiativeID *uuid.UUID
 	Influences   []string
 	Interests    []string
+	AtRisk       *bool
+	Today        time.Time
 	Q            *string
 	Sort         string
 	SortDesc     bool
+	PageOffset   int32
+	PageLimit    int32
 }
 
 type StakeholderListRow struct {
 	Stakeholder Stakeholder
+	Total       int64
 }
 
-// Quadrant filters arrive as the influence and interest values that make the quadrant.
+// Quadrant filters arrive as the influence and interest values that make the quadrant; at_risk
+// compares at_risk_from with today's UTC date; q is a LIKE pattern body with % _ \ escaped.
 func (q *Queries) StakeholderList(ctx context.Context, db DBTX, arg StakeholderListParams) ([]StakeholderListRow, error) {
 	rows, err := db.Query(ctx, stakeholderList,
 		arg.TenantID,
 		arg.InitiativeID,
 		arg.Influences,
 		arg.Interests,
+		arg.AtRisk,
+		arg.Today,
 		arg.Q,
 		arg.Sort,
 		arg.SortDesc,
+		arg.PageOffset,
+		arg.PageLimit,
 	)
 	if err != nil {
 		return nil, err
@@ -334,8 +406,10 @@ func (q *Queries) StakeholderList(ctx context.Context, db DBTX, arg StakeholderL
 			&i.Stakeholder.EngagementCount,
 			&i.Stakeholder.LastEngagementOn,
 			&i.Stakeholder.RecentSentiments,
+			&i.Stakeholder.AtRiskFrom,
 			&i.Stakeholder.CreatedAt,
 			&i.Stakeholder.UpdatedAt,
+			&i.Total,
 		); err != nil {
 			return nil, err
 		}
@@ -348,7 +422,7 @@ func (q *Queries) StakeholderList(ctx context.Context, db DBTX, arg StakeholderL
 }
 
 const stakeholderListByInitiative = `-- name: StakeholderListByInitiative :many
-SELECT tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, created_at, updated_at FROM stakeholders WHERE tenant_id = $1 AND initiative_id = $2 ORDER BY lower(name), id
+SELECT tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at FROM stakeholders WHERE tenant_id = $1 AND initiative_id = $2 ORDER BY lower(name), id
 `
 
 type StakeholderListByInitiativeParams struct {
@@ -379,6 +453,7 @@ func (q *Queries) StakeholderListByInitiative(ctx context.Context, db DBTX, arg 
 			&i.EngagementCount,
 			&i.LastEngagementOn,
 			&i.RecentSentiments,
+			&i.AtRiskFrom,
 			&i.CreatedAt,
 			&i.UpdatedAt,
 		); err != nil {
@@ -408,7 +483,7 @@ FROM (
     WHERE tenant_id = $1 AND stakeholder_id = $2
 ) e
 WHERE s.tenant_id = $1 AND s.id = $2
-RETURNING s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes, s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.created_at, s.updated_at
+RETURNING s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes, s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at
 `
 
 type StakeholderRefreshEngagementSummaryParams struct {
@@ -434,6 +509,42 @@ func (q *Queries) StakeholderRefreshEngagementSummary(ctx context.Context, db DB
 		&i.EngagementCount,
 		&i.LastEngagementOn,
 		&i.RecentSentiments,
+		&i.AtRiskFrom,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const stakeholderSetAtRiskFrom = `-- name: StakeholderSetAtRiskFrom :one
+UPDATE stakeholders SET at_risk_from = $1 WHERE tenant_id = $2 AND id = $3
+RETURNING tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at
+`
+
+type StakeholderSetAtRiskFromParams struct {
+	AtRiskFrom *time.Time
+	TenantID   uuid.UUID
+	ID         uuid.UUID
+}
+
+func (q *Queries) StakeholderSetAtRiskFrom(ctx context.Context, db DBTX, arg StakeholderSetAtRiskFromParams) (Stakeholder, error) {
+	row := db.QueryRow(ctx, stakeholderSetAtRiskFrom, arg.AtRiskFrom, arg.TenantID, arg.ID)
+	var i Stakeholder
+	err := row.Scan(
+		&i.TenantID,
+		&i.ID,
+		&i.InitiativeID,
+		&i.Name,
+		&i.Email,
+		&i.Role,
+		&i.Department,
+		&i.Influence,
+		&i.Interest,
+		&i.Notes,
+		&i.EngagementCount,
+		&i.LastEngagementOn,
+		&i.RecentSentiments,
+		&i.AtRiskFrom,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)
@@ -443,9 +554,9 @@ func (q *Queries) StakeholderRefreshEngagementSummary(ctx context.Context, db DB
 const stakeholderUpdate = `-- name: StakeholderUpdate :one
 UPDATE stakeholders
 SET name = $1, email = $2, role = $3, department = $4,
-    influence = $5, interest = $6, notes = $7, updated_at = now()
-WHERE tenant_id = $8 AND id = $9
-RETURNING tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, created_at, updated_at
+    influence = $5, interest = $6, notes = $7, at_risk_from = $8, updated_at = now()
+WHERE tenant_id = $9 AND id = $10
+RETURNING tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at
 `
 
 type StakeholderUpdateParams struct {
@@ -456,6 +567,7 @@ type StakeholderUpdateParams struct {
 	Influence  string
 	Interest   string
 	Notes      string
+	AtRiskFrom *time.Time
 	TenantID   uuid.UUID
 	ID         uuid.UUID
 }
@@ -469,6 +581,7 @@ func (q *Queries) StakeholderUpdate(ctx context.Context, db DBTX, arg Stakeholde
 		arg.Influence,
 		arg.Interest,
 		arg.Notes,
+		arg.AtRiskFrom,
 		arg.TenantID,
 		arg.ID,
 	)
@@ -487,6 +600,7 @@ func (q *Queries) StakeholderUpdate(ctx context.Context, db DBTX, arg Stakeholde
 		&i.EngagementCount,
 		&i.LastEngagementOn,
 		&i.RecentSentiments,
+		&i.AtRiskFrom,
 		&i.CreatedAt,
 		&i.UpdatedAt,
 	)

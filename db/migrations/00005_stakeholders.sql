@@ -2,7 +2,9 @@
 
 -- Stakeholders of an initiative. The engagement summary columns are kept in the transaction that
 -- logs an engagement, so lists need no join; quadrant, sentiment trend and at-risk are derived
--- from them by internal/stakeholder.
+-- from them by internal/stakeholder. at_risk_from is the first UTC date on which the stakeholder
+-- counts as at risk (stakeholder.AtRiskFrom, kept with every write; NULL: not until the record
+-- changes), so the list filters on at-risk in SQL with the rules defined once, in Go.
 CREATE TABLE stakeholders (
     tenant_id          uuid        NOT NULL,
     id                 uuid        NOT NULL DEFAULT gen_random_uuid(),
@@ -18,6 +20,7 @@ CREATE TABLE stakeholders (
     last_engagement_on date,
     -- Sentiments of the latest engagements by date, newest first (at most 3).
     recent_sentiments  text[]      NOT NULL DEFAULT '{}',
+    at_risk_from       date,
     created_at         timestamptz NOT NULL DEFAULT now(),
     updated_at         timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tenant_id, id),

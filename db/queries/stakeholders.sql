@@ -9,26 +9,54 @@ RETURNING *;
 -- name: StakeholderGet :one
 SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND id = @id;
 
--- name: StakeholderGetForUpdate :one
-SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND id = @id FOR UPDATE;
+-- name: StakeholderGetLocked :one
+-- A stakeholder, locked for update, with its initiative's status, locked for share: writes to one
+-- stakeholder (edits, engagements) serialise, writes to different stakeholders of an initiative do
+-- not, and archiving the initiative (FOR UPDATE) waits for them all, as they wait for it.
+SELECT sqlc.embed(s), i.status AS initiative_status
+FROM stakeholders s
+JOIN initiatives i ON i.tenant_id = s.tenant_id AND i.id = s.initiative_id
+WHERE s.tenant_id = @tenant_id AND s.id = @id
+FOR UPDATE OF s FOR SHARE OF i;
 
 -- name: StakeholderList :many
--- Quadrant filters arrive as the influence and interest values that make the quadrant.
-SELECT sqlc.embed(stakeholders)
+-- Quadrant filters arrive as the influence and interest values that make the quadrant; at_risk
+-- compares at_risk_from with today's UTC date; q is a LIKE pattern body with % _ \ escaped.
+SELECT sqlc.embed(stakeholders), count(*) OVER () AS total
 FROM stakeholders
 WHERE tenant_id = @tenant_id
   AND (sqlc.narg('initiative_id')::uuid IS NULL OR initiative_id = sqlc.narg('initiative_id')::uuid)
   AND (sqlc.narg('influences')::text[] IS NULL OR influence = ANY (sqlc.narg('influences')::text[]))
   AND (sqlc.narg('interests')::text[] IS NULL OR interest = ANY (sqlc.narg('interests')::text[]))
-  AND (sqlc.narg('q')::text IS NULL OR name ILIKE '%' || sqlc.narg('q')::text || '%' OR email ILIKE '%' || sqlc.narg('q')::text || '%')
+  AND (sqlc.narg('at_risk')::boolean IS NULL
+       OR (at_risk_from IS NOT NULL AND at_risk_from <= @today::date) = sqlc.narg('at_risk')::boolean)
+  AND (sqlc.narg('q')::text IS NULL
+       OR name ILIKE '%' || sqlc.narg('q')::text || '%' OR email ILIKE '%' || sqlc.narg('q')::text || '%'
+       OR role ILIKE '%' || sqlc.narg('q')::text || '%' OR department ILIKE '%' || sqlc.narg('q')::text || '%')
 ORDER BY
   CASE WHEN @sort::text = 'name' AND NOT @sort_desc::boolean THEN lower(name) END ASC,
   CASE WHEN @sort::text = 'name' AND @sort_desc::boolean THEN lower(name) END DESC,
   CASE WHEN @sort::text = 'created_at' AND NOT @sort_desc::boolean THEN created_at END ASC,
   CASE WHEN @sort::text = 'created_at' AND @sort_desc::boolean THEN created_at END DESC,
-  CASE WHEN @sort::text = 'last_engagement_on' AND NOT @sort_desc::boolean THEN last_engagement_on END ASC NULLS FIRST,
-  CASE WHEN @sort::text = 'last_engagement_on' AND @sort_desc::boolean THEN last_engagement_on END DESC NULLS LAST,
-  id;
+  CASE WHEN @sort::text = 'updated_at' AND NOT @sort_desc::boolean THEN updated_at END ASC,
+  CASE WHEN @sort::text = 'updated_at' AND @sort_desc::boolean THEN updated_at END DESC,
+  CASE WHEN @sort::text = 'last_engagement_at' AND NOT @sort_desc::boolean THEN last_engagement_on END ASC NULLS FIRST,
+  CASE WHEN @sort::text = 'last_engagement_at' AND @sort_desc::boolean THEN last_engagement_on END DESC NULLS LAST,
+  id
+LIMIT @page_limit OFFSET @page_offset;
+
+-- name: StakeholderCount :one
+-- The total of StakeholderList past its last page (same filters).
+SELECT count(*) FROM stakeholders
+WHERE tenant_id = @tenant_id
+  AND (sqlc.narg('initiative_id')::uuid IS NULL OR initiative_id = sqlc.narg('initiative_id')::uuid)
+  AND (sqlc.narg('influences')::text[] IS NULL OR influence = ANY (sqlc.narg('influences')::text[]))
+  AND (sqlc.narg('interests')::text[] IS NULL OR interest = ANY (sqlc.narg('interests')::text[]))
+  AND (sqlc.narg('at_risk')::boolean IS NULL
+       OR (at_risk_from IS NOT NULL AND at_risk_from <= @today::date) = sqlc.narg('at_risk')::boolean)
+  AND (sqlc.narg('q')::text IS NULL
+       OR name ILIKE '%' || sqlc.narg('q')::text || '%' OR email ILIKE '%' || sqlc.narg('q')::text || '%'
+       OR role ILIKE '%' || sqlc.narg('q')::text || '%' OR department ILIKE '%' || sqlc.narg('q')::text || '%');
 
 -- name: StakeholderListByInitiative :many
 SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id ORDER BY lower(name), id;
@@ -36,8 +64,12 @@ SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND initiative_id = @ini
 -- name: StakeholderUpdate :one
 UPDATE stakeholders
 SET name = @name, email = @email, role = sqlc.narg('role'), department = sqlc.narg('department'),
-    influence = @influence, interest = @interest, notes = @notes, updated_at = now()
+    influence = @influence, interest = @interest, notes = @notes, at_risk_from = sqlc.narg('at_risk_from'), updated_at = now()
 WHERE tenant_id = @tenant_id AND id = @id
+RETURNING *;
+
+-- name: StakeholderSetAtRiskFrom :one
+UPDATE stakeholders SET at_risk_from = sqlc.narg('at_risk_from') WHERE tenant_id = @tenant_id AND id = @id
 RETURNING *;
 
 -- name: StakeholderDelete :exec

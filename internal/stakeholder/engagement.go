@@ -94,13 +94,20 @@ type Engagement struct {
 	Sentiment Sentiment
 }
 
+// AheadOfUTC is how far the earliest time zone (UTC+14, the Line Islands)
+// runs ahead of UTC: a date is in the future only once no place has reached it.
+const AheadOfUTC = 14 * time.Hour
+
 // CheckEngagementDate checks the date of an engagement (field "date"): a
-// calendar date not after today (UTC) and not before 2000-01-01.
+// calendar date not before 2000-01-01 and not in the future, which is after
+// today's date in the earliest time zone (UTC+14). A user east of UTC logs
+// this morning's meeting with their own date, which UTC reaches only later;
+// UTC's today alone would refuse it.
 func CheckEngagementDate(date, now time.Time) error {
 	d := calendarDay(date)
 	switch {
-	case d.After(calendarDay(now.UTC())):
-		return validation.New("date", validation.CodeInFuture, "must not be in the future")
+	case d.After(calendarDay(now.UTC().Add(AheadOfUTC))):
+		return validation.New("date", validation.CodeInFuture, "must not be in the future (after today's date in every time zone)")
 	case d.Before(EarliestEngagement):
 		return validation.New("date", validation.CodeTooEarly, "must not be before %s", EarliestEngagement.Format(time.DateOnly))
 	}
@@ -210,4 +217,67 @@ func calendarDay(t time.Time) time.Time {
 // daysBetween counts calendar days from the UTC date of a to the UTC date of b.
 func daysBetween(a, b time.Time) int {
 	return int(calendarDay(b.UTC()).Sub(calendarDay(a.UTC())).Hours() / 24)
+}
+
+// Stored is what a stakeholder record keeps of its engagements, refreshed in
+// the transaction that logs one: the count, the date of the latest, and the
+// sentiments of the latest three by date, newest first.
+type Stored struct {
+	Count  int
+	LastOn *time.Time
+	Recent []Sentiment // newest first, at most 3
+}
+
+// Engagements rebuilds from s the engagements the derived fields read: the
+// recent sentiments, oldest first, all dated on the latest date (only that
+// date is stored). Latest, SentimentTrend and AtRisk read no more than the
+// order of these three and the latest date, so they give on this what they
+// give on the full log.
+func (s Stored) Engagements() []Engagement {
+	if s.LastOn == nil {
+		return nil
+	}
+	es := make([]Engagement, 0, len(s.Recent))
+	for i := len(s.Recent) - 1; i >= 0; i-- {
+		es = append(es, Engagement{Date: *s.LastOn, Sentiment: s.Recent[i]})
+	}
+	return es
+}
+
+// SummariseStored is Summarise over a stored record, with the real count.
+func SummariseStored(influence Influence, interest Interest, s Stored, createdAt, now time.Time) Summary {
+	sum := Summarise(influence, interest, s.Engagements(), createdAt, now)
+	sum.EngagementCount = s.Count
+	return sum
+}
+
+// alwaysAtRisk is the AtRiskFrom of a stakeholder at risk whatever the date:
+// no clock reads a date before it.
+var alwaysAtRisk = EarliestEngagement
+
+// AtRiskFrom is the first UTC calendar date on which AtRisk holds, given
+// the engagements as they are now; nil when it never will until they or the
+// influence change. Lists filter on it in SQL (`at_risk_from <= today`)
+// without a second definition of the rules: AtRisk(…, now) is exactly
+// AtRiskFrom ≤ the UTC date of now.
+//   - rules 1 and 3 read no clock: when either holds, from 2000-01-01;
+//   - rule 2 holds from 46 days after the latest engagement (or the
+//     creation, when none) for high and critical influence.
+func AtRiskFrom(influence Influence, es []Engagement, createdAt time.Time) *time.Time {
+	latest, engaged := Latest(es)
+	powerful := influence.Powerful()
+	if engaged && powerful && (latest.Sentiment == Cautious || latest.Sentiment == Negative) {
+		return new(alwaysAtRisk)
+	}
+	if engaged && latest.Sentiment == Negative && SentimentTrend(es) == Declining {
+		return new(alwaysAtRisk)
+	}
+	if !powerful {
+		return nil
+	}
+	since := createdAt
+	if engaged {
+		since = latest.Date
+	}
+	return new(calendarDay(since.UTC()).AddDate(0, 0, NotEngagedAfterDays+1))
 }

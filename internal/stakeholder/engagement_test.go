@@ -109,7 +109,11 @@ func TestCheckEngagementDate(t *testing.T) {
 	}{
 		{"today", daysAgo(0), now, ""},
 		{"long ago", time.Date(2003, 5, 1, 0, 0, 0, 0, time.UTC), now, ""},
-		{"tomorrow", daysAgo(-1), now, validation.CodeInFuture},
+		// At 12:00 UTC it is already 02:00 tomorrow at UTC+14: a user there logs today's meeting.
+		{"tomorrow, already today at UTC+14", daysAgo(-1), now, ""},
+		{"the day after tomorrow", daysAgo(-2), now, validation.CodeInFuture},
+		{"tomorrow at 09:59 UTC: nowhere yet", daysAgo(-1), time.Date(2026, 11, 22, 9, 59, 0, 0, time.UTC), validation.CodeInFuture},
+		{"tomorrow at 10:00 UTC: midnight at UTC+14", daysAgo(-1), time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), ""},
 		{"first allowed day", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), now, ""},
 		{"the day before", time.Date(1999, 12, 31, 0, 0, 0, 0, time.UTC), now, validation.CodeTooEarly},
 		{"a typo year", time.Date(26, 11, 1, 0, 0, 0, 0, time.UTC), now, validation.CodeTooEarly},

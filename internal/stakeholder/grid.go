@@ -1,5 +1,7 @@
 package stakeholder
 
+import "slices"
+
 // Quadrant is a stakeholder's place on the power–interest grid, which says
 // how to treat them.
 type Quadrant string
@@ -28,4 +30,27 @@ func QuadrantOf(influence Influence, interest Interest) Quadrant {
 		return KeepInformed
 	}
 	return Monitor
+}
+
+// QuadrantMembers lists the influence and interest levels that QuadrantOf
+// places in q, lowest first. Each quadrant is a rectangle of the grid (every
+// combination of the two lists, and no other, lies in it: see the tests), so
+// a list filters on a quadrant with two IN lists.
+func QuadrantMembers(q Quadrant) ([]Influence, []Interest) {
+	var influences []Influence
+	var interests []Interest
+	for _, inf := range Influences {
+		for _, in := range Interests {
+			if QuadrantOf(inf, in) != q {
+				continue
+			}
+			if !slices.Contains(influences, inf) {
+				influences = append(influences, inf)
+			}
+			if !slices.Contains(interests, in) {
+				interests = append(interests, in)
+			}
+		}
+	}
+	return influences, interests
 }

@@ -264,21 +264,21 @@ func realizedToDate(benefits []finance.Benefit, current finance.Month, fx financ
 }
 
 // summarise derives a stakeholder's summary from its stored engagement
-// columns: the sentiments of the latest (at most 3) engagements, newest
-// first, and the date of the latest. Only the latest date is stored, so the
-// engagements are given that date in their stored order, which is all the
-// trend (by order) and the at-risk rules (latest date and sentiment) read.
+// columns (stakeholder.SummariseStored, as the stakeholder resource does).
 func summarise(s dbsqlc.Stakeholder, now time.Time) StakeholderSummary {
-	var es []stakeholder.Engagement
-	if s.LastEngagementOn != nil {
-		for i := len(s.RecentSentiments) - 1; i >= 0; i-- { // oldest first
-			es = append(es, stakeholder.Engagement{Date: *s.LastEngagementOn, Sentiment: stakeholder.Sentiment(s.RecentSentiments[i])})
-		}
-	}
 	influence, interest := stakeholder.Influence(s.Influence), stakeholder.Interest(s.Interest)
-	sum := stakeholder.Summarise(influence, interest, es, s.CreatedAt, now)
+	sum := stakeholder.SummariseStored(influence, interest, StoredEngagements(s), s.CreatedAt, now)
 	return StakeholderSummary{
 		ID: s.ID, Name: s.Name, Role: s.Role, Influence: influence, Interest: interest,
 		Quadrant: sum.Quadrant, Sentiment: sum.Sentiment, AtRisk: sum.AtRisk, AtRiskReason: sum.AtRiskReason,
 	}
+}
+
+// StoredEngagements is what a stakeholder row keeps of its engagements.
+func StoredEngagements(s dbsqlc.Stakeholder) stakeholder.Stored {
+	recent := make([]stakeholder.Sentiment, len(s.RecentSentiments))
+	for i, r := range s.RecentSentiments {
+		recent[i] = stakeholder.Sentiment(r)
+	}
+	return stakeholder.Stored{Count: int(s.EngagementCount), LastOn: s.LastEngagementOn, Recent: recent}
 }
