@@ -4617,7 +4617,7 @@ type ListStakeholdersParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4636,7 +4636,7 @@ type CreateStakeholderParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4646,7 +4646,7 @@ type DeleteStakeholderParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4656,7 +4656,7 @@ type GetStakeholderParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4666,7 +4666,7 @@ type PatchStakeholderParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4676,7 +4676,7 @@ type ReplaceStakeholderParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4686,7 +4686,7 @@ type LogEngagementParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4702,7 +4702,7 @@ type ListEngagementsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
