@@ -31,10 +31,21 @@ func TestRequestIDIsEchoedOrGenerated(t *testing.T) {
 	if id := r.header.Get("X-Request-ID"); len(id) < 16 || r.json(t)["error"].(map[string]any)["request_id"] != id {
 		t.Fatalf("generated request id missing or not in the body: %q %s", id, r.body)
 	}
-	// An id with spaces or control characters is replaced, not echoed.
-	r = ts.do(&admin, "GET", "/v1/initiatives/nope", nil, "X-Request-ID", "bad id")
-	if r.header.Get("X-Request-ID") == "bad id" {
-		t.Fatal("an unsafe request id was echoed")
+	// Issue 8.6: any printable ASCII is echoed, as documented, space included.
+	r = ts.do(&admin, "GET", "/v1/initiatives/nope", nil, "X-Request-ID", "a b")
+	if r.header.Get("X-Request-ID") != "a b" || r.json(t)["error"].(map[string]any)["request_id"] != "a b" {
+		t.Fatalf("a printable request id with a space was not echoed: %v %s", r.header, r.body)
+	}
+	// Control characters, non-ASCII and ids over 128 characters are replaced, not echoed.
+	for _, bad := range []string{"a\tb", "caf\u00e9", strings.Repeat("x", 129)} {
+		r = ts.do(&admin, "GET", "/v1/initiatives/nope", nil, "X-Request-ID", bad)
+		if got := r.header.Get("X-Request-ID"); got == bad || len(got) < 16 {
+			t.Fatalf("request id %q: answered %q", bad, got)
+		}
+	}
+	r = ts.do(&admin, "GET", "/v1/initiatives/nope", nil, "X-Request-ID", strings.Repeat("x", 128))
+	if r.header.Get("X-Request-ID") != strings.Repeat("x", 128) {
+		t.Fatal("a 128-character request id was not echoed")
 	}
 }
 

@@ -85,11 +85,14 @@ type projectJSON struct {
 }
 
 type statusChangeJSON struct {
-	FromStatus *string `json:"from_status"`
-	ToStatus   string  `json:"to_status"`
-	Reason     string  `json:"reason"`
-	Actor      string  `json:"actor"`
-	CreatedAt  string  `json:"created_at"`
+	Kind        string  `json:"kind"` // status, or owner (an owner_id change; the status stays)
+	FromStatus  *string `json:"from_status"`
+	ToStatus    string  `json:"to_status"`
+	FromOwnerID *string `json:"from_owner_id"` // owner entries only
+	ToOwnerID   *string `json:"to_owner_id"`
+	Reason      string  `json:"reason"`
+	Actor       string  `json:"actor"`
+	CreatedAt   string  `json:"created_at"`
 }
 
 func toInitiativeJSON(in dbsqlc.Initiative) initiativeJSON {
@@ -188,7 +191,7 @@ func noneIfBlank(s *string) *string {
 
 func checkDates(start, end *time.Time) error {
 	if start != nil && end != nil && end.Before(*start) {
-		return InvalidParameter("expected_end_date %s is before expected_start_date %s", end.Format(time.DateOnly), start.Format(time.DateOnly))
+		return InvalidParameter("expected_end_date must not be before expected_start_date")
 	}
 	return nil
 }
@@ -220,7 +223,7 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 		OwnerID: new(initiative.Owner(f.ownerID, p.Subject)), ExpectedStartDate: f.start, ExpectedEndDate: f.end,
 	})
 	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
-		return AlreadyExists("an initiative named %q already exists in this tenant", *f.name)
+		return AlreadyExists("an initiative with this name already exists in this tenant (names are unique ignoring case)")
 	}
 	if err != nil {
 		return err
@@ -307,9 +310,11 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 		out.Projects = append(out.Projects, toProjectJSON(p))
 		statuses[i] = p.Status
 	}
-	changes := make([]time.Time, len(history))
-	for i, h := range history {
-		changes[i] = h.CreatedAt
+	changes := make([]time.Time, 0, len(history))
+	for _, h := range history {
+		if h.Kind == historyStatus { // owner entries change no status
+			changes = append(changes, h.CreatedAt)
+		}
 	}
 	activity := initiative.Measure(statuses, changes, now)
 	out.Metrics.ProjectsTotal, out.Metrics.ProjectsActive = activity.ProjectsTotal, activity.ProjectsActive
@@ -353,6 +358,9 @@ func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
 	pick("industry", &next.Industry, f.industry)
 	pick("segment", &next.Segment, f.segment)
 	pick("owner_id", &next.OwnerID, f.ownerID)
+	if err := authorizeOwnerChange(principal(c), in, next.OwnerID); err != nil {
+		return err
+	}
 	if replace || f.has["expected_start_date"] {
 		next.ExpectedStartDate = f.start
 	}
@@ -375,7 +383,7 @@ func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
 		ExpectedStartDate: next.ExpectedStartDate, ExpectedEndDate: next.ExpectedEndDate,
 	})
 	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
-		return AlreadyExists("an initiative named %q already exists in this tenant", next.Name)
+		return AlreadyExists("an initiative with this name already exists in this tenant (names are unique ignoring case)")
 	}
 	if err != nil {
 		return err
@@ -385,7 +393,30 @@ func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
 			return err
 		}
 	}
+	if from, to := deref(in.OwnerID), deref(updated.OwnerID); from != to {
+		if err := db.Q.InitiativeOwnerHistoryAdd(ctx, t, dbsqlc.InitiativeOwnerHistoryAddParams{
+			TenantID: in.TenantID, InitiativeID: in.ID, Status: updated.Status, FromOwner: in.OwnerID, ToOwner: updated.OwnerID,
+			Reason: initiative.OwnerChangeReason(from, to), Actor: p.Subject,
+		}); err != nil {
+			return err
+		}
+	}
 	return c.JSON(toInitiativeJSON(updated))
+}
+
+// historyStatus and historyOwner are the kinds of status-history entries.
+const (
+	historyStatus = "status"
+	historyOwner  = "owner"
+)
+
+// authorizeOwnerChange refuses (403) an owner_id change the caller may not make (internal/initiative).
+func authorizeOwnerChange(p *Principal, in dbsqlc.Initiative, next *string) error {
+	err := initiative.CheckOwnerChange(deref(in.OwnerID), deref(next), initiative.Actor{Subject: p.Subject, Roles: p.Roles})
+	if oe, ok := errors.AsType[*initiative.OwnerChangeError](err); ok {
+		return Forbidden("%s", oe.Error())
+	}
+	return err
 }
 
 func (s *Server) authorizeTransition(c *fiber.Ctx, in dbsqlc.Initiative, to initiative.Status) error {
@@ -485,7 +516,11 @@ func (s *Server) initiativeStatusHistory(c *fiber.Ctx) error {
 		Data []statusChangeJSON `json:"data"`
 	}{Data: make([]statusChangeJSON, 0, len(rows))}
 	for _, r := range rows {
-		out.Data = append(out.Data, statusChangeJSON{FromStatus: r.FromStatus, ToStatus: r.ToStatus, Reason: r.Reason, Actor: r.Actor, CreatedAt: timestamp(r.CreatedAt)})
+		e := statusChangeJSON{Kind: r.Kind, FromStatus: r.FromStatus, ToStatus: r.ToStatus, Reason: r.Reason, Actor: r.Actor, CreatedAt: timestamp(r.CreatedAt)}
+		if r.Kind == historyOwner {
+			e.FromOwnerID, e.ToOwnerID = r.FromOwner, r.ToOwner
+		}
+		out.Data = append(out.Data, e)
 	}
 	return c.JSON(out)
 }

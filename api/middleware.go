@@ -67,10 +67,18 @@ func requestID(c *fiber.Ctx) string {
 func newRequestID(c *fiber.Ctx) string {
 	id := c.Get(fiber.HeaderXRequestID)
 	if !validRequestID(id) {
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		id = hex.EncodeToString(b[:])
+		return freshRequestID(c)
 	}
+	c.Locals(localRequestID, id)
+	c.Set(fiber.HeaderXRequestID, id)
+	return id
+}
+
+// freshRequestID gives the request a generated id, ignoring the client's.
+func freshRequestID(c *fiber.Ctx) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
 	c.Locals(localRequestID, id)
 	c.Set(fiber.HeaderXRequestID, id)
 	return id
@@ -87,7 +95,7 @@ func validRequestID(id string) bool {
 		return false
 	}
 	for _, r := range id {
-		if r < 0x21 || r > 0x7e {
+		if r < 0x20 || r > 0x7e { // printable ASCII, space included (as documented)
 			return false
 		}
 	}
@@ -148,6 +156,9 @@ func (s *Server) cors(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderAccessControlAllowMethods, "GET, POST, PUT, PATCH, DELETE")
 		c.Set(fiber.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Tenant-ID, X-Request-ID, X-API-Key")
 		c.Set(fiber.HeaderAccessControlMaxAge, "600")
+		if strings.HasPrefix(c.Path(), "/v1/") {
+			s.chargeClientIP(c) // every /v1 answer carries the rate-limit headers
+		}
 		return c.SendStatus(fiber.StatusNoContent)
 	}
 	return c.Next()

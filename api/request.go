@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"mime"
 	"net/mail"
 	"net/url"
@@ -13,10 +14,13 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/internal/validation"
 )
 
 // body is a decoded JSON object whose fields are read one by one, so that a
@@ -27,8 +31,9 @@ type body struct {
 	seen   map[string]bool
 }
 
-// parseBody reads the request body as one JSON object. Malformed JSON is a
-// 400; an empty body is an empty object.
+// parseBody reads the request body as one JSON object. Malformed JSON, an
+// empty body and text that is not valid UTF-8 (raw bytes or escaped lone
+// surrogates, which the decoder would store as U+FFFD) are a 400.
 func parseBody(c *fiber.Ctx) (*body, error) {
 	if ct := c.Get(fiber.HeaderContentType); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != fiber.MIMEApplicationJSON {
@@ -38,7 +43,13 @@ func parseBody(c *fiber.Ctx) (*body, error) {
 	b := &body{fields: map[string]json.RawMessage{}, seen: map[string]bool{}}
 	raw := bytes.TrimSpace(c.Body())
 	if len(raw) == 0 {
-		return b, nil
+		return nil, InvalidParameter("the body must be one JSON object")
+	}
+	if !utf8.Valid(raw) {
+		return nil, InvalidParameter("request body is not valid UTF-8")
+	}
+	if at := loneSurrogate(raw); at >= 0 {
+		return nil, InvalidParameter("request body is not valid UTF-8: a lone surrogate escape at byte %d", at)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&b.fields); err != nil {
@@ -54,6 +65,41 @@ func parseBody(c *fiber.Ctx) (*body, error) {
 		return nil, InvalidParameter("request body must be a JSON object")
 	}
 	return b, nil
+}
+
+// loneSurrogate returns the offset of the first \u escape of a UTF-16
+// surrogate that is not part of a high-low pair, or -1. JSON allows such
+// escapes syntactically, but they name no character.
+func loneSurrogate(raw []byte) int {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			i++ // an escape of one character (\\, \", ...): skip it
+			continue
+		}
+		switch {
+		case utf16.IsSurrogate(r) && r < 0xDC00: // high: a low must follow
+			if lo, ok := hex4(i + 6); !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return i
+			}
+			i += 11
+		case utf16.IsSurrogate(r): // a low one on its own
+			return i
+		default:
+			i += 5
+		}
+	}
+	return -1
 }
 
 func jsonErrorText(err error) string {
@@ -109,6 +155,13 @@ func (b *body) text(field string, required bool, maxLen int) *string {
 	}
 	if strings.ContainsRune(s, 0) {
 		b.fail(field, "invalid_value", "must not contain NUL characters")
+		return nil
+	}
+	// Control and bidi-override characters, or only invisible ones: free text
+	// (a limit above validation.MultilineAbove) may hold tabs and line breaks.
+	if err := validation.Text(field, s, maxLen > validation.MultilineAbove); err != nil {
+		e, _ := errors.AsType[*validation.Error](err)
+		b.fail(e.Field, e.Code, "%s", e.Message)
 		return nil
 	}
 	return &s
@@ -232,7 +285,11 @@ func (q *query) done() error {
 	}
 	for name := range q.values {
 		if !q.known[name] {
-			return InvalidParameter("unknown query parameter %s", name)
+			// The name is not echoed (input never comes back outside errors[].field): the known ones are.
+			if len(q.known) == 0 {
+				return InvalidParameter("unknown query parameter: this endpoint takes no query parameters")
+			}
+			return InvalidParameter("unknown query parameter: this endpoint takes %s", strings.Join(slices.Sorted(maps.Keys(q.known)), ", "))
 		}
 	}
 	return nil

@@ -20,8 +20,10 @@ import (
 	"github.com/valuecase/valuecase/internal/rbac"
 )
 
-// roleNamePattern: letters, digits, space, dot, dash and underscore; starts with a letter or digit.
-var roleNamePattern = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._-]*$`)
+// roleNamePattern: letters, digits, space, dot, dash and underscore; starts
+// with a letter or digit and does not end with a space (names are compared
+// exactly with token claims, so surrounding spaces are refused, not trimmed).
+var roleNamePattern = regexp.MustCompile(`^[\p{L}\p{N}](?:[\p{L}\p{N} ._-]*[\p{L}\p{N}._-])?$`)
 
 type roleJSON struct {
 	ID          string   `json:"id"`
@@ -126,11 +128,8 @@ func readRoleFields(c *fiber.Ctx, replace bool) (roleFields, error) {
 		f.has[n] = b.has(n)
 	}
 	f.name = b.text("name", replace || f.has["name"], maxRoleNameLen)
-	if f.name != nil {
-		*f.name = strings.TrimSpace(*f.name)
-		if !roleNamePattern.MatchString(*f.name) {
-			b.fail("name", "invalid_format", "must start with a letter or digit and hold only letters, digits, spaces, dots, dashes and underscores")
-		}
+	if f.name != nil && !roleNamePattern.MatchString(*f.name) {
+		b.fail("name", "invalid_format", "must start with a letter or digit, not end with a space, and hold only letters, digits, spaces, dots, dashes and underscores")
 	}
 	f.description = b.text("description", false, maxRoleDescLen)
 	f.permissions = b.permissions("permissions")

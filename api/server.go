@@ -78,6 +78,7 @@ func New(d Deps) *Server {
 		IdleTimeout:           120 * time.Second,
 	})
 	s.routes()
+	s.installEdge() // parser refusals and unknown methods (edge.go)
 	return s
 }
 

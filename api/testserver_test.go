@@ -25,7 +25,7 @@ import (
 
 // testServer is the real API on a fresh database: the one harness every API test uses.
 type testServer struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *api.Server
 	pool   *pgxpool.Pool
 	keys   *auth.KeyStore
@@ -34,7 +34,7 @@ type testServer struct {
 
 // newTestServer builds the API on its own database with one tenant on the given plan.
 // mod may adjust the config and dependencies before the server is built.
-func newTestServer(t *testing.T, plan string, mod ...func(*api.Deps)) *testServer {
+func newTestServer(t testing.TB, plan string, mod ...func(*api.Deps)) *testServer {
 	t.Helper()
 	pool := dbtest.NewPool(t)
 	keys, err := auth.LoadKeyStore(t.TempDir())
@@ -106,7 +106,7 @@ type response struct {
 	body   []byte
 }
 
-func (r response) json(t *testing.T) map[string]any {
+func (r response) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {
@@ -116,7 +116,7 @@ func (r response) json(t *testing.T) map[string]any {
 }
 
 // errorCode returns error.code of an error body.
-func (r response) errorCode(t *testing.T) string {
+func (r response) errorCode(t testing.TB) string {
 	t.Helper()
 	e, ok := r.json(t)["error"].(map[string]any)
 	if !ok {
@@ -168,7 +168,7 @@ func (ts *testServer) do(c *caller, method, path string, body any, headers ...st
 }
 
 // expect fails the test unless the response has the status (and error code, when given).
-func expect(t *testing.T, r response, status int, code ...string) {
+func expect(t testing.TB, r response, status int, code ...string) {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("want status %d, got %d: %s", status, r.status, r.body)

@@ -525,6 +525,7 @@ func (e EventType) Valid() bool {
 const (
 	Duplicate         FieldErrorCode = "duplicate"
 	InFuture          FieldErrorCode = "in_future"
+	InvalidCharacters FieldErrorCode = "invalid_characters"
 	InvalidFormat     FieldErrorCode = "invalid_format"
 	InvalidRange      FieldErrorCode = "invalid_range"
 	InvalidTransition FieldErrorCode = "invalid_transition"
@@ -546,6 +547,8 @@ func (e FieldErrorCode) Valid() bool {
 	case Duplicate:
 		return true
 	case InFuture:
+		return true
+	case InvalidCharacters:
 		return true
 	case InvalidFormat:
 		return true
@@ -1163,6 +1166,24 @@ func (e StatusChangeFromStatus) Valid() bool {
 	case StatusChangeFromStatusLessThannil:
 		return true
 	case StatusChangeFromStatusRejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StatusChangeKind.
+const (
+	StatusChangeKindOwner  StatusChangeKind = "owner"
+	StatusChangeKindStatus StatusChangeKind = "status"
+)
+
+// Valid indicates whether the value is a known member of the StatusChangeKind enum.
+func (e StatusChangeKind) Valid() bool {
+	switch e {
+	case StatusChangeKindOwner:
+		return true
+	case StatusChangeKindStatus:
 		return true
 	default:
 		return false
@@ -2476,6 +2497,8 @@ type FieldError struct {
 	// `not_allowed` (present although another field forbids it), `duplicate`,
 	// `too_many` (a list over its limit), `in_future`, `too_early`, `off_grid` (a
 	// period not on a benefit's frequency grid) and `invalid_range` (an end before its start).
+	// `invalid_characters`: text with control characters, bidirectional overrides, or
+	// nothing but invisible characters (see "Calling the API").
 	Code FieldErrorCode `json:"code"`
 
 	// Field The body field (its JSON name) the error is about.
@@ -2491,6 +2514,8 @@ type FieldError struct {
 // `not_allowed` (present although another field forbids it), `duplicate`,
 // `too_many` (a list over its limit), `in_future`, `too_early`, `off_grid` (a
 // period not on a benefit's frequency grid) and `invalid_range` (an end before its start).
+// `invalid_characters`: text with control characters, bidirectional overrides, or
+// nothing but invisible characters (see "Calling the API").
 type FieldErrorCode string
 
 // FxRate defines model for FxRate.
@@ -3309,11 +3334,20 @@ type StatusChange struct {
 	Actor     string    `json:"actor"`
 	CreatedAt time.Time `json:"created_at"`
 
+	// FromOwnerId For `owner` entries, the previous owner (null when there was none); null for `status` entries.
+	FromOwnerId *string `json:"from_owner_id"`
+
 	// FromStatus Null for the creation entry.
 	FromStatus *StatusChangeFromStatus `json:"from_status"`
 
-	// Reason `created` for the creation, `deleted` for DELETE, the request's reason for POST .../status, empty for PUT/PATCH.
+	// Kind `status`: a transition (or the creation); `owner`: a change of `owner_id`, the status unchanged.
+	Kind StatusChangeKind `json:"kind"`
+
+	// Reason `created` for the creation, `deleted` for DELETE, the request's reason for POST .../status, empty for PUT/PATCH; `owner changed from <a> to <b>` for owner entries.
 	Reason string `json:"reason"`
+
+	// ToOwnerId For `owner` entries, the new owner (null when cleared); null for `status` entries.
+	ToOwnerId *string `json:"to_owner_id"`
 
 	// ToStatus Initiative lifecycle state (spec section 3).
 	ToStatus InitiativeStatus `json:"to_status"`
@@ -3321,6 +3355,9 @@ type StatusChange struct {
 
 // StatusChangeFromStatus Null for the creation entry.
 type StatusChangeFromStatus string
+
+// StatusChangeKind `status`: a transition (or the creation); `owner`: a change of `owner_id`, the status unchanged.
+type StatusChangeKind string
 
 // StatusChangeRequest defines model for StatusChangeRequest.
 type StatusChangeRequest struct {
@@ -3959,13 +3996,13 @@ type V1ValidationFailed = ValidationError
 
 // GetJWKSParams defines parameters for GetJWKS.
 type GetJWKSParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // GetDocsParams defines parameters for GetDocs.
 type GetDocsParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 
 	// IfNoneMatch ETag(s) of the client's copy; a match answers 304.
@@ -3974,7 +4011,7 @@ type GetDocsParams struct {
 
 // GetDocsAssetParams defines parameters for GetDocsAsset.
 type GetDocsAssetParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 
 	// IfNoneMatch ETag(s) of the client's copy; a match answers 304.
@@ -3983,19 +4020,19 @@ type GetDocsAssetParams struct {
 
 // GetHealthParams defines parameters for GetHealth.
 type GetHealthParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // GetMetricsParams defines parameters for GetMetrics.
 type GetMetricsParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // GetOpenAPIParams defines parameters for GetOpenAPI.
 type GetOpenAPIParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 
 	// IfNoneMatch ETag(s) of the client's copy; a match answers 304.
@@ -4014,7 +4051,7 @@ type ListAPIKeysParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4024,7 +4061,7 @@ type CreateAPIKeyParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4034,7 +4071,7 @@ type RevokeAPIKeyParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4044,19 +4081,19 @@ type GetAPIKeyParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // RefreshTokenParams defines parameters for RefreshToken.
 type RefreshTokenParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // IssueTokenParams defines parameters for IssueToken.
 type IssueTokenParams struct {
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4083,7 +4120,7 @@ type ListBenefitsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4099,7 +4136,7 @@ type CreateBenefitParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4109,7 +4146,7 @@ type DeleteBenefitParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4119,7 +4156,7 @@ type GetBenefitParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4129,7 +4166,7 @@ type PatchBenefitParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4139,7 +4176,7 @@ type ReplaceBenefitParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4158,7 +4195,7 @@ type ListBenefitActualsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4171,7 +4208,7 @@ type RecordBenefitActualParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4187,7 +4224,7 @@ type GetBenefitVarianceParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4215,7 +4252,7 @@ type ListInitiativesParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4231,7 +4268,7 @@ type CreateInitiativeParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4241,7 +4278,7 @@ type ArchiveInitiativeParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4251,7 +4288,7 @@ type GetInitiativeParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4261,7 +4298,7 @@ type PatchInitiativeParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4271,7 +4308,7 @@ type ReplaceInitiativeParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4287,7 +4324,7 @@ type ListCostsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4297,7 +4334,7 @@ type CreateCostParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4307,7 +4344,7 @@ type DeleteCostParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4317,7 +4354,7 @@ type PatchCostParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4327,7 +4364,7 @@ type ReplaceCostParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4337,7 +4374,7 @@ type ListProjectsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4347,7 +4384,7 @@ type CreateProjectParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4357,7 +4394,7 @@ type ChangeInitiativeStatusParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4367,7 +4404,7 @@ type GetInitiativeStatusHistoryParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4384,7 +4421,7 @@ type ListRolesParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4397,7 +4434,7 @@ type CreateRoleParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4407,7 +4444,7 @@ type DeleteRoleParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4417,7 +4454,7 @@ type GetRoleParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4427,7 +4464,7 @@ type PatchRoleParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4437,7 +4474,7 @@ type ReplaceRoleParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4453,7 +4490,7 @@ type ListServiceClientsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4463,7 +4500,7 @@ type CreateServiceClientParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4473,7 +4510,7 @@ type RevokeServiceClientParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4483,7 +4520,7 @@ type GetServiceClientParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4493,7 +4530,7 @@ type GetSettingsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4503,7 +4540,7 @@ type ReplaceSettingsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4528,7 +4565,7 @@ type ListFxRatesParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4538,7 +4575,7 @@ type PutFxRatesParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4580,7 +4617,7 @@ type ListStakeholdersParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4599,7 +4636,7 @@ type CreateStakeholderParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4609,7 +4646,7 @@ type DeleteStakeholderParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4619,7 +4656,7 @@ type GetStakeholderParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4629,7 +4666,7 @@ type PatchStakeholderParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4639,7 +4676,7 @@ type ReplaceStakeholderParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4649,7 +4686,7 @@ type LogEngagementParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4665,7 +4702,7 @@ type ListEngagementsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4685,7 +4722,7 @@ type ListUsersParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4695,7 +4732,7 @@ type InviteUserParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4705,7 +4742,7 @@ type GetUserParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4715,7 +4752,7 @@ type PatchUserParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4725,7 +4762,7 @@ type DeactivateUserParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4735,7 +4772,7 @@ type ReactivateUserParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4745,7 +4782,7 @@ type EndUserSessionsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4755,7 +4792,7 @@ type ListUserSessionsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4774,7 +4811,7 @@ type ListWebhooksParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4787,7 +4824,7 @@ type CreateWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4797,7 +4834,7 @@ type DeleteWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4807,7 +4844,7 @@ type GetWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4817,7 +4854,7 @@ type PatchWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4827,7 +4864,7 @@ type ReplaceWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4849,7 +4886,7 @@ type ListWebhookDeliveriesParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4865,7 +4902,7 @@ type GetWebhookDeliveryParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4875,7 +4912,7 @@ type RedeliverWebhookDeliveryParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4885,7 +4922,7 @@ type TestWebhookParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -5980,8 +6017,9 @@ type ClientInterface interface {
 	// Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 	// (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 	// A null `status`, or the current one, keeps the status; a different `status` is a
-	// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-	// Errors as for PUT.
+	// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+	// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+	// `application/json`. Errors as for PUT.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5993,8 +6031,9 @@ type ClientInterface interface {
 	// Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 	// (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 	// A null `status`, or the current one, keeps the status; a different `status` is a
-	// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-	// Errors as for PUT.
+	// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+	// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+	// `application/json`. Errors as for PUT.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6010,7 +6049,9 @@ type ClientInterface interface {
 	// against the lifecycle table and its role rules exactly like
 	// `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 	// history with an empty reason, and emits `initiative.status_changed`.
-	// Read-only fields of a GET response are accepted and ignored.
+	// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+	// (clearing it by leaving it out included) needs the current owner or the Admin role,
+	// else **403**; the change is recorded in the history (`kind` `owner`).
 	//
 	// Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 	// `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -6030,7 +6071,9 @@ type ClientInterface interface {
 	// against the lifecycle table and its role rules exactly like
 	// `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 	// history with an empty reason, and emits `initiative.status_changed`.
-	// Read-only fields of a GET response are accepted and ignored.
+	// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+	// (clearing it by leaving it out included) needs the current owner or the Admin role,
+	// else **403**; the change is recorded in the history (`kind` `owner`).
 	//
 	// Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 	// `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -6248,8 +6291,10 @@ type ClientInterface interface {
 	//
 	// Needs `initiatives:read`. Every status change, oldest first, starting with the
 	// creation (`from_status` null, `to_status` draft, reason `created`). DELETE records
-	// reason `deleted`; PUT/PATCH record an empty reason. Not paginated. This route takes
-	// no query parameters (any is a 400).
+	// reason `deleted`; PUT/PATCH record an empty reason. Changes of `owner_id` are entries
+	// of `kind` `owner` (the status is unchanged: `from_status` = `to_status`) naming the
+	// previous and the new owner. Not paginated. This route takes no query parameters (any
+	// is a 400).
 	//
 	// Corresponds with GET /v1/initiatives/{id}/status-history (the `GetInitiativeStatusHistory` operationId).
 	GetInitiativeStatusHistory(ctx context.Context, id InitiativeID, params *GetInitiativeStatusHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6269,8 +6314,9 @@ type ClientInterface interface {
 	// the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 	// granting a permission the caller does not hold is **403**. At most 100 custom roles per
 	// tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-	// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-	// tokens and assignments.
+	// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+	// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+	// exactly, case-sensitively, in tokens and assignments).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6284,8 +6330,9 @@ type ClientInterface interface {
 	// the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 	// granting a permission the caller does not hold is **403**. At most 100 custom roles per
 	// tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-	// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-	// tokens and assignments.
+	// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+	// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+	// exactly, case-sensitively, in tokens and assignments).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7904,8 +7951,9 @@ func (c *Client) GetInitiative(ctx context.Context, id InitiativeID, params *Get
 // Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 // (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 // A null `status`, or the current one, keeps the status; a different `status` is a
-// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-// Errors as for PUT.
+// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+// `application/json`. Errors as for PUT.
 //
 // Takes any type of body and a specified content type.
 //
@@ -7927,8 +7975,9 @@ func (c *Client) PatchInitiativeWithBody(ctx context.Context, id InitiativeID, p
 // Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 // (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 // A null `status`, or the current one, keeps the status; a different `status` is a
-// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-// Errors as for PUT.
+// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+// `application/json`. Errors as for PUT.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7954,7 +8003,9 @@ func (c *Client) PatchInitiative(ctx context.Context, id InitiativeID, params *P
 // against the lifecycle table and its role rules exactly like
 // `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 // history with an empty reason, and emits `initiative.status_changed`.
-// Read-only fields of a GET response are accepted and ignored.
+// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+// (clearing it by leaving it out included) needs the current owner or the Admin role,
+// else **403**; the change is recorded in the history (`kind` `owner`).
 //
 // Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 // `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -7984,7 +8035,9 @@ func (c *Client) ReplaceInitiativeWithBody(ctx context.Context, id InitiativeID,
 // against the lifecycle table and its role rules exactly like
 // `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 // history with an empty reason, and emits `initiative.status_changed`.
-// Read-only fields of a GET response are accepted and ignored.
+// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+// (clearing it by leaving it out included) needs the current owner or the Admin role,
+// else **403**; the change is recorded in the history (`kind` `owner`).
 //
 // Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 // `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -8342,8 +8395,10 @@ func (c *Client) ChangeInitiativeStatus(ctx context.Context, id InitiativeID, pa
 //
 // Needs `initiatives:read`. Every status change, oldest first, starting with the
 // creation (`from_status` null, `to_status` draft, reason `created`). DELETE records
-// reason `deleted`; PUT/PATCH record an empty reason. Not paginated. This route takes
-// no query parameters (any is a 400).
+// reason `deleted`; PUT/PATCH record an empty reason. Changes of `owner_id` are entries
+// of `kind` `owner` (the status is unchanged: `from_status` = `to_status`) naming the
+// previous and the new owner. Not paginated. This route takes no query parameters (any
+// is a 400).
 //
 // Corresponds with GET /v1/initiatives/{id}/status-history (the `GetInitiativeStatusHistory` operationId).
 func (c *Client) GetInitiativeStatusHistory(ctx context.Context, id InitiativeID, params *GetInitiativeStatusHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8383,8 +8438,9 @@ func (c *Client) ListRoles(ctx context.Context, params *ListRolesParams, reqEdit
 // the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 // granting a permission the caller does not hold is **403**. At most 100 custom roles per
 // tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-// tokens and assignments.
+// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+// exactly, case-sensitively, in tokens and assignments).
 //
 // Takes any type of body and a specified content type.
 //
@@ -8408,8 +8464,9 @@ func (c *Client) CreateRoleWithBody(ctx context.Context, params *CreateRoleParam
 // the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 // granting a permission the caller does not hold is **403**. At most 100 custom roles per
 // tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-// tokens and assignments.
+// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+// exactly, case-sensitively, in tokens and assignments).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -15806,8 +15863,9 @@ type ClientWithResponsesInterface interface {
 	// Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 	// (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 	// A null `status`, or the current one, keeps the status; a different `status` is a
-	// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-	// Errors as for PUT.
+	// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+	// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+	// `application/json`. Errors as for PUT.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15819,8 +15877,9 @@ type ClientWithResponsesInterface interface {
 	// Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 	// (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 	// A null `status`, or the current one, keeps the status; a different `status` is a
-	// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-	// Errors as for PUT.
+	// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+	// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+	// `application/json`. Errors as for PUT.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15836,7 +15895,9 @@ type ClientWithResponsesInterface interface {
 	// against the lifecycle table and its role rules exactly like
 	// `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 	// history with an empty reason, and emits `initiative.status_changed`.
-	// Read-only fields of a GET response are accepted and ignored.
+	// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+	// (clearing it by leaving it out included) needs the current owner or the Admin role,
+	// else **403**; the change is recorded in the history (`kind` `owner`).
 	//
 	// Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 	// `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -15856,7 +15917,9 @@ type ClientWithResponsesInterface interface {
 	// against the lifecycle table and its role rules exactly like
 	// `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 	// history with an empty reason, and emits `initiative.status_changed`.
-	// Read-only fields of a GET response are accepted and ignored.
+	// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+	// (clearing it by leaving it out included) needs the current owner or the Admin role,
+	// else **403**; the change is recorded in the history (`kind` `owner`).
 	//
 	// Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 	// `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -16080,8 +16143,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Needs `initiatives:read`. Every status change, oldest first, starting with the
 	// creation (`from_status` null, `to_status` draft, reason `created`). DELETE records
-	// reason `deleted`; PUT/PATCH record an empty reason. Not paginated. This route takes
-	// no query parameters (any is a 400).
+	// reason `deleted`; PUT/PATCH record an empty reason. Changes of `owner_id` are entries
+	// of `kind` `owner` (the status is unchanged: `from_status` = `to_status`) naming the
+	// previous and the new owner. Not paginated. This route takes no query parameters (any
+	// is a 400).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16105,8 +16170,9 @@ type ClientWithResponsesInterface interface {
 	// the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 	// granting a permission the caller does not hold is **403**. At most 100 custom roles per
 	// tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-	// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-	// tokens and assignments.
+	// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+	// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+	// exactly, case-sensitively, in tokens and assignments).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -16120,8 +16186,9 @@ type ClientWithResponsesInterface interface {
 	// the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 	// granting a permission the caller does not hold is **403**. At most 100 custom roles per
 	// tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-	// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-	// tokens and assignments.
+	// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+	// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+	// exactly, case-sensitively, in tokens and assignments).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -16878,7 +16945,11 @@ type GetJWKSResponse200Headers struct {
 
 // GetJWKSResponse431Headers the declared response headers of an HTTP 431 response for GetJWKS
 type GetJWKSResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 type GetJWKSResponse struct {
@@ -16948,7 +17019,11 @@ type GetDocsResponse304Headers struct {
 
 // GetDocsResponse431Headers the declared response headers of an HTTP 431 response for GetDocs
 type GetDocsResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 type GetDocsResponse struct {
@@ -17018,7 +17093,11 @@ type GetDocsAssetResponse404Headers struct {
 
 // GetDocsAssetResponse431Headers the declared response headers of an HTTP 431 response for GetDocsAsset
 type GetDocsAssetResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 type GetDocsAssetResponse struct {
@@ -17107,7 +17186,11 @@ type GetHealthResponse200Headers struct {
 
 // GetHealthResponse431Headers the declared response headers of an HTTP 431 response for GetHealth
 type GetHealthResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 // GetHealthResponse503Headers the declared response headers of an HTTP 503 response for GetHealth
@@ -17184,7 +17267,11 @@ type GetMetricsResponse200Headers struct {
 
 // GetMetricsResponse431Headers the declared response headers of an HTTP 431 response for GetMetrics
 type GetMetricsResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 type GetMetricsResponse struct {
@@ -17247,7 +17334,11 @@ type GetOpenAPIResponse304Headers struct {
 
 // GetOpenAPIResponse431Headers the declared response headers of an HTTP 431 response for GetOpenAPI
 type GetOpenAPIResponse431Headers struct {
-	XRequestID string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
 }
 
 type GetOpenAPIResponse struct {
@@ -32502,8 +32593,9 @@ func (c *ClientWithResponses) GetInitiativeWithResponse(ctx context.Context, id 
 // Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 // (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 // A null `status`, or the current one, keeps the status; a different `status` is a
-// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-// Errors as for PUT.
+// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+// `application/json`. Errors as for PUT.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32521,8 +32613,9 @@ func (c *ClientWithResponses) PatchInitiativeWithBodyWithResponse(ctx context.Co
 // Needs `initiatives:write`. Only the fields sent change; `null` clears a field
 // (`description` becomes ""); `name` cannot be cleared (null is 422 `required`).
 // A null `status`, or the current one, keeps the status; a different `status` is a
-// transition with the same rules as PUT. JSON merge-patch semantics, sent as `application/json`.
-// Errors as for PUT.
+// transition with the same rules as PUT. Changing `owner_id` needs the current owner or
+// the Admin role (**403** otherwise), as for PUT. JSON merge-patch semantics, sent as
+// `application/json`. Errors as for PUT.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32544,7 +32637,9 @@ func (c *ClientWithResponses) PatchInitiativeWithResponse(ctx context.Context, i
 // against the lifecycle table and its role rules exactly like
 // `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 // history with an empty reason, and emits `initiative.status_changed`.
-// Read-only fields of a GET response are accepted and ignored.
+// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+// (clearing it by leaving it out included) needs the current owner or the Admin role,
+// else **403**; the change is recorded in the history (`kind` `owner`).
 //
 // Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 // `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -32570,7 +32665,9 @@ func (c *ClientWithResponses) ReplaceInitiativeWithBodyWithResponse(ctx context.
 // against the lifecycle table and its role rules exactly like
 // `POST /v1/initiatives/{id}/status` (422 `invalid_transition` / 403), recorded in the
 // history with an empty reason, and emits `initiative.status_changed`.
-// Read-only fields of a GET response are accepted and ignored.
+// Read-only fields of a GET response are accepted and ignored. Changing `owner_id`
+// (clearing it by leaving it out included) needs the current owner or the Admin role,
+// else **403**; the change is recorded in the history (`kind` `owner`).
 //
 // Errors: archived initiative **409** `CONFLICT`; duplicate name **409**
 // `ALREADY_EXISTS`; end date before start date **400**. The body is checked before the
@@ -32878,8 +32975,10 @@ func (c *ClientWithResponses) ChangeInitiativeStatusWithResponse(ctx context.Con
 //
 // Needs `initiatives:read`. Every status change, oldest first, starting with the
 // creation (`from_status` null, `to_status` draft, reason `created`). DELETE records
-// reason `deleted`; PUT/PATCH record an empty reason. Not paginated. This route takes
-// no query parameters (any is a 400).
+// reason `deleted`; PUT/PATCH record an empty reason. Changes of `owner_id` are entries
+// of `kind` `owner` (the status is unchanged: `from_status` = `to_status`) naming the
+// previous and the new owner. Not paginated. This route takes no query parameters (any
+// is a 400).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -32915,8 +33014,9 @@ func (c *ClientWithResponses) ListRolesWithResponse(ctx context.Context, params 
 // the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 // granting a permission the caller does not hold is **403**. At most 100 custom roles per
 // tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-// tokens and assignments.
+// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+// exactly, case-sensitively, in tokens and assignments).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32936,8 +33036,9 @@ func (c *ClientWithResponses) CreateRoleWithBodyWithResponse(ctx context.Context
 // the tenant or by a built-in role (case-insensitive) is **409** `ALREADY_EXISTS`. A role
 // granting a permission the caller does not hold is **403**. At most 100 custom roles per
 // tenant (**409** `CONFLICT`). Names are 1–100 characters: letters, digits, spaces, `.`,
-// `-`, `_`, starting with a letter or digit; role names are matched case-sensitively in
-// tokens and assignments.
+// `-`, `_`, starting with a letter or digit and not ending with a space (surrounding
+// spaces are refused with 422 `invalid_format`, not trimmed: role names are matched
+// exactly, case-sensitively, in tokens and assignments).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -34053,6 +34154,34 @@ func ParseGetJWKSResponse(rsp *http.Response) (*GetJWKSResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetJWKSResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -34136,6 +34265,34 @@ func ParseGetDocsResponse(rsp *http.Response) (*GetDocsResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetDocsResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -34247,6 +34404,34 @@ func ParseGetDocsAssetResponse(rsp *http.Response) (*GetDocsAssetResponse, error
 		response.Headers404 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetDocsAssetResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -34317,6 +34502,34 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetHealthResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -34383,6 +34596,34 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetMetricsResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -34473,6 +34714,34 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetOpenAPIResponse431Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

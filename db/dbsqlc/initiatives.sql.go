@@ -240,6 +240,34 @@ func (q *Queries) InitiativeLockTenantCreates(ctx context.Context, db DBTX, tena
 	return err
 }
 
+const initiativeOwnerHistoryAdd = `-- name: InitiativeOwnerHistoryAdd :exec
+INSERT INTO initiative_status_history (tenant_id, initiative_id, kind, from_status, to_status, from_owner, to_owner, reason, actor)
+VALUES ($1, $2, 'owner', $3::text, $3::text, $4, $5, $6, $7)
+`
+
+type InitiativeOwnerHistoryAddParams struct {
+	TenantID     uuid.UUID
+	InitiativeID uuid.UUID
+	Status       string
+	FromOwner    *string
+	ToOwner      *string
+	Reason       string
+	Actor        string
+}
+
+func (q *Queries) InitiativeOwnerHistoryAdd(ctx context.Context, db DBTX, arg InitiativeOwnerHistoryAddParams) error {
+	_, err := db.Exec(ctx, initiativeOwnerHistoryAdd,
+		arg.TenantID,
+		arg.InitiativeID,
+		arg.Status,
+		arg.FromOwner,
+		arg.ToOwner,
+		arg.Reason,
+		arg.Actor,
+	)
+	return err
+}
+
 const initiativeReviewDecide = `-- name: InitiativeReviewDecide :exec
 UPDATE initiative_reviews SET decided_at = now(), decision = $1
 WHERE tenant_id = $2 AND initiative_id = $3 AND run_id = $4 AND decided_at IS NULL
@@ -361,7 +389,7 @@ func (q *Queries) InitiativeStatusHistoryAdd(ctx context.Context, db DBTX, arg I
 }
 
 const initiativeStatusHistoryList = `-- name: InitiativeStatusHistoryList :many
-SELECT tenant_id, id, initiative_id, from_status, to_status, reason, actor, created_at FROM initiative_status_history
+SELECT tenant_id, id, initiative_id, from_status, to_status, reason, actor, created_at, kind, from_owner, to_owner FROM initiative_status_history
 WHERE tenant_id = $1 AND initiative_id = $2
 ORDER BY id
 `
@@ -389,6 +417,9 @@ func (q *Queries) InitiativeStatusHistoryList(ctx context.Context, db DBTX, arg 
 			&i.Reason,
 			&i.Actor,
 			&i.CreatedAt,
+			&i.Kind,
+			&i.FromOwner,
+			&i.ToOwner,
 		); err != nil {
 			return nil, err
 		}

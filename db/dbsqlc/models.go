@@ -149,6 +149,9 @@ type InitiativeStatusHistory struct {
 	Reason       string
 	Actor        string
 	CreatedAt    time.Time
+	Kind         string
+	FromOwner    *string
+	ToOwner      *string
 }
 
 type OutboxEvent struct {

@@ -60,6 +60,10 @@ RETURNING *;
 INSERT INTO initiative_status_history (tenant_id, initiative_id, from_status, to_status, reason, actor)
 VALUES (@tenant_id, @initiative_id, sqlc.narg('from_status'), @to_status, @reason, @actor);
 
+-- name: InitiativeOwnerHistoryAdd :exec
+INSERT INTO initiative_status_history (tenant_id, initiative_id, kind, from_status, to_status, from_owner, to_owner, reason, actor)
+VALUES (@tenant_id, @initiative_id, 'owner', @status::text, @status::text, sqlc.narg('from_owner'), sqlc.narg('to_owner'), @reason, @actor);
+
 -- name: InitiativeStatusHistoryList :many
 SELECT * FROM initiative_status_history
 WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id

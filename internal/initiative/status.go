@@ -1,5 +1,6 @@
 // Package initiative holds the initiative status lifecycle (spec section 3):
-// which transitions exist and who may make them.
+// which transitions exist and who may make them, and who may change an
+// initiative's owner (owner.go).
 package initiative
 
 import (

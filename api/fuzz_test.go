@@ -1,0 +1,262 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/valuecase/valuecase/api"
+	"github.com/valuecase/valuecase/internal/ratelimit"
+	"github.com/valuecase/valuecase/internal/validation"
+)
+
+// Fuzz targets over the JSON body reader and the query parser, through the
+// real app (app.Test) on a real database. `go test` runs the seed corpus (the
+// f.Add calls and testdata/fuzz/<target>/); for a longer run:
+//
+//	go test -run '^$' -fuzz FuzzJSONBody -fuzztime 60s ./api/
+//	go test -run '^$' -fuzz FuzzQuery -fuzztime 60s ./api/
+//
+// The property: never a 5xx; every 4xx is the spec's error body; and no
+// error message carries input text, other than the field names reported in
+// errors[].field and the service's own words (known field and parameter
+// names, enum values, message templates).
+
+// unlimited admits every request: fuzzing runs far past any plan's limits.
+type unlimited struct{}
+
+func (unlimited) Allow(_ context.Context, _ string, l ratelimit.Limit) (ratelimit.Result, error) {
+	return ratelimit.Result{Limit: l, Allowed: true, Remaining: l.Burst}, nil
+}
+
+// messageCorpus holds the text fragments of every string literal of the code
+// that composes error messages (this package, the domain rules,
+// encoding/json's syntax errors), split at format verbs: text of a message
+// made of these is the service's own words, not an echo of the input.
+var messageCorpus = sync.OnceValue(func() []string {
+	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
+	seen := map[string]bool{}
+	dirs := []string{".", "../internal/validation", "../internal/initiative", filepath.Join(runtime.GOROOT(), "src", "encoding", "json")}
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.SkipObjectResolution)
+			if err != nil {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.BasicLit); ok && (lit.Kind == token.STRING || lit.Kind == token.CHAR) {
+					if v, err := strconv.Unquote(lit.Value); err == nil {
+						for _, frag := range verb.Split(v, -1) {
+							if len(frag) >= 2 {
+								seen[frag] = true
+							}
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	return slices.Collect(maps.Keys(seen))
+})
+
+// checkFuzzResponse asserts the property for one exchange.
+func checkFuzzResponse(t *testing.T, input []byte, r response) {
+	t.Helper()
+	if r.status >= 500 {
+		t.Fatalf("5xx for input %q: %d %s", input, r.status, r.body)
+	}
+	if r.status < 400 {
+		return
+	}
+	var body struct {
+		Error struct {
+			Code      string `json:"code"`
+			Message   string `json:"message"`
+			RequestID string `json:"request_id"`
+			Errors    []struct {
+				Field, Code, Message string
+			} `json:"errors"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(r.body, &body); err != nil || body.Error.Code == "" || body.Error.Message == "" || body.Error.RequestID == "" {
+		t.Fatalf("%d without the error body for input %q: %s", r.status, input, r.body)
+	}
+	if r.status == 422 && len(body.Error.Errors) == 0 {
+		t.Fatalf("422 without errors[] for input %q: %s", input, r.body)
+	}
+	messages := []string{body.Error.Message}
+	var fields []string
+	for _, e := range body.Error.Errors {
+		messages = append(messages, e.Message)
+		fields = append(fields, e.Field)
+	}
+	for _, m := range messages {
+		if leak := echoed(input, m, fields); leak != "" {
+			t.Fatalf("input text %q echoed in message %q (input %q)", leak, m, input)
+		}
+	}
+}
+
+// echoed returns a run of 8 input bytes found in msg that is not entirely
+// made of the service's own words (messageCorpus) or of the field names
+// reported in errors[].field, or "".
+func echoed(input []byte, msg string, fields []string) string {
+	const window = 8
+	own := make([]bool, len(msg)) // bytes of msg that are the service's text
+	mark := func(frag string) {
+		for from := 0; frag != "" && from < len(msg); {
+			i := strings.Index(msg[from:], frag)
+			if i < 0 {
+				return
+			}
+			for j := from + i; j < from+i+len(frag); j++ {
+				own[j] = true
+			}
+			from += i + 1
+		}
+	}
+	for _, f := range fields {
+		mark(f)
+	}
+	for _, frag := range messageCorpus() {
+		mark(frag)
+	}
+	for i := 0; i+window <= len(input); i++ {
+		w := string(input[i : i+window])
+		for from := 0; from < len(msg); {
+			at := strings.Index(msg[from:], w)
+			if at < 0 {
+				break
+			}
+			at += from
+			if slices.Contains(own[at:at+window], false) {
+				return w
+			}
+			from = at + 1
+		}
+	}
+	return ""
+}
+
+// fuzzServer is the API on its own database, for the fuzz function's iterations.
+func fuzzServer(f *testing.F) (*testServer, caller, string) {
+	ts := newTestServer(f, "enterprise_plus", func(d *api.Deps) { d.Limits = unlimited{} })
+	admin := ts.admin()
+	id := ts.createInitiative(admin, map[string]any{"name": "Fuzz target"})
+	return ts, admin, id
+}
+
+// in binds the shared server to one fuzz iteration's *testing.T.
+func (ts *testServer) in(t *testing.T) *testServer {
+	c := *ts
+	c.t = t
+	return &c
+}
+
+func FuzzJSONBody(f *testing.F) {
+	for _, seed := range []string{
+		``, ` `, `{}`, `null`, `[]`, `"x"`, `1`, `{"name":"Alpha"}`, `{"name":"a"} {"name":"b"}`, `{"name":`,
+		`{"name":"Alpha","description":"line\nbreak","industry":"fintech","segment":"smb","owner_id":"admin-1",` +
+			`"expected_start_date":"2027-01-01","expected_end_date":"2027-12-31"}`,
+		`{"name":"x","expected_start_date":"2027-06-01","expected_end_date":"2027-01-01"}`,
+		`{"name":"x","expected_start_date":"2027-13-45"}`,
+		`{"name":"x","status":"active"}`, `{"status":"in_review","reason":"go"}`,
+		`{"name":null,"owner_id":null}`, `{"name":42}`, `{"name":["a"]}`, `{"name":{"a":1}}`,
+		`{"name":"\u200b\u200c"}`, `{"name":"a\u202eb"}`, `{"name":"a\u001bb"}`, `{"name":"nul\u0000"}`,
+		`{"name":"\ud800"}`, `{"name":"\ud83d\ude00"}`, `{"name":"\udc00\ud800"}`, "{\"name\":\"\xff\xfe\"}",
+		`{"name":"x","colour":"red"}`, `{"unknown_field_name":"value of the unknown field"}`,
+		`{"name":"` + strings.Repeat("n", 201) + `"}`, `{"name":"x","description":"` + strings.Repeat("d", 10_001) + `"}`,
+		`{"name":"x","name":"y"}`, `{"name":1e999}`, `{"name":"x","id":"00000000-0000-0000-0000-000000000000","metrics":{}}`,
+		"\xef\xbb\xbf{\"name\":\"bom\"}", `{"name":"a\\ud800"}`, `{"name":"\u0041\u030a"}`,
+	} {
+		f.Add([]byte(seed), uint8(0))
+		f.Add([]byte(seed), uint8(1))
+	}
+	ts, admin, id := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, body []byte, route uint8) {
+		ts := ts.in(t)
+		method, path := "POST", "/v1/initiatives"
+		if route%2 == 1 {
+			method, path = "PATCH", "/v1/initiatives/"+id
+		}
+		r := ts.do(&admin, method, path, body)
+		checkFuzzResponse(t, body, r)
+		if r.status < 300 {
+			checkStoredName(t, body, r)
+		}
+	})
+}
+
+// checkStoredName asserts that an accepted name passed the text rule and
+// holds no U+FFFD the input did not hold (an invalid byte or lone surrogate replaced).
+func checkStoredName(t *testing.T, input []byte, r response) {
+	t.Helper()
+	var got struct{ Name string }
+	if err := json.Unmarshal(r.body, &got); err != nil {
+		t.Fatalf("%d is not JSON: %s", r.status, r.body)
+	}
+	if err := validation.Text("name", got.Name, false); err != nil {
+		t.Fatalf("stored name %q breaks the text rule (%v); input %q", got.Name, err, input)
+	}
+	lower := bytes.ToLower(input)
+	if strings.ContainsRune(got.Name, utf8.RuneError) && !bytes.Contains(input, []byte("\ufffd")) && !bytes.Contains(lower, []byte(`\ufffd`)) {
+		t.Fatalf("stored name %q holds U+FFFD the input %q did not", got.Name, input)
+	}
+}
+
+func FuzzQuery(f *testing.F) {
+	for _, seed := range []string{
+		``, `page=1&page_size=20`, `page=0`, `page=-1`, `page=99999999999999999999`, `page_size=201`, `page=1&page=2`,
+		`sort=name&order=asc`, `sort=nope`, `order=sideways`, `status=archived`, `status=flying`, `industry=fintech`,
+		`industry=`, `industry=` + strings.Repeat("i", 101), `status=%00`, `industry=%1b%5b31m`, `industry=%ff%fe`,
+		`unknown_parameter_name=1`, `%zz=1`, `a=%`, `;;;`, `page=1;page_size=2`, `expand=all`, `page= 1`, `page=1e3`,
+		`page_size=+5`, `page_size=0x10`, `industry=%e2%80%ae`, `sort=name&sort=status`,
+	} {
+		f.Add(seed, uint8(0))
+		f.Add(seed, uint8(1))
+	}
+	ts, admin, id := fuzzServer(f)
+	token := ts.token(admin)
+	f.Fuzz(func(t *testing.T, query string, route uint8) {
+		if strings.ContainsFunc(query, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			return // not a request line a client sends (it would percent-encode these); the HTTP parser's refusals are TestParserRefusals*
+		}
+		path := "/v1/initiatives"
+		if route%2 == 1 {
+			path = "/v1/initiatives/" + id
+		}
+		req := httptest.NewRequest("GET", "/", nil)
+		req.URL.Path, req.URL.RawQuery = path, query
+		req.RequestURI = ""
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("X-Tenant-ID", admin.tenant.String())
+		res, err := ts.srv.App().Test(req, int((10 * time.Second).Milliseconds()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(res.Body)
+		checkFuzzResponse(t, []byte(query), response{status: res.StatusCode, header: res.Header, body: b.Bytes()})
+	})
+}
