@@ -250,10 +250,7 @@ func (s *Server) getAPIKey(c *fiber.Ctx) error {
 		return err
 	}
 	row, err := db.Q.APIKeyGet(c.UserContext(), tx(c), dbsqlc.APIKeyGetParams{TenantID: principal(c).TenantID, ID: id})
-	if db.IsNotFound(err) {
-		return NotFound("API key")
-	}
-	if err != nil {
+	if err := found("API key", err); err != nil {
 		return err
 	}
 	return c.JSON(toAPIKeyJSON(row))

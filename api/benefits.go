@@ -295,10 +295,7 @@ func loadBenefit(c *fiber.Ctx) (dbsqlc.Benefit, error) {
 		return dbsqlc.Benefit{}, err
 	}
 	b, err := db.Q.BenefitGet(c.UserContext(), tx(c), dbsqlc.BenefitGetParams{TenantID: principal(c).TenantID, ID: id})
-	if db.IsNotFound(err) {
-		return b, NotFound("benefit")
-	}
-	return b, err
+	return b, found("benefit", err)
 }
 
 // loadWritableBenefit finds a benefit for a write: locked with its
@@ -309,10 +306,7 @@ func loadWritableBenefit(c *fiber.Ctx) (dbsqlc.BenefitGetLockedRow, error) {
 		return dbsqlc.BenefitGetLockedRow{}, err
 	}
 	row, err := db.Q.BenefitGetLocked(c.UserContext(), tx(c), dbsqlc.BenefitGetLockedParams{TenantID: principal(c).TenantID, ID: id})
-	if db.IsNotFound(err) {
-		return row, NotFound("benefit")
-	}
-	if err != nil {
+	if err := found("benefit", err); err != nil {
 		return row, err
 	}
 	return row, benefitError(benefit.CheckWritable(initiative.Status(row.InitiativeStatus)))
@@ -427,9 +421,7 @@ func (s *Server) createBenefit(c *fiber.Ctx) error {
 		return NotFound("initiative")
 	}
 	in, err := db.Q.InitiativeGetForUpdate(ctx, t, dbsqlc.InitiativeGetForUpdateParams{TenantID: p.TenantID, ID: initiativeID})
-	if db.IsNotFound(err) {
-		return NotFound("initiative")
-	} else if err != nil {
+	if err := found("initiative", err); err != nil {
 		return err
 	}
 	if err := benefitError(benefit.CheckWritable(initiative.Status(in.Status))); err != nil {

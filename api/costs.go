@@ -76,10 +76,8 @@ func (s *Server) listCosts(c *fiber.Ctx) error {
 		return err
 	}
 	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
-	if _, err := db.Q.InitiativeGet(ctx, t, dbsqlc.InitiativeGetParams{TenantID: tenant, ID: id}); db.IsNotFound(err) {
-		return NotFound("initiative")
-	} else if err != nil {
-		return err
+	if _, err := db.Q.InitiativeGet(ctx, t, dbsqlc.InitiativeGetParams{TenantID: tenant, ID: id}); err != nil {
+		return found("initiative", err)
 	}
 	rows, err := db.Q.CostList(ctx, t, dbsqlc.CostListParams{TenantID: tenant, InitiativeID: id, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
@@ -263,10 +261,7 @@ func loadCost(c *fiber.Ctx, in dbsqlc.Initiative) (dbsqlc.InitiativeCost, error)
 		return dbsqlc.InitiativeCost{}, err
 	}
 	row, err := db.Q.CostGetForUpdate(c.UserContext(), tx(c), dbsqlc.CostGetForUpdateParams{TenantID: in.TenantID, InitiativeID: in.ID, ID: id})
-	if db.IsNotFound(err) {
-		return row, NotFound("cost")
-	}
-	return row, err
+	return row, found("cost", err)
 }
 
 func (s *Server) deleteCost(c *fiber.Ctx) error {

@@ -257,10 +257,7 @@ func loadInitiative(c *fiber.Ctx, forUpdate bool) (dbsqlc.Initiative, error) {
 	} else {
 		in, err = db.Q.InitiativeGet(c.UserContext(), tx(c), params)
 	}
-	if db.IsNotFound(err) {
-		return in, NotFound("initiative")
-	}
-	return in, err
+	return in, found("initiative", err)
 }
 
 // loadWritableInitiative is loadInitiative for a write: archived is read-only.

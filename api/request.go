@@ -20,6 +20,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
@@ -342,6 +343,15 @@ func paginate[R, J any](c *fiber.Ctx, page, size int, rows []R, total func(R) in
 	}
 	resp.Meta.Pagination = newPagination(page, size, n)
 	return c.JSON(resp)
+}
+
+// found maps a lookup's not-found to the 404 of what (never a hint that it
+// exists elsewhere); any other error passes through. Every load goes through it.
+func found(what string, err error) error {
+	if db.IsNotFound(err) {
+		return NotFound(what)
+	}
+	return err
 }
 
 // ---- body readers beyond text (body.text and friends are above) ----

@@ -95,10 +95,7 @@ func loadRole(c *fiber.Ctx, forUpdate bool) (*rbac.BuiltinRole, dbsqlc.Role, err
 	} else {
 		r, err = db.Q.RoleGet(c.UserContext(), tx(c), params)
 	}
-	if db.IsNotFound(err) {
-		return nil, r, NotFound("role")
-	}
-	return nil, r, err
+	return nil, r, found("role", err)
 }
 
 func (s *Server) getRole(c *fiber.Ctx) error {

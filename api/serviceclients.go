@@ -112,10 +112,7 @@ func (s *Server) getServiceClient(c *fiber.Ctx) error {
 		return err
 	}
 	row, err := db.Q.ServiceClientGet(c.UserContext(), tx(c), dbsqlc.ServiceClientGetParams{TenantID: principal(c).TenantID, ID: id})
-	if db.IsNotFound(err) {
-		return NotFound("service client")
-	}
-	if err != nil {
+	if err := found("service client", err); err != nil {
 		return err
 	}
 	return c.JSON(toServiceClientJSON(row))

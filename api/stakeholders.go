@@ -263,10 +263,7 @@ func (f stakeholderFields) merge(base dbsqlc.Stakeholder, full bool) (dbsqlc.Sta
 // locked for update (the 500 limit counts under the lock) and writable.
 func lockInitiative(c *fiber.Ctx, id uuid.UUID) (dbsqlc.Initiative, error) {
 	in, err := db.Q.InitiativeGetForUpdate(c.UserContext(), tx(c), dbsqlc.InitiativeGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
-	if db.IsNotFound(err) {
-		return in, NotFound("initiative")
-	}
-	if err != nil {
+	if err := found("initiative", err); err != nil {
 		return in, err
 	}
 	return in, stakeholderError(stakeholder.CheckWritable(initiative.Status(in.Status)))
@@ -279,10 +276,7 @@ func loadStakeholder(c *fiber.Ctx) (dbsqlc.Stakeholder, error) {
 		return dbsqlc.Stakeholder{}, err
 	}
 	s, err := db.Q.StakeholderGet(c.UserContext(), tx(c), dbsqlc.StakeholderGetParams{TenantID: principal(c).TenantID, ID: id})
-	if db.IsNotFound(err) {
-		return s, NotFound("stakeholder")
-	}
-	return s, err
+	return s, found("stakeholder", err)
 }
 
 // loadWritableStakeholder finds the stakeholder of the path for a write:
@@ -293,10 +287,7 @@ func loadWritableStakeholder(c *fiber.Ctx) (dbsqlc.Stakeholder, error) {
 		return dbsqlc.Stakeholder{}, err
 	}
 	row, err := db.Q.StakeholderGetLocked(c.UserContext(), tx(c), dbsqlc.StakeholderGetLockedParams{TenantID: principal(c).TenantID, ID: id})
-	if db.IsNotFound(err) {
-		return row.Stakeholder, NotFound("stakeholder")
-	}
-	if err != nil {
+	if err := found("stakeholder", err); err != nil {
 		return row.Stakeholder, err
 	}
 	return row.Stakeholder, stakeholderError(stakeholder.CheckWritable(initiative.Status(row.InitiativeStatus)))

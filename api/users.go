@@ -110,10 +110,7 @@ func loadUser(c *fiber.Ctx, forUpdate bool) (dbsqlc.User, error) {
 	} else {
 		u, err = db.Q.UserGet(c.UserContext(), tx(c), dbsqlc.UserGetParams{TenantID: principal(c).TenantID, ID: id})
 	}
-	if db.IsNotFound(err) {
-		return u, NotFound("user")
-	}
-	return u, err
+	return u, found("user", err)
 }
 
 func (s *Server) getUser(c *fiber.Ctx) error {

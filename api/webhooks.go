@@ -260,10 +260,7 @@ func (s *Server) loadWebhook(c *fiber.Ctx, forUpdate bool) (dbsqlc.Webhook, erro
 	} else {
 		w, err = db.Q.WebhookGet(c.UserContext(), tx(c), dbsqlc.WebhookGetParams{TenantID: principal(c).TenantID, ID: id})
 	}
-	if db.IsNotFound(err) {
-		return w, NotFound("webhook")
-	}
-	return w, err
+	return w, found("webhook", err)
 }
 
 func (s *Server) getWebhook(c *fiber.Ctx) error {
@@ -403,10 +400,7 @@ func (s *Server) getDelivery(c *fiber.Ctx) error {
 	}
 	ctx, t := c.UserContext(), tx(c)
 	d, err := db.Q.WebhookDeliveryGet(ctx, t, dbsqlc.WebhookDeliveryGetParams{TenantID: w.TenantID, WebhookID: w.ID, ID: id})
-	if db.IsNotFound(err) {
-		return NotFound("delivery")
-	}
-	if err != nil {
+	if err := found("delivery", err); err != nil {
 		return err
 	}
 	attempts, err := db.Q.WebhookDeliveryAttemptList(ctx, t, dbsqlc.WebhookDeliveryAttemptListParams{TenantID: w.TenantID, DeliveryIds: []uuid.UUID{d.ID}})
