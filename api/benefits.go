@@ -420,8 +420,8 @@ func (s *Server) createBenefit(c *fiber.Ctx) error {
 	if err != nil {
 		return NotFound("initiative")
 	}
-	in, err := db.Q.InitiativeGetForUpdate(ctx, t, dbsqlc.InitiativeGetForUpdateParams{TenantID: p.TenantID, ID: initiativeID})
-	if err := found("initiative", err); err != nil {
+	in, err := lockInitiative(c, initiativeID)
+	if err != nil {
 		return err
 	}
 	if err := benefitError(benefit.CheckWritable(initiative.Status(in.Status))); err != nil {

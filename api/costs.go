@@ -6,7 +6,6 @@ package api
 
 import (
 	"errors"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -169,7 +168,14 @@ func (f costFields) definition(base dbsqlc.InitiativeCost, full bool) (name stri
 // locked (the cost limit counts under the lock), writable, and named by the
 // body's initiative_id if it sends one (a cost never moves between initiatives).
 func loadCostInitiative(c *fiber.Ctx, f costFields) (dbsqlc.Initiative, error) {
-	in, err := loadInitiative(c, true)
+	if err := parseQuery(c).done(); err != nil { // cost writes take no query parameters
+		return dbsqlc.Initiative{}, err
+	}
+	id, err := pathID(c, "id", "initiative")
+	if err != nil {
+		return dbsqlc.Initiative{}, err
+	}
+	in, err := lockInitiative(c, id)
 	if err != nil {
 		return in, err
 	}
@@ -211,13 +217,6 @@ func (s *Server) createCost(c *fiber.Ctx) error {
 	body := toCostJSON(row)
 	c.Location("/v1/initiatives/" + body.InitiativeID + "/costs/" + body.ID)
 	return c.Status(fiber.StatusCreated).JSON(body)
-}
-
-func firstDay(m *finance.Month) *time.Time {
-	if m == nil {
-		return nil
-	}
-	return new(m.FirstDay())
 }
 
 func (s *Server) replaceCost(c *fiber.Ctx) error { return s.updateCost(c, true) }

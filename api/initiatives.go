@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -179,14 +178,6 @@ func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, er
 		return initiativeFields{}, err
 	}
 	return f, nil
-}
-
-// noneIfBlank stores a blank optional text as null, so it reads and filters as absent.
-func noneIfBlank(s *string) *string {
-	if s == nil || strings.TrimSpace(*s) == "" {
-		return nil
-	}
-	return trimmed(s)
 }
 
 func checkDates(start, end *time.Time) error {

@@ -21,6 +21,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
@@ -354,7 +356,32 @@ func found(what string, err error) error {
 	return err
 }
 
+// lockInitiative finds an initiative of the tenant that a child record
+// (cost, benefit, stakeholder) is written under, locked for update: child
+// limits count under the lock, and archiving waits for the write. Whether it
+// is writable is the child group's rule.
+func lockInitiative(c *fiber.Ctx, id uuid.UUID) (dbsqlc.Initiative, error) {
+	in, err := db.Q.InitiativeGetForUpdate(c.UserContext(), tx(c), dbsqlc.InitiativeGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
+	return in, found("initiative", err)
+}
+
 // ---- body readers beyond text (body.text and friends are above) ----
+
+// noneIfBlank stores a blank optional text as null, so it reads and filters as absent.
+func noneIfBlank(s *string) *string {
+	if s == nil || strings.TrimSpace(*s) == "" {
+		return nil
+	}
+	return trimmed(s)
+}
+
+// firstDay is the date a month is stored as (its first day); nil stays nil.
+func firstDay(m *finance.Month) *time.Time {
+	if m == nil {
+		return nil
+	}
+	return new(m.FirstDay())
+}
 
 // trimmed drops surrounding white space, so " Alpha " and "alpha" are one name.
 func trimmed(s *string) *string {

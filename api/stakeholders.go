@@ -259,16 +259,6 @@ func (f stakeholderFields) merge(base dbsqlc.Stakeholder, full bool) (dbsqlc.Sta
 		Influence: stakeholder.Influence(next.Influence), Interest: stakeholder.Interest(next.Interest)}
 }
 
-// lockInitiative finds an initiative of the tenant to add a stakeholder to:
-// locked for update (the 500 limit counts under the lock) and writable.
-func lockInitiative(c *fiber.Ctx, id uuid.UUID) (dbsqlc.Initiative, error) {
-	in, err := db.Q.InitiativeGetForUpdate(c.UserContext(), tx(c), dbsqlc.InitiativeGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
-	if err := found("initiative", err); err != nil {
-		return in, err
-	}
-	return in, stakeholderError(stakeholder.CheckWritable(initiative.Status(in.Status)))
-}
-
 // loadStakeholder finds the stakeholder of the path.
 func loadStakeholder(c *fiber.Ctx) (dbsqlc.Stakeholder, error) {
 	id, err := pathID(c, "id", "stakeholder")
@@ -314,6 +304,9 @@ func (s *Server) createStakeholder(c *fiber.Ctx) error {
 		return NotFound("initiative")
 	}
 	in, err := lockInitiative(c, initiativeID)
+	if err == nil {
+		err = stakeholderError(stakeholder.CheckWritable(initiative.Status(in.Status)))
+	}
 	if err != nil {
 		return err
 	}
