@@ -90,6 +90,44 @@ type BenefitPlanEntry struct {
 	Expected  float64
 }
 
+type BusinessCase struct {
+	TenantID          uuid.UUID
+	ID                uuid.UUID
+	InitiativeID      uuid.UUID
+	LineageID         uuid.UUID
+	Version           int32
+	PreviousVersionID *uuid.UUID
+	Name              string
+	Template          string
+	Sections          []string
+	Content           []byte
+	Status            string
+	SubmittedBy       *string
+	SubmittedAt       *time.Time
+	Decision          *string
+	ApprovalLevel     *string
+	DecisionNotes     *string
+	DecidedBy         *string
+	DecidedAt         *time.Time
+	Snapshot          []byte
+	CreatedBy         string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+type BusinessCaseApprovalRound struct {
+	TenantID       uuid.UUID
+	BusinessCaseID uuid.UUID
+	WorkflowID     string
+	RunID          string
+	StartedAt      time.Time
+	RemindersSent  int32
+	LastReminderAt *time.Time
+	EscalatedAt    *time.Time
+	DecidedAt      *time.Time
+	Decision       *string
+}
+
 type FxRate struct {
 	TenantID  uuid.UUID
 	Currency  string
