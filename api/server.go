@@ -113,7 +113,8 @@ func (s *Server) routes() {
 	s.benefitsRoutes(v1) // benefits, actuals and variance (benefits.go)
 	s.settingsRoutes(v1) // tenant settings and FX rates (settings.go)
 
-	s.stakeholdersRoutes(v1) // stakeholders and their engagements (stakeholders.go)
+	s.stakeholdersRoutes(v1)  // stakeholders and their engagements (stakeholders.go)
+	s.businessCasesRoutes(v1) // business cases, approval and versions (businesscases.go)
 
 	v1.Get("/webhooks", s.require(rbac.WebhooksManage), s.listWebhooks)
 	v1.Post("/webhooks", s.require(rbac.WebhooksManage), s.createWebhook)

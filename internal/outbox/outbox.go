@@ -28,6 +28,10 @@ const (
 	UserDeactivated         = "user.deactivated"
 )
 
+// BusinessCaseSubmitted is internal (no webhook subscribes to it): a case
+// was submitted for approval; the relay starts its approval workflow.
+const BusinessCaseSubmitted = "business_case.submitted"
+
 // EventTypes lists the types subscribers may ask for.
 var EventTypes = []string{
 	InitiativeCreated, InitiativeStatusChanged, BusinessCaseApproved, BusinessCaseRejected,
