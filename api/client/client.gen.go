@@ -6479,7 +6479,7 @@ type ClientInterface interface {
 	// - `initiative_id` an initiative of the tenant (else 422 `invalid_value`; an archived
 	//   one is **409**); `name` 1–200 characters (trimmed).
 	// - `template`: executive_summary, cfo_view, technical_deep_dive, board_presentation.
-	// - `sections`: a non-empty list, each once, of executive_summary, financial_analysis,
+	// - `sections`: a non-empty list (a repeated entry counts once) of executive_summary, financial_analysis,
 	//   risk_assessment, implementation_roadmap (the spec's four), stakeholder_map,
 	//   benefits_plan, assumptions. An unknown template or section is 422.
 	// - `content` (optional): section → `{title, body}` for listed sections only; title up
@@ -6501,7 +6501,7 @@ type ClientInterface interface {
 	// - `initiative_id` an initiative of the tenant (else 422 `invalid_value`; an archived
 	//   one is **409**); `name` 1–200 characters (trimmed).
 	// - `template`: executive_summary, cfo_view, technical_deep_dive, board_presentation.
-	// - `sections`: a non-empty list, each once, of executive_summary, financial_analysis,
+	// - `sections`: a non-empty list (a repeated entry counts once) of executive_summary, financial_analysis,
 	//   risk_assessment, implementation_roadmap (the spec's four), stakeholder_map,
 	//   benefits_plan, assumptions. An unknown template or section is 422.
 	// - `content` (optional): section → `{title, body}` for listed sections only; title up
@@ -8586,7 +8586,7 @@ func (c *Client) ListBusinessCases(ctx context.Context, params *ListBusinessCase
 //   - `initiative_id` an initiative of the tenant (else 422 `invalid_value`; an archived
 //     one is **409**); `name` 1–200 characters (trimmed).
 //   - `template`: executive_summary, cfo_view, technical_deep_dive, board_presentation.
-//   - `sections`: a non-empty list, each once, of executive_summary, financial_analysis,
+//   - `sections`: a non-empty list (a repeated entry counts once) of executive_summary, financial_analysis,
 //     risk_assessment, implementation_roadmap (the spec's four), stakeholder_map,
 //     benefits_plan, assumptions. An unknown template or section is 422.
 //   - `content` (optional): section → `{title, body}` for listed sections only; title up
@@ -8618,7 +8618,7 @@ func (c *Client) CreateBusinessCaseWithBody(ctx context.Context, params *CreateB
 //   - `initiative_id` an initiative of the tenant (else 422 `invalid_value`; an archived
 //     one is **409**); `name` 1–200 characters (trimmed).
 //   - `template`: executive_summary, cfo_view, technical_deep_dive, board_presentation.
-//   - `sections`: a non-empty list, each once, of executive_summary, financial_analysis,
+//   - `sections`: a non-empty list (a repeated entry counts once) of executive_summary, financial_analysis,
 //     risk_assessment, implementation_roadmap (the spec's four), stakeholder_map,
 //     benefits_plan, assumptions. An unknown template or section is 422.
 //   - `content` (optional): section → `{title, body}` for listed sections only; title up
@@ -17727,7 +17727,7 @@ type ClientWithResponsesInterface interface {
 	// - `initiative_id` an initiative of the tenant (else 422 `invalid_value`; an archived
 	//   one is **409**); `name` 1–200 characters (trimmed).
 	// - `template`: executive_summary, cfo_view, technical_deep_dive, board_presentation.
-	// - `sections`: a non-empty list, each once, of executive_summary, financial_analysis,
+	// - `sections`: a non-empty list (a repeated entry counts once) of executive_summary, financial_analysis,
 	//   risk_assessment, implementation_roadmap (the spec's four), stakeholder_map,
 	//   benefits_plan, assumptions. An unknown template or section is 422.
 	// - `content` (optional): section → `{title, body}` for listed sections only; title up
@@ -17749,7 +17749,7 @@ type ClientWithResponsesInterface interface {
 	// - `initiative_id` an initiative of the tenant (else 422 `invalid_value`; an archived
 	//   one is **409**); `name` 1–200 characters (trimmed).
 	// - `template`: executive_summary, cfo_view, technical_deep_dive, board_presentation.
-	// - `sections`: a non-empty list, each once, of executive_summary, financial_analysis,
+	// - `sections`: a non-empty list (a repeated entry counts once) of executive_summary, financial_analysis,
 	//   risk_assessment, implementation_roadmap (the spec's four), stakeholder_map,
 	//   benefits_plan, assumptions. An unknown template or section is 422.
 	// - `content` (optional): section → `{title, body}` for listed sections only; title up
@@ -37193,7 +37193,7 @@ func (c *ClientWithResponses) ListBusinessCasesWithResponse(ctx context.Context,
 //   - `initiative_id` an initiative of the tenant (else 422 `invalid_value`; an archived
 //     one is **409**); `name` 1–200 characters (trimmed).
 //   - `template`: executive_summary, cfo_view, technical_deep_dive, board_presentation.
-//   - `sections`: a non-empty list, each once, of executive_summary, financial_analysis,
+//   - `sections`: a non-empty list (a repeated entry counts once) of executive_summary, financial_analysis,
 //     risk_assessment, implementation_roadmap (the spec's four), stakeholder_map,
 //     benefits_plan, assumptions. An unknown template or section is 422.
 //   - `content` (optional): section → `{title, body}` for listed sections only; title up
@@ -37221,7 +37221,7 @@ func (c *ClientWithResponses) CreateBusinessCaseWithBodyWithResponse(ctx context
 //   - `initiative_id` an initiative of the tenant (else 422 `invalid_value`; an archived
 //     one is **409**); `name` 1–200 characters (trimmed).
 //   - `template`: executive_summary, cfo_view, technical_deep_dive, board_presentation.
-//   - `sections`: a non-empty list, each once, of executive_summary, financial_analysis,
+//   - `sections`: a non-empty list (a repeated entry counts once) of executive_summary, financial_analysis,
 //     risk_assessment, implementation_roadmap (the spec's four), stakeholder_map,
 //     benefits_plan, assumptions. An unknown template or section is 422.
 //   - `content` (optional): section → `{title, body}` for listed sections only; title up
