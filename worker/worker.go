@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/valuecase/valuecase/activities"
+	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
@@ -60,7 +61,10 @@ func (w *Worker) prepareWebhooks() error {
 
 // Relay builds the outbox relay with every handler.
 func (w *Worker) Relay() *outbox.Relay {
-	handlers := []outbox.Handler{&workflows.ReviewEvents{Temporal: w.Temporal, RemindAfter: w.Config.ReviewReminderAfter}}
+	handlers := []outbox.Handler{
+		&workflows.ReviewEvents{Temporal: w.Temporal, RemindAfter: w.Config.ReviewReminderAfter},
+		&workflows.BusinessCaseApprovalEvents{Temporal: w.Temporal, RemindAfter: w.Config.BusinessCaseRemindAfter, EscalateAfter: w.Config.BusinessCaseEscalateAfter},
+	}
 	if w.Webhooks != nil {
 		handlers = append(handlers, w.Webhooks)
 	}
@@ -79,6 +83,7 @@ type registration struct {
 func (w *Worker) registrations() []registration {
 	return []registration{
 		{workflows.ReviewTaskQueue, []any{workflows.InitiativeReviewWorkflow}, []any{&activities.ReviewActivities{Reviews: initiative.Reviews{Pool: w.Pool}}}},
+		{workflows.BusinessCaseApprovalTaskQueue, []any{workflows.BusinessCaseApprovalWorkflow}, []any{&activities.BusinessCaseActivities{Approvals: businesscase.Approvals{Pool: w.Pool}}}},
 		{workflows.WebhookRetryTaskQueue, []any{workflows.WebhookRetryWorkflow}, []any{&activities.WebhookActivities{Dispatcher: w.Webhooks}}},
 	}
 }

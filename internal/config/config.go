@@ -32,6 +32,8 @@ type Config struct {
 	CORSAllowedOrigins           []string
 	LogLevel                     slog.Level
 	ReviewReminderAfter          time.Duration
+	BusinessCaseRemindAfter      time.Duration
+	BusinessCaseEscalateAfter    time.Duration
 	WebhookRetryDelays           []time.Duration
 	SecretsKey                   string
 	RedisURL                     string
@@ -57,6 +59,8 @@ var Vars = []Var{
 	{"CORS_ALLOWED_ORIGINS", "", "comma-separated origins that get CORS headers"},
 	{"LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"REVIEW_REMINDER_AFTER", "72h", "how long an initiative may wait in review before the review workflow sends a reminder"},
+	{"BUSINESS_CASE_REMIND_AFTER", "48h", "how long a business case may wait for approval before each reminder to the approvers"},
+	{"BUSINESS_CASE_ESCALATE_AFTER", "120h", "how long after submission an undecided business case is escalated (once)"},
 	{"WEBHOOK_RETRY_DELAYS", "5m,25m", "delays before webhook delivery attempts 2, 3, ..."},
 	{"SECRETS_KEY", "", "base64 32-byte key encrypting secrets at rest (required outside local development)"},
 	{"REDIS_URL", "", "reserved for rate limits shared across API instances; refused at start until that store exists (limits are per process)"},
@@ -129,6 +133,12 @@ func Load() (Config, error) {
 	}
 	if c.ReviewReminderAfter, err = time.ParseDuration(get("REVIEW_REMINDER_AFTER")); err != nil || c.ReviewReminderAfter <= 0 {
 		bad("REVIEW_REMINDER_AFTER", errors.New("want a positive duration such as 72h"))
+	}
+	if c.BusinessCaseRemindAfter, err = time.ParseDuration(get("BUSINESS_CASE_REMIND_AFTER")); err != nil || c.BusinessCaseRemindAfter <= 0 {
+		bad("BUSINESS_CASE_REMIND_AFTER", errors.New("want a positive duration such as 48h"))
+	}
+	if c.BusinessCaseEscalateAfter, err = time.ParseDuration(get("BUSINESS_CASE_ESCALATE_AFTER")); err != nil || c.BusinessCaseEscalateAfter <= 0 {
+		bad("BUSINESS_CASE_ESCALATE_AFTER", errors.New("want a positive duration such as 120h"))
 	}
 	if c.WebhookRetryDelays, err = ParseDelays(get("WEBHOOK_RETRY_DELAYS")); err != nil {
 		bad("WEBHOOK_RETRY_DELAYS", err)
