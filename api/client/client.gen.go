@@ -4031,6 +4031,7 @@ type WebhookDeliveryStatus string
 // - `user.invited`: `UserInvitedData`; `user.deactivated`: `UserDeactivatedData`.
 // - `benefit.actual_recorded`: `BenefitActualRecordedData`.
 // - `stakeholder.engagement`: `EngagementLogged` (the engagement and the stakeholder after it).
+// - `business_case.approved`, `business_case.rejected`: the `BusinessCase` after the decision.
 // - `webhook.test`: sent only by `POST /v1/webhooks/{id}/test`; cannot be subscribed to.
 // - other types: defined by the issues that emit them.
 type WebhookEvent struct {
@@ -5884,6 +5885,32 @@ func (t *WebhookEvent_Data) FromWebhookTestData(v WebhookTestData) error {
 
 // MergeWebhookTestData performs a merge with any union data inside the WebhookEvent_Data, using the provided WebhookTestData
 func (t *WebhookEvent_Data) MergeWebhookTestData(v WebhookTestData) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBusinessCase returns the union data inside the WebhookEvent_Data as a BusinessCase
+func (t WebhookEvent_Data) AsBusinessCase() (BusinessCase, error) {
+	var body BusinessCase
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBusinessCase overwrites any union data inside the WebhookEvent_Data as the provided BusinessCase
+func (t *WebhookEvent_Data) FromBusinessCase(v BusinessCase) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBusinessCase performs a merge with any union data inside the WebhookEvent_Data, using the provided BusinessCase
+func (t *WebhookEvent_Data) MergeBusinessCase(v BusinessCase) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
