@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -440,5 +441,63 @@ func TestBusinessCaseEventsReachAReceiver(t *testing.T) {
 	}
 	if env.Data["status"] != "rejected" || env.Data["approval"].(map[string]any)["notes"] != "Sharpen the risks." {
 		t.Errorf("rejected event data: %s", rejectedHooks[0].Body)
+	}
+}
+
+// raceStatuses sends n requests at once and counts their statuses.
+func raceStatuses(n int, send func(i int) int) map[int]int {
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { statuses <- send(i) })
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	return count
+}
+
+// TestBusinessCaseConcurrentApprovalsAndLimit: simultaneous approvals of one
+// case serialise on its row lock (one 200, the rest 409, one event), and
+// simultaneous creates never pass the 50 per initiative.
+func TestBusinessCaseConcurrentApprovalsAndLimit(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	ctx := context.Background()
+	initID := ts.createInitiative(admin, map[string]any{"name": "Race"})
+	ts.createBenefit(admin, benefitBody(initID, "Savings"))
+	expect(t, ts.do(&admin, "POST", "/v1/initiatives/"+initID+"/costs", map[string]any{"name": "Build", "category": "capex", "amount": 1000, "currency": "EUR", "period": monthsAgo(6)}), 201)
+	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "EUR", "discount_rate": 0.08, "fiscal_year_start_month": 1}), 200)
+	body := businessCaseBody(initID, "Raced")
+	body["content"].(map[string]any)["risk_assessment"] = filledContent["risk_assessment"]
+	body["content"].(map[string]any)["implementation_roadmap"] = filledContent["implementation_roadmap"]
+	r := ts.do(&admin, "POST", "/v1/business-cases", body)
+	expect(t, r, 201)
+	path := "/v1/business-cases/" + r.json(t)["id"].(string)
+
+	const n = 6
+	got := raceStatuses(n, func(int) int {
+		return ts.do(&admin, "POST", path+"/approve", map[string]any{"approval_level": "board"}).status
+	})
+	if got[200] != 1 || got[409] != n-1 {
+		t.Fatalf("approvals %v, want one 200 and %d 409", got, n-1)
+	}
+	var events int
+	err := db.InTenant(ctx, ts.pool, ts.tenant, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT count(*) FROM outbox_events WHERE type = 'business_case.approved'").Scan(&events)
+	})
+	if err != nil || events != 1 {
+		t.Fatalf("%d approved events (%v), want 1", events, err)
+	}
+
+	// 1 case exists; 60 creates at once: exactly 49 more fit.
+	got = raceStatuses(60, func(i int) int {
+		return ts.do(&admin, "POST", "/v1/business-cases", businessCaseBody(initID, fmt.Sprintf("c%d", i))).status
+	})
+	if got[201] != 49 || got[409] != 11 {
+		t.Fatalf("creates %v, want 49 201 and 11 409", got)
 	}
 }
