@@ -5,9 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 
+	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/internal/config"
+	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
 	"github.com/valuecase/valuecase/workflows"
@@ -83,4 +87,51 @@ func TestBusinessCaseApprovalEndToEnd(t *testing.T) {
 		t.Fatalf("workflow result %+v", result)
 	}
 	testenv.Eventually(t, 5*time.Second, "the decision on the round", func() bool { return round()["decision"] == "approved" })
+}
+
+// TestBusinessCaseApprovalStartsOnceTemporalIsBack: with Temporal down the
+// API still submits; the submitted event stays in the outbox and the
+// approval workflow starts once Temporal is back.
+func TestBusinessCaseApprovalStartsOnceTemporalIsBack(t *testing.T) {
+	ts := newTestServer(t, "enterprise")
+	admin := ts.admin()
+	initID := ts.createInitiative(admin, map[string]any{"name": "Temporal outage"})
+	r := ts.do(&admin, "POST", "/v1/business-cases", businessCaseBody(initID, "Waiting case"))
+	expect(t, r, 201)
+	id := r.json(t)["id"].(string)
+	expect(t, ts.do(&admin, "POST", "/v1/business-cases/"+id+"/submit", nil), 200)
+
+	down, err := client.NewLazyClient(client.Options{HostPort: "127.0.0.1:1", Namespace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer down.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{&workflows.BusinessCaseApprovalEvents{Temporal: down, RemindAfter: time.Hour, EscalateAfter: 2 * time.Hour}}, Log: testenv.QuietLogger()}
+	if _, err := relay.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var attempts int
+	var pending bool
+	err = db.InTenant(ctx, ts.pool, ts.tenant, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT attempts, published_at IS NULL FROM outbox_events WHERE type = 'business_case.submitted'").Scan(&attempts, &pending)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pending || attempts != 1 {
+		t.Fatalf("with Temporal down the submitted event must stay pending: attempts=%d pending=%v", attempts, pending)
+	}
+
+	tc := testenv.TemporalClient(t)
+	startWorker(t, ts, tc, time.Hour)
+	wfID := workflows.BusinessCaseApprovalWorkflowID(ts.tenant.String(), id)
+	testenv.Eventually(t, 25*time.Second, "the approval workflow to start and open its round", func() bool {
+		if _, err := tc.DescribeWorkflowExecution(ctx, wfID, ""); err != nil {
+			return false
+		}
+		m, _ := ts.do(&admin, "GET", "/v1/business-cases/"+id, nil).json(t)["approval_round"].(map[string]any)
+		return m != nil && m["workflow_id"] == wfID
+	})
 }
