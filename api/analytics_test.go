@@ -1,0 +1,242 @@
+package api_test
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// analyticsPortfolio creates, through the API, the golden portfolio of
+// internal/analytics/roi_test.go moved to 2024 (so that every month is past
+// and "lifetime" does not depend on today): base USD, discount 10 %, P and Q
+// as there, and R archived with a cost of 1,000,000 (left out of the
+// portfolio). It returns the ids of P and R.
+func analyticsPortfolio(t *testing.T, ts *testServer, admin caller) (p, r string) {
+	t.Helper()
+	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "USD", "discount_rate": 0.10, "fiscal_year_start_month": 1}), 200)
+	rate := func(period string, r float64) map[string]any { return map[string]any{"currency": "EUR", "period": period, "rate": r} }
+	expect(t, ts.do(&admin, "PUT", "/v1/settings/fx-rates", map[string]any{"rates": []any{
+		rate("2024-01", 1.10), rate("2024-04", 1.20), rate("2024-07", 1.20), rate("2024-10", 1.25)}}), 200)
+	cost := func(in string, amount float64, recurrence, period string, end any) {
+		t.Helper()
+		expect(t, ts.do(&admin, "POST", "/v1/initiatives/"+in+"/costs", map[string]any{"name": "c", "category": "opex", "amount": amount,
+			"currency": "USD", "period": period, "recurrence": recurrence, "end_period": end}), 201)
+	}
+	benefit := func(in, cur, freq string, perYear float64, start, end string, actuals map[string]float64) {
+		t.Helper()
+		id := ts.createBenefit(admin, map[string]any{"initiative_id": in, "name": "b " + cur + freq, "category": "cost_savings", "expected_value": perYear,
+			"currency": cur, "unit": "currency", "measurement_frequency": freq, "expected_start_date": start, "expected_end_date": end})
+		for period, v := range actuals {
+			expect(t, ts.do(&admin, "POST", "/v1/benefits/"+id+"/actuals", map[string]any{"value": v, "period": period}), 201)
+		}
+	}
+	p = ts.createInitiative(admin, map[string]any{"name": "P"})
+	cost(p, 12_000, "once", "2024-01", nil)
+	cost(p, 500, "monthly", "2024-01", "2024-12")
+	benefit(p, "USD", "monthly", 24_000, "2024-01-01", "2024-12-31", map[string]float64{"2024-01": 1_000, "2024-02": 1_500, "2024-03": 2_500, "2024-04": 2_000})
+	benefit(p, "EUR", "quarterly", 8_000, "2024-01-01", "2024-12-31", map[string]float64{"2024-01": 1_800})
+	q := ts.createInitiative(admin, map[string]any{"name": "Q"})
+	cost(q, 6_000, "once", "2024-03", nil)
+	benefit(q, "USD", "monthly", 12_000, "2024-03-01", "2024-08-31", nil)
+	r = ts.createInitiative(admin, map[string]any{"name": "R"})
+	cost(r, 1_000_000, "once", "2024-01", nil)
+	expect(t, ts.do(&admin, "DELETE", "/v1/initiatives/"+r, nil), 204)
+	return p, r
+}
+
+// roiWant is what a user reads in an ROI analysis (nil: null).
+type roiWant struct {
+	from, to                                      string
+	count                                         float64
+	roi, payback, npv, irr, best, worst, coverage *float64
+	confidence                                    string
+	nullReasons                                   map[string]string
+}
+
+func checkROI(t *testing.T, r response, w roiWant) {
+	t.Helper()
+	if r.status != 200 {
+		return
+	}
+	d := r.json(t)["data"].(map[string]any)
+	num := func(name string, got any, want *float64) {
+		t.Helper()
+		if want == nil {
+			if got != nil {
+				t.Errorf("%s = %v, want null", name, got)
+			}
+			return
+		}
+		if g, ok := got.(float64); !ok || math.Abs(g-*want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", name, got, *want)
+		}
+	}
+	s := d["sensitivity"].(map[string]any)
+	scenario := func(name string) any { return s[name].(map[string]any)["roi_percent"] }
+	num("roi_percent", d["roi_percent"], w.roi)
+	num("sensitivity.expected", scenario("expected"), w.roi)
+	num("sensitivity.best_case", scenario("best_case"), w.best)
+	num("sensitivity.worst_case", scenario("worst_case"), w.worst)
+	num("payback_months", d["payback_months"], w.payback)
+	num("npv", d["npv"], w.npv)
+	num("irr", d["irr"], w.irr)
+	num("coverage", d["coverage"], w.coverage)
+	month := func(m string) any {
+		if m == "" {
+			return nil
+		}
+		return m
+	}
+	if d["from"] != month(w.from) || d["to"] != month(w.to) || d["initiatives_count"] != w.count || d["confidence"] != w.confidence {
+		t.Errorf("from %v to %v count %v confidence %v, want %s %s %v %s", d["from"], d["to"], d["initiatives_count"], d["confidence"], w.from, w.to, w.count, w.confidence)
+	}
+	if fmt.Sprint(d["null_reasons"]) != fmt.Sprint(w.nullReasons) {
+		t.Errorf("null_reasons %v, want %v", d["null_reasons"], w.nullReasons)
+	}
+}
+
+// TestContractAnalytics drives GET /v1/analytics/roi through its success and
+// error paths and validates every response against api/openapi.yaml. The
+// figures are the golden ones of internal/analytics (hand-worked, NPV and IRR
+// by LibreOffice Calc), rounded as the API rounds them.
+func TestContractAnalytics(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus") // negotiated limits: the 30/min analytics limit is tested on its own
+	cc := newContractClient(t, ts)
+	admin := ts.admin()
+	analyst := caller{sub: "analyst-1", tenant: ts.tenant, permissions: []string{"analytics:read"}}
+	reader := caller{sub: "reader-1", tenant: ts.tenant, permissions: []string{"initiatives:read", "benefits:read"}}
+	other := contractTenant(t, ts, "enterprise_plus")
+	call := func(c contractCall) response { t.Helper(); return cc.call(t, c) }
+	p, archived := analyticsPortfolio(t, ts, admin)
+	roi := func(id, period string) string {
+		v := url.Values{}
+		if id != "" {
+			v.Set("initiative_id", id)
+		}
+		if period != "" {
+			v.Set("period", period)
+		}
+		return "/v1/analytics/roi?" + v.Encode()
+	}
+
+	// P over its lifetime (2024-01 .. 2024-12): the golden P figures; coverage
+	// 5 of 16 elapsed periods (A 4 of 12, B 1 of 4): low.
+	pLifetime := roiWant{from: "2024-01", to: "2024-12", count: 1, roi: new(79.33), payback: new(5.75), npv: new(13172.50), irr: new(6.92087),
+		best: new(139.11), worst: new(30.42), coverage: new(0.3125), confidence: "low", nullReasons: map[string]string{}}
+	r := call(contractCall{as: &analyst, method: "GET", path: roi(p, ""), want: 200})
+	checkROI(t, r, pLifetime)
+	if d := r.json(t); d["data"].(map[string]any)["initiative_id"] != p || d["data"].(map[string]any)["period"] != "lifetime" ||
+		fmt.Sprint(d["meta"]) != "map[as_of:"+d["meta"].(map[string]any)["as_of"].(string)+" base_currency:USD missing_fx_rates:[]]" {
+		t.Errorf("envelope: %s", r.body)
+	}
+	// Fiscal year 2024 is the same series.
+	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi(p, "2024"), want: 200}), pLifetime)
+	// 2024-Q2: benefits 8,400, costs 1,500; every month positive: no IRR;
+	// NPV 3,900 + 1,500/1.1^(1/12) + 1,500/1.1^(2/12) = 6,864.49.
+	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi(p, "2024-Q2"), want: 200}), roiWant{from: "2024-04", to: "2024-06", count: 1,
+		roi: new(460.0), payback: new(0.0), npv: new(6864.49), best: new(646.67), worst: new(307.27), coverage: new(0.25), confidence: "low",
+		nullReasons: map[string]string{"irr": "no_sign_change"}})
+	// The portfolio: P and Q, not the archived R (its 1,000,000 cost would sink the ROI);
+	// coverage 5 of 22 (Q's 6 months have no actual).
+	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi("", "lifetime"), want: 200}), roiWant{from: "2024-01", to: "2024-12", count: 2,
+		roi: new(59.5), payback: new(6.33), npv: new(13056.93), irr: new(4.76119), best: new(112.67), worst: new(16.0), coverage: new(0.2273), confidence: "low",
+		nullReasons: map[string]string{}})
+	// An archived initiative can still be analysed by id.
+	r = call(contractCall{as: &analyst, method: "GET", path: roi(archived, ""), want: 200})
+	checkROI(t, r, roiWant{from: "2024-01", to: "2024-01", count: 1, roi: new(-100.0), npv: new(-1e6), best: new(-100.0), worst: new(-100.0),
+		confidence: "low", nullReasons: map[string]string{"irr": "no_sign_change", "payback_months": "never_paid_back"}})
+
+	// A missing FX rate: every money figure null, the rate named.
+	// (A change of base clears the rates; back to USD, the rates but 2024-10 again.)
+	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "EUR", "discount_rate": 0.10, "fiscal_year_start_month": 1}), 200)
+	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "USD", "discount_rate": 0.10, "fiscal_year_start_month": 1}), 200)
+	expect(t, ts.do(&admin, "PUT", "/v1/settings/fx-rates", map[string]any{"rates": []any{
+		map[string]any{"currency": "EUR", "period": "2024-01", "rate": 1.10}, map[string]any{"currency": "EUR", "period": "2024-04", "rate": 1.20},
+		map[string]any{"currency": "EUR", "period": "2024-07", "rate": 1.20}}}), 200)
+	r = call(contractCall{as: &analyst, method: "GET", path: roi(p, ""), want: 200})
+	missing := map[string]string{}
+	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "total_benefits", "total_costs", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent"} {
+		missing[f] = "missing_fx_rates"
+	}
+	checkROI(t, r, roiWant{from: "2024-01", to: "2024-12", count: 1, coverage: new(0.3125), confidence: "low", nullReasons: missing})
+	if fmt.Sprint(r.json(t)["meta"].(map[string]any)["missing_fx_rates"]) != "[map[currency:EUR period:2024-10]]" {
+		t.Errorf("missing rates: %s", r.body)
+	}
+	// A window that does not need the rate is unaffected.
+	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi(p, "2024-Q2"), want: 200}), roiWant{from: "2024-04", to: "2024-06", count: 1,
+		roi: new(460.0), payback: new(0.0), npv: new(6864.49), best: new(646.67), worst: new(307.27), coverage: new(0.25), confidence: "low",
+		nullReasons: map[string]string{"irr": "no_sign_change"}})
+
+	// Tenant isolation: another tenant sees neither the initiative nor the portfolio.
+	call(contractCall{as: &other, method: "GET", path: roi(p, ""), want: 404, code: "NOT_FOUND"})
+	r = call(contractCall{as: &other, method: "GET", path: roi("", ""), want: 200})
+	nothing := map[string]string{}
+	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent"} {
+		nothing[f] = "no_data"
+	}
+	checkROI(t, r, roiWant{confidence: "low", nullReasons: nothing})
+	if d := r.json(t)["data"].(map[string]any); d["from"] != nil || d["total_costs"] != 0.0 || d["initiatives_count"] != 0.0 {
+		t.Errorf("other tenant's portfolio: %s", r.body)
+	}
+
+	// 400: malformed parameters, unknown or repeated ones, no tenant.
+	for _, c := range []struct {
+		query      string
+		docRejects bool
+	}{
+		{"period=2024-q2", true}, {"period=2024-Q5", true}, {"period=24", true}, {"period=1999", false}, {"period=2024-06", true},
+		{"initiative_id=nope", true}, {"initiative_id=" + p + "&initiative_id=" + p, false}, {"colour=red", false}, {"period=%zz", false},
+	} {
+		call(contractCall{as: &analyst, method: "GET", path: "/v1/analytics/roi?" + c.query, want: 400, code: "INVALID_PARAMETER", docRejects: c.docRejects, docSkip: !c.docRejects})
+	}
+	call(contractCall{as: &analyst, method: "GET", path: roi("", ""), headers: []string{"X-Tenant-ID", ""}, want: 400, code: "INVALID_PARAMETER"})
+	// 401, 403: no token; no analytics:read; a token of another tenant naming this one.
+	call(contractCall{method: "GET", path: roi("", ""), want: 401, code: "AUTHORIZATION_ERROR"})
+	call(contractCall{as: &reader, method: "GET", path: roi(p, ""), want: 403, code: "AUTHORIZATION_ERROR"})
+	call(contractCall{as: &other, method: "GET", path: roi("", ""), headers: []string{"X-Tenant-ID", ts.tenant.String()}, want: 403, code: "AUTHORIZATION_ERROR"})
+	// 404: an initiative that does not exist.
+	call(contractCall{as: &analyst, method: "GET", path: roi(uuid.NewString(), ""), want: 404, code: "NOT_FOUND"})
+
+	// 429: the 31st analytics request of a minute (TestAnalyticsRateLimit checks the count).
+	limited := contractTenant(t, ts, "enterprise")
+	for range 30 {
+		expect(t, ts.do(&limited, "GET", roi("", ""), nil), 200)
+	}
+	call(contractCall{as: &limited, method: "GET", path: roi("", ""), want: 429, code: "RATE_LIMIT_EXCEEDED"})
+
+	// 503: the database is gone.
+	ts.pool.Close()
+	call(contractCall{as: &analyst, method: "GET", path: roi(p, ""), want: 503, code: "SERVICE_UNAVAILABLE"})
+
+	for _, u := range cc.uncovered([]string{"analytics"}, 500) {
+		t.Errorf("documented but never exercised: %s", u)
+	}
+}
+
+// TestAnalyticsRateLimit: 30 analytics requests a minute per tenant, shared
+// by every /v1/analytics path, on a plan whose own burst (enterprise: 200)
+// would allow more; the 31st is 429 with Retry-After, and another tenant is
+// not affected.
+func TestAnalyticsRateLimit(t *testing.T) {
+	ts := newTestServer(t, "enterprise")
+	admin := ts.admin()
+	for i := range 30 {
+		path := "/v1/analytics/roi"
+		if i%2 == 1 {
+			path += "?period=ytd"
+		}
+		expect(t, ts.do(&admin, "GET", path, nil), 200)
+	}
+	r := ts.do(&admin, "GET", "/v1/analytics/roi?period=2025", nil)
+	expect(t, r, 429, "RATE_LIMIT_EXCEEDED")
+	if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Errorf("Retry-After %q", ra)
+	}
+	// Other endpoints of the same tenant are not limited by it.
+	expect(t, ts.do(&admin, "GET", "/v1/initiatives", nil), 200)
+	other := contractTenant(t, ts, "enterprise")
+	expect(t, ts.do(&other, "GET", "/v1/analytics/roi", nil), 200)
+}
