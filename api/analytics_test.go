@@ -17,7 +17,9 @@ import (
 func analyticsPortfolio(t *testing.T, ts *testServer, admin caller) (p, r string) {
 	t.Helper()
 	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "USD", "discount_rate": 0.10, "fiscal_year_start_month": 1}), 200)
-	rate := func(period string, r float64) map[string]any { return map[string]any{"currency": "EUR", "period": period, "rate": r} }
+	rate := func(period string, r float64) map[string]any {
+		return map[string]any{"currency": "EUR", "period": period, "rate": r}
+	}
 	expect(t, ts.do(&admin, "PUT", "/v1/settings/fx-rates", map[string]any{"rates": []any{
 		rate("2024-01", 1.10), rate("2024-04", 1.20), rate("2024-07", 1.20), rate("2024-10", 1.25)}}), 200)
 	cost := func(in string, amount float64, recurrence, period string, end any) {
