@@ -7,9 +7,61 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
+
+const analyticsBenefits = `-- name: AnalyticsBenefits :many
+SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE b.tenant_id = $1 AND b.status <> 'cancelled'
+  AND ($2::uuid IS NULL AND i.status <> 'archived' OR i.id = $2::uuid)
+ORDER BY b.initiative_id, b.id
+`
+
+type AnalyticsBenefitsParams struct {
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
+}
+
+// The benefits that count in totals (not cancelled) of the initiatives a realization covers.
+func (q *Queries) AnalyticsBenefits(ctx context.Context, db DBTX, arg AnalyticsBenefitsParams) ([]Benefit, error) {
+	rows, err := db.Query(ctx, analyticsBenefits, arg.TenantID, arg.InitiativeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Benefit{}
+	for rows.Next() {
+		var i Benefit
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.InitiativeID,
+			&i.Name,
+			&i.Description,
+			&i.Category,
+			&i.ExpectedValue,
+			&i.Currency,
+			&i.Unit,
+			&i.MeasurementFrequency,
+			&i.ExpectedStartDate,
+			&i.ExpectedEndDate,
+			&i.Status,
+			&i.OwnerID,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
 
 const analyticsInitiativeIDs = `-- name: AnalyticsInitiativeIDs :many
 SELECT id FROM initiatives WHERE tenant_id = $1 AND status <> 'archived' ORDER BY id
@@ -29,6 +81,189 @@ func (q *Queries) AnalyticsInitiativeIDs(ctx context.Context, db DBTX, tenantID 
 			return nil, err
 		}
 		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsInitiativeNames = `-- name: AnalyticsInitiativeNames :many
+SELECT id, name FROM initiatives
+WHERE tenant_id = $1
+  AND ($2::uuid IS NULL AND status <> 'archived' OR id = $2::uuid)
+ORDER BY lower(name), id
+`
+
+type AnalyticsInitiativeNamesParams struct {
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
+}
+
+type AnalyticsInitiativeNamesRow struct {
+	ID   uuid.UUID
+	Name string
+}
+
+// The initiatives a realization covers: the portfolio (not archived), or the one named.
+func (q *Queries) AnalyticsInitiativeNames(ctx context.Context, db DBTX, arg AnalyticsInitiativeNamesParams) ([]AnalyticsInitiativeNamesRow, error) {
+	rows, err := db.Query(ctx, analyticsInitiativeNames, arg.TenantID, arg.InitiativeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsInitiativeNamesRow{}
+	for rows.Next() {
+		var i AnalyticsInitiativeNamesRow
+		if err := rows.Scan(&i.ID, &i.Name); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsLatestActuals = `-- name: AnalyticsLatestActuals :many
+SELECT benefit_id, period, value FROM (
+  SELECT a.benefit_id, a.period, a.value,
+         row_number() OVER (PARTITION BY a.benefit_id ORDER BY a.period DESC) AS n
+  FROM benefit_actuals a
+  WHERE a.tenant_id = $1 AND a.benefit_id = ANY ($2::uuid[]) AND a.period <= $3::date
+) latest
+WHERE n <= 2
+ORDER BY benefit_id, period
+`
+
+type AnalyticsLatestActualsParams struct {
+	TenantID   uuid.UUID
+	BenefitIds []uuid.UUID
+	Through    time.Time
+}
+
+type AnalyticsLatestActualsRow struct {
+	BenefitID uuid.UUID
+	Period    time.Time
+	Value     float64
+}
+
+// The two latest actuals through @through of each benefit (for the at-risk rule).
+func (q *Queries) AnalyticsLatestActuals(ctx context.Context, db DBTX, arg AnalyticsLatestActualsParams) ([]AnalyticsLatestActualsRow, error) {
+	rows, err := db.Query(ctx, analyticsLatestActuals, arg.TenantID, arg.BenefitIds, arg.Through)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsLatestActualsRow{}
+	for rows.Next() {
+		var i AnalyticsLatestActualsRow
+		if err := rows.Scan(&i.BenefitID, &i.Period, &i.Value); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsMissingActualRates = `-- name: AnalyticsMissingActualRates :many
+SELECT DISTINCT b.currency::text AS currency, a.period
+FROM benefit_actuals a
+JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
+WHERE a.tenant_id = $1 AND a.benefit_id = ANY ($2::uuid[]) AND a.period <= $3::date
+  AND b.unit = 'currency' AND b.currency <> $4::text AND r.rate IS NULL
+ORDER BY 1, 2
+`
+
+type AnalyticsMissingActualRatesParams struct {
+	TenantID   uuid.UUID
+	BenefitIds []uuid.UUID
+	Through    time.Time
+	Base       string
+}
+
+type AnalyticsMissingActualRatesRow struct {
+	Currency string
+	Period   time.Time
+}
+
+// The (currency, period) of actuals through @through that have no FX rate.
+func (q *Queries) AnalyticsMissingActualRates(ctx context.Context, db DBTX, arg AnalyticsMissingActualRatesParams) ([]AnalyticsMissingActualRatesRow, error) {
+	rows, err := db.Query(ctx, analyticsMissingActualRates,
+		arg.TenantID,
+		arg.BenefitIds,
+		arg.Through,
+		arg.Base,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsMissingActualRatesRow{}
+	for rows.Next() {
+		var i AnalyticsMissingActualRatesRow
+		if err := rows.Scan(&i.Currency, &i.Period); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsRealizedByBenefit = `-- name: AnalyticsRealizedByBenefit :many
+SELECT a.benefit_id,
+       coalesce(sum(a.value * CASE WHEN b.currency = $1::text THEN 1 ELSE r.rate END), 0)::float8 AS realized,
+       count(*) FILTER (WHERE b.currency <> $1::text AND r.rate IS NULL) AS missing
+FROM benefit_actuals a
+JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
+WHERE a.tenant_id = $2 AND a.benefit_id = ANY ($3::uuid[]) AND a.period <= $4::date
+  AND b.unit = 'currency'
+GROUP BY a.benefit_id
+`
+
+type AnalyticsRealizedByBenefitParams struct {
+	Base       string
+	TenantID   uuid.UUID
+	BenefitIds []uuid.UUID
+	Through    time.Time
+}
+
+type AnalyticsRealizedByBenefitRow struct {
+	BenefitID uuid.UUID
+	Realized  float64
+	Missing   int64
+}
+
+// Realised to date per money benefit: Σ of its actuals through @through, each converted at its
+// period's rate (1 for the base currency). missing counts the actuals without a rate; their
+// values are left out of realized (the caller then shows the figure as null).
+func (q *Queries) AnalyticsRealizedByBenefit(ctx context.Context, db DBTX, arg AnalyticsRealizedByBenefitParams) ([]AnalyticsRealizedByBenefitRow, error) {
+	rows, err := db.Query(ctx, analyticsRealizedByBenefit,
+		arg.Base,
+		arg.TenantID,
+		arg.BenefitIds,
+		arg.Through,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsRealizedByBenefitRow{}
+	for rows.Next() {
+		var i AnalyticsRealizedByBenefitRow
+		if err := rows.Scan(&i.BenefitID, &i.Realized, &i.Missing); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

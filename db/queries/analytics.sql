@@ -1,3 +1,53 @@
 -- name: AnalyticsInitiativeIDs :many
 -- The portfolio of the analytics: every initiative of the tenant but the archived ones.
 SELECT id FROM initiatives WHERE tenant_id = @tenant_id AND status <> 'archived' ORDER BY id;
+
+-- name: AnalyticsInitiativeNames :many
+-- The initiatives a realization covers: the portfolio (not archived), or the one named.
+SELECT id, name FROM initiatives
+WHERE tenant_id = @tenant_id
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND status <> 'archived' OR id = sqlc.narg('initiative_id')::uuid)
+ORDER BY lower(name), id;
+
+-- name: AnalyticsBenefits :many
+-- The benefits that count in totals (not cancelled) of the initiatives a realization covers.
+SELECT b.* FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+ORDER BY b.initiative_id, b.id;
+
+-- name: AnalyticsRealizedByBenefit :many
+-- Realised to date per money benefit: Σ of its actuals through @through, each converted at its
+-- period's rate (1 for the base currency). missing counts the actuals without a rate; their
+-- values are left out of realized (the caller then shows the figure as null).
+SELECT a.benefit_id,
+       coalesce(sum(a.value * CASE WHEN b.currency = @base::text THEN 1 ELSE r.rate END), 0)::float8 AS realized,
+       count(*) FILTER (WHERE b.currency <> @base::text AND r.rate IS NULL) AS missing
+FROM benefit_actuals a
+JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
+WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY (@benefit_ids::uuid[]) AND a.period <= @through::date
+  AND b.unit = 'currency'
+GROUP BY a.benefit_id;
+
+-- name: AnalyticsMissingActualRates :many
+-- The (currency, period) of actuals through @through that have no FX rate.
+SELECT DISTINCT b.currency::text AS currency, a.period
+FROM benefit_actuals a
+JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
+WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY (@benefit_ids::uuid[]) AND a.period <= @through::date
+  AND b.unit = 'currency' AND b.currency <> @base::text AND r.rate IS NULL
+ORDER BY 1, 2;
+
+-- name: AnalyticsLatestActuals :many
+-- The two latest actuals through @through of each benefit (for the at-risk rule).
+SELECT benefit_id, period, value FROM (
+  SELECT a.benefit_id, a.period, a.value,
+         row_number() OVER (PARTITION BY a.benefit_id ORDER BY a.period DESC) AS n
+  FROM benefit_actuals a
+  WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY (@benefit_ids::uuid[]) AND a.period <= @through::date
+) latest
+WHERE n <= 2
+ORDER BY benefit_id, period;
