@@ -6,8 +6,10 @@ package api
 // {"data": ..., "meta": {"base_currency", "as_of", "missing_fx_rates"}}.
 
 import (
+	"cmp"
 	"errors"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -16,6 +18,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/analytics"
+	"github.com/valuecase/valuecase/internal/benefit"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/rbac"
@@ -27,6 +30,7 @@ import (
 // analyticsRoutes mounts /v1/analytics on the authenticated /v1 group.
 func (s *Server) analyticsRoutes(v1 fiber.Router) {
 	v1.Get("/analytics/roi", s.require(rbac.AnalyticsRead), s.analyticsROI)
+	v1.Get("/analytics/realization", s.require(rbac.AnalyticsRead), s.analyticsRealization)
 }
 
 // analyticsMetaJSON is the meta of every analytics response.
@@ -173,4 +177,198 @@ func loadFX(c *fiber.Ctx, base string) (finance.FX, error) {
 		}
 	}
 	return rates.FX(), nil
+}
+
+// realizationAmountsJSON are expected against realised to date (base
+// currency; null when a rate is missing).
+type realizationAmountsJSON struct {
+	ExpectedToDate     *float64 `json:"expected_to_date"`
+	RealizedToDate     *float64 `json:"realized_to_date"`
+	RealizationPercent *float64 `json:"realization_percent"`
+}
+
+func toRealizationAmounts(a analytics.Amounts) realizationAmountsJSON {
+	round := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		return new(money.Round(*v))
+	}
+	return realizationAmountsJSON{ExpectedToDate: round(a.Expected), RealizedToDate: round(a.Realized), RealizationPercent: round(a.Percent())}
+}
+
+type realizationInitiativeJSON struct {
+	InitiativeID string `json:"initiative_id"`
+	Name         string `json:"name"`
+	realizationAmountsJSON
+}
+
+type realizationCategoryJSON struct {
+	Category string `json:"category"`
+	realizationAmountsJSON
+}
+
+type atRiskPeriodJSON struct {
+	Period             string  `json:"period"`
+	Expected           float64 `json:"expected"`
+	Actual             float64 `json:"actual"`
+	RealizationPercent float64 `json:"realization_percent"`
+}
+
+type atRiskBenefitJSON struct {
+	BenefitID    string             `json:"benefit_id"`
+	InitiativeID string             `json:"initiative_id"`
+	Name         string             `json:"name"`
+	Category     string             `json:"category"`
+	Unit         string             `json:"unit"`
+	Currency     *string            `json:"currency"`
+	Periods      []atRiskPeriodJSON `json:"periods"`
+}
+
+type realizationJSON struct {
+	InitiativeID *string `json:"initiative_id"` // null for the portfolio
+	realizationAmountsJSON
+	Initiatives    []realizationInitiativeJSON `json:"initiatives"`
+	Categories     []realizationCategoryJSON   `json:"categories"`
+	AtRiskBenefits []atRiskBenefitJSON         `json:"at_risk_benefits"`
+}
+
+func (s *Server) analyticsRealization(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	idText, hasID := q.str("initiative_id")
+	if err := q.done(); err != nil {
+		return err
+	}
+	var only *uuid.UUID
+	if hasID {
+		id, err := uuid.Parse(idText)
+		if err != nil {
+			return InvalidParameter("query parameter initiative_id must be a UUID")
+		}
+		only = &id
+	}
+	ctx, t, tenant, now := c.UserContext(), tx(c), principal(c).TenantID, time.Now()
+	current := finance.MonthOfTime(now)
+	st, err := settings.Load(ctx, t, tenant)
+	if err != nil {
+		return err
+	}
+	initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return err
+	}
+	if only != nil && len(initiatives) == 0 {
+		return NotFound("initiative")
+	}
+	rows, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return err
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, b := range rows {
+		ids[i] = b.ID
+	}
+	through := current.FirstDay()
+	plans, err := db.Q.BenefitPlanList(ctx, t, dbsqlc.BenefitPlanListParams{TenantID: tenant, BenefitIds: ids})
+	if err != nil {
+		return err
+	}
+	realized, err := db.Q.AnalyticsRealizedByBenefit(ctx, t, dbsqlc.AnalyticsRealizedByBenefitParams{Base: st.BaseCurrency, TenantID: tenant, BenefitIds: ids, Through: through})
+	if err != nil {
+		return err
+	}
+	missingActual, err := db.Q.AnalyticsMissingActualRates(ctx, t, dbsqlc.AnalyticsMissingActualRatesParams{TenantID: tenant, BenefitIds: ids, Through: through, Base: st.BaseCurrency})
+	if err != nil {
+		return err
+	}
+	latest, err := db.Q.AnalyticsLatestActuals(ctx, t, dbsqlc.AnalyticsLatestActualsParams{TenantID: tenant, BenefitIds: ids, Through: through})
+	if err != nil {
+		return err
+	}
+	fx, err := loadFX(c, st.BaseCurrency)
+	if err != nil {
+		return err
+	}
+
+	planOf := map[uuid.UUID][]finance.PlanEntry{}
+	for _, p := range plans {
+		planOf[p.BenefitID] = append(planOf[p.BenefitID], finance.PlanEntry{Period: finance.MonthOfTime(p.Period), Expected: p.Expected})
+	}
+	realizedOf := map[uuid.UUID]*float64{}
+	for _, r := range realized {
+		if r.Missing == 0 {
+			realizedOf[r.BenefitID] = new(r.Realized)
+		} else {
+			realizedOf[r.BenefitID] = nil
+		}
+	}
+	latestOf := map[uuid.UUID][]analytics.PeriodValue{}
+	for _, a := range latest {
+		latestOf[a.BenefitID] = append(latestOf[a.BenefitID], analytics.PeriodValue{Period: finance.MonthOfTime(a.Period), Value: a.Value})
+	}
+	benefits := make([]analytics.RealizationBenefit, len(rows))
+	for i, b := range rows {
+		rb := analytics.RealizationBenefit{ID: b.ID, InitiativeID: b.InitiativeID, Name: b.Name, Category: b.Category, Unit: b.Unit,
+			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: analyticsBenefit(b, planOf[b.ID]), Latest: latestOf[b.ID]}
+		if r, ok := realizedOf[b.ID]; ok {
+			rb.Realized = r
+		} else {
+			rb.Realized = new(0.0) // no actual through the current month
+		}
+		benefits[i] = rb
+	}
+	initiativeIDs := make([]uuid.UUID, len(initiatives))
+	for i, in := range initiatives {
+		initiativeIDs[i] = in.ID
+	}
+	r := analytics.ComputeRealization(initiativeIDs, benefits, current, fx)
+
+	out := realizationJSON{realizationAmountsJSON: toRealizationAmounts(r.Total), Initiatives: make([]realizationInitiativeJSON, len(initiatives)),
+		Categories: make([]realizationCategoryJSON, len(r.Categories)), AtRiskBenefits: make([]atRiskBenefitJSON, len(r.AtRisk))}
+	if only != nil {
+		out.InitiativeID = new(only.String())
+	}
+	for i, in := range initiatives {
+		out.Initiatives[i] = realizationInitiativeJSON{InitiativeID: in.ID.String(), Name: in.Name, realizationAmountsJSON: toRealizationAmounts(r.Initiatives[in.ID])}
+	}
+	for i, cat := range r.Categories {
+		out.Categories[i] = realizationCategoryJSON{Category: cat.Category, realizationAmountsJSON: toRealizationAmounts(cat.Amounts)}
+	}
+	for i, risk := range r.AtRisk {
+		b := risk.Benefit
+		j := atRiskBenefitJSON{BenefitID: b.ID.String(), InitiativeID: b.InitiativeID.String(), Name: b.Name, Category: b.Category, Unit: b.Unit,
+			Periods: make([]atRiskPeriodJSON, len(risk.Periods))}
+		if b.Money {
+			j.Currency = new(b.Benefit.Currency)
+		}
+		for k, p := range risk.Periods {
+			j.Periods[k] = atRiskPeriodJSON{Period: p.Period.String(), Expected: money.Round(p.Expected), Actual: money.Round(p.Actual),
+				RealizationPercent: money.Round(p.Actual / p.Expected * 100)}
+		}
+		out.AtRiskBenefits[i] = j
+	}
+	missing := slices.Clone(r.Missing)
+	for _, m := range missingActual {
+		missing = append(missing, finance.MissingRate{Currency: m.Currency, Period: finance.MonthOfTime(m.Period)})
+	}
+	slices.SortFunc(missing, func(a, b finance.MissingRate) int {
+		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
+	})
+	missing = slices.Compact(missing)
+	return c.JSON(analyticsEnvelope[realizationJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, missing)})
+}
+
+// analyticsBenefit is a benefit row in the finance core's terms (as
+// valuation.MoneyBenefits maps it, for any unit: the expectation does not
+// depend on the currency). No plan entries: nil, the even spread.
+func analyticsBenefit(b dbsqlc.Benefit, plan []finance.PlanEntry) finance.Benefit {
+	fb := finance.Benefit{ExpectedValue: b.ExpectedValue, Frequency: finance.Frequency(b.MeasurementFrequency),
+		Start: finance.MonthOfTime(b.ExpectedStartDate), Plan: plan}
+	if b.Currency != nil {
+		fb.Currency = *b.Currency
+	}
+	if b.ExpectedEndDate != nil {
+		fb.End = new(finance.MonthOfTime(*b.ExpectedEndDate))
+	}
+	return fb
 }

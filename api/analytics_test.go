@@ -146,6 +146,33 @@ func TestContractAnalytics(t *testing.T) {
 	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi("", "lifetime"), want: 200}), roiWant{from: "2024-01", to: "2024-12", count: 2,
 		roi: new(59.5), payback: new(6.33), npv: new(13056.93), irr: new(4.76119), best: new(112.67), worst: new(16.0), coverage: new(0.2273), confidence: "low",
 		nullReasons: map[string]string{}})
+	// Realisation to date (every 2024 month has passed): expected A 24,000 + B 2,000 ×
+	// (1.10 + 1.20 + 1.20 + 1.25) = 9,500 → P 33,500; Q 6,000. Realised A 1,000 + 1,500 + 2,500
+	// + 2,000 = 7,000, B 1,800 × 1.10 = 1,980 → P 8,980 (26.81 %), Q 0; portfolio 39,500 / 8,980
+	// = 22.73 %. R is archived: left out. Nothing at risk (A's latest two: 125 % and 100 %).
+	const realization = "/v1/analytics/realization"
+	r = call(contractCall{as: &analyst, method: "GET", path: realization, want: 200})
+	if got, want := realizationSummary(t, r), "total 39500/8980/22.73; P 33500/8980/26.81; Q 6000/0/0; cost_savings 39500/8980/22.73; at risk:; missing: []"; got != want {
+		t.Errorf("realization\n got %s\nwant %s", got, want)
+	}
+	// An hours benefit on S, 100 a month, at 50 % in 2024-05 and 70 % in 2024-06: at risk.
+	s := ts.createInitiative(admin, map[string]any{"name": "S"})
+	hours := ts.createBenefit(admin, map[string]any{"initiative_id": s, "name": "Hours", "category": "productivity", "expected_value": 1200,
+		"unit": "hours", "measurement_frequency": "monthly", "expected_start_date": "2024-01-01", "expected_end_date": "2024-12-31"})
+	expect(t, ts.do(&admin, "POST", "/v1/benefits/"+hours+"/actuals", map[string]any{"value": 50, "period": "2024-05"}), 201)
+	expect(t, ts.do(&admin, "POST", "/v1/benefits/"+hours+"/actuals", map[string]any{"value": 70, "period": "2024-06"}), 201)
+	r = call(contractCall{as: &analyst, method: "GET", path: realization + "?initiative_id=" + s, want: 200})
+	if got, want := realizationSummary(t, r), "total 0/0/null; S 0/0/null; at risk: Hours 2024-05 100/50/50 2024-06 100/70/70; missing: []"; got != want {
+		t.Errorf("realization of S\n got %s\nwant %s", got, want)
+	}
+	if d := r.json(t)["data"].(map[string]any); d["initiative_id"] != s || d["at_risk_benefits"].([]any)[0].(map[string]any)["benefit_id"] != hours {
+		t.Errorf("realization of S: %s", r.body)
+	}
+	r = call(contractCall{as: &analyst, method: "GET", path: realization + "?initiative_id=" + archived, want: 200})
+	if got, want := realizationSummary(t, r), "total 0/0/null; R 0/0/null; at risk:; missing: []"; got != want {
+		t.Errorf("realization of the archived R\n got %s\nwant %s", got, want)
+	}
+
 	// An archived initiative can still be analysed by id.
 	r = call(contractCall{as: &analyst, method: "GET", path: roi(archived, ""), want: 200})
 	checkROI(t, r, roiWant{from: "2024-01", to: "2024-01", count: 1, roi: new(-100.0), npv: new(-1e6), best: new(-100.0), worst: new(-100.0),
@@ -172,8 +199,29 @@ func TestContractAnalytics(t *testing.T) {
 		roi: new(460.0), payback: new(0.0), npv: new(6864.49), best: new(646.67), worst: new(307.27), coverage: new(0.25), confidence: "low",
 		nullReasons: map[string]string{"irr": "no_sign_change"}})
 
+	// Realisation: B's expected needs the 2024-10 rate: P and the total are null, Q is not.
+	r = call(contractCall{as: &analyst, method: "GET", path: realization, want: 200})
+	if got, want := realizationSummary(t, r), "total null/8980/null; P null/8980/null; Q 6000/0/0; S 0/0/null; cost_savings null/8980/null; "+
+		"at risk: Hours 2024-05 100/50/50 2024-06 100/70/70; missing: [map[currency:EUR period:2024-10]]"; got != want {
+		t.Errorf("realization without a rate\n got %s\nwant %s", got, want)
+	}
+	// Without the 2024-01 rate either, B's actual cannot be converted: realised is null too.
+	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "EUR", "discount_rate": 0.10, "fiscal_year_start_month": 1}), 200)
+	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "USD", "discount_rate": 0.10, "fiscal_year_start_month": 1}), 200)
+	r = call(contractCall{as: &analyst, method: "GET", path: realization, want: 200})
+	if got, want := realizationSummary(t, r), "total null/null/null; P null/null/null; Q 6000/0/0; S 0/0/null; cost_savings null/null/null; "+
+		"at risk: Hours 2024-05 100/50/50 2024-06 100/70/70; missing: [map[currency:EUR period:2024-01] map[currency:EUR period:2024-04] "+
+		"map[currency:EUR period:2024-07] map[currency:EUR period:2024-10]]"; got != want {
+		t.Errorf("realization without any rate\n got %s\nwant %s", got, want)
+	}
+
 	// Tenant isolation: another tenant sees neither the initiative nor the portfolio.
 	call(contractCall{as: &other, method: "GET", path: roi(p, ""), want: 404, code: "NOT_FOUND"})
+	call(contractCall{as: &other, method: "GET", path: realization + "?initiative_id=" + p, want: 404, code: "NOT_FOUND"})
+	r = call(contractCall{as: &other, method: "GET", path: realization, want: 200})
+	if got, want := realizationSummary(t, r), "total 0/0/null; at risk:; missing: []"; got != want {
+		t.Errorf("another tenant's realization: %s", got)
+	}
 	r = call(contractCall{as: &other, method: "GET", path: roi("", ""), want: 200})
 	nothing := map[string]string{}
 	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent"} {
@@ -194,7 +242,16 @@ func TestContractAnalytics(t *testing.T) {
 	} {
 		call(contractCall{as: &analyst, method: "GET", path: "/v1/analytics/roi?" + c.query, want: 400, code: "INVALID_PARAMETER", docRejects: c.docRejects, docSkip: !c.docRejects})
 	}
-	call(contractCall{as: &analyst, method: "GET", path: roi("", ""), headers: []string{"X-Tenant-ID", ""}, want: 400, code: "INVALID_PARAMETER"})
+	for _, q := range []string{"initiative_id=nope", "period=ytd", "initiative_id=" + p + "&initiative_id=" + p} {
+		call(contractCall{as: &analyst, method: "GET", path: realization + "?" + q, want: 400, code: "INVALID_PARAMETER", docRejects: q == "initiative_id=nope", docSkip: q != "initiative_id=nope"})
+	}
+	for _, path := range []string{roi("", ""), realization} {
+		call(contractCall{as: &analyst, method: "GET", path: path, headers: []string{"X-Tenant-ID", ""}, want: 400, code: "INVALID_PARAMETER"})
+		call(contractCall{method: "GET", path: path, want: 401, code: "AUTHORIZATION_ERROR"})
+		call(contractCall{as: &reader, method: "GET", path: path, want: 403, code: "AUTHORIZATION_ERROR"})
+		call(contractCall{as: &other, method: "GET", path: path, headers: []string{"X-Tenant-ID", ts.tenant.String()}, want: 403, code: "AUTHORIZATION_ERROR"})
+	}
+	call(contractCall{as: &analyst, method: "GET", path: realization + "?initiative_id=" + uuid.NewString(), want: 404, code: "NOT_FOUND"})
 	// 401, 403: no token; no analytics:read; a token of another tenant naming this one.
 	call(contractCall{method: "GET", path: roi("", ""), want: 401, code: "AUTHORIZATION_ERROR"})
 	call(contractCall{as: &reader, method: "GET", path: roi(p, ""), want: 403, code: "AUTHORIZATION_ERROR"})
@@ -208,10 +265,12 @@ func TestContractAnalytics(t *testing.T) {
 		expect(t, ts.do(&limited, "GET", roi("", ""), nil), 200)
 	}
 	call(contractCall{as: &limited, method: "GET", path: roi("", ""), want: 429, code: "RATE_LIMIT_EXCEEDED"})
+	call(contractCall{as: &limited, method: "GET", path: realization, want: 429, code: "RATE_LIMIT_EXCEEDED"})
 
 	// 503: the database is gone.
 	ts.pool.Close()
 	call(contractCall{as: &analyst, method: "GET", path: roi(p, ""), want: 503, code: "SERVICE_UNAVAILABLE"})
+	call(contractCall{as: &analyst, method: "GET", path: realization, want: 503, code: "SERVICE_UNAVAILABLE"})
 
 	for _, u := range cc.uncovered([]string{"analytics"}, 500) {
 		t.Errorf("documented but never exercised: %s", u)
@@ -241,4 +300,43 @@ func TestAnalyticsRateLimit(t *testing.T) {
 	expect(t, ts.do(&admin, "GET", "/v1/initiatives", nil), 200)
 	other := contractTenant(t, ts, "enterprise")
 	expect(t, ts.do(&other, "GET", "/v1/analytics/roi", nil), 200)
+}
+
+// realizationSummary writes a realization as "total e/r/%; <initiative> e/r/%...;
+// <category> e/r/%...; at risk: <name> <period> e/a/%...; missing: [...]".
+func realizationSummary(t *testing.T, r response) string {
+	t.Helper()
+	if r.status != 200 {
+		return fmt.Sprintf("status %d", r.status)
+	}
+	body := r.json(t)
+	d := body["data"].(map[string]any)
+	v := func(x any) string {
+		if x == nil {
+			return "null"
+		}
+		return fmt.Sprint(x)
+	}
+	amounts := func(m map[string]any) string {
+		return v(m["expected_to_date"]) + "/" + v(m["realized_to_date"]) + "/" + v(m["realization_percent"])
+	}
+	out := "total " + amounts(d)
+	for _, in := range d["initiatives"].([]any) {
+		out += "; " + in.(map[string]any)["name"].(string) + " " + amounts(in.(map[string]any))
+	}
+	for _, c := range d["categories"].([]any) {
+		out += "; " + c.(map[string]any)["category"].(string) + " " + amounts(c.(map[string]any))
+	}
+	out += "; at risk:"
+	for i, b := range d["at_risk_benefits"].([]any) {
+		if i > 0 {
+			out += ","
+		}
+		out += " " + b.(map[string]any)["name"].(string)
+		for _, p := range b.(map[string]any)["periods"].([]any) {
+			pm := p.(map[string]any)
+			out += " " + pm["period"].(string) + " " + v(pm["expected"]) + "/" + v(pm["actual"]) + "/" + v(pm["realization_percent"])
+		}
+	}
+	return out + "; missing: " + fmt.Sprint(body["meta"].(map[string]any)["missing_fx_rates"])
 }

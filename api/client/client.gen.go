@@ -1943,6 +1943,28 @@ type APIKeyList struct {
 // grants the webhook routes (which JWT callers reach through `admin:config`).
 type APIKeyScope string
 
+// AnalyticsAtRiskBenefit defines model for AnalyticsAtRiskBenefit.
+type AnalyticsAtRiskBenefit struct {
+	BenefitId openapi_types.UUID `json:"benefit_id"`
+	Category  BenefitCategory    `json:"category"`
+
+	// Currency the currency of a money benefit; null for other units
+	Currency     *string            `json:"currency"`
+	InitiativeId openapi_types.UUID `json:"initiative_id"`
+	Name         string             `json:"name"`
+
+	// Periods The two periods that put it at risk, oldest first, in the benefit's own unit.
+	Periods []struct {
+		Actual             float32 `json:"actual"`
+		Expected           float32 `json:"expected"`
+		Period             string  `json:"period"`
+		RealizationPercent float32 `json:"realization_percent"`
+	} `json:"periods"`
+
+	// Unit What the values count. Only `currency` benefits enter money figures (realised value, ROI).
+	Unit BenefitUnit `json:"unit"`
+}
+
 // AnalyticsMeta The `meta` of every analytics response.
 type AnalyticsMeta struct {
 	// AsOf The current month (UTC) the figures are computed at; "to date" runs through it.
@@ -2020,6 +2042,77 @@ type AnalyticsROIEnvelope struct {
 // AnalyticsROIScenario defines model for AnalyticsROIScenario.
 type AnalyticsROIScenario struct {
 	RoiPercent *float32 `json:"roi_percent"`
+}
+
+// AnalyticsRealization defines model for AnalyticsRealization.
+type AnalyticsRealization struct {
+	AtRiskBenefits []AnalyticsAtRiskBenefit `json:"at_risk_benefits"`
+
+	// Categories Categories with a money benefit, by name.
+	Categories []AnalyticsRealizationCategory `json:"categories"`
+
+	// ExpectedToDate base currency, 2 decimals; null when a rate is missing
+	ExpectedToDate *float32 `json:"expected_to_date"`
+
+	// InitiativeId null for the portfolio
+	InitiativeId *openapi_types.UUID `json:"initiative_id"`
+
+	// Initiatives By name.
+	Initiatives []AnalyticsRealizationInitiative `json:"initiatives"`
+
+	// RealizationPercent realised / expected × 100, 2 decimals; null when expected is 0 or unknown
+	RealizationPercent *float32 `json:"realization_percent"`
+
+	// RealizedToDate base currency, 2 decimals; null when a rate is missing
+	RealizedToDate *float32 `json:"realized_to_date"`
+}
+
+// AnalyticsRealizationAmounts defines model for AnalyticsRealizationAmounts.
+type AnalyticsRealizationAmounts struct {
+	// ExpectedToDate base currency, 2 decimals; null when a rate is missing
+	ExpectedToDate *float32 `json:"expected_to_date"`
+
+	// RealizationPercent realised / expected × 100, 2 decimals; null when expected is 0 or unknown
+	RealizationPercent *float32 `json:"realization_percent"`
+
+	// RealizedToDate base currency, 2 decimals; null when a rate is missing
+	RealizedToDate *float32 `json:"realized_to_date"`
+}
+
+// AnalyticsRealizationCategory defines model for AnalyticsRealizationCategory.
+type AnalyticsRealizationCategory struct {
+	Category BenefitCategory `json:"category"`
+
+	// ExpectedToDate base currency, 2 decimals; null when a rate is missing
+	ExpectedToDate *float32 `json:"expected_to_date"`
+
+	// RealizationPercent realised / expected × 100, 2 decimals; null when expected is 0 or unknown
+	RealizationPercent *float32 `json:"realization_percent"`
+
+	// RealizedToDate base currency, 2 decimals; null when a rate is missing
+	RealizedToDate *float32 `json:"realized_to_date"`
+}
+
+// AnalyticsRealizationEnvelope defines model for AnalyticsRealizationEnvelope.
+type AnalyticsRealizationEnvelope struct {
+	Data AnalyticsRealization `json:"data"`
+
+	// Meta The `meta` of every analytics response.
+	Meta AnalyticsMeta `json:"meta"`
+}
+
+// AnalyticsRealizationInitiative defines model for AnalyticsRealizationInitiative.
+type AnalyticsRealizationInitiative struct {
+	// ExpectedToDate base currency, 2 decimals; null when a rate is missing
+	ExpectedToDate *float32           `json:"expected_to_date"`
+	InitiativeId   openapi_types.UUID `json:"initiative_id"`
+	Name           string             `json:"name"`
+
+	// RealizationPercent realised / expected × 100, 2 decimals; null when expected is 0 or unknown
+	RealizationPercent *float32 `json:"realization_percent"`
+
+	// RealizedToDate base currency, 2 decimals; null when a rate is missing
+	RealizedToDate *float32 `json:"realized_to_date"`
 }
 
 // Benefit A benefit of an initiative. `expected_value` is per year (see createBenefit).
@@ -4132,6 +4225,19 @@ type GetOpenAPIParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// GetAnalyticsRealizationParams defines parameters for GetAnalyticsRealization.
+type GetAnalyticsRealizationParams struct {
+	// InitiativeId An initiative of the tenant; omitted for the portfolio.
+	InitiativeId *openapi_types.UUID `form:"initiative_id,omitempty" json:"initiative_id,omitempty"`
+
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // GetAnalyticsROIParams defines parameters for GetAnalyticsROI.
 type GetAnalyticsROIParams struct {
 	// InitiativeId An initiative of the tenant; omitted for the portfolio.
@@ -5611,6 +5717,22 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, params *GetOpenAPIParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAnalyticsRealization Value realisation of the portfolio or an initiative
+	//
+	// Needs `analytics:read`; counts against the 30 analytics requests a minute. Expected against
+	// realised value to date (through the current month, base currency) of the benefits that are
+	// not cancelled: in total, per initiative (every initiative that is not archived, or the one
+	// named by `initiative_id`, archived or not), per benefit category; and the benefits at risk:
+	// under 80 % of their expected value in their two latest measured periods, when those are two
+	// periods running (any unit: the rule is a ratio), lowest latest share first. Expected to date
+	// is computed as in the initiative detail; realised to date is the sum of the actuals, each at
+	// its period's FX rate, summed in PostgreSQL. A sum that needs a missing rate is null and the
+	// rate is listed in `meta.missing_fx_rates`. A malformed `initiative_id`, an unknown or a
+	// repeated parameter is **400**; an initiative not in the tenant is **404**.
+	//
+	// Corresponds with GET /v1/analytics/realization (the `GetAnalyticsRealization` operationId).
+	GetAnalyticsRealization(ctx context.Context, params *GetAnalyticsRealizationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetAnalyticsROI ROI analysis of an initiative or the portfolio
 	//
@@ -7255,6 +7377,32 @@ func (c *Client) GetMetrics(ctx context.Context, params *GetMetricsParams, reqEd
 // Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 func (c *Client) GetOpenAPI(ctx context.Context, params *GetOpenAPIParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAnalyticsRealization Value realisation of the portfolio or an initiative
+//
+// Needs `analytics:read`; counts against the 30 analytics requests a minute. Expected against
+// realised value to date (through the current month, base currency) of the benefits that are
+// not cancelled: in total, per initiative (every initiative that is not archived, or the one
+// named by `initiative_id`, archived or not), per benefit category; and the benefits at risk:
+// under 80 % of their expected value in their two latest measured periods, when those are two
+// periods running (any unit: the rule is a ratio), lowest latest share first. Expected to date
+// is computed as in the initiative detail; realised to date is the sum of the actuals, each at
+// its period's FX rate, summed in PostgreSQL. A sum that needs a missing rate is null and the
+// rate is listed in `meta.missing_fx_rates`. A malformed `initiative_id`, an unknown or a
+// repeated parameter is **400**; an initiative not in the tenant is **404**.
+//
+// Corresponds with GET /v1/analytics/realization (the `GetAnalyticsRealization` operationId).
+func (c *Client) GetAnalyticsRealization(ctx context.Context, params *GetAnalyticsRealizationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAnalyticsRealizationRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10119,6 +10267,84 @@ func NewGetOpenAPIRequest(server string, params *GetOpenAPIParams) (*http.Reques
 			}
 
 			req.Header.Set("If-None-Match", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetAnalyticsRealizationRequest constructs an http.Request for the GetAnalyticsRealization method
+func NewGetAnalyticsRealizationRequest(server string, params *GetAnalyticsRealizationParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/analytics/realization")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.InitiativeId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "initiative_id", *params.InitiativeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
 		}
 
 	}
@@ -15554,6 +15780,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, params *GetOpenAPIParams, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
 
+	// GetAnalyticsRealizationWithResponse Value realisation of the portfolio or an initiative
+	//
+	// Needs `analytics:read`; counts against the 30 analytics requests a minute. Expected against
+	// realised value to date (through the current month, base currency) of the benefits that are
+	// not cancelled: in total, per initiative (every initiative that is not archived, or the one
+	// named by `initiative_id`, archived or not), per benefit category; and the benefits at risk:
+	// under 80 % of their expected value in their two latest measured periods, when those are two
+	// periods running (any unit: the rule is a ratio), lowest latest share first. Expected to date
+	// is computed as in the initiative detail; realised to date is the sum of the actuals, each at
+	// its period's FX rate, summed in PostgreSQL. A sum that needs a missing rate is null and the
+	// rate is listed in `meta.missing_fx_rates`. A malformed `initiative_id`, an unknown or a
+	// repeated parameter is **400**; an initiative not in the tenant is **404**.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/analytics/realization (the `GetAnalyticsRealization` operationId).
+	GetAnalyticsRealizationWithResponse(ctx context.Context, params *GetAnalyticsRealizationParams, reqEditors ...RequestEditorFn) (*GetAnalyticsRealizationResponse, error)
+
 	// GetAnalyticsROIWithResponse ROI analysis of an initiative or the portfolio
 	//
 	// Needs `analytics:read`; 30 analytics requests a minute per tenant (shared by every
@@ -17604,6 +17848,186 @@ func (r GetOpenAPIResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetOpenAPIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAnalyticsRealizationResponse200Headers the declared response headers of an HTTP 200 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse200Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse400Headers the declared response headers of an HTTP 400 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse401Headers the declared response headers of an HTTP 401 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse403Headers the declared response headers of an HTTP 403 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse404Headers the declared response headers of an HTTP 404 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse429Headers the declared response headers of an HTTP 429 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse500Headers the declared response headers of an HTTP 500 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse503Headers the declared response headers of an HTTP 503 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type GetAnalyticsRealizationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AnalyticsRealizationEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V1NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAnalyticsRealizationResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAnalyticsRealizationResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAnalyticsRealizationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetAnalyticsRealizationResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetAnalyticsRealizationResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAnalyticsRealizationResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetAnalyticsRealizationResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAnalyticsRealizationResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON200() *AnalyticsRealizationEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON404() *V1NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAnalyticsRealizationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAnalyticsRealizationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAnalyticsRealizationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAnalyticsRealizationResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -32277,6 +32701,30 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, params
 	return ParseGetOpenAPIResponse(rsp)
 }
 
+// GetAnalyticsRealizationWithResponse Value realisation of the portfolio or an initiative
+//
+// Needs `analytics:read`; counts against the 30 analytics requests a minute. Expected against
+// realised value to date (through the current month, base currency) of the benefits that are
+// not cancelled: in total, per initiative (every initiative that is not archived, or the one
+// named by `initiative_id`, archived or not), per benefit category; and the benefits at risk:
+// under 80 % of their expected value in their two latest measured periods, when those are two
+// periods running (any unit: the rule is a ratio), lowest latest share first. Expected to date
+// is computed as in the initiative detail; realised to date is the sum of the actuals, each at
+// its period's FX rate, summed in PostgreSQL. A sum that needs a missing rate is null and the
+// rate is listed in `meta.missing_fx_rates`. A malformed `initiative_id`, an unknown or a
+// repeated parameter is **400**; an initiative not in the tenant is **404**.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/analytics/realization (the `GetAnalyticsRealization` operationId).
+func (c *ClientWithResponses) GetAnalyticsRealizationWithResponse(ctx context.Context, params *GetAnalyticsRealizationParams, reqEditors ...RequestEditorFn) (*GetAnalyticsRealizationResponse, error) {
+	rsp, err := c.GetAnalyticsRealization(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAnalyticsRealizationResponse(rsp)
+}
+
 // GetAnalyticsROIWithResponse ROI analysis of an initiative or the portfolio
 //
 // Needs `analytics:read`; 30 analytics requests a minute per tenant (shared by every
@@ -34994,6 +35442,402 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers431 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAnalyticsRealizationResponse parses an HTTP response from a GetAnalyticsRealizationWithResponse call
+func ParseGetAnalyticsRealizationResponse(rsp *http.Response) (*GetAnalyticsRealizationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAnalyticsRealizationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AnalyticsRealizationEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V1NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAnalyticsRealizationResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetAnalyticsRealizationResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAnalyticsRealizationResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetAnalyticsRealizationResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetAnalyticsRealizationResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAnalyticsRealizationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetAnalyticsRealizationResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAnalyticsRealizationResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
