@@ -147,9 +147,7 @@ func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, 
 	}
 	share := func(r AtRisk) float64 { last := r.Periods[len(r.Periods)-1]; return last.Actual / last.Expected }
 	slices.SortStableFunc(out.AtRisk, func(a, b AtRisk) int { return cmp.Compare(share(a), share(b)) })
-	out.Missing = slices.SortedFunc(maps.Keys(missing), func(a, b finance.MissingRate) int {
-		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
-	})
+	out.Missing = sortMissing(slices.Collect(maps.Keys(missing)))
 	return out
 }
 

@@ -104,12 +104,7 @@ func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate fl
 		}
 		all = append(all, cf)
 	}
-	out.Missing = slices.SortedFunc(maps.Keys(missing), func(a, b finance.MissingRate) int {
-		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
-	})
-	if out.Missing == nil {
-		out.Missing = []finance.MissingRate{}
-	}
+	out.Missing = sortMissing(slices.Collect(maps.Keys(missing)))
 	out.Coverage = coverage(ins, w, current)
 	out.Confidence = ConfidenceOf(out.Coverage)
 
@@ -185,4 +180,16 @@ func coverage(ins []Initiative, w Window, current finance.Month) *float64 {
 		return nil
 	}
 	return new(float64(measured) / float64(elapsed))
+}
+
+// sortMissing sorts rates by currency, then month, without repeats; never nil.
+func sortMissing(ms []finance.MissingRate) []finance.MissingRate {
+	slices.SortFunc(ms, func(a, b finance.MissingRate) int {
+		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
+	})
+	ms = slices.Compact(ms)
+	if ms == nil {
+		ms = []finance.MissingRate{}
+	}
+	return ms
 }
