@@ -8,6 +8,7 @@ package api
 import (
 	"cmp"
 	"errors"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -31,6 +32,7 @@ import (
 func (s *Server) analyticsRoutes(v1 fiber.Router) {
 	v1.Get("/analytics/roi", s.require(rbac.AnalyticsRead), s.analyticsROI)
 	v1.Get("/analytics/realization", s.require(rbac.AnalyticsRead), s.analyticsRealization)
+	v1.Get("/analytics/trends", s.require(rbac.AnalyticsRead), s.analyticsTrends)
 }
 
 // analyticsMetaJSON is the meta of every analytics response.
@@ -351,11 +353,7 @@ func (s *Server) analyticsRealization(c *fiber.Ctx) error {
 	for _, m := range missingActual {
 		missing = append(missing, finance.MissingRate{Currency: m.Currency, Period: finance.MonthOfTime(m.Period)})
 	}
-	slices.SortFunc(missing, func(a, b finance.MissingRate) int {
-		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
-	})
-	missing = slices.Compact(missing)
-	return c.JSON(analyticsEnvelope[realizationJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, missing)})
+	return c.JSON(analyticsEnvelope[realizationJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, sortedMissing(missing))})
 }
 
 // analyticsBenefit is a benefit row in the finance core's terms (as
@@ -371,4 +369,162 @@ func analyticsBenefit(b dbsqlc.Benefit, plan []finance.PlanEntry) finance.Benefi
 		fb.End = new(finance.MonthOfTime(*b.ExpectedEndDate))
 	}
 	return fb
+}
+
+type trendPointJSON struct {
+	Period        string   `json:"period"`
+	Expected      *float64 `json:"expected"`
+	Actual        *float64 `json:"actual"`
+	MovingAverage *float64 `json:"moving_average"`
+}
+
+type trendSeriesJSON struct {
+	Direction *string          `json:"direction"`
+	Slope     *float64         `json:"slope"`
+	Points    []trendPointJSON `json:"points"`
+}
+
+type trendGroupJSON struct {
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	trendSeriesJSON
+}
+
+type trendsJSON struct {
+	From    string           `json:"from"`
+	To      string           `json:"to"`
+	GroupBy *string          `json:"group_by"`
+	Total   trendSeriesJSON  `json:"total"`
+	Groups  []trendGroupJSON `json:"groups"`
+}
+
+func toTrendSeries(s analytics.Series) trendSeriesJSON {
+	round := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		return new(money.Round(*v))
+	}
+	out := trendSeriesJSON{Slope: round(s.Slope), Points: make([]trendPointJSON, len(s.Points))}
+	if s.Direction != nil {
+		out.Direction = new(string(*s.Direction))
+	}
+	for i, p := range s.Points {
+		out.Points[i] = trendPointJSON{Period: p.Period.String(), Expected: round(p.Expected), Actual: round(p.Actual), MovingAverage: round(p.MovingAverage)}
+	}
+	return out
+}
+
+func (s *Server) analyticsTrends(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	from, _ := q.str("from")
+	to, _ := q.str("to")
+	groupBy := q.oneOf("group_by", "", []string{"category", "initiative"})
+	if err := q.done(); err != nil {
+		return err
+	}
+	ctx, t, tenant, now := c.UserContext(), tx(c), principal(c).TenantID, time.Now()
+	current := finance.MonthOfTime(now)
+	h, err := analytics.ParseTrendRange(from, to, current)
+	if err != nil {
+		return InvalidParameter("%s", err.Error())
+	}
+	st, err := settings.Load(ctx, t, tenant)
+	if err != nil {
+		return err
+	}
+	rows, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant})
+	if err != nil {
+		return err
+	}
+	var ids []uuid.UUID
+	for _, b := range rows {
+		if benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil {
+			ids = append(ids, b.ID)
+		}
+	}
+	plans, err := db.Q.BenefitPlanList(ctx, t, dbsqlc.BenefitPlanListParams{TenantID: tenant, BenefitIds: ids})
+	if err != nil {
+		return err
+	}
+	through := min(h.End, current).FirstDay()
+	sums, err := db.Q.AnalyticsActualsByMonth(ctx, t, dbsqlc.AnalyticsActualsByMonthParams{GroupBy: groupBy, Base: st.BaseCurrency, TenantID: tenant,
+		FromPeriod: h.Start.FirstDay(), Through: through})
+	if err != nil {
+		return err
+	}
+	missingActual, err := db.Q.AnalyticsMissingActualRatesInRange(ctx, t, dbsqlc.AnalyticsMissingActualRatesInRangeParams{TenantID: tenant,
+		FromPeriod: h.Start.FirstDay(), Through: through, Base: st.BaseCurrency})
+	if err != nil {
+		return err
+	}
+	fx, err := loadFX(c, st.BaseCurrency)
+	if err != nil {
+		return err
+	}
+
+	planOf := map[uuid.UUID][]finance.PlanEntry{}
+	for _, p := range plans {
+		planOf[p.BenefitID] = append(planOf[p.BenefitID], finance.PlanEntry{Period: finance.MonthOfTime(p.Period), Expected: p.Expected})
+	}
+	groupOf := func(b dbsqlc.Benefit) string {
+		switch groupBy {
+		case "category":
+			return b.Category
+		case "initiative":
+			return b.InitiativeID.String()
+		}
+		return ""
+	}
+	var benefits []analytics.TrendBenefit
+	groupSet := map[string]bool{}
+	for _, b := range rows {
+		if benefit.Unit(b.Unit) != benefit.UnitCurrency || b.Currency == nil {
+			continue
+		}
+		benefits = append(benefits, analytics.TrendBenefit{Group: groupOf(b), Benefit: analyticsBenefit(b, planOf[b.ID])})
+		groupSet[groupOf(b)] = true
+	}
+	actuals := make([]analytics.ActualSum, len(sums))
+	for i, a := range sums {
+		actuals[i] = analytics.ActualSum{Group: a.GroupKey, Period: finance.MonthOfTime(a.Period), Value: a.Actual, Missing: a.Missing > 0}
+	}
+	// The groups: categories by name; initiatives (with a money benefit) by name.
+	var keys, names []string
+	switch groupBy {
+	case "category":
+		keys = slices.Sorted(maps.Keys(groupSet))
+		names = keys
+	case "initiative":
+		initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant})
+		if err != nil {
+			return err
+		}
+		for _, in := range initiatives {
+			if groupSet[in.ID.String()] {
+				keys, names = append(keys, in.ID.String()), append(names, in.Name)
+			}
+		}
+	}
+	total, groups, missing := analytics.ComputeTrends(h, current, keys, benefits, actuals, fx)
+
+	out := trendsJSON{From: h.Start.String(), To: h.End.String(), Total: toTrendSeries(total), Groups: make([]trendGroupJSON, len(groups))}
+	if groupBy != "" {
+		out.GroupBy = &groupBy
+	}
+	for i, g := range groups {
+		out.Groups[i] = trendGroupJSON{Key: keys[i], Name: names[i], trendSeriesJSON: toTrendSeries(g)}
+	}
+	for _, m := range missingActual {
+		missing = append(missing, finance.MissingRate{Currency: m.Currency, Period: finance.MonthOfTime(m.Period)})
+	}
+	return c.JSON(analyticsEnvelope[trendsJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, sortedMissing(missing))})
+}
+
+// sortedMissing sorts rates by currency, then month, without repeats.
+func sortedMissing(ms []finance.MissingRate) []finance.MissingRate {
+	slices.SortFunc(ms, func(a, b finance.MissingRate) int {
+		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
+	})
+	return slices.Compact(ms)
 }

@@ -173,6 +173,28 @@ func TestContractAnalytics(t *testing.T) {
 		t.Errorf("realization of the archived R\n got %s\nwant %s", got, want)
 	}
 
+	// Trends over 2024 (P and Q; S has no money benefit): expected A 2,000 a month + B 2,000 a
+	// quarter at its rate + C 1,000 in 03..08; actual 2,980 (1,000 + 1,800 × 1.10), 1,500, 2,500,
+	// 2,000, then 0. Slope Σ(t − 5.5)·y / Σ(t − 5.5)² = −36,890 / 143 = −257.97: down.
+	const trends = "/v1/analytics/trends"
+	r = call(contractCall{as: &analyst, method: "GET", path: trends + "?from=2024-01&to=2024-12&group_by=category", want: 200})
+	want := "down -257.97: 2024-01 4200/2980/null 2024-02 2000/1500/null 2024-03 3000/2500/2326.67 2024-04 5400/2000/2000 " +
+		"2024-05 3000/0/1500 2024-06 3000/0/666.67 2024-07 5400/0/0 2024-08 3000/0/0 2024-09 2000/0/0 2024-10 4500/0/0 2024-11 2000/0/0 2024-12 2000/0/0"
+	if got := trendSummary(t, r, "total"); got != want {
+		t.Errorf("trends\n got %s\nwant %s", got, want)
+	}
+	if got := trendSummary(t, r, "cost_savings"); got != want { // the only category
+		t.Errorf("trends of cost_savings\n got %s\nwant %s", got, want)
+	}
+	r = call(contractCall{as: &analyst, method: "GET", path: trends + "?from=2024-03&to=2024-04&group_by=initiative", want: 200})
+	if got, want := trendSummary(t, r, "P")+" | "+trendSummary(t, r, "Q"), "<nil> <nil>: 2024-03 2000/2500/null 2024-04 4400/2000/null | <nil> <nil>: 2024-03 1000/0/null 2024-04 1000/0/null"; got != want {
+		t.Errorf("trends by initiative\n got %s\nwant %s", got, want)
+	}
+	r = call(contractCall{as: &analyst, method: "GET", path: trends, want: 200})
+	if d := r.json(t)["data"].(map[string]any); d["group_by"] != nil || len(d["groups"].([]any)) != 0 || len(d["total"].(map[string]any)["points"].([]any)) != 12 || d["to"] != r.json(t)["meta"].(map[string]any)["as_of"] {
+		t.Errorf("default trends: %s", r.body)
+	}
+
 	// An archived initiative can still be analysed by id.
 	r = call(contractCall{as: &analyst, method: "GET", path: roi(archived, ""), want: 200})
 	checkROI(t, r, roiWant{from: "2024-01", to: "2024-01", count: 1, roi: new(-100.0), npv: new(-1e6), best: new(-100.0), worst: new(-100.0),
@@ -245,7 +267,11 @@ func TestContractAnalytics(t *testing.T) {
 	for _, q := range []string{"initiative_id=nope", "period=ytd", "initiative_id=" + p + "&initiative_id=" + p} {
 		call(contractCall{as: &analyst, method: "GET", path: realization + "?" + q, want: 400, code: "INVALID_PARAMETER", docRejects: q == "initiative_id=nope", docSkip: q != "initiative_id=nope"})
 	}
-	for _, path := range []string{roi("", ""), realization} {
+	for _, q := range []string{"from=2024-07&to=2024-06", "from=2019-12&to=2024-12", "from=2024-1", "to=2024-13", "group_by=owner", "from=2024-01&from=2024-02", "initiative_id=" + p} {
+		docRejects := q == "from=2024-1" || q == "to=2024-13" || q == "group_by=owner"
+		call(contractCall{as: &analyst, method: "GET", path: trends + "?" + q, want: 400, code: "INVALID_PARAMETER", docRejects: docRejects, docSkip: !docRejects})
+	}
+	for _, path := range []string{roi("", ""), realization, trends} {
 		call(contractCall{as: &analyst, method: "GET", path: path, headers: []string{"X-Tenant-ID", ""}, want: 400, code: "INVALID_PARAMETER"})
 		call(contractCall{method: "GET", path: path, want: 401, code: "AUTHORIZATION_ERROR"})
 		call(contractCall{as: &reader, method: "GET", path: path, want: 403, code: "AUTHORIZATION_ERROR"})
@@ -266,11 +292,13 @@ func TestContractAnalytics(t *testing.T) {
 	}
 	call(contractCall{as: &limited, method: "GET", path: roi("", ""), want: 429, code: "RATE_LIMIT_EXCEEDED"})
 	call(contractCall{as: &limited, method: "GET", path: realization, want: 429, code: "RATE_LIMIT_EXCEEDED"})
+	call(contractCall{as: &limited, method: "GET", path: trends, want: 429, code: "RATE_LIMIT_EXCEEDED"})
 
 	// 503: the database is gone.
 	ts.pool.Close()
 	call(contractCall{as: &analyst, method: "GET", path: roi(p, ""), want: 503, code: "SERVICE_UNAVAILABLE"})
 	call(contractCall{as: &analyst, method: "GET", path: realization, want: 503, code: "SERVICE_UNAVAILABLE"})
+	call(contractCall{as: &analyst, method: "GET", path: trends, want: 503, code: "SERVICE_UNAVAILABLE"})
 
 	for _, u := range cc.uncovered([]string{"analytics"}, 500) {
 		t.Errorf("documented but never exercised: %s", u)
@@ -339,4 +367,38 @@ func realizationSummary(t *testing.T, r response) string {
 		}
 	}
 	return out + "; missing: " + fmt.Sprint(body["meta"].(map[string]any)["missing_fx_rates"])
+}
+
+// trendSummary writes the series of the total ("total") or of the group of
+// that name as "<direction> <slope>: <period> expected/actual/ma ...".
+func trendSummary(t *testing.T, r response, name string) string {
+	t.Helper()
+	if r.status != 200 {
+		return fmt.Sprintf("status %d", r.status)
+	}
+	d := r.json(t)["data"].(map[string]any)
+	series := map[string]any(nil)
+	if name == "total" {
+		series = d["total"].(map[string]any)
+	}
+	for _, g := range d["groups"].([]any) {
+		if g.(map[string]any)["name"] == name {
+			series = g.(map[string]any)
+		}
+	}
+	if series == nil {
+		return "no series " + name
+	}
+	v := func(x any) string {
+		if x == nil {
+			return "null"
+		}
+		return fmt.Sprint(x)
+	}
+	out := fmt.Sprint(series["direction"], " ", series["slope"], ":")
+	for _, p := range series["points"].([]any) {
+		pm := p.(map[string]any)
+		out += " " + pm["period"].(string) + " " + v(pm["expected"]) + "/" + v(pm["actual"]) + "/" + v(pm["moving_average"])
+	}
+	return out
 }

@@ -131,6 +131,75 @@ func (e AnalyticsROINullReasons) Valid() bool {
 	}
 }
 
+// Defines values for AnalyticsTrendSeriesDirection.
+const (
+	AnalyticsTrendSeriesDirectionDown        AnalyticsTrendSeriesDirection = "down"
+	AnalyticsTrendSeriesDirectionFlat        AnalyticsTrendSeriesDirection = "flat"
+	AnalyticsTrendSeriesDirectionLessThannil AnalyticsTrendSeriesDirection = "<nil>"
+	AnalyticsTrendSeriesDirectionUp          AnalyticsTrendSeriesDirection = "up"
+)
+
+// Valid indicates whether the value is a known member of the AnalyticsTrendSeriesDirection enum.
+func (e AnalyticsTrendSeriesDirection) Valid() bool {
+	switch e {
+	case AnalyticsTrendSeriesDirectionDown:
+		return true
+	case AnalyticsTrendSeriesDirectionFlat:
+		return true
+	case AnalyticsTrendSeriesDirectionLessThannil:
+		return true
+	case AnalyticsTrendSeriesDirectionUp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalyticsTrendsGroupBy.
+const (
+	AnalyticsTrendsGroupByCategory    AnalyticsTrendsGroupBy = "category"
+	AnalyticsTrendsGroupByInitiative  AnalyticsTrendsGroupBy = "initiative"
+	AnalyticsTrendsGroupByLessThannil AnalyticsTrendsGroupBy = "<nil>"
+)
+
+// Valid indicates whether the value is a known member of the AnalyticsTrendsGroupBy enum.
+func (e AnalyticsTrendsGroupBy) Valid() bool {
+	switch e {
+	case AnalyticsTrendsGroupByCategory:
+		return true
+	case AnalyticsTrendsGroupByInitiative:
+		return true
+	case AnalyticsTrendsGroupByLessThannil:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalyticsTrendsGroupsDirection.
+const (
+	AnalyticsTrendsGroupsDirectionDown        AnalyticsTrendsGroupsDirection = "down"
+	AnalyticsTrendsGroupsDirectionFlat        AnalyticsTrendsGroupsDirection = "flat"
+	AnalyticsTrendsGroupsDirectionLessThannil AnalyticsTrendsGroupsDirection = "<nil>"
+	AnalyticsTrendsGroupsDirectionUp          AnalyticsTrendsGroupsDirection = "up"
+)
+
+// Valid indicates whether the value is a known member of the AnalyticsTrendsGroupsDirection enum.
+func (e AnalyticsTrendsGroupsDirection) Valid() bool {
+	switch e {
+	case AnalyticsTrendsGroupsDirectionDown:
+		return true
+	case AnalyticsTrendsGroupsDirectionFlat:
+		return true
+	case AnalyticsTrendsGroupsDirectionLessThannil:
+		return true
+	case AnalyticsTrendsGroupsDirectionUp:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BenefitCategory.
 const (
 	BenefitCategoryCostAvoidance      BenefitCategory = "cost_avoidance"
@@ -1613,6 +1682,24 @@ func (e WebhookActiveFilter) Valid() bool {
 	}
 }
 
+// Defines values for GetAnalyticsTrendsParamsGroupBy.
+const (
+	GetAnalyticsTrendsParamsGroupByCategory   GetAnalyticsTrendsParamsGroupBy = "category"
+	GetAnalyticsTrendsParamsGroupByInitiative GetAnalyticsTrendsParamsGroupBy = "initiative"
+)
+
+// Valid indicates whether the value is a known member of the GetAnalyticsTrendsParamsGroupBy enum.
+func (e GetAnalyticsTrendsParamsGroupBy) Valid() bool {
+	switch e {
+	case GetAnalyticsTrendsParamsGroupByCategory:
+		return true
+	case GetAnalyticsTrendsParamsGroupByInitiative:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListBenefitsParamsSort.
 const (
 	ListBenefitsParamsSortCreatedAt         ListBenefitsParamsSort = "created_at"
@@ -2113,6 +2200,61 @@ type AnalyticsRealizationInitiative struct {
 
 	// RealizedToDate base currency, 2 decimals; null when a rate is missing
 	RealizedToDate *float32 `json:"realized_to_date"`
+}
+
+// AnalyticsTrendSeries defines model for AnalyticsTrendSeries.
+type AnalyticsTrendSeries struct {
+	Direction *AnalyticsTrendSeriesDirection `json:"direction"`
+	Points    []struct {
+		Actual        *float32 `json:"actual"`
+		Expected      *float32 `json:"expected"`
+		MovingAverage *float32 `json:"moving_average"`
+		Period        string   `json:"period"`
+	} `json:"points"`
+
+	// Slope least-squares slope of the actuals, base currency a month, 2 decimals
+	Slope *float32 `json:"slope"`
+}
+
+// AnalyticsTrendSeriesDirection defines model for AnalyticsTrendSeries.Direction.
+type AnalyticsTrendSeriesDirection string
+
+// AnalyticsTrends defines model for AnalyticsTrends.
+type AnalyticsTrends struct {
+	From    string                  `json:"from"`
+	GroupBy *AnalyticsTrendsGroupBy `json:"group_by"`
+
+	// Groups One series per group (empty without `group_by`); `key` is the category or the initiative id.
+	Groups []struct {
+		Direction *AnalyticsTrendsGroupsDirection `json:"direction"`
+		Key       string                          `json:"key"`
+		Name      string                          `json:"name"`
+		Points    []struct {
+			Actual        *float32 `json:"actual"`
+			Expected      *float32 `json:"expected"`
+			MovingAverage *float32 `json:"moving_average"`
+			Period        string   `json:"period"`
+		} `json:"points"`
+
+		// Slope least-squares slope of the actuals, base currency a month, 2 decimals
+		Slope *float32 `json:"slope"`
+	} `json:"groups"`
+	To    string               `json:"to"`
+	Total AnalyticsTrendSeries `json:"total"`
+}
+
+// AnalyticsTrendsGroupBy defines model for AnalyticsTrends.GroupBy.
+type AnalyticsTrendsGroupBy string
+
+// AnalyticsTrendsGroupsDirection defines model for AnalyticsTrends.Groups.Direction.
+type AnalyticsTrendsGroupsDirection string
+
+// AnalyticsTrendsEnvelope defines model for AnalyticsTrendsEnvelope.
+type AnalyticsTrendsEnvelope struct {
+	Data AnalyticsTrends `json:"data"`
+
+	// Meta The `meta` of every analytics response.
+	Meta AnalyticsMeta `json:"meta"`
 }
 
 // Benefit A benefit of an initiative. `expected_value` is per year (see createBenefit).
@@ -4255,6 +4397,26 @@ type GetAnalyticsROIParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// GetAnalyticsTrendsParams defines parameters for GetAnalyticsTrends.
+type GetAnalyticsTrendsParams struct {
+	// From First month; default 11 months before `to`.
+	From *string `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Last month; default the current month (UTC).
+	To      *string                          `form:"to,omitempty" json:"to,omitempty"`
+	GroupBy *GetAnalyticsTrendsParamsGroupBy `form:"group_by,omitempty" json:"group_by,omitempty"`
+
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetAnalyticsTrendsParamsGroupBy defines parameters for GetAnalyticsTrends.
+type GetAnalyticsTrendsParamsGroupBy string
+
 // ListAPIKeysParams defines parameters for ListAPIKeys.
 type ListAPIKeysParams struct {
 	// Page Page number, from 1.
@@ -5752,6 +5914,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/analytics/roi (the `GetAnalyticsROI` operationId).
 	GetAnalyticsROI(ctx context.Context, params *GetAnalyticsROIParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAnalyticsTrends Monthly expected against actual value of the portfolio
+	//
+	// Needs `analytics:read`; counts against the 30 analytics requests a minute. One point a month
+	// from `from` to `to` (inclusive, at most 60 months) for the benefits that count (money, not
+	// cancelled) of the initiatives that are not archived, in the base currency: `expected` as the
+	// initiative detail computes it (a quarterly benefit's quarter in its first month, each month
+	// at its rate), `actual` the sum of the actuals recorded for the month (0 when none; null after
+	// the current month), `moving_average` the trailing mean of the last 3 actuals. `direction`:
+	// least-squares slope of the actuals a month over the elapsed months (`slope`), `up` above 1 %
+	// of their mean absolute value, `down` below minus that, `flat` between; null with fewer than
+	// 3 elapsed months. A value that needs a missing FX rate is null (`meta.missing_fx_rates`).
+	// `group_by` adds one series per benefit category or per initiative (those with a money
+	// benefit), by name. A malformed, inverted or longer than 60-month range, an unknown
+	// `group_by`, an unknown or repeated parameter is **400** `INVALID_PARAMETER`.
+	//
+	// Corresponds with GET /v1/analytics/trends (the `GetAnalyticsTrends` operationId).
+	GetAnalyticsTrends(ctx context.Context, params *GetAnalyticsTrendsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListAPIKeys List API keys
 	//
@@ -7432,6 +7612,34 @@ func (c *Client) GetAnalyticsRealization(ctx context.Context, params *GetAnalyti
 // Corresponds with GET /v1/analytics/roi (the `GetAnalyticsROI` operationId).
 func (c *Client) GetAnalyticsROI(ctx context.Context, params *GetAnalyticsROIParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAnalyticsROIRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAnalyticsTrends Monthly expected against actual value of the portfolio
+//
+// Needs `analytics:read`; counts against the 30 analytics requests a minute. One point a month
+// from `from` to `to` (inclusive, at most 60 months) for the benefits that count (money, not
+// cancelled) of the initiatives that are not archived, in the base currency: `expected` as the
+// initiative detail computes it (a quarterly benefit's quarter in its first month, each month
+// at its rate), `actual` the sum of the actuals recorded for the month (0 when none; null after
+// the current month), `moving_average` the trailing mean of the last 3 actuals. `direction`:
+// least-squares slope of the actuals a month over the elapsed months (`slope`), `up` above 1 %
+// of their mean absolute value, `down` below minus that, `flat` between; null with fewer than
+// 3 elapsed months. A value that needs a missing FX rate is null (`meta.missing_fx_rates`).
+// `group_by` adds one series per benefit category or per initiative (those with a money
+// benefit), by name. A malformed, inverted or longer than 60-month range, an unknown
+// `group_by`, an unknown or repeated parameter is **400** `INVALID_PARAMETER`.
+//
+// Corresponds with GET /v1/analytics/trends (the `GetAnalyticsTrends` operationId).
+func (c *Client) GetAnalyticsTrends(ctx context.Context, params *GetAnalyticsTrendsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAnalyticsTrendsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10395,6 +10603,108 @@ func NewGetAnalyticsROIRequest(server string, params *GetAnalyticsROIParams) (*h
 		if params.Period != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetAnalyticsTrendsRequest constructs an http.Request for the GetAnalyticsTrends method
+func NewGetAnalyticsTrendsRequest(server string, params *GetAnalyticsTrendsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/analytics/trends")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.GroupBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "group_by", *params.GroupBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -15819,6 +16129,26 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/analytics/roi (the `GetAnalyticsROI` operationId).
 	GetAnalyticsROIWithResponse(ctx context.Context, params *GetAnalyticsROIParams, reqEditors ...RequestEditorFn) (*GetAnalyticsROIResponse, error)
 
+	// GetAnalyticsTrendsWithResponse Monthly expected against actual value of the portfolio
+	//
+	// Needs `analytics:read`; counts against the 30 analytics requests a minute. One point a month
+	// from `from` to `to` (inclusive, at most 60 months) for the benefits that count (money, not
+	// cancelled) of the initiatives that are not archived, in the base currency: `expected` as the
+	// initiative detail computes it (a quarterly benefit's quarter in its first month, each month
+	// at its rate), `actual` the sum of the actuals recorded for the month (0 when none; null after
+	// the current month), `moving_average` the trailing mean of the last 3 actuals. `direction`:
+	// least-squares slope of the actuals a month over the elapsed months (`slope`), `up` above 1 %
+	// of their mean absolute value, `down` below minus that, `flat` between; null with fewer than
+	// 3 elapsed months. A value that needs a missing FX rate is null (`meta.missing_fx_rates`).
+	// `group_by` adds one series per benefit category or per initiative (those with a money
+	// benefit), by name. A malformed, inverted or longer than 60-month range, an unknown
+	// `group_by`, an unknown or repeated parameter is **400** `INVALID_PARAMETER`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/analytics/trends (the `GetAnalyticsTrends` operationId).
+	GetAnalyticsTrendsWithResponse(ctx context.Context, params *GetAnalyticsTrendsParams, reqEditors ...RequestEditorFn) (*GetAnalyticsTrendsResponse, error)
+
 	// ListAPIKeysWithResponse List API keys
 	//
 	// Needs `admin:config`. Keys not revoked (expired ones included, `status` says so), newest first. The key itself is never shown again.
@@ -18208,6 +18538,168 @@ func (r GetAnalyticsROIResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetAnalyticsROIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAnalyticsTrendsResponse200Headers the declared response headers of an HTTP 200 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse200Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse400Headers the declared response headers of an HTTP 400 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse401Headers the declared response headers of an HTTP 401 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse403Headers the declared response headers of an HTTP 403 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse429Headers the declared response headers of an HTTP 429 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse500Headers the declared response headers of an HTTP 500 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse503Headers the declared response headers of an HTTP 503 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type GetAnalyticsTrendsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AnalyticsTrendsEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAnalyticsTrendsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAnalyticsTrendsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAnalyticsTrendsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetAnalyticsTrendsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAnalyticsTrendsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetAnalyticsTrendsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAnalyticsTrendsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON200() *AnalyticsTrendsEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAnalyticsTrendsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAnalyticsTrendsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAnalyticsTrendsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAnalyticsTrendsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -32752,6 +33244,32 @@ func (c *ClientWithResponses) GetAnalyticsROIWithResponse(ctx context.Context, p
 	return ParseGetAnalyticsROIResponse(rsp)
 }
 
+// GetAnalyticsTrendsWithResponse Monthly expected against actual value of the portfolio
+//
+// Needs `analytics:read`; counts against the 30 analytics requests a minute. One point a month
+// from `from` to `to` (inclusive, at most 60 months) for the benefits that count (money, not
+// cancelled) of the initiatives that are not archived, in the base currency: `expected` as the
+// initiative detail computes it (a quarterly benefit's quarter in its first month, each month
+// at its rate), `actual` the sum of the actuals recorded for the month (0 when none; null after
+// the current month), `moving_average` the trailing mean of the last 3 actuals. `direction`:
+// least-squares slope of the actuals a month over the elapsed months (`slope`), `up` above 1 %
+// of their mean absolute value, `down` below minus that, `flat` between; null with fewer than
+// 3 elapsed months. A value that needs a missing FX rate is null (`meta.missing_fx_rates`).
+// `group_by` adds one series per benefit category or per initiative (those with a money
+// benefit), by name. A malformed, inverted or longer than 60-month range, an unknown
+// `group_by`, an unknown or repeated parameter is **400** `INVALID_PARAMETER`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/analytics/trends (the `GetAnalyticsTrends` operationId).
+func (c *ClientWithResponses) GetAnalyticsTrendsWithResponse(ctx context.Context, params *GetAnalyticsTrendsParams, reqEditors ...RequestEditorFn) (*GetAnalyticsTrendsResponse, error) {
+	rsp, err := c.GetAnalyticsTrends(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAnalyticsTrendsResponse(rsp)
+}
+
 // ListAPIKeysWithResponse List API keys
 //
 // Needs `admin:config`. Keys not revoked (expired ones included, `status` says so), newest first. The key itself is never shown again.
@@ -36198,6 +36716,357 @@ func ParseGetAnalyticsROIResponse(rsp *http.Response) (*GetAnalyticsROIResponse,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetAnalyticsROIResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAnalyticsTrendsResponse parses an HTTP response from a GetAnalyticsTrendsWithResponse call
+func ParseGetAnalyticsTrendsResponse(rsp *http.Response) (*GetAnalyticsTrendsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAnalyticsTrendsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AnalyticsTrendsEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAnalyticsTrendsResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetAnalyticsTrendsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAnalyticsTrendsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetAnalyticsTrendsResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAnalyticsTrendsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetAnalyticsTrendsResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAnalyticsTrendsResponse503Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -12,6 +12,71 @@ import (
 	"github.com/google/uuid"
 )
 
+const analyticsActualsByMonth = `-- name: AnalyticsActualsByMonth :many
+SELECT (CASE $1::text WHEN 'category' THEN b.category WHEN 'initiative' THEN b.initiative_id::text ELSE '' END)::text AS group_key,
+       a.period,
+       coalesce(sum(a.value * CASE WHEN b.currency = $2::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
+       count(*) FILTER (WHERE b.currency <> $2::text AND r.rate IS NULL) AS missing
+FROM benefit_actuals a
+JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
+WHERE a.tenant_id = $3 AND a.period BETWEEN $4::date AND $5::date
+  AND b.unit = 'currency' AND b.status <> 'cancelled' AND i.status <> 'archived'
+GROUP BY 1, 2
+ORDER BY 1, 2
+`
+
+type AnalyticsActualsByMonthParams struct {
+	GroupBy    string
+	Base       string
+	TenantID   uuid.UUID
+	FromPeriod time.Time
+	Through    time.Time
+}
+
+type AnalyticsActualsByMonthRow struct {
+	GroupKey string
+	Period   time.Time
+	Actual   float64
+	Missing  int64
+}
+
+// Σ of the actuals of money benefits that count (not cancelled) of the portfolio's initiatives
+// (not archived) per month in [@from, @through] and per group: the benefit's category
+// (@group_by 'category'), its initiative ('initiative') or none (”). Each actual at its
+// period's rate (1 for the base currency); missing counts the actuals without a rate.
+func (q *Queries) AnalyticsActualsByMonth(ctx context.Context, db DBTX, arg AnalyticsActualsByMonthParams) ([]AnalyticsActualsByMonthRow, error) {
+	rows, err := db.Query(ctx, analyticsActualsByMonth,
+		arg.GroupBy,
+		arg.Base,
+		arg.TenantID,
+		arg.FromPeriod,
+		arg.Through,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsActualsByMonthRow{}
+	for rows.Next() {
+		var i AnalyticsActualsByMonthRow
+		if err := rows.Scan(
+			&i.GroupKey,
+			&i.Period,
+			&i.Actual,
+			&i.Missing,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const analyticsBenefits = `-- name: AnalyticsBenefits :many
 SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
@@ -207,6 +272,56 @@ func (q *Queries) AnalyticsMissingActualRates(ctx context.Context, db DBTX, arg 
 	items := []AnalyticsMissingActualRatesRow{}
 	for rows.Next() {
 		var i AnalyticsMissingActualRatesRow
+		if err := rows.Scan(&i.Currency, &i.Period); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsMissingActualRatesInRange = `-- name: AnalyticsMissingActualRatesInRange :many
+SELECT DISTINCT b.currency::text AS currency, a.period
+FROM benefit_actuals a
+JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
+WHERE a.tenant_id = $1 AND a.period BETWEEN $2::date AND $3::date
+  AND b.unit = 'currency' AND b.status <> 'cancelled' AND i.status <> 'archived'
+  AND b.currency <> $4::text AND r.rate IS NULL
+ORDER BY 1, 2
+`
+
+type AnalyticsMissingActualRatesInRangeParams struct {
+	TenantID   uuid.UUID
+	FromPeriod time.Time
+	Through    time.Time
+	Base       string
+}
+
+type AnalyticsMissingActualRatesInRangeRow struct {
+	Currency string
+	Period   time.Time
+}
+
+// The (currency, period) of the actuals AnalyticsActualsByMonth sums that have no FX rate.
+func (q *Queries) AnalyticsMissingActualRatesInRange(ctx context.Context, db DBTX, arg AnalyticsMissingActualRatesInRangeParams) ([]AnalyticsMissingActualRatesInRangeRow, error) {
+	rows, err := db.Query(ctx, analyticsMissingActualRatesInRange,
+		arg.TenantID,
+		arg.FromPeriod,
+		arg.Through,
+		arg.Base,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsMissingActualRatesInRangeRow{}
+	for rows.Next() {
+		var i AnalyticsMissingActualRatesInRangeRow
 		if err := rows.Scan(&i.Currency, &i.Period); err != nil {
 			return nil, err
 		}

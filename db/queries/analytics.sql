@@ -51,3 +51,33 @@ SELECT benefit_id, period, value FROM (
 ) latest
 WHERE n <= 2
 ORDER BY benefit_id, period;
+
+-- name: AnalyticsActualsByMonth :many
+-- Σ of the actuals of money benefits that count (not cancelled) of the portfolio's initiatives
+-- (not archived) per month in [@from, @through] and per group: the benefit's category
+-- (@group_by 'category'), its initiative ('initiative') or none (''). Each actual at its
+-- period's rate (1 for the base currency); missing counts the actuals without a rate.
+SELECT (CASE @group_by::text WHEN 'category' THEN b.category WHEN 'initiative' THEN b.initiative_id::text ELSE '' END)::text AS group_key,
+       a.period,
+       coalesce(sum(a.value * CASE WHEN b.currency = @base::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
+       count(*) FILTER (WHERE b.currency <> @base::text AND r.rate IS NULL) AS missing
+FROM benefit_actuals a
+JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
+WHERE a.tenant_id = @tenant_id AND a.period BETWEEN @from_period::date AND @through::date
+  AND b.unit = 'currency' AND b.status <> 'cancelled' AND i.status <> 'archived'
+GROUP BY 1, 2
+ORDER BY 1, 2;
+
+-- name: AnalyticsMissingActualRatesInRange :many
+-- The (currency, period) of the actuals AnalyticsActualsByMonth sums that have no FX rate.
+SELECT DISTINCT b.currency::text AS currency, a.period
+FROM benefit_actuals a
+JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
+WHERE a.tenant_id = @tenant_id AND a.period BETWEEN @from_period::date AND @through::date
+  AND b.unit = 'currency' AND b.status <> 'cancelled' AND i.status <> 'archived'
+  AND b.currency <> @base::text AND r.rate IS NULL
+ORDER BY 1, 2;
