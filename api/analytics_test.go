@@ -155,6 +155,11 @@ func TestContractAnalytics(t *testing.T) {
 	if got, want := realizationSummary(t, r), "total 39500/8980/22.73; P 33500/8980/26.81; Q 6000/0/0; cost_savings 39500/8980/22.73; at risk:; missing: []"; got != want {
 		t.Errorf("realization\n got %s\nwant %s", got, want)
 	}
+	// The same figures as the initiative detail of P.
+	r = call(contractCall{as: &admin, method: "GET", path: "/v1/initiatives/" + p, want: 200})
+	if m := r.json(t)["metrics"].(map[string]any); m["expected_value_to_date"] != 33500.0 || m["realized_value_to_date"] != 8980.0 || m["realization_percent"] != 26.81 {
+		t.Errorf("detail of P: %v", m)
+	}
 	// An hours benefit on S, 100 a month, at 50 % in 2024-05 and 70 % in 2024-06: at risk.
 	s := ts.createInitiative(admin, map[string]any{"name": "S"})
 	hours := ts.createBenefit(admin, map[string]any{"initiative_id": s, "name": "Hours", "category": "productivity", "expected_value": 1200,
