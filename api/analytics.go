@@ -97,28 +97,17 @@ func (s *Server) analyticsROI(c *fiber.Ctx) error {
 	if err != nil {
 		return InvalidParameter("%s", err.Error())
 	}
-	var ids []uuid.UUID
+	var only *uuid.UUID
 	if hasID {
 		id, err := uuid.Parse(idText)
 		if err != nil {
 			return InvalidParameter("query parameter initiative_id must be a UUID")
 		}
-		if _, err := db.Q.InitiativeGet(ctx, t, dbsqlc.InitiativeGetParams{TenantID: tenant, ID: id}); db.IsNotFound(err) {
-			return NotFound("initiative")
-		} else if err != nil {
-			return err
-		}
-		ids = []uuid.UUID{id}
-	} else if ids, err = db.Q.AnalyticsInitiativeIDs(ctx, t, tenant); err != nil {
-		return err
+		only = &id
 	}
-	ins := make([]analytics.Initiative, len(ids))
-	for i, id := range ids {
-		rows, err := valuation.Load(ctx, t, tenant, id, now)
-		if err != nil {
-			return err
-		}
-		ins[i] = analytics.Initiative{Benefits: valuation.MoneyBenefits(rows), Costs: valuation.Costs(rows)}
+	ids, ins, err := loadAnalyticsInitiatives(c, only)
+	if err != nil {
+		return err
 	}
 	fx, err := loadFX(c, st.BaseCurrency)
 	if err != nil {
@@ -127,8 +116,8 @@ func (s *Server) analyticsROI(c *fiber.Ctx) error {
 	r := analytics.ComputeROI(ins, w, current, st.DiscountRate, fx)
 
 	out := roiJSON{Period: w.Label, InitiativesCount: len(ids), Confidence: string(r.Confidence), NullReasons: map[string]string{}}
-	if hasID {
-		out.InitiativeID = new(ids[0].String())
+	if only != nil {
+		out.InitiativeID = new(only.String())
 	}
 	if r.Horizon != nil {
 		out.From, out.To = new(r.Horizon.Start.String()), new(r.Horizon.End.String())
@@ -527,4 +516,71 @@ func sortedMissing(ms []finance.MissingRate) []finance.MissingRate {
 		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
 	})
 	return slices.Compact(ms)
+}
+
+// loadAnalyticsInitiatives reads the initiatives an analysis covers (the
+// portfolio: every one not archived; or the one named, 404 when it is not
+// in the tenant) with their benefits, plans, actuals and costs in five
+// queries, mapped as the initiative detail maps them (internal/valuation).
+func loadAnalyticsInitiatives(c *fiber.Ctx, only *uuid.UUID) ([]uuid.UUID, []analytics.Initiative, error) {
+	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
+	initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return nil, nil, err
+	}
+	if only != nil && len(initiatives) == 0 {
+		return nil, nil, NotFound("initiative")
+	}
+	benefits, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return nil, nil, err
+	}
+	benefitIDs := make([]uuid.UUID, len(benefits))
+	for i, b := range benefits {
+		benefitIDs[i] = b.ID
+	}
+	plans, err := db.Q.BenefitPlanList(ctx, t, dbsqlc.BenefitPlanListParams{TenantID: tenant, BenefitIds: benefitIDs})
+	if err != nil {
+		return nil, nil, err
+	}
+	actuals, err := db.Q.AnalyticsActuals(ctx, t, dbsqlc.AnalyticsActualsParams{TenantID: tenant, BenefitIds: benefitIDs})
+	if err != nil {
+		return nil, nil, err
+	}
+	costs, err := db.Q.AnalyticsCosts(ctx, t, dbsqlc.AnalyticsCostsParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := map[uuid.UUID]*valuation.Rows{}
+	ids := make([]uuid.UUID, len(initiatives))
+	for i, in := range initiatives {
+		ids[i], rows[in.ID] = in.ID, &valuation.Rows{}
+	}
+	initiativeOf := map[uuid.UUID]uuid.UUID{}
+	for _, b := range benefits {
+		initiativeOf[b.ID] = b.InitiativeID
+		if r := rows[b.InitiativeID]; r != nil {
+			r.Benefits = append(r.Benefits, b)
+		}
+	}
+	for _, p := range plans {
+		if r := rows[initiativeOf[p.BenefitID]]; r != nil {
+			r.Plans = append(r.Plans, p)
+		}
+	}
+	for _, a := range actuals {
+		if r := rows[initiativeOf[a.BenefitID]]; r != nil {
+			r.Actuals = append(r.Actuals, a)
+		}
+	}
+	for _, cost := range costs {
+		if r := rows[cost.InitiativeID]; r != nil {
+			r.Costs = append(r.Costs, cost)
+		}
+	}
+	ins := make([]analytics.Initiative, len(ids))
+	for i, id := range ids {
+		ins[i] = analytics.Initiative{Benefits: valuation.MoneyBenefits(*rows[id]), Costs: valuation.Costs(*rows[id])}
+	}
+	return ids, ins, nil
 }

@@ -12,6 +12,49 @@ import (
 	"github.com/google/uuid"
 )
 
+const analyticsActuals = `-- name: AnalyticsActuals :many
+SELECT tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at FROM benefit_actuals
+WHERE tenant_id = $1 AND benefit_id = ANY ($2::uuid[])
+ORDER BY benefit_id, period
+`
+
+type AnalyticsActualsParams struct {
+	TenantID   uuid.UUID
+	BenefitIds []uuid.UUID
+}
+
+// Every actual of the benefits named.
+func (q *Queries) AnalyticsActuals(ctx context.Context, db DBTX, arg AnalyticsActualsParams) ([]BenefitActual, error) {
+	rows, err := db.Query(ctx, analyticsActuals, arg.TenantID, arg.BenefitIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BenefitActual{}
+	for rows.Next() {
+		var i BenefitActual
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.BenefitID,
+			&i.Period,
+			&i.Value,
+			&i.Notes,
+			&i.EvidenceUrl,
+			&i.RecordedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const analyticsActualsByMonth = `-- name: AnalyticsActualsByMonth :many
 SELECT (CASE $1::text WHEN 'category' THEN b.category WHEN 'initiative' THEN b.initiative_id::text ELSE '' END)::text AS group_key,
        a.period,
@@ -128,24 +171,46 @@ func (q *Queries) AnalyticsBenefits(ctx context.Context, db DBTX, arg AnalyticsB
 	return items, nil
 }
 
-const analyticsInitiativeIDs = `-- name: AnalyticsInitiativeIDs :many
-SELECT id FROM initiatives WHERE tenant_id = $1 AND status <> 'archived' ORDER BY id
+const analyticsCosts = `-- name: AnalyticsCosts :many
+SELECT c.tenant_id, c.id, c.initiative_id, c.name, c.category, c.amount, c.currency, c.period, c.recurrence, c.end_period, c.created_at, c.updated_at FROM initiative_costs c
+JOIN initiatives i ON i.tenant_id = c.tenant_id AND i.id = c.initiative_id
+WHERE c.tenant_id = $1
+  AND ($2::uuid IS NULL AND i.status <> 'archived' OR i.id = $2::uuid)
+ORDER BY c.initiative_id, c.period, c.id
 `
 
-// The portfolio of the analytics: every initiative of the tenant but the archived ones.
-func (q *Queries) AnalyticsInitiativeIDs(ctx context.Context, db DBTX, tenantID uuid.UUID) ([]uuid.UUID, error) {
-	rows, err := db.Query(ctx, analyticsInitiativeIDs, tenantID)
+type AnalyticsCostsParams struct {
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
+}
+
+// The costs of the initiatives an analysis covers: the portfolio (not archived), or the one named.
+func (q *Queries) AnalyticsCosts(ctx context.Context, db DBTX, arg AnalyticsCostsParams) ([]InitiativeCost, error) {
+	rows, err := db.Query(ctx, analyticsCosts, arg.TenantID, arg.InitiativeID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []uuid.UUID{}
+	items := []InitiativeCost{}
 	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
+		var i InitiativeCost
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.InitiativeID,
+			&i.Name,
+			&i.Category,
+			&i.Amount,
+			&i.Currency,
+			&i.Period,
+			&i.Recurrence,
+			&i.EndPeriod,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
 			return nil, err
 		}
-		items = append(items, id)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -170,7 +235,7 @@ type AnalyticsInitiativeNamesRow struct {
 	Name string
 }
 
-// The initiatives a realization covers: the portfolio (not archived), or the one named.
+// The initiatives an analysis covers: the portfolio (not archived), or the one named.
 func (q *Queries) AnalyticsInitiativeNames(ctx context.Context, db DBTX, arg AnalyticsInitiativeNamesParams) ([]AnalyticsInitiativeNamesRow, error) {
 	rows, err := db.Query(ctx, analyticsInitiativeNames, arg.TenantID, arg.InitiativeID)
 	if err != nil {

@@ -1,9 +1,5 @@
--- name: AnalyticsInitiativeIDs :many
--- The portfolio of the analytics: every initiative of the tenant but the archived ones.
-SELECT id FROM initiatives WHERE tenant_id = @tenant_id AND status <> 'archived' ORDER BY id;
-
 -- name: AnalyticsInitiativeNames :many
--- The initiatives a realization covers: the portfolio (not archived), or the one named.
+-- The initiatives an analysis covers: the portfolio (not archived), or the one named.
 SELECT id, name FROM initiatives
 WHERE tenant_id = @tenant_id
   AND (sqlc.narg('initiative_id')::uuid IS NULL AND status <> 'archived' OR id = sqlc.narg('initiative_id')::uuid)
@@ -81,3 +77,17 @@ WHERE a.tenant_id = @tenant_id AND a.period BETWEEN @from_period::date AND @thro
   AND b.unit = 'currency' AND b.status <> 'cancelled' AND i.status <> 'archived'
   AND b.currency <> @base::text AND r.rate IS NULL
 ORDER BY 1, 2;
+
+-- name: AnalyticsCosts :many
+-- The costs of the initiatives an analysis covers: the portfolio (not archived), or the one named.
+SELECT c.* FROM initiative_costs c
+JOIN initiatives i ON i.tenant_id = c.tenant_id AND i.id = c.initiative_id
+WHERE c.tenant_id = @tenant_id
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+ORDER BY c.initiative_id, c.period, c.id;
+
+-- name: AnalyticsActuals :many
+-- Every actual of the benefits named.
+SELECT * FROM benefit_actuals
+WHERE tenant_id = @tenant_id AND benefit_id = ANY (@benefit_ids::uuid[])
+ORDER BY benefit_id, period;
