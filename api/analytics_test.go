@@ -259,6 +259,11 @@ func TestContractAnalytics(t *testing.T) {
 		t.Errorf("other tenant's portfolio: %s", r.body)
 	}
 
+	r = call(contractCall{as: &other, method: "GET", path: "/v1/analytics/trends?from=2024-01&to=2024-03&group_by=initiative", want: 200})
+	if got, want := trendSummary(t, r, "total"), "flat 0: 2024-01 0/0/null 2024-02 0/0/null 2024-03 0/0/0"; got != want || len(r.json(t)["data"].(map[string]any)["groups"].([]any)) != 0 {
+		t.Errorf("another tenant's trends: %s", r.body)
+	}
+
 	// 400: malformed parameters, unknown or repeated ones, no tenant.
 	for _, c := range []struct {
 		query      string
