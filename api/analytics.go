@@ -255,24 +255,20 @@ func (s *Server) analyticsRealization(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]uuid.UUID, len(rows))
-	for i, b := range rows {
-		ids[i] = b.ID
-	}
 	through := current.FirstDay()
-	plans, err := db.Q.BenefitPlanList(ctx, t, dbsqlc.BenefitPlanListParams{TenantID: tenant, BenefitIds: ids})
+	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant, InitiativeID: only})
 	if err != nil {
 		return err
 	}
-	realized, err := db.Q.AnalyticsRealizedByBenefit(ctx, t, dbsqlc.AnalyticsRealizedByBenefitParams{Base: st.BaseCurrency, TenantID: tenant, BenefitIds: ids, Through: through})
+	realized, err := db.Q.AnalyticsRealizedByBenefit(ctx, t, dbsqlc.AnalyticsRealizedByBenefitParams{Base: st.BaseCurrency, TenantID: tenant, InitiativeID: only, Through: through})
 	if err != nil {
 		return err
 	}
-	missingActual, err := db.Q.AnalyticsMissingActualRates(ctx, t, dbsqlc.AnalyticsMissingActualRatesParams{TenantID: tenant, BenefitIds: ids, Through: through, Base: st.BaseCurrency})
+	missingActual, err := db.Q.AnalyticsMissingActualRates(ctx, t, dbsqlc.AnalyticsMissingActualRatesParams{TenantID: tenant, InitiativeID: only, Through: through, Base: st.BaseCurrency})
 	if err != nil {
 		return err
 	}
-	latest, err := db.Q.AnalyticsLatestActuals(ctx, t, dbsqlc.AnalyticsLatestActualsParams{TenantID: tenant, BenefitIds: ids, Through: through})
+	latest, err := db.Q.AnalyticsLatestActuals(ctx, t, dbsqlc.AnalyticsLatestActualsParams{TenantID: tenant, InitiativeID: only, Through: through})
 	if err != nil {
 		return err
 	}
@@ -426,13 +422,7 @@ func (s *Server) analyticsTrends(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var ids []uuid.UUID
-	for _, b := range rows {
-		if benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil {
-			ids = append(ids, b.ID)
-		}
-	}
-	plans, err := db.Q.BenefitPlanList(ctx, t, dbsqlc.BenefitPlanListParams{TenantID: tenant, BenefitIds: ids})
+	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant})
 	if err != nil {
 		return err
 	}
@@ -535,15 +525,11 @@ func loadAnalyticsInitiatives(c *fiber.Ctx, only *uuid.UUID) ([]uuid.UUID, []ana
 	if err != nil {
 		return nil, nil, err
 	}
-	benefitIDs := make([]uuid.UUID, len(benefits))
-	for i, b := range benefits {
-		benefitIDs[i] = b.ID
-	}
-	plans, err := db.Q.BenefitPlanList(ctx, t, dbsqlc.BenefitPlanListParams{TenantID: tenant, BenefitIds: benefitIDs})
+	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant, InitiativeID: only})
 	if err != nil {
 		return nil, nil, err
 	}
-	actuals, err := db.Q.AnalyticsActuals(ctx, t, dbsqlc.AnalyticsActualsParams{TenantID: tenant, BenefitIds: benefitIDs})
+	actuals, err := db.Q.AnalyticsActuals(ctx, t, dbsqlc.AnalyticsActualsParams{TenantID: tenant, InitiativeID: only})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -570,7 +556,7 @@ func loadAnalyticsInitiatives(c *fiber.Ctx, only *uuid.UUID) ([]uuid.UUID, []ana
 	}
 	for _, a := range actuals {
 		if r := rows[initiativeOf[a.BenefitID]]; r != nil {
-			r.Actuals = append(r.Actuals, a)
+			r.Actuals = append(r.Actuals, dbsqlc.BenefitActual{BenefitID: a.BenefitID, Period: a.Period, Value: a.Value})
 		}
 	}
 	for _, cost := range costs {

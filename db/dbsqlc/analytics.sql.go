@@ -13,38 +13,35 @@ import (
 )
 
 const analyticsActuals = `-- name: AnalyticsActuals :many
-SELECT tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at FROM benefit_actuals
-WHERE tenant_id = $1 AND benefit_id = ANY ($2::uuid[])
-ORDER BY benefit_id, period
+SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
+JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE a.tenant_id = $1 AND b.status <> 'cancelled'
+  AND ($2::uuid IS NULL AND i.status <> 'archived' OR i.id = $2::uuid)
 `
 
 type AnalyticsActualsParams struct {
-	TenantID   uuid.UUID
-	BenefitIds []uuid.UUID
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
 }
 
-// Every actual of the benefits named.
-func (q *Queries) AnalyticsActuals(ctx context.Context, db DBTX, arg AnalyticsActualsParams) ([]BenefitActual, error) {
-	rows, err := db.Query(ctx, analyticsActuals, arg.TenantID, arg.BenefitIds)
+type AnalyticsActualsRow struct {
+	BenefitID uuid.UUID
+	Period    time.Time
+	Value     float64
+}
+
+// Every actual of the benefits AnalyticsBenefits lists (only what the figures use).
+func (q *Queries) AnalyticsActuals(ctx context.Context, db DBTX, arg AnalyticsActualsParams) ([]AnalyticsActualsRow, error) {
+	rows, err := db.Query(ctx, analyticsActuals, arg.TenantID, arg.InitiativeID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []BenefitActual{}
+	items := []AnalyticsActualsRow{}
 	for rows.Next() {
-		var i BenefitActual
-		if err := rows.Scan(
-			&i.TenantID,
-			&i.ID,
-			&i.BenefitID,
-			&i.Period,
-			&i.Value,
-			&i.Notes,
-			&i.EvidenceUrl,
-			&i.RecordedBy,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-		); err != nil {
+		var i AnalyticsActualsRow
+		if err := rows.Scan(&i.BenefitID, &i.Period, &i.Value); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -261,16 +258,19 @@ SELECT benefit_id, period, value FROM (
   SELECT a.benefit_id, a.period, a.value,
          row_number() OVER (PARTITION BY a.benefit_id ORDER BY a.period DESC) AS n
   FROM benefit_actuals a
-  WHERE a.tenant_id = $1 AND a.benefit_id = ANY ($2::uuid[]) AND a.period <= $3::date
+  JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+  WHERE a.tenant_id = $1 AND a.period <= $2::date AND b.status <> 'cancelled'
+    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
 ) latest
 WHERE n <= 2
 ORDER BY benefit_id, period
 `
 
 type AnalyticsLatestActualsParams struct {
-	TenantID   uuid.UUID
-	BenefitIds []uuid.UUID
-	Through    time.Time
+	TenantID     uuid.UUID
+	Through      time.Time
+	InitiativeID *uuid.UUID
 }
 
 type AnalyticsLatestActualsRow struct {
@@ -279,9 +279,9 @@ type AnalyticsLatestActualsRow struct {
 	Value     float64
 }
 
-// The two latest actuals through @through of each benefit (for the at-risk rule).
+// The two latest actuals through @through of each benefit (for the at-risk rule), of the benefits AnalyticsBenefits lists.
 func (q *Queries) AnalyticsLatestActuals(ctx context.Context, db DBTX, arg AnalyticsLatestActualsParams) ([]AnalyticsLatestActualsRow, error) {
-	rows, err := db.Query(ctx, analyticsLatestActuals, arg.TenantID, arg.BenefitIds, arg.Through)
+	rows, err := db.Query(ctx, analyticsLatestActuals, arg.TenantID, arg.Through, arg.InitiativeID)
 	if err != nil {
 		return nil, err
 	}
@@ -304,17 +304,19 @@ const analyticsMissingActualRates = `-- name: AnalyticsMissingActualRates :many
 SELECT DISTINCT b.currency::text AS currency, a.period
 FROM benefit_actuals a
 JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = $1 AND a.benefit_id = ANY ($2::uuid[]) AND a.period <= $3::date
-  AND b.unit = 'currency' AND b.currency <> $4::text AND r.rate IS NULL
+WHERE a.tenant_id = $1 AND a.period <= $2::date AND b.unit = 'currency' AND b.status <> 'cancelled'
+  AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
+  AND b.currency <> $4::text AND r.rate IS NULL
 ORDER BY 1, 2
 `
 
 type AnalyticsMissingActualRatesParams struct {
-	TenantID   uuid.UUID
-	BenefitIds []uuid.UUID
-	Through    time.Time
-	Base       string
+	TenantID     uuid.UUID
+	Through      time.Time
+	InitiativeID *uuid.UUID
+	Base         string
 }
 
 type AnalyticsMissingActualRatesRow struct {
@@ -326,8 +328,8 @@ type AnalyticsMissingActualRatesRow struct {
 func (q *Queries) AnalyticsMissingActualRates(ctx context.Context, db DBTX, arg AnalyticsMissingActualRatesParams) ([]AnalyticsMissingActualRatesRow, error) {
 	rows, err := db.Query(ctx, analyticsMissingActualRates,
 		arg.TenantID,
-		arg.BenefitIds,
 		arg.Through,
+		arg.InitiativeID,
 		arg.Base,
 	)
 	if err != nil {
@@ -398,23 +400,64 @@ func (q *Queries) AnalyticsMissingActualRatesInRange(ctx context.Context, db DBT
 	return items, nil
 }
 
+const analyticsPlans = `-- name: AnalyticsPlans :many
+SELECT p.tenant_id, p.benefit_id, p.period, p.expected FROM benefit_plan_entries p
+JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE p.tenant_id = $1 AND b.status <> 'cancelled'
+  AND ($2::uuid IS NULL AND i.status <> 'archived' OR i.id = $2::uuid)
+ORDER BY p.benefit_id, p.period
+`
+
+type AnalyticsPlansParams struct {
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
+}
+
+// The plan entries of the benefits AnalyticsBenefits lists.
+func (q *Queries) AnalyticsPlans(ctx context.Context, db DBTX, arg AnalyticsPlansParams) ([]BenefitPlanEntry, error) {
+	rows, err := db.Query(ctx, analyticsPlans, arg.TenantID, arg.InitiativeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BenefitPlanEntry{}
+	for rows.Next() {
+		var i BenefitPlanEntry
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.BenefitID,
+			&i.Period,
+			&i.Expected,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const analyticsRealizedByBenefit = `-- name: AnalyticsRealizedByBenefit :many
 SELECT a.benefit_id,
        coalesce(sum(a.value * CASE WHEN b.currency = $1::text THEN 1 ELSE r.rate END), 0)::float8 AS realized,
        count(*) FILTER (WHERE b.currency <> $1::text AND r.rate IS NULL) AS missing
 FROM benefit_actuals a
 JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = $2 AND a.benefit_id = ANY ($3::uuid[]) AND a.period <= $4::date
-  AND b.unit = 'currency'
+WHERE a.tenant_id = $2 AND a.period <= $3::date AND b.unit = 'currency' AND b.status <> 'cancelled'
+  AND ($4::uuid IS NULL AND i.status <> 'archived' OR i.id = $4::uuid)
 GROUP BY a.benefit_id
 `
 
 type AnalyticsRealizedByBenefitParams struct {
-	Base       string
-	TenantID   uuid.UUID
-	BenefitIds []uuid.UUID
-	Through    time.Time
+	Base         string
+	TenantID     uuid.UUID
+	Through      time.Time
+	InitiativeID *uuid.UUID
 }
 
 type AnalyticsRealizedByBenefitRow struct {
@@ -430,8 +473,8 @@ func (q *Queries) AnalyticsRealizedByBenefit(ctx context.Context, db DBTX, arg A
 	rows, err := db.Query(ctx, analyticsRealizedByBenefit,
 		arg.Base,
 		arg.TenantID,
-		arg.BenefitIds,
 		arg.Through,
+		arg.InitiativeID,
 	)
 	if err != nil {
 		return nil, err

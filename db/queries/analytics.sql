@@ -22,9 +22,10 @@ SELECT a.benefit_id,
        count(*) FILTER (WHERE b.currency <> @base::text AND r.rate IS NULL) AS missing
 FROM benefit_actuals a
 JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY (@benefit_ids::uuid[]) AND a.period <= @through::date
-  AND b.unit = 'currency'
+WHERE a.tenant_id = @tenant_id AND a.period <= @through::date AND b.unit = 'currency' AND b.status <> 'cancelled'
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
 GROUP BY a.benefit_id;
 
 -- name: AnalyticsMissingActualRates :many
@@ -32,18 +33,23 @@ GROUP BY a.benefit_id;
 SELECT DISTINCT b.currency::text AS currency, a.period
 FROM benefit_actuals a
 JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY (@benefit_ids::uuid[]) AND a.period <= @through::date
-  AND b.unit = 'currency' AND b.currency <> @base::text AND r.rate IS NULL
+WHERE a.tenant_id = @tenant_id AND a.period <= @through::date AND b.unit = 'currency' AND b.status <> 'cancelled'
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+  AND b.currency <> @base::text AND r.rate IS NULL
 ORDER BY 1, 2;
 
 -- name: AnalyticsLatestActuals :many
--- The two latest actuals through @through of each benefit (for the at-risk rule).
+-- The two latest actuals through @through of each benefit (for the at-risk rule), of the benefits AnalyticsBenefits lists.
 SELECT benefit_id, period, value FROM (
   SELECT a.benefit_id, a.period, a.value,
          row_number() OVER (PARTITION BY a.benefit_id ORDER BY a.period DESC) AS n
   FROM benefit_actuals a
-  WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY (@benefit_ids::uuid[]) AND a.period <= @through::date
+  JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+  WHERE a.tenant_id = @tenant_id AND a.period <= @through::date AND b.status <> 'cancelled'
+    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
 ) latest
 WHERE n <= 2
 ORDER BY benefit_id, period;
@@ -87,7 +93,18 @@ WHERE c.tenant_id = @tenant_id
 ORDER BY c.initiative_id, c.period, c.id;
 
 -- name: AnalyticsActuals :many
--- Every actual of the benefits named.
-SELECT * FROM benefit_actuals
-WHERE tenant_id = @tenant_id AND benefit_id = ANY (@benefit_ids::uuid[])
-ORDER BY benefit_id, period;
+-- Every actual of the benefits AnalyticsBenefits lists (only what the figures use).
+SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
+JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE a.tenant_id = @tenant_id AND b.status <> 'cancelled'
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid);
+
+-- name: AnalyticsPlans :many
+-- The plan entries of the benefits AnalyticsBenefits lists.
+SELECT p.* FROM benefit_plan_entries p
+JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE p.tenant_id = @tenant_id AND b.status <> 'cancelled'
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+ORDER BY p.benefit_id, p.period;
