@@ -4413,7 +4413,7 @@ type GetAnalyticsRealizationParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4430,7 +4430,7 @@ type GetAnalyticsROIParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
@@ -4447,7 +4447,7 @@ type GetAnalyticsTrendsParams struct {
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
 
-	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters (others are replaced by a generated id).
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
