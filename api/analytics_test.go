@@ -297,12 +297,14 @@ func TestContractAnalytics(t *testing.T) {
 
 	// 429: the 31st analytics request of a minute (TestAnalyticsRateLimit checks the count).
 	limited := contractTenant(t, ts, "enterprise")
+	limits := contractFrozenServer(ts) // no refill however slowly the 30 run
+	limitsCC := cc.on(limits)
 	for range 30 {
-		expect(t, ts.do(&limited, "GET", roi("", ""), nil), 200)
+		expect(t, limits.do(&limited, "GET", roi("", ""), nil), 200)
 	}
-	call(contractCall{as: &limited, method: "GET", path: roi("", ""), want: 429, code: "RATE_LIMIT_EXCEEDED"})
-	call(contractCall{as: &limited, method: "GET", path: realization, want: 429, code: "RATE_LIMIT_EXCEEDED"})
-	call(contractCall{as: &limited, method: "GET", path: trends, want: 429, code: "RATE_LIMIT_EXCEEDED"})
+	limitsCC.call(t, contractCall{as: &limited, method: "GET", path: roi("", ""), want: 429, code: "RATE_LIMIT_EXCEEDED"})
+	limitsCC.call(t, contractCall{as: &limited, method: "GET", path: realization, want: 429, code: "RATE_LIMIT_EXCEEDED"})
+	limitsCC.call(t, contractCall{as: &limited, method: "GET", path: trends, want: 429, code: "RATE_LIMIT_EXCEEDED"})
 
 	// 503: the database is gone.
 	ts.pool.Close()
@@ -320,7 +322,7 @@ func TestContractAnalytics(t *testing.T) {
 // would allow more; the 31st is 429 with Retry-After, and another tenant is
 // not affected.
 func TestAnalyticsRateLimit(t *testing.T) {
-	ts := newTestServer(t, "enterprise")
+	ts := contractFrozenServer(newTestServer(t, "enterprise")) // a limiter clock that stands still: no refill mid-test
 	admin := ts.admin()
 	for i := range 30 {
 		path := "/v1/analytics/roi"
