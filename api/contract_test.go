@@ -402,6 +402,16 @@ func contractFreshServer(ts *testServer) *testServer {
 	return &testServer{t: ts.t, srv: api.New(d), pool: ts.pool, keys: ts.keys, tenant: ts.tenant}
 }
 
+// contractFrozenServer is a fresh server whose rate limiter's clock stands
+// still: an allowance used up stays used up, however slowly the test runs,
+// so a 429 section cannot be undone by a refill between exhausting and asking.
+func contractFrozenServer(ts *testServer) *testServer {
+	d := ts.srv.Deps
+	frozen := time.Now()
+	d.Limits, d.Concurrency, d.Registry = ratelimit.NewMemory(func() time.Time { return frozen }), ratelimit.NewMemoryConcurrency(), nil
+	return &testServer{t: ts.t, srv: api.New(d), pool: ts.pool, keys: ts.keys, tenant: ts.tenant}
+}
+
 // on is a client for another server, sharing the document and the record of statuses seen.
 func (cc *contractClient) on(ts *testServer) *contractClient {
 	return &contractClient{ts: ts, spec: cc.spec, seen: cc.seen, shared: &cc.mu}
@@ -938,17 +948,20 @@ func TestContractAPI(t *testing.T) {
 	})
 
 	t.Run("rate limits", func(t *testing.T) {
+		// A server whose limiter clock stands still: no refill between exhausting and asking.
+		lts := contractFrozenServer(ts)
+		lcc := cc.on(lts)
 		// POST /v1/initiatives: 10 per minute per tenant.
 		limited := contractTenant(t, ts, "enterprise")
 		for i := range 10 {
-			cc.create(t, limited, map[string]any{"name": fmt.Sprintf("limited %d", i)})
+			lcc.create(t, limited, map[string]any{"name": fmt.Sprintf("limited %d", i)})
 		}
-		r := cc.call(t, contractCall{as: &limited, method: "POST", path: "/v1/initiatives", body: map[string]any{"name": "eleventh"}, want: 429, code: "RATE_LIMIT_EXCEEDED"})
+		r := lcc.call(t, contractCall{as: &limited, method: "POST", path: "/v1/initiatives", body: map[string]any{"name": "eleventh"}, want: 429, code: "RATE_LIMIT_EXCEEDED"})
 		if r.header.Get("X-RateLimit-Limit") != "10" || r.header.Get("X-RateLimit-Remaining") != "0" {
 			t.Errorf("429 headers: %v", contractRelevantHeaders(r.header))
 		}
 		// Other routes of that tenant are not affected by the per-endpoint limit.
-		cc.call(t, contractCall{as: &limited, method: "GET", path: "/v1/initiatives", want: 200})
+		lcc.call(t, contractCall{as: &limited, method: "GET", path: "/v1/initiatives", want: 200})
 
 		// Every operation refuses a starter tenant (burst 20) over its limit.
 		starter := contractTenant(t, ts, "starter")
@@ -956,8 +969,8 @@ func TestContractAPI(t *testing.T) {
 			got := false
 			for range 40 {
 				c := contractCall{as: &starter, method: op.method, path: op.path, body: op.body, docSkip: true}
-				req := cc.newRequest(t, c)
-				res, err := ts.srv.App().Test(req, -1)
+				req := lcc.newRequest(t, c)
+				res, err := lts.srv.App().Test(req, -1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -972,14 +985,14 @@ func TestContractAPI(t *testing.T) {
 			}
 			// Validate one refusal of each operation (the allowance is exhausted now).
 			c := contractCall{as: &starter, method: op.method, path: op.path, body: op.body, want: 429, code: "RATE_LIMIT_EXCEEDED"}
-			if r := cc.call(t, c); r.status == 429 && r.header.Get("Retry-After") == "" {
+			if r := lcc.call(t, c); r.status == 429 && r.header.Get("Retry-After") == "" {
 				t.Errorf("%s %s: 429 without Retry-After", op.method, op.path)
 			}
 		}
 
 		// Before the tenant is known, refusals count against the client IP (burst 60):
 		// a server of its own so the other tests keep their allowance.
-		anon := contractFreshServer(ts)
+		anon := contractFrozenServer(ts)
 		acc := cc.on(anon)
 		for i := 0; ; i++ {
 			req := acc.newRequest(t, contractCall{method: "GET", path: "/v1/initiatives"})

@@ -363,7 +363,7 @@ func TestContractIdentity(t *testing.T) {
 	}
 
 	// 429: the token endpoints allow 100 requests a minute per IP, together (a server of their own).
-	tsrv := contractFreshServer(ts)
+	tsrv := contractFrozenServer(ts)
 	tcc := cc.on(tsrv)
 	password := contractCall{method: "POST", path: "/v1/auth/token", body: map[string]any{"grant_type": "password"}}
 	for _, c := range []contractCall{
@@ -379,9 +379,11 @@ func TestContractIdentity(t *testing.T) {
 
 	// 429: a starter tenant (burst 20) over its limit, on every operation.
 	starter := contractTenant(t, ts, "starter")
+	limits := contractFrozenServer(ts) // the allowance stays used up
+	limitsCC := cc.on(limits)
 	for _, op := range ops {
-		exhaust(ts, contractCall{as: &starter, method: "GET", path: "/v1/roles"})
-		if r := call(contractCall{as: &starter, method: op.method, path: op.path, body: op.body, want: 429, code: "RATE_LIMIT_EXCEEDED"}); r.header.Get("Retry-After") == "" {
+		exhaust(limits, contractCall{as: &starter, method: "GET", path: "/v1/roles"})
+		if r := limitsCC.call(t, contractCall{as: &starter, method: op.method, path: op.path, body: op.body, want: 429, code: "RATE_LIMIT_EXCEEDED"}); r.header.Get("Retry-After") == "" {
 			t.Errorf("%s %s: 429 without Retry-After", op.method, op.path)
 		}
 	}

@@ -114,6 +114,7 @@ func (s *Server) routes() {
 	s.settingsRoutes(v1) // tenant settings and FX rates (settings.go)
 
 	s.stakeholdersRoutes(v1)  // stakeholders and their engagements (stakeholders.go)
+	s.analyticsRoutes(v1)     // ROI analysis (analytics.go)
 	s.businessCasesRoutes(v1) // business cases, approval and versions (businesscases.go)
 
 	v1.Get("/webhooks", s.require(rbac.WebhooksManage), s.listWebhooks)

@@ -80,6 +80,126 @@ func (e APIKeyScope) Valid() bool {
 	}
 }
 
+// Defines values for AnalyticsROIConfidence.
+const (
+	AnalyticsROIConfidenceHigh   AnalyticsROIConfidence = "high"
+	AnalyticsROIConfidenceLow    AnalyticsROIConfidence = "low"
+	AnalyticsROIConfidenceMedium AnalyticsROIConfidence = "medium"
+)
+
+// Valid indicates whether the value is a known member of the AnalyticsROIConfidence enum.
+func (e AnalyticsROIConfidence) Valid() bool {
+	switch e {
+	case AnalyticsROIConfidenceHigh:
+		return true
+	case AnalyticsROIConfidenceLow:
+		return true
+	case AnalyticsROIConfidenceMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalyticsROINullReasons.
+const (
+	AnalyticsROINullReasonsDidNotConverge AnalyticsROINullReasons = "did_not_converge"
+	AnalyticsROINullReasonsMissingFxRates AnalyticsROINullReasons = "missing_fx_rates"
+	AnalyticsROINullReasonsNeverPaidBack  AnalyticsROINullReasons = "never_paid_back"
+	AnalyticsROINullReasonsNoCosts        AnalyticsROINullReasons = "no_costs"
+	AnalyticsROINullReasonsNoData         AnalyticsROINullReasons = "no_data"
+	AnalyticsROINullReasonsNoSignChange   AnalyticsROINullReasons = "no_sign_change"
+)
+
+// Valid indicates whether the value is a known member of the AnalyticsROINullReasons enum.
+func (e AnalyticsROINullReasons) Valid() bool {
+	switch e {
+	case AnalyticsROINullReasonsDidNotConverge:
+		return true
+	case AnalyticsROINullReasonsMissingFxRates:
+		return true
+	case AnalyticsROINullReasonsNeverPaidBack:
+		return true
+	case AnalyticsROINullReasonsNoCosts:
+		return true
+	case AnalyticsROINullReasonsNoData:
+		return true
+	case AnalyticsROINullReasonsNoSignChange:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalyticsTrendSeriesDirection.
+const (
+	AnalyticsTrendSeriesDirectionDown        AnalyticsTrendSeriesDirection = "down"
+	AnalyticsTrendSeriesDirectionFlat        AnalyticsTrendSeriesDirection = "flat"
+	AnalyticsTrendSeriesDirectionLessThannil AnalyticsTrendSeriesDirection = "<nil>"
+	AnalyticsTrendSeriesDirectionUp          AnalyticsTrendSeriesDirection = "up"
+)
+
+// Valid indicates whether the value is a known member of the AnalyticsTrendSeriesDirection enum.
+func (e AnalyticsTrendSeriesDirection) Valid() bool {
+	switch e {
+	case AnalyticsTrendSeriesDirectionDown:
+		return true
+	case AnalyticsTrendSeriesDirectionFlat:
+		return true
+	case AnalyticsTrendSeriesDirectionLessThannil:
+		return true
+	case AnalyticsTrendSeriesDirectionUp:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalyticsTrendsGroupBy.
+const (
+	AnalyticsTrendsGroupByCategory    AnalyticsTrendsGroupBy = "category"
+	AnalyticsTrendsGroupByInitiative  AnalyticsTrendsGroupBy = "initiative"
+	AnalyticsTrendsGroupByLessThannil AnalyticsTrendsGroupBy = "<nil>"
+)
+
+// Valid indicates whether the value is a known member of the AnalyticsTrendsGroupBy enum.
+func (e AnalyticsTrendsGroupBy) Valid() bool {
+	switch e {
+	case AnalyticsTrendsGroupByCategory:
+		return true
+	case AnalyticsTrendsGroupByInitiative:
+		return true
+	case AnalyticsTrendsGroupByLessThannil:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalyticsTrendsGroupsDirection.
+const (
+	AnalyticsTrendsGroupsDirectionDown        AnalyticsTrendsGroupsDirection = "down"
+	AnalyticsTrendsGroupsDirectionFlat        AnalyticsTrendsGroupsDirection = "flat"
+	AnalyticsTrendsGroupsDirectionLessThannil AnalyticsTrendsGroupsDirection = "<nil>"
+	AnalyticsTrendsGroupsDirectionUp          AnalyticsTrendsGroupsDirection = "up"
+)
+
+// Valid indicates whether the value is a known member of the AnalyticsTrendsGroupsDirection enum.
+func (e AnalyticsTrendsGroupsDirection) Valid() bool {
+	switch e {
+	case AnalyticsTrendsGroupsDirectionDown:
+		return true
+	case AnalyticsTrendsGroupsDirectionFlat:
+		return true
+	case AnalyticsTrendsGroupsDirectionLessThannil:
+		return true
+	case AnalyticsTrendsGroupsDirectionUp:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BenefitCategory.
 const (
 	BenefitCategoryCostAvoidance      BenefitCategory = "cost_avoidance"
@@ -253,28 +373,28 @@ func (e BusinessCaseApprovalLevel) Valid() bool {
 
 // Defines values for BusinessCaseProblemCode.
 const (
-	EmptyContent       BusinessCaseProblemCode = "empty_content"
-	InitiativeArchived BusinessCaseProblemCode = "initiative_archived"
-	MissingFxRates     BusinessCaseProblemCode = "missing_fx_rates"
-	MissingSection     BusinessCaseProblemCode = "missing_section"
-	NoBenefits         BusinessCaseProblemCode = "no_benefits"
-	NoCosts            BusinessCaseProblemCode = "no_costs"
+	BusinessCaseProblemCodeEmptyContent       BusinessCaseProblemCode = "empty_content"
+	BusinessCaseProblemCodeInitiativeArchived BusinessCaseProblemCode = "initiative_archived"
+	BusinessCaseProblemCodeMissingFxRates     BusinessCaseProblemCode = "missing_fx_rates"
+	BusinessCaseProblemCodeMissingSection     BusinessCaseProblemCode = "missing_section"
+	BusinessCaseProblemCodeNoBenefits         BusinessCaseProblemCode = "no_benefits"
+	BusinessCaseProblemCodeNoCosts            BusinessCaseProblemCode = "no_costs"
 )
 
 // Valid indicates whether the value is a known member of the BusinessCaseProblemCode enum.
 func (e BusinessCaseProblemCode) Valid() bool {
 	switch e {
-	case EmptyContent:
+	case BusinessCaseProblemCodeEmptyContent:
 		return true
-	case InitiativeArchived:
+	case BusinessCaseProblemCodeInitiativeArchived:
 		return true
-	case MissingFxRates:
+	case BusinessCaseProblemCodeMissingFxRates:
 		return true
-	case MissingSection:
+	case BusinessCaseProblemCodeMissingSection:
 		return true
-	case NoBenefits:
+	case BusinessCaseProblemCodeNoBenefits:
 		return true
-	case NoCosts:
+	case BusinessCaseProblemCodeNoCosts:
 		return true
 	default:
 		return false
@@ -1736,6 +1856,24 @@ func (e WebhookActiveFilter) Valid() bool {
 	}
 }
 
+// Defines values for GetAnalyticsTrendsParamsGroupBy.
+const (
+	GetAnalyticsTrendsParamsGroupByCategory   GetAnalyticsTrendsParamsGroupBy = "category"
+	GetAnalyticsTrendsParamsGroupByInitiative GetAnalyticsTrendsParamsGroupBy = "initiative"
+)
+
+// Valid indicates whether the value is a known member of the GetAnalyticsTrendsParamsGroupBy enum.
+func (e GetAnalyticsTrendsParamsGroupBy) Valid() bool {
+	switch e {
+	case GetAnalyticsTrendsParamsGroupByCategory:
+		return true
+	case GetAnalyticsTrendsParamsGroupByInitiative:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListBenefitsParamsSort.
 const (
 	ListBenefitsParamsSortCreatedAt         ListBenefitsParamsSort = "created_at"
@@ -2065,6 +2203,233 @@ type APIKeyList struct {
 // APIKeyScope A scope of an API key. Each grants the permission of the same name; `webhooks:manage`
 // grants the webhook routes (which JWT callers reach through `admin:config`).
 type APIKeyScope string
+
+// AnalyticsAtRiskBenefit defines model for AnalyticsAtRiskBenefit.
+type AnalyticsAtRiskBenefit struct {
+	BenefitId openapi_types.UUID `json:"benefit_id"`
+	Category  BenefitCategory    `json:"category"`
+
+	// Currency the currency of a money benefit; null for other units
+	Currency     *string            `json:"currency"`
+	InitiativeId openapi_types.UUID `json:"initiative_id"`
+	Name         string             `json:"name"`
+
+	// Periods The two periods that put it at risk, oldest first, in the benefit's own unit.
+	Periods []struct {
+		Actual             float32 `json:"actual"`
+		Expected           float32 `json:"expected"`
+		Period             string  `json:"period"`
+		RealizationPercent float32 `json:"realization_percent"`
+	} `json:"periods"`
+
+	// Unit What the values count. Only `currency` benefits enter money figures (realised value, ROI).
+	Unit BenefitUnit `json:"unit"`
+}
+
+// AnalyticsMeta The `meta` of every analytics response.
+type AnalyticsMeta struct {
+	// AsOf The current month (UTC) the figures are computed at; "to date" runs through it.
+	AsOf string `json:"as_of"`
+
+	// BaseCurrency An active ISO 4217 code, upper case (the service checks it against the real list; withdrawn codes such as DEM are refused).
+	BaseCurrency SettingsCurrencyCode `json:"base_currency"`
+
+	// MissingFxRates Each (currency, month) a figure needed without a rate, once, by currency then month; empty when none.
+	MissingFxRates []FxRateMissing `json:"missing_fx_rates"`
+}
+
+// AnalyticsROI The ROI analysis result of the spec, plus the series' months, totals, coverage and null reasons.
+type AnalyticsROI struct {
+	Confidence AnalyticsROIConfidence `json:"confidence"`
+
+	// Coverage share of elapsed benefit periods with an actual; null when none elapsed
+	Coverage *float32 `json:"coverage"`
+
+	// From first month of the series; null when nothing to analyse
+	From *string `json:"from"`
+
+	// InitiativeId null for the portfolio
+	InitiativeId     *openapi_types.UUID `json:"initiative_id"`
+	InitiativesCount int                 `json:"initiatives_count"`
+
+	// Irr annual, as a fraction (0.12 = 12 %), 6 decimals
+	Irr *float32 `json:"irr"`
+
+	// Npv at the tenant discount rate, monthly compounding, first month undiscounted; 2 decimals
+	Npv *float32 `json:"npv"`
+
+	// NullReasons For each null figure (by its field name, dotted for the scenarios), why it has no value.
+	NullReasons map[string]AnalyticsROINullReasons `json:"null_reasons"`
+
+	// PaybackMonths months from the first month until the cumulative flow reaches 0, interpolated, 2 decimals
+	PaybackMonths *float32 `json:"payback_months"`
+
+	// Period the period analysed (`lifetime` when none was asked)
+	Period string `json:"period"`
+
+	// RoiPercent (benefits − costs) / costs × 100, 2 decimals
+	RoiPercent  *float32 `json:"roi_percent"`
+	Sensitivity struct {
+		BestCase  AnalyticsROIScenario `json:"best_case"`
+		Expected  AnalyticsROIScenario `json:"expected"`
+		WorstCase AnalyticsROIScenario `json:"worst_case"`
+	} `json:"sensitivity"`
+
+	// To last month of the series
+	To *string `json:"to"`
+
+	// TotalBenefits undiscounted, base currency, 2 decimals
+	TotalBenefits *float32 `json:"total_benefits"`
+
+	// TotalCosts undiscounted, base currency, 2 decimals
+	TotalCosts *float32 `json:"total_costs"`
+}
+
+// AnalyticsROIConfidence defines model for AnalyticsROI.Confidence.
+type AnalyticsROIConfidence string
+
+// AnalyticsROINullReasons defines model for AnalyticsROI.NullReasons.
+type AnalyticsROINullReasons string
+
+// AnalyticsROIEnvelope defines model for AnalyticsROIEnvelope.
+type AnalyticsROIEnvelope struct {
+	// Data The ROI analysis result of the spec, plus the series' months, totals, coverage and null reasons.
+	Data AnalyticsROI `json:"data"`
+
+	// Meta The `meta` of every analytics response.
+	Meta AnalyticsMeta `json:"meta"`
+}
+
+// AnalyticsROIScenario defines model for AnalyticsROIScenario.
+type AnalyticsROIScenario struct {
+	RoiPercent *float32 `json:"roi_percent"`
+}
+
+// AnalyticsRealization defines model for AnalyticsRealization.
+type AnalyticsRealization struct {
+	AtRiskBenefits []AnalyticsAtRiskBenefit `json:"at_risk_benefits"`
+
+	// Categories Categories with a money benefit, by name.
+	Categories []AnalyticsRealizationCategory `json:"categories"`
+
+	// ExpectedToDate base currency, 2 decimals; null when a rate is missing
+	ExpectedToDate *float32 `json:"expected_to_date"`
+
+	// InitiativeId null for the portfolio
+	InitiativeId *openapi_types.UUID `json:"initiative_id"`
+
+	// Initiatives By name.
+	Initiatives []AnalyticsRealizationInitiative `json:"initiatives"`
+
+	// RealizationPercent realised / expected × 100, 2 decimals; null when expected is 0 or unknown
+	RealizationPercent *float32 `json:"realization_percent"`
+
+	// RealizedToDate base currency, 2 decimals; null when a rate is missing
+	RealizedToDate *float32 `json:"realized_to_date"`
+}
+
+// AnalyticsRealizationAmounts defines model for AnalyticsRealizationAmounts.
+type AnalyticsRealizationAmounts struct {
+	// ExpectedToDate base currency, 2 decimals; null when a rate is missing
+	ExpectedToDate *float32 `json:"expected_to_date"`
+
+	// RealizationPercent realised / expected × 100, 2 decimals; null when expected is 0 or unknown
+	RealizationPercent *float32 `json:"realization_percent"`
+
+	// RealizedToDate base currency, 2 decimals; null when a rate is missing
+	RealizedToDate *float32 `json:"realized_to_date"`
+}
+
+// AnalyticsRealizationCategory defines model for AnalyticsRealizationCategory.
+type AnalyticsRealizationCategory struct {
+	Category BenefitCategory `json:"category"`
+
+	// ExpectedToDate base currency, 2 decimals; null when a rate is missing
+	ExpectedToDate *float32 `json:"expected_to_date"`
+
+	// RealizationPercent realised / expected × 100, 2 decimals; null when expected is 0 or unknown
+	RealizationPercent *float32 `json:"realization_percent"`
+
+	// RealizedToDate base currency, 2 decimals; null when a rate is missing
+	RealizedToDate *float32 `json:"realized_to_date"`
+}
+
+// AnalyticsRealizationEnvelope defines model for AnalyticsRealizationEnvelope.
+type AnalyticsRealizationEnvelope struct {
+	Data AnalyticsRealization `json:"data"`
+
+	// Meta The `meta` of every analytics response.
+	Meta AnalyticsMeta `json:"meta"`
+}
+
+// AnalyticsRealizationInitiative defines model for AnalyticsRealizationInitiative.
+type AnalyticsRealizationInitiative struct {
+	// ExpectedToDate base currency, 2 decimals; null when a rate is missing
+	ExpectedToDate *float32           `json:"expected_to_date"`
+	InitiativeId   openapi_types.UUID `json:"initiative_id"`
+	Name           string             `json:"name"`
+
+	// RealizationPercent realised / expected × 100, 2 decimals; null when expected is 0 or unknown
+	RealizationPercent *float32 `json:"realization_percent"`
+
+	// RealizedToDate base currency, 2 decimals; null when a rate is missing
+	RealizedToDate *float32 `json:"realized_to_date"`
+}
+
+// AnalyticsTrendSeries defines model for AnalyticsTrendSeries.
+type AnalyticsTrendSeries struct {
+	Direction *AnalyticsTrendSeriesDirection `json:"direction"`
+	Points    []struct {
+		Actual        *float32 `json:"actual"`
+		Expected      *float32 `json:"expected"`
+		MovingAverage *float32 `json:"moving_average"`
+		Period        string   `json:"period"`
+	} `json:"points"`
+
+	// Slope least-squares slope of the actuals, base currency a month, 2 decimals
+	Slope *float32 `json:"slope"`
+}
+
+// AnalyticsTrendSeriesDirection defines model for AnalyticsTrendSeries.Direction.
+type AnalyticsTrendSeriesDirection string
+
+// AnalyticsTrends defines model for AnalyticsTrends.
+type AnalyticsTrends struct {
+	From    string                  `json:"from"`
+	GroupBy *AnalyticsTrendsGroupBy `json:"group_by"`
+
+	// Groups One series per group (empty without `group_by`); `key` is the category or the initiative id.
+	Groups []struct {
+		Direction *AnalyticsTrendsGroupsDirection `json:"direction"`
+		Key       string                          `json:"key"`
+		Name      string                          `json:"name"`
+		Points    []struct {
+			Actual        *float32 `json:"actual"`
+			Expected      *float32 `json:"expected"`
+			MovingAverage *float32 `json:"moving_average"`
+			Period        string   `json:"period"`
+		} `json:"points"`
+
+		// Slope least-squares slope of the actuals, base currency a month, 2 decimals
+		Slope *float32 `json:"slope"`
+	} `json:"groups"`
+	To    string               `json:"to"`
+	Total AnalyticsTrendSeries `json:"total"`
+}
+
+// AnalyticsTrendsGroupBy defines model for AnalyticsTrends.GroupBy.
+type AnalyticsTrendsGroupBy string
+
+// AnalyticsTrendsGroupsDirection defines model for AnalyticsTrends.Groups.Direction.
+type AnalyticsTrendsGroupsDirection string
+
+// AnalyticsTrendsEnvelope defines model for AnalyticsTrendsEnvelope.
+type AnalyticsTrendsEnvelope struct {
+	Data AnalyticsTrends `json:"data"`
+
+	// Meta The `meta` of every analytics response.
+	Meta AnalyticsMeta `json:"meta"`
+}
 
 // Benefit A benefit of an initiative. `expected_value` is per year (see createBenefit).
 type Benefit struct {
@@ -4424,6 +4789,56 @@ type GetOpenAPIParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// GetAnalyticsRealizationParams defines parameters for GetAnalyticsRealization.
+type GetAnalyticsRealizationParams struct {
+	// InitiativeId An initiative of the tenant; omitted for the portfolio.
+	InitiativeId *openapi_types.UUID `form:"initiative_id,omitempty" json:"initiative_id,omitempty"`
+
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetAnalyticsROIParams defines parameters for GetAnalyticsROI.
+type GetAnalyticsROIParams struct {
+	// InitiativeId An initiative of the tenant; omitted for the portfolio.
+	InitiativeId *openapi_types.UUID `form:"initiative_id,omitempty" json:"initiative_id,omitempty"`
+
+	// Period `lifetime` (default), `ytd` (current fiscal year through the current month),
+	// `YYYY` (fiscal year, 2000..2100) or `YYYY-Qn` (quarter n of that fiscal year).
+	Period *string `form:"period,omitempty" json:"period,omitempty"`
+
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetAnalyticsTrendsParams defines parameters for GetAnalyticsTrends.
+type GetAnalyticsTrendsParams struct {
+	// From First month; default 11 months before `to`.
+	From *string `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Last month; default the current month (UTC).
+	To      *string                          `form:"to,omitempty" json:"to,omitempty"`
+	GroupBy *GetAnalyticsTrendsParamsGroupBy `form:"group_by,omitempty" json:"group_by,omitempty"`
+
+	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
+	// `org_id`, or names no tenant, is 403.
+	XTenantID TenantID `json:"X-Tenant-ID"`
+
+	// XRequestID Correlation id, echoed in the response; 1–128 printable ASCII characters, space included (others are replaced by a generated id).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetAnalyticsTrendsParamsGroupBy defines parameters for GetAnalyticsTrends.
+type GetAnalyticsTrendsParamsGroupBy string
+
 // ListAPIKeysParams defines parameters for ListAPIKeys.
 type ListAPIKeysParams struct {
 	// Page Page number, from 1.
@@ -6057,6 +6472,59 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, params *GetOpenAPIParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAnalyticsRealization Value realisation of the portfolio or an initiative
+	//
+	// Needs `analytics:read`; counts against the 30 analytics requests a minute. Expected against
+	// realised value to date (through the current month, base currency) of the benefits that are
+	// not cancelled: in total, per initiative (every initiative that is not archived, or the one
+	// named by `initiative_id`, archived or not), per benefit category; and the benefits at risk:
+	// under 80 % of their expected value in their two latest measured periods, when those are two
+	// periods running (any unit: the rule is a ratio), lowest latest share first. Expected to date
+	// is computed as in the initiative detail; realised to date is the sum of the actuals, each at
+	// its period's FX rate, summed in PostgreSQL. A sum that needs a missing rate is null and the
+	// rate is listed in `meta.missing_fx_rates`. A malformed `initiative_id`, an unknown or a
+	// repeated parameter is **400**; an initiative not in the tenant is **404**.
+	//
+	// Corresponds with GET /v1/analytics/realization (the `GetAnalyticsRealization` operationId).
+	GetAnalyticsRealization(ctx context.Context, params *GetAnalyticsRealizationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAnalyticsROI ROI analysis of an initiative or the portfolio
+	//
+	// Needs `analytics:read`; 30 analytics requests a minute per tenant (shared by every
+	// `/v1/analytics/*` path). Without `initiative_id`: the portfolio of every initiative
+	// that is not archived, their monthly series added month by month. The series is each
+	// initiative's monthly cash flow in the base currency, actuals where recorded (through the
+	// latest actual), expected values elsewhere, over the period asked for (`lifetime`: each
+	// initiative's default horizon). `sensitivity`: `best_case` benefits +20 % and costs
+	// −10 %, `worst_case` benefits −20 % and costs +10 %, `expected` as is. `confidence`
+	// from `coverage` (share of elapsed benefit periods with an actual): high from 0.8,
+	// medium from 0.5, low below or when none elapsed. A figure without a value is null and
+	// `null_reasons` says why (`missing_fx_rates`, `no_costs`, `no_sign_change`,
+	// `did_not_converge`, `never_paid_back`, `no_data`). Formulas: README "How the numbers are
+	// computed". A malformed `initiative_id` or `period`, an unknown or repeated parameter is
+	// **400**; an initiative not in the tenant is **404** (an archived one can be analysed by id).
+	//
+	// Corresponds with GET /v1/analytics/roi (the `GetAnalyticsROI` operationId).
+	GetAnalyticsROI(ctx context.Context, params *GetAnalyticsROIParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAnalyticsTrends Monthly expected against actual value of the portfolio
+	//
+	// Needs `analytics:read`; counts against the 30 analytics requests a minute. One point a month
+	// from `from` to `to` (inclusive, at most 60 months) for the benefits that count (money, not
+	// cancelled) of the initiatives that are not archived, in the base currency: `expected` as the
+	// initiative detail computes it (a quarterly benefit's quarter in its first month, each month
+	// at its rate), `actual` the sum of the actuals recorded for the month (0 when none; null after
+	// the current month), `moving_average` the trailing mean of the last 3 actuals. `direction`:
+	// least-squares slope of the actuals a month over the elapsed months (`slope`), `up` above 1 %
+	// of their mean absolute value, `down` below minus that, `flat` between; null with fewer than
+	// 3 elapsed months. A value that needs a missing FX rate is null (`meta.missing_fx_rates`).
+	// `group_by` adds one series per benefit category or per initiative (those with a money
+	// benefit), by name. A malformed, inverted or longer than 60-month range, an unknown
+	// `group_by`, an unknown or repeated parameter is **400** `INVALID_PARAMETER`.
+	//
+	// Corresponds with GET /v1/analytics/trends (the `GetAnalyticsTrends` operationId).
+	GetAnalyticsTrends(ctx context.Context, params *GetAnalyticsTrendsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListAPIKeys List API keys
 	//
@@ -7905,6 +8373,89 @@ func (c *Client) GetMetrics(ctx context.Context, params *GetMetricsParams, reqEd
 // Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 func (c *Client) GetOpenAPI(ctx context.Context, params *GetOpenAPIParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAnalyticsRealization Value realisation of the portfolio or an initiative
+//
+// Needs `analytics:read`; counts against the 30 analytics requests a minute. Expected against
+// realised value to date (through the current month, base currency) of the benefits that are
+// not cancelled: in total, per initiative (every initiative that is not archived, or the one
+// named by `initiative_id`, archived or not), per benefit category; and the benefits at risk:
+// under 80 % of their expected value in their two latest measured periods, when those are two
+// periods running (any unit: the rule is a ratio), lowest latest share first. Expected to date
+// is computed as in the initiative detail; realised to date is the sum of the actuals, each at
+// its period's FX rate, summed in PostgreSQL. A sum that needs a missing rate is null and the
+// rate is listed in `meta.missing_fx_rates`. A malformed `initiative_id`, an unknown or a
+// repeated parameter is **400**; an initiative not in the tenant is **404**.
+//
+// Corresponds with GET /v1/analytics/realization (the `GetAnalyticsRealization` operationId).
+func (c *Client) GetAnalyticsRealization(ctx context.Context, params *GetAnalyticsRealizationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAnalyticsRealizationRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAnalyticsROI ROI analysis of an initiative or the portfolio
+//
+// Needs `analytics:read`; 30 analytics requests a minute per tenant (shared by every
+// `/v1/analytics/*` path). Without `initiative_id`: the portfolio of every initiative
+// that is not archived, their monthly series added month by month. The series is each
+// initiative's monthly cash flow in the base currency, actuals where recorded (through the
+// latest actual), expected values elsewhere, over the period asked for (`lifetime`: each
+// initiative's default horizon). `sensitivity`: `best_case` benefits +20 % and costs
+// −10 %, `worst_case` benefits −20 % and costs +10 %, `expected` as is. `confidence`
+// from `coverage` (share of elapsed benefit periods with an actual): high from 0.8,
+// medium from 0.5, low below or when none elapsed. A figure without a value is null and
+// `null_reasons` says why (`missing_fx_rates`, `no_costs`, `no_sign_change`,
+// `did_not_converge`, `never_paid_back`, `no_data`). Formulas: README "How the numbers are
+// computed". A malformed `initiative_id` or `period`, an unknown or repeated parameter is
+// **400**; an initiative not in the tenant is **404** (an archived one can be analysed by id).
+//
+// Corresponds with GET /v1/analytics/roi (the `GetAnalyticsROI` operationId).
+func (c *Client) GetAnalyticsROI(ctx context.Context, params *GetAnalyticsROIParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAnalyticsROIRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAnalyticsTrends Monthly expected against actual value of the portfolio
+//
+// Needs `analytics:read`; counts against the 30 analytics requests a minute. One point a month
+// from `from` to `to` (inclusive, at most 60 months) for the benefits that count (money, not
+// cancelled) of the initiatives that are not archived, in the base currency: `expected` as the
+// initiative detail computes it (a quarterly benefit's quarter in its first month, each month
+// at its rate), `actual` the sum of the actuals recorded for the month (0 when none; null after
+// the current month), `moving_average` the trailing mean of the last 3 actuals. `direction`:
+// least-squares slope of the actuals a month over the elapsed months (`slope`), `up` above 1 %
+// of their mean absolute value, `down` below minus that, `flat` between; null with fewer than
+// 3 elapsed months. A value that needs a missing FX rate is null (`meta.missing_fx_rates`).
+// `group_by` adds one series per benefit category or per initiative (those with a money
+// benefit), by name. A malformed, inverted or longer than 60-month range, an unknown
+// `group_by`, an unknown or repeated parameter is **400** `INVALID_PARAMETER`.
+//
+// Corresponds with GET /v1/analytics/trends (the `GetAnalyticsTrends` operationId).
+func (c *Client) GetAnalyticsTrends(ctx context.Context, params *GetAnalyticsTrendsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAnalyticsTrendsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -11133,6 +11684,276 @@ func NewGetOpenAPIRequest(server string, params *GetOpenAPIParams) (*http.Reques
 			}
 
 			req.Header.Set("If-None-Match", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetAnalyticsRealizationRequest constructs an http.Request for the GetAnalyticsRealization method
+func NewGetAnalyticsRealizationRequest(server string, params *GetAnalyticsRealizationParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/analytics/realization")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.InitiativeId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "initiative_id", *params.InitiativeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetAnalyticsROIRequest constructs an http.Request for the GetAnalyticsROI method
+func NewGetAnalyticsROIRequest(server string, params *GetAnalyticsROIParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/analytics/roi")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.InitiativeId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "initiative_id", *params.InitiativeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetAnalyticsTrendsRequest constructs an http.Request for the GetAnalyticsTrends method
+func NewGetAnalyticsTrendsRequest(server string, params *GetAnalyticsTrendsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/analytics/trends")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.GroupBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "group_by", *params.GroupBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam0)
+
+		if params.XRequestID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam1)
 		}
 
 	}
@@ -17288,6 +18109,65 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, params *GetOpenAPIParams, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
 
+	// GetAnalyticsRealizationWithResponse Value realisation of the portfolio or an initiative
+	//
+	// Needs `analytics:read`; counts against the 30 analytics requests a minute. Expected against
+	// realised value to date (through the current month, base currency) of the benefits that are
+	// not cancelled: in total, per initiative (every initiative that is not archived, or the one
+	// named by `initiative_id`, archived or not), per benefit category; and the benefits at risk:
+	// under 80 % of their expected value in their two latest measured periods, when those are two
+	// periods running (any unit: the rule is a ratio), lowest latest share first. Expected to date
+	// is computed as in the initiative detail; realised to date is the sum of the actuals, each at
+	// its period's FX rate, summed in PostgreSQL. A sum that needs a missing rate is null and the
+	// rate is listed in `meta.missing_fx_rates`. A malformed `initiative_id`, an unknown or a
+	// repeated parameter is **400**; an initiative not in the tenant is **404**.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/analytics/realization (the `GetAnalyticsRealization` operationId).
+	GetAnalyticsRealizationWithResponse(ctx context.Context, params *GetAnalyticsRealizationParams, reqEditors ...RequestEditorFn) (*GetAnalyticsRealizationResponse, error)
+
+	// GetAnalyticsROIWithResponse ROI analysis of an initiative or the portfolio
+	//
+	// Needs `analytics:read`; 30 analytics requests a minute per tenant (shared by every
+	// `/v1/analytics/*` path). Without `initiative_id`: the portfolio of every initiative
+	// that is not archived, their monthly series added month by month. The series is each
+	// initiative's monthly cash flow in the base currency, actuals where recorded (through the
+	// latest actual), expected values elsewhere, over the period asked for (`lifetime`: each
+	// initiative's default horizon). `sensitivity`: `best_case` benefits +20 % and costs
+	// −10 %, `worst_case` benefits −20 % and costs +10 %, `expected` as is. `confidence`
+	// from `coverage` (share of elapsed benefit periods with an actual): high from 0.8,
+	// medium from 0.5, low below or when none elapsed. A figure without a value is null and
+	// `null_reasons` says why (`missing_fx_rates`, `no_costs`, `no_sign_change`,
+	// `did_not_converge`, `never_paid_back`, `no_data`). Formulas: README "How the numbers are
+	// computed". A malformed `initiative_id` or `period`, an unknown or repeated parameter is
+	// **400**; an initiative not in the tenant is **404** (an archived one can be analysed by id).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/analytics/roi (the `GetAnalyticsROI` operationId).
+	GetAnalyticsROIWithResponse(ctx context.Context, params *GetAnalyticsROIParams, reqEditors ...RequestEditorFn) (*GetAnalyticsROIResponse, error)
+
+	// GetAnalyticsTrendsWithResponse Monthly expected against actual value of the portfolio
+	//
+	// Needs `analytics:read`; counts against the 30 analytics requests a minute. One point a month
+	// from `from` to `to` (inclusive, at most 60 months) for the benefits that count (money, not
+	// cancelled) of the initiatives that are not archived, in the base currency: `expected` as the
+	// initiative detail computes it (a quarterly benefit's quarter in its first month, each month
+	// at its rate), `actual` the sum of the actuals recorded for the month (0 when none; null after
+	// the current month), `moving_average` the trailing mean of the last 3 actuals. `direction`:
+	// least-squares slope of the actuals a month over the elapsed months (`slope`), `up` above 1 %
+	// of their mean absolute value, `down` below minus that, `flat` between; null with fewer than
+	// 3 elapsed months. A value that needs a missing FX rate is null (`meta.missing_fx_rates`).
+	// `group_by` adds one series per benefit category or per initiative (those with a money
+	// benefit), by name. A malformed, inverted or longer than 60-month range, an unknown
+	// `group_by`, an unknown or repeated parameter is **400** `INVALID_PARAMETER`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/analytics/trends (the `GetAnalyticsTrends` operationId).
+	GetAnalyticsTrendsWithResponse(ctx context.Context, params *GetAnalyticsTrendsParams, reqEditors ...RequestEditorFn) (*GetAnalyticsTrendsResponse, error)
+
 	// ListAPIKeysWithResponse List API keys
 	//
 	// Needs `admin:config`. Keys not revoked (expired ones included, `status` says so), newest first. The key itself is never shown again.
@@ -19578,6 +20458,528 @@ func (r GetOpenAPIResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetOpenAPIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAnalyticsRealizationResponse200Headers the declared response headers of an HTTP 200 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse200Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse400Headers the declared response headers of an HTTP 400 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse401Headers the declared response headers of an HTTP 401 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse403Headers the declared response headers of an HTTP 403 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse404Headers the declared response headers of an HTTP 404 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse429Headers the declared response headers of an HTTP 429 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse500Headers the declared response headers of an HTTP 500 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsRealizationResponse503Headers the declared response headers of an HTTP 503 response for GetAnalyticsRealization
+type GetAnalyticsRealizationResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type GetAnalyticsRealizationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AnalyticsRealizationEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V1NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAnalyticsRealizationResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAnalyticsRealizationResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAnalyticsRealizationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetAnalyticsRealizationResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetAnalyticsRealizationResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAnalyticsRealizationResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetAnalyticsRealizationResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAnalyticsRealizationResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON200() *AnalyticsRealizationEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON404() *V1NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetAnalyticsRealizationResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAnalyticsRealizationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAnalyticsRealizationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAnalyticsRealizationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAnalyticsRealizationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAnalyticsROIResponse200Headers the declared response headers of an HTTP 200 response for GetAnalyticsROI
+type GetAnalyticsROIResponse200Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsROIResponse400Headers the declared response headers of an HTTP 400 response for GetAnalyticsROI
+type GetAnalyticsROIResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsROIResponse401Headers the declared response headers of an HTTP 401 response for GetAnalyticsROI
+type GetAnalyticsROIResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsROIResponse403Headers the declared response headers of an HTTP 403 response for GetAnalyticsROI
+type GetAnalyticsROIResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsROIResponse404Headers the declared response headers of an HTTP 404 response for GetAnalyticsROI
+type GetAnalyticsROIResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsROIResponse429Headers the declared response headers of an HTTP 429 response for GetAnalyticsROI
+type GetAnalyticsROIResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsROIResponse500Headers the declared response headers of an HTTP 500 response for GetAnalyticsROI
+type GetAnalyticsROIResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsROIResponse503Headers the declared response headers of an HTTP 503 response for GetAnalyticsROI
+type GetAnalyticsROIResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type GetAnalyticsROIResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AnalyticsROIEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V1NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAnalyticsROIResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAnalyticsROIResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAnalyticsROIResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetAnalyticsROIResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetAnalyticsROIResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAnalyticsROIResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetAnalyticsROIResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAnalyticsROIResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAnalyticsROIResponse) GetJSON200() *AnalyticsROIEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetAnalyticsROIResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetAnalyticsROIResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetAnalyticsROIResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetAnalyticsROIResponse) GetJSON404() *V1NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAnalyticsROIResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetAnalyticsROIResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetAnalyticsROIResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAnalyticsROIResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAnalyticsROIResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAnalyticsROIResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAnalyticsROIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAnalyticsTrendsResponse200Headers the declared response headers of an HTTP 200 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse200Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse400Headers the declared response headers of an HTTP 400 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse400Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse401Headers the declared response headers of an HTTP 401 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse401Headers struct {
+	WWWAuthenticate      string
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse403Headers the declared response headers of an HTTP 403 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse403Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse429Headers the declared response headers of an HTTP 429 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse429Headers struct {
+	RetryAfter           int
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse500Headers the declared response headers of an HTTP 500 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse500Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// GetAnalyticsTrendsResponse503Headers the declared response headers of an HTTP 503 response for GetAnalyticsTrends
+type GetAnalyticsTrendsResponse503Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+type GetAnalyticsTrendsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AnalyticsTrendsEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V1BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V1Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *V1Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V1TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *V1InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *V1ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAnalyticsTrendsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAnalyticsTrendsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetAnalyticsTrendsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetAnalyticsTrendsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetAnalyticsTrendsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetAnalyticsTrendsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAnalyticsTrendsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON200() *AnalyticsTrendsEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON400() *V1BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON401() *V1Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON403() *V1Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON429() *V1TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON500() *V1InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetAnalyticsTrendsResponse) GetJSON503() *V1ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAnalyticsTrendsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAnalyticsTrendsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAnalyticsTrendsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAnalyticsTrendsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -36604,6 +38006,83 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, params
 	return ParseGetOpenAPIResponse(rsp)
 }
 
+// GetAnalyticsRealizationWithResponse Value realisation of the portfolio or an initiative
+//
+// Needs `analytics:read`; counts against the 30 analytics requests a minute. Expected against
+// realised value to date (through the current month, base currency) of the benefits that are
+// not cancelled: in total, per initiative (every initiative that is not archived, or the one
+// named by `initiative_id`, archived or not), per benefit category; and the benefits at risk:
+// under 80 % of their expected value in their two latest measured periods, when those are two
+// periods running (any unit: the rule is a ratio), lowest latest share first. Expected to date
+// is computed as in the initiative detail; realised to date is the sum of the actuals, each at
+// its period's FX rate, summed in PostgreSQL. A sum that needs a missing rate is null and the
+// rate is listed in `meta.missing_fx_rates`. A malformed `initiative_id`, an unknown or a
+// repeated parameter is **400**; an initiative not in the tenant is **404**.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/analytics/realization (the `GetAnalyticsRealization` operationId).
+func (c *ClientWithResponses) GetAnalyticsRealizationWithResponse(ctx context.Context, params *GetAnalyticsRealizationParams, reqEditors ...RequestEditorFn) (*GetAnalyticsRealizationResponse, error) {
+	rsp, err := c.GetAnalyticsRealization(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAnalyticsRealizationResponse(rsp)
+}
+
+// GetAnalyticsROIWithResponse ROI analysis of an initiative or the portfolio
+//
+// Needs `analytics:read`; 30 analytics requests a minute per tenant (shared by every
+// `/v1/analytics/*` path). Without `initiative_id`: the portfolio of every initiative
+// that is not archived, their monthly series added month by month. The series is each
+// initiative's monthly cash flow in the base currency, actuals where recorded (through the
+// latest actual), expected values elsewhere, over the period asked for (`lifetime`: each
+// initiative's default horizon). `sensitivity`: `best_case` benefits +20 % and costs
+// −10 %, `worst_case` benefits −20 % and costs +10 %, `expected` as is. `confidence`
+// from `coverage` (share of elapsed benefit periods with an actual): high from 0.8,
+// medium from 0.5, low below or when none elapsed. A figure without a value is null and
+// `null_reasons` says why (`missing_fx_rates`, `no_costs`, `no_sign_change`,
+// `did_not_converge`, `never_paid_back`, `no_data`). Formulas: README "How the numbers are
+// computed". A malformed `initiative_id` or `period`, an unknown or repeated parameter is
+// **400**; an initiative not in the tenant is **404** (an archived one can be analysed by id).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/analytics/roi (the `GetAnalyticsROI` operationId).
+func (c *ClientWithResponses) GetAnalyticsROIWithResponse(ctx context.Context, params *GetAnalyticsROIParams, reqEditors ...RequestEditorFn) (*GetAnalyticsROIResponse, error) {
+	rsp, err := c.GetAnalyticsROI(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAnalyticsROIResponse(rsp)
+}
+
+// GetAnalyticsTrendsWithResponse Monthly expected against actual value of the portfolio
+//
+// Needs `analytics:read`; counts against the 30 analytics requests a minute. One point a month
+// from `from` to `to` (inclusive, at most 60 months) for the benefits that count (money, not
+// cancelled) of the initiatives that are not archived, in the base currency: `expected` as the
+// initiative detail computes it (a quarterly benefit's quarter in its first month, each month
+// at its rate), `actual` the sum of the actuals recorded for the month (0 when none; null after
+// the current month), `moving_average` the trailing mean of the last 3 actuals. `direction`:
+// least-squares slope of the actuals a month over the elapsed months (`slope`), `up` above 1 %
+// of their mean absolute value, `down` below minus that, `flat` between; null with fewer than
+// 3 elapsed months. A value that needs a missing FX rate is null (`meta.missing_fx_rates`).
+// `group_by` adds one series per benefit category or per initiative (those with a money
+// benefit), by name. A malformed, inverted or longer than 60-month range, an unknown
+// `group_by`, an unknown or repeated parameter is **400** `INVALID_PARAMETER`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/analytics/trends (the `GetAnalyticsTrends` operationId).
+func (c *ClientWithResponses) GetAnalyticsTrendsWithResponse(ctx context.Context, params *GetAnalyticsTrendsParams, reqEditors ...RequestEditorFn) (*GetAnalyticsTrendsResponse, error) {
+	rsp, err := c.GetAnalyticsTrends(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAnalyticsTrendsResponse(rsp)
+}
+
 // ListAPIKeysWithResponse List API keys
 //
 // Needs `admin:config`. Keys not revoked (expired ones included, `status` says so), newest first. The key itself is never shown again.
@@ -39801,6 +41280,1149 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 			headers.XRequestID = value
 		}
 		response.Headers431 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAnalyticsRealizationResponse parses an HTTP response from a GetAnalyticsRealizationWithResponse call
+func ParseGetAnalyticsRealizationResponse(rsp *http.Response) (*GetAnalyticsRealizationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAnalyticsRealizationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AnalyticsRealizationEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V1NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAnalyticsRealizationResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetAnalyticsRealizationResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAnalyticsRealizationResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetAnalyticsRealizationResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetAnalyticsRealizationResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAnalyticsRealizationResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetAnalyticsRealizationResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAnalyticsRealizationResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAnalyticsROIResponse parses an HTTP response from a GetAnalyticsROIWithResponse call
+func ParseGetAnalyticsROIResponse(rsp *http.Response) (*GetAnalyticsROIResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAnalyticsROIResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AnalyticsROIEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V1NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAnalyticsROIResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetAnalyticsROIResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAnalyticsROIResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetAnalyticsROIResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetAnalyticsROIResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAnalyticsROIResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetAnalyticsROIResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAnalyticsROIResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAnalyticsTrendsResponse parses an HTTP response from a GetAnalyticsTrendsWithResponse call
+func ParseGetAnalyticsTrendsResponse(rsp *http.Response) (*GetAnalyticsTrendsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAnalyticsTrendsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AnalyticsTrendsEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V1BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V1Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest V1Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V1TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest V1InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest V1ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAnalyticsTrendsResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetAnalyticsTrendsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetAnalyticsTrendsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetAnalyticsTrendsResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetAnalyticsTrendsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetAnalyticsTrendsResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAnalyticsTrendsResponse503Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -111,7 +111,7 @@ const (
 // of the initiative does not allow it.
 var (
 	ErrLimitReached       = errors.New("the initiative already has the maximum of 100 benefits")
-	ErrInitiativeArchived = errors.New("the initiative is archived; its benefits are read-only")
+	ErrInitiativeArchived = fmt.Errorf("%w: its benefits too", initiative.ErrArchived)
 )
 
 // CheckCanAdd reports whether an initiative that has count benefits may get another.
@@ -125,7 +125,7 @@ func CheckCanAdd(count int) error {
 // CheckWritable reports whether the benefits of an initiative in this status
 // (and their actuals) may change. Archived is final, so its figures are frozen.
 func CheckWritable(initiativeStatus initiative.Status) error {
-	if initiativeStatus == initiative.Archived {
+	if initiative.CheckWritable(initiativeStatus) != nil {
 		return ErrInitiativeArchived
 	}
 	return nil

@@ -8,6 +8,7 @@ package cost
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ const (
 // of the initiative does not allow it.
 var (
 	ErrLimitReached       = errors.New("the initiative already has the maximum of 500 costs")
-	ErrInitiativeArchived = errors.New("the initiative is archived; its costs are read-only")
+	ErrInitiativeArchived = fmt.Errorf("%w: its costs too", initiative.ErrArchived)
 )
 
 // CheckCanAdd reports whether an initiative that has count costs may get another.
@@ -56,7 +57,7 @@ func CheckCanAdd(count int) error {
 // CheckWritable reports whether the costs of an initiative in this status may
 // change. Archived is final, so its figures are frozen.
 func CheckWritable(initiativeStatus initiative.Status) error {
-	if initiativeStatus == initiative.Archived {
+	if initiative.CheckWritable(initiativeStatus) != nil {
 		return ErrInitiativeArchived
 	}
 	return nil

@@ -1,0 +1,572 @@
+package api
+
+// Analytics (issue 10): ROI analysis of an initiative or the portfolio. The
+// rules live in internal/analytics; the rows come through internal/valuation
+// as for the initiative detail. Every analytics response has one envelope:
+// {"data": ..., "meta": {"base_currency", "as_of", "missing_fx_rates"}}.
+
+import (
+	"cmp"
+	"errors"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/analytics"
+	"github.com/valuecase/valuecase/internal/benefit"
+	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/money"
+	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/settings"
+	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/valuation"
+)
+
+// analyticsRoutes mounts /v1/analytics on the authenticated /v1 group.
+func (s *Server) analyticsRoutes(v1 fiber.Router) {
+	v1.Get("/analytics/roi", s.require(rbac.AnalyticsRead), s.analyticsROI)
+	v1.Get("/analytics/realization", s.require(rbac.AnalyticsRead), s.analyticsRealization)
+	v1.Get("/analytics/trends", s.require(rbac.AnalyticsRead), s.analyticsTrends)
+}
+
+// analyticsMetaJSON is the meta of every analytics response.
+type analyticsMetaJSON struct {
+	BaseCurrency   string              `json:"base_currency"`
+	AsOf           string              `json:"as_of"` // the current month (UTC) the figures are computed at
+	MissingFXRates []missingFXRateJSON `json:"missing_fx_rates"`
+}
+
+// analyticsEnvelope is the body of every analytics response.
+type analyticsEnvelope[T any] struct {
+	Data T                 `json:"data"`
+	Meta analyticsMetaJSON `json:"meta"`
+}
+
+type roiScenarioJSON struct {
+	ROIPercent *float64 `json:"roi_percent"`
+}
+
+type roiJSON struct {
+	InitiativeID     *string  `json:"initiative_id"` // null for the portfolio
+	Period           string   `json:"period"`
+	From             *string  `json:"from"` // the months of the series; null when there is nothing to analyse
+	To               *string  `json:"to"`
+	InitiativesCount int      `json:"initiatives_count"`
+	TotalBenefits    *float64 `json:"total_benefits"`
+	TotalCosts       *float64 `json:"total_costs"`
+	ROIPercent       *float64 `json:"roi_percent"`
+	PaybackMonths    *float64 `json:"payback_months"`
+	NPV              *float64 `json:"npv"`
+	IRR              *float64 `json:"irr"`
+	Confidence       string   `json:"confidence"`
+	Coverage         *float64 `json:"coverage"`
+	Sensitivity      struct {
+		BestCase  roiScenarioJSON `json:"best_case"`
+		Expected  roiScenarioJSON `json:"expected"`
+		WorstCase roiScenarioJSON `json:"worst_case"`
+	} `json:"sensitivity"`
+	NullReasons map[string]string `json:"null_reasons"`
+}
+
+// roundTo rounds v to the given decimals (only at this edge).
+func roundTo(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	return math.Round(v*p) / p
+}
+
+func (s *Server) analyticsROI(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	idText, hasID := q.str("initiative_id")
+	periodText, _ := q.str("period")
+	if err := q.done(); err != nil {
+		return err
+	}
+	ctx, t, tenant, now := c.UserContext(), tx(c), principal(c).TenantID, time.Now()
+	current := finance.MonthOfTime(now)
+	st, err := settings.Load(ctx, t, tenant)
+	if err != nil {
+		return err
+	}
+	w, err := analytics.ParseWindow(periodText, current, st.FiscalYearStartMonth)
+	if err != nil {
+		return InvalidParameter("%s", err.Error())
+	}
+	var only *uuid.UUID
+	if hasID {
+		id, err := uuid.Parse(idText)
+		if err != nil {
+			return InvalidParameter("query parameter initiative_id must be a UUID")
+		}
+		only = &id
+	}
+	ids, ins, err := loadAnalyticsInitiatives(c, only)
+	if err != nil {
+		return err
+	}
+	fx, err := loadFX(c, st.BaseCurrency)
+	if err != nil {
+		return err
+	}
+	r := analytics.ComputeROI(ins, w, current, st.DiscountRate, fx)
+
+	out := roiJSON{Period: w.Label, InitiativesCount: len(ids), Confidence: string(r.Confidence), NullReasons: map[string]string{}}
+	if only != nil {
+		out.InitiativeID = new(only.String())
+	}
+	if r.Horizon != nil {
+		out.From, out.To = new(r.Horizon.Start.String()), new(r.Horizon.End.String())
+	}
+	figure := func(name string, f finance.Result, decimals int) *float64 {
+		v, ok := f.Get()
+		if !ok {
+			out.NullReasons[name] = string(f.Reason)
+			return nil
+		}
+		return new(roundTo(v, decimals))
+	}
+	out.TotalBenefits, out.TotalCosts = figure("total_benefits", r.TotalBenefits, 2), figure("total_costs", r.TotalCosts, 2)
+	out.ROIPercent, out.PaybackMonths = figure("roi_percent", r.ROIPercent, 2), figure("payback_months", r.PaybackMonths, 2)
+	out.NPV, out.IRR = figure("npv", r.NPV, 2), figure("irr", r.IRR, 6)
+	out.Sensitivity.Expected.ROIPercent = out.ROIPercent
+	out.Sensitivity.BestCase.ROIPercent = figure("sensitivity.best_case.roi_percent", r.Best, 2)
+	out.Sensitivity.WorstCase.ROIPercent = figure("sensitivity.worst_case.roi_percent", r.Worst, 2)
+	if r.Coverage != nil {
+		out.Coverage = new(roundTo(*r.Coverage, 4))
+	}
+	return c.JSON(analyticsEnvelope[roiJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, r.Missing)})
+}
+
+func analyticsMeta(base string, current finance.Month, missing []finance.MissingRate) analyticsMetaJSON {
+	m := analyticsMetaJSON{BaseCurrency: base, AsOf: current.String(), MissingFXRates: make([]missingFXRateJSON, len(missing))}
+	for i, r := range missing {
+		m.MissingFXRates[i] = missingFXRateJSON{Currency: r.Currency, Period: r.Period.String()}
+	}
+	return m
+}
+
+// loadFX reads every FX rate of the tenant into a converter to base (a
+// stored rate for the base itself is ignored: it is 1 by definition).
+func loadFX(c *fiber.Ctx, base string) (finance.FX, error) {
+	rows, err := db.Q.FxRateList(c.UserContext(), tx(c), dbsqlc.FxRateListParams{TenantID: principal(c).TenantID})
+	if err != nil {
+		return finance.FX{}, err
+	}
+	rates := money.NewRates(base)
+	for _, row := range rows {
+		err := rates.Set(row.Currency, finance.MonthOfTime(row.Period), row.Rate)
+		if ve, ok := errors.AsType[*validation.Error](err); ok && ve.Code == validation.CodeNotAllowed {
+			continue
+		}
+		if err != nil {
+			return finance.FX{}, err
+		}
+	}
+	return rates.FX(), nil
+}
+
+// realizationAmountsJSON are expected against realised to date (base
+// currency; null when a rate is missing).
+type realizationAmountsJSON struct {
+	ExpectedToDate     *float64 `json:"expected_to_date"`
+	RealizedToDate     *float64 `json:"realized_to_date"`
+	RealizationPercent *float64 `json:"realization_percent"`
+}
+
+func toRealizationAmounts(a analytics.Amounts) realizationAmountsJSON {
+	round := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		return new(money.Round(*v))
+	}
+	return realizationAmountsJSON{ExpectedToDate: round(a.Expected), RealizedToDate: round(a.Realized), RealizationPercent: round(a.Percent())}
+}
+
+type realizationInitiativeJSON struct {
+	InitiativeID string `json:"initiative_id"`
+	Name         string `json:"name"`
+	realizationAmountsJSON
+}
+
+type realizationCategoryJSON struct {
+	Category string `json:"category"`
+	realizationAmountsJSON
+}
+
+type atRiskPeriodJSON struct {
+	Period             string  `json:"period"`
+	Expected           float64 `json:"expected"`
+	Actual             float64 `json:"actual"`
+	RealizationPercent float64 `json:"realization_percent"`
+}
+
+type atRiskBenefitJSON struct {
+	BenefitID    string             `json:"benefit_id"`
+	InitiativeID string             `json:"initiative_id"`
+	Name         string             `json:"name"`
+	Category     string             `json:"category"`
+	Unit         string             `json:"unit"`
+	Currency     *string            `json:"currency"`
+	Periods      []atRiskPeriodJSON `json:"periods"`
+}
+
+type realizationJSON struct {
+	InitiativeID *string `json:"initiative_id"` // null for the portfolio
+	realizationAmountsJSON
+	Initiatives    []realizationInitiativeJSON `json:"initiatives"`
+	Categories     []realizationCategoryJSON   `json:"categories"`
+	AtRiskBenefits []atRiskBenefitJSON         `json:"at_risk_benefits"`
+}
+
+func (s *Server) analyticsRealization(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	idText, hasID := q.str("initiative_id")
+	if err := q.done(); err != nil {
+		return err
+	}
+	var only *uuid.UUID
+	if hasID {
+		id, err := uuid.Parse(idText)
+		if err != nil {
+			return InvalidParameter("query parameter initiative_id must be a UUID")
+		}
+		only = &id
+	}
+	ctx, t, tenant, now := c.UserContext(), tx(c), principal(c).TenantID, time.Now()
+	current := finance.MonthOfTime(now)
+	st, err := settings.Load(ctx, t, tenant)
+	if err != nil {
+		return err
+	}
+	initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return err
+	}
+	if only != nil && len(initiatives) == 0 {
+		return NotFound("initiative")
+	}
+	rows, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return err
+	}
+	through := current.FirstDay()
+	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return err
+	}
+	realized, err := db.Q.AnalyticsRealizedByBenefit(ctx, t, dbsqlc.AnalyticsRealizedByBenefitParams{Base: st.BaseCurrency, TenantID: tenant, InitiativeID: only, Through: through})
+	if err != nil {
+		return err
+	}
+	missingActual, err := db.Q.AnalyticsMissingActualRates(ctx, t, dbsqlc.AnalyticsMissingActualRatesParams{TenantID: tenant, InitiativeID: only, Through: through, Base: st.BaseCurrency})
+	if err != nil {
+		return err
+	}
+	latest, err := db.Q.AnalyticsLatestActuals(ctx, t, dbsqlc.AnalyticsLatestActualsParams{TenantID: tenant, InitiativeID: only, Through: through})
+	if err != nil {
+		return err
+	}
+	fx, err := loadFX(c, st.BaseCurrency)
+	if err != nil {
+		return err
+	}
+
+	planOf := map[uuid.UUID][]finance.PlanEntry{}
+	for _, p := range plans {
+		planOf[p.BenefitID] = append(planOf[p.BenefitID], finance.PlanEntry{Period: finance.MonthOfTime(p.Period), Expected: p.Expected})
+	}
+	realizedOf := map[uuid.UUID]*float64{}
+	for _, r := range realized {
+		if r.Missing == 0 {
+			realizedOf[r.BenefitID] = new(r.Realized)
+		} else {
+			realizedOf[r.BenefitID] = nil
+		}
+	}
+	latestOf := map[uuid.UUID][]analytics.PeriodValue{}
+	for _, a := range latest {
+		latestOf[a.BenefitID] = append(latestOf[a.BenefitID], analytics.PeriodValue{Period: finance.MonthOfTime(a.Period), Value: a.Value})
+	}
+	benefits := make([]analytics.RealizationBenefit, len(rows))
+	for i, b := range rows {
+		rb := analytics.RealizationBenefit{ID: b.ID, InitiativeID: b.InitiativeID, Name: b.Name, Category: b.Category, Unit: b.Unit,
+			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: analyticsBenefit(b, planOf[b.ID]), Latest: latestOf[b.ID]}
+		if r, ok := realizedOf[b.ID]; ok {
+			rb.Realized = r
+		} else {
+			rb.Realized = new(0.0) // no actual through the current month
+		}
+		benefits[i] = rb
+	}
+	initiativeIDs := make([]uuid.UUID, len(initiatives))
+	for i, in := range initiatives {
+		initiativeIDs[i] = in.ID
+	}
+	r := analytics.ComputeRealization(initiativeIDs, benefits, current, fx)
+
+	out := realizationJSON{realizationAmountsJSON: toRealizationAmounts(r.Total), Initiatives: make([]realizationInitiativeJSON, len(initiatives)),
+		Categories: make([]realizationCategoryJSON, len(r.Categories)), AtRiskBenefits: make([]atRiskBenefitJSON, len(r.AtRisk))}
+	if only != nil {
+		out.InitiativeID = new(only.String())
+	}
+	for i, in := range initiatives {
+		out.Initiatives[i] = realizationInitiativeJSON{InitiativeID: in.ID.String(), Name: in.Name, realizationAmountsJSON: toRealizationAmounts(r.Initiatives[in.ID])}
+	}
+	for i, cat := range r.Categories {
+		out.Categories[i] = realizationCategoryJSON{Category: cat.Category, realizationAmountsJSON: toRealizationAmounts(cat.Amounts)}
+	}
+	for i, risk := range r.AtRisk {
+		b := risk.Benefit
+		j := atRiskBenefitJSON{BenefitID: b.ID.String(), InitiativeID: b.InitiativeID.String(), Name: b.Name, Category: b.Category, Unit: b.Unit,
+			Periods: make([]atRiskPeriodJSON, len(risk.Periods))}
+		if b.Money {
+			j.Currency = new(b.Benefit.Currency)
+		}
+		for k, p := range risk.Periods {
+			j.Periods[k] = atRiskPeriodJSON{Period: p.Period.String(), Expected: money.Round(p.Expected), Actual: money.Round(p.Actual),
+				RealizationPercent: money.Round(p.Actual / p.Expected * 100)}
+		}
+		out.AtRiskBenefits[i] = j
+	}
+	missing := slices.Clone(r.Missing)
+	for _, m := range missingActual {
+		missing = append(missing, finance.MissingRate{Currency: m.Currency, Period: finance.MonthOfTime(m.Period)})
+	}
+	return c.JSON(analyticsEnvelope[realizationJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, sortedMissing(missing))})
+}
+
+// analyticsBenefit is a benefit row in the finance core's terms (as
+// valuation.MoneyBenefits maps it, for any unit: the expectation does not
+// depend on the currency). No plan entries: nil, the even spread.
+func analyticsBenefit(b dbsqlc.Benefit, plan []finance.PlanEntry) finance.Benefit {
+	fb := finance.Benefit{ExpectedValue: b.ExpectedValue, Frequency: finance.Frequency(b.MeasurementFrequency),
+		Start: finance.MonthOfTime(b.ExpectedStartDate), Plan: plan}
+	if b.Currency != nil {
+		fb.Currency = *b.Currency
+	}
+	if b.ExpectedEndDate != nil {
+		fb.End = new(finance.MonthOfTime(*b.ExpectedEndDate))
+	}
+	return fb
+}
+
+type trendPointJSON struct {
+	Period        string   `json:"period"`
+	Expected      *float64 `json:"expected"`
+	Actual        *float64 `json:"actual"`
+	MovingAverage *float64 `json:"moving_average"`
+}
+
+type trendSeriesJSON struct {
+	Direction *string          `json:"direction"`
+	Slope     *float64         `json:"slope"`
+	Points    []trendPointJSON `json:"points"`
+}
+
+type trendGroupJSON struct {
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	trendSeriesJSON
+}
+
+type trendsJSON struct {
+	From    string           `json:"from"`
+	To      string           `json:"to"`
+	GroupBy *string          `json:"group_by"`
+	Total   trendSeriesJSON  `json:"total"`
+	Groups  []trendGroupJSON `json:"groups"`
+}
+
+func toTrendSeries(s analytics.Series) trendSeriesJSON {
+	round := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		return new(money.Round(*v))
+	}
+	out := trendSeriesJSON{Slope: round(s.Slope), Points: make([]trendPointJSON, len(s.Points))}
+	if s.Direction != nil {
+		out.Direction = new(string(*s.Direction))
+	}
+	for i, p := range s.Points {
+		out.Points[i] = trendPointJSON{Period: p.Period.String(), Expected: round(p.Expected), Actual: round(p.Actual), MovingAverage: round(p.MovingAverage)}
+	}
+	return out
+}
+
+func (s *Server) analyticsTrends(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	from, _ := q.str("from")
+	to, _ := q.str("to")
+	groupBy := q.oneOf("group_by", "", []string{"category", "initiative"})
+	if err := q.done(); err != nil {
+		return err
+	}
+	ctx, t, tenant, now := c.UserContext(), tx(c), principal(c).TenantID, time.Now()
+	current := finance.MonthOfTime(now)
+	h, err := analytics.ParseTrendRange(from, to, current)
+	if err != nil {
+		return InvalidParameter("%s", err.Error())
+	}
+	st, err := settings.Load(ctx, t, tenant)
+	if err != nil {
+		return err
+	}
+	rows, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant})
+	if err != nil {
+		return err
+	}
+	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant})
+	if err != nil {
+		return err
+	}
+	through := min(h.End, current).FirstDay()
+	sums, err := db.Q.AnalyticsActualsByMonth(ctx, t, dbsqlc.AnalyticsActualsByMonthParams{GroupBy: groupBy, Base: st.BaseCurrency, TenantID: tenant,
+		FromPeriod: h.Start.FirstDay(), Through: through})
+	if err != nil {
+		return err
+	}
+	missingActual, err := db.Q.AnalyticsMissingActualRatesInRange(ctx, t, dbsqlc.AnalyticsMissingActualRatesInRangeParams{TenantID: tenant,
+		FromPeriod: h.Start.FirstDay(), Through: through, Base: st.BaseCurrency})
+	if err != nil {
+		return err
+	}
+	fx, err := loadFX(c, st.BaseCurrency)
+	if err != nil {
+		return err
+	}
+
+	planOf := map[uuid.UUID][]finance.PlanEntry{}
+	for _, p := range plans {
+		planOf[p.BenefitID] = append(planOf[p.BenefitID], finance.PlanEntry{Period: finance.MonthOfTime(p.Period), Expected: p.Expected})
+	}
+	groupOf := func(b dbsqlc.Benefit) string {
+		switch groupBy {
+		case "category":
+			return b.Category
+		case "initiative":
+			return b.InitiativeID.String()
+		}
+		return ""
+	}
+	var benefits []analytics.TrendBenefit
+	groupSet := map[string]bool{}
+	for _, b := range rows {
+		if benefit.Unit(b.Unit) != benefit.UnitCurrency || b.Currency == nil {
+			continue
+		}
+		benefits = append(benefits, analytics.TrendBenefit{Group: groupOf(b), Benefit: analyticsBenefit(b, planOf[b.ID])})
+		groupSet[groupOf(b)] = true
+	}
+	actuals := make([]analytics.ActualSum, len(sums))
+	for i, a := range sums {
+		actuals[i] = analytics.ActualSum{Group: a.GroupKey, Period: finance.MonthOfTime(a.Period), Value: a.Actual, Missing: a.Missing > 0}
+	}
+	// The groups: categories by name; initiatives (with a money benefit) by name.
+	var keys, names []string
+	switch groupBy {
+	case "category":
+		keys = slices.Sorted(maps.Keys(groupSet))
+		names = keys
+	case "initiative":
+		initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant})
+		if err != nil {
+			return err
+		}
+		for _, in := range initiatives {
+			if groupSet[in.ID.String()] {
+				keys, names = append(keys, in.ID.String()), append(names, in.Name)
+			}
+		}
+	}
+	total, groups, missing := analytics.ComputeTrends(h, current, keys, benefits, actuals, fx)
+
+	out := trendsJSON{From: h.Start.String(), To: h.End.String(), Total: toTrendSeries(total), Groups: make([]trendGroupJSON, len(groups))}
+	if groupBy != "" {
+		out.GroupBy = &groupBy
+	}
+	for i, g := range groups {
+		out.Groups[i] = trendGroupJSON{Key: keys[i], Name: names[i], trendSeriesJSON: toTrendSeries(g)}
+	}
+	for _, m := range missingActual {
+		missing = append(missing, finance.MissingRate{Currency: m.Currency, Period: finance.MonthOfTime(m.Period)})
+	}
+	return c.JSON(analyticsEnvelope[trendsJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, sortedMissing(missing))})
+}
+
+// sortedMissing sorts rates by currency, then month, without repeats.
+func sortedMissing(ms []finance.MissingRate) []finance.MissingRate {
+	slices.SortFunc(ms, func(a, b finance.MissingRate) int {
+		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
+	})
+	return slices.Compact(ms)
+}
+
+// loadAnalyticsInitiatives reads the initiatives an analysis covers (the
+// portfolio: every one not archived; or the one named, 404 when it is not
+// in the tenant) with their benefits, plans, actuals and costs in five
+// queries, mapped as the initiative detail maps them (internal/valuation).
+func loadAnalyticsInitiatives(c *fiber.Ctx, only *uuid.UUID) ([]uuid.UUID, []analytics.Initiative, error) {
+	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
+	initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return nil, nil, err
+	}
+	if only != nil && len(initiatives) == 0 {
+		return nil, nil, NotFound("initiative")
+	}
+	benefits, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return nil, nil, err
+	}
+	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return nil, nil, err
+	}
+	actuals, err := db.Q.AnalyticsActuals(ctx, t, dbsqlc.AnalyticsActualsParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return nil, nil, err
+	}
+	costs, err := db.Q.AnalyticsCosts(ctx, t, dbsqlc.AnalyticsCostsParams{TenantID: tenant, InitiativeID: only})
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := map[uuid.UUID]*valuation.Rows{}
+	ids := make([]uuid.UUID, len(initiatives))
+	for i, in := range initiatives {
+		ids[i], rows[in.ID] = in.ID, &valuation.Rows{}
+	}
+	initiativeOf := map[uuid.UUID]uuid.UUID{}
+	for _, b := range benefits {
+		initiativeOf[b.ID] = b.InitiativeID
+		if r := rows[b.InitiativeID]; r != nil {
+			r.Benefits = append(r.Benefits, b)
+		}
+	}
+	for _, p := range plans {
+		if r := rows[initiativeOf[p.BenefitID]]; r != nil {
+			r.Plans = append(r.Plans, p)
+		}
+	}
+	for _, a := range actuals {
+		if r := rows[initiativeOf[a.BenefitID]]; r != nil {
+			r.Actuals = append(r.Actuals, dbsqlc.BenefitActual{BenefitID: a.BenefitID, Period: a.Period, Value: a.Value})
+		}
+	}
+	for _, cost := range costs {
+		if r := rows[cost.InitiativeID]; r != nil {
+			r.Costs = append(r.Costs, cost)
+		}
+	}
+	ins := make([]analytics.Initiative, len(ids))
+	for i, id := range ids {
+		ins[i] = analytics.Initiative{Benefits: valuation.MoneyBenefits(*rows[id]), Costs: valuation.Costs(*rows[id])}
+	}
+	return ids, ins, nil
+}
