@@ -365,7 +365,7 @@ func mustJSON(t *testing.T, v any) string {
 
 // TestBusinessCaseCreateLimit: POST /v1/business-cases allows 10 per minute (spec section 8).
 func TestBusinessCaseCreateLimit(t *testing.T) {
-	ts := newTestServer(t, "enterprise")
+	ts := contractFrozenServer(newTestServer(t, "enterprise")) // a limiter clock that stands still: no refill mid-test
 	admin := ts.admin()
 	initID := ts.createInitiative(admin, map[string]any{"name": "Rate"})
 	for i := range 10 {
