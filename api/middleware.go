@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -233,7 +234,7 @@ func (s *Server) refuseAnonymous(c *fiber.Ctx, refusal error) error {
 // chargeClientIP counts a request against the client IP's allowance and sets
 // the rate-limit headers from it.
 func (s *Server) chargeClientIP(c *fiber.Ctx) (ratelimit.Result, bool) {
-	res, err := s.Limits.Allow(c.UserContext(), "ip:"+c.IP(), anonymousLimit)
+	res, err := s.Limits.Allow(c.UserContext(), "ip:"+s.clientIP(c), anonymousLimit)
 	if err != nil {
 		return res, false
 	}
@@ -392,4 +393,45 @@ func (tc *tenantCache) get(ctx context.Context, id uuid.UUID) (*dbsqlc.Tenant, e
 	tc.m[id] = cachedTenant{t: &t, expires: time.Now().Add(tc.ttl)}
 	tc.mu.Unlock()
 	return &t, nil
+}
+
+// clientIP is the caller's IP address: the direct peer, unless the peer is a
+// trusted proxy (TRUSTED_PROXIES); then it is the right-most address in
+// X-Forwarded-For that is not itself a trusted proxy (addresses further left
+// were written by the client and may be forged). A malformed entry ends the
+// walk at the last address trusted so far.
+func (s *Server) clientIP(c *fiber.Ctx) string {
+	peer, ok := netip.AddrFromSlice(c.Context().RemoteIP())
+	if !ok {
+		return c.IP()
+	}
+	peer = peer.Unmap()
+	if !s.trustedProxy(peer) {
+		return peer.String()
+	}
+	var hops []string
+	for _, h := range c.Request().Header.PeekAll(fiber.HeaderXForwardedFor) {
+		hops = append(hops, strings.Split(string(h), ",")...)
+	}
+	ip := peer
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		ip = a.Unmap()
+		if !s.trustedProxy(ip) {
+			break
+		}
+	}
+	return ip.String()
+}
+
+func (s *Server) trustedProxy(a netip.Addr) bool {
+	for _, p := range s.Config.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
