@@ -27,6 +27,14 @@ const LeaseTTL = 2 * time.Minute
 // costs one timeout per second at most, not one per request.
 const retryRedisAfter = time.Second
 
+var quietRedisLogs sync.Once
+
+type redisLogger struct{ log *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
+}
+
 // ParseRedisURL validates a redis:// or rediss:// URL and returns the client
 // options it stands for.
 func ParseRedisURL(raw string) (*redis.Options, error) {
@@ -81,9 +89,14 @@ func NewRedis(rawURL string, log *slog.Logger) (*Redis, error) {
 	opt.ReadTimeout = 500 * time.Millisecond
 	opt.WriteTimeout = 500 * time.Millisecond
 	opt.MaxRetries = 0
+	opt.DialerRetries = 1
+	opt.DialerRetryTimeout = 10 * time.Millisecond
 	if log == nil {
 		log = slog.Default()
 	}
+	// go-redis logs each failed dial on its own: the store reports an outage
+	// once (a warning), the library's lines go to debug.
+	quietRedisLogs.Do(func() { redis.SetLogger(redisLogger{log}) })
 	rdb := redis.NewClient(opt)
 	return &Redis{
 		rdb: rdb, limiter: redis_rate.NewLimiter(rdb),
