@@ -30,7 +30,7 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		"WEBHOOK_RETRY_DELAYS":            "5m,0s",
 		"REDIS_URL":                       "127.0.0.1:6379", // a URL is required
 		"TRUSTED_PROXIES":                 "10.0.0.0/8,proxy.internal",
-		"SECRETS_KEY":                     "c2hvcnQ=",                 // 5 bytes
+		"SECRETS_KEY":                     "c2hvcnQ=", // 5 bytes
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
