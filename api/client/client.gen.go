@@ -2571,14 +2571,15 @@ type FxRateUpsertResult struct {
 type Health struct {
 	Checks struct {
 		Postgres DependencyState  `json:"postgres"`
+		Redis    *DependencyState `json:"redis,omitempty"`
 		Temporal *DependencyState `json:"temporal,omitempty"`
 	} `json:"checks"`
 
-	// Status ok (all up), degraded (Temporal down, 200), down (PostgreSQL down, 503).
+	// Status ok (all up), degraded (Temporal or Redis down, 200), down (PostgreSQL down, 503).
 	Status HealthStatus `json:"status"`
 }
 
-// HealthStatus ok (all up), degraded (Temporal down, 200), down (PostgreSQL down, 503).
+// HealthStatus ok (all up), degraded (Temporal or Redis down, 200), down (PostgreSQL down, 503).
 type HealthStatus string
 
 // IgnoredReadOnly A read-only field of the resource; accepted (any value) and ignored.
@@ -5478,9 +5479,10 @@ type ClientInterface interface {
 	// GetHealth Health of the service and its dependencies
 	//
 	// Pings each dependency (2 s timeout each). `status` is `ok` when all are up,
-	// `degraded` with 200 when only Temporal is down (CRUD works; workflows start when it
-	// is back), and `down` with **503** when PostgreSQL is down. `temporal` is present
-	// when the process has a Temporal client. Not cached (`Cache-Control: no-store`).
+	// `degraded` with 200 when only Temporal or Redis is down (CRUD works; workflows start
+	// when Temporal is back; rate limits are counted per process until Redis is back), and
+	// `down` with **503** when PostgreSQL is down. `temporal` is present when the process
+	// has a Temporal client, `redis` when `REDIS_URL` is set. Not cached (`Cache-Control: no-store`).
 	//
 	// Corresponds with GET /health (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, params *GetHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7092,9 +7094,10 @@ func (c *Client) GetDocsAsset(ctx context.Context, asset string, params *GetDocs
 // GetHealth Health of the service and its dependencies
 //
 // Pings each dependency (2 s timeout each). `status` is `ok` when all are up,
-// `degraded` with 200 when only Temporal is down (CRUD works; workflows start when it
-// is back), and `down` with **503** when PostgreSQL is down. `temporal` is present
-// when the process has a Temporal client. Not cached (`Cache-Control: no-store`).
+// `degraded` with 200 when only Temporal or Redis is down (CRUD works; workflows start
+// when Temporal is back; rate limits are counted per process until Redis is back), and
+// `down` with **503** when PostgreSQL is down. `temporal` is present when the process
+// has a Temporal client, `redis` when `REDIS_URL` is set. Not cached (`Cache-Control: no-store`).
 //
 // Corresponds with GET /health (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, params *GetHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -15296,9 +15299,10 @@ type ClientWithResponsesInterface interface {
 	// GetHealthWithResponse Health of the service and its dependencies
 	//
 	// Pings each dependency (2 s timeout each). `status` is `ok` when all are up,
-	// `degraded` with 200 when only Temporal is down (CRUD works; workflows start when it
-	// is back), and `down` with **503** when PostgreSQL is down. `temporal` is present
-	// when the process has a Temporal client. Not cached (`Cache-Control: no-store`).
+	// `degraded` with 200 when only Temporal or Redis is down (CRUD works; workflows start
+	// when Temporal is back; rate limits are counted per process until Redis is back), and
+	// `down` with **503** when PostgreSQL is down. `temporal` is present when the process
+	// has a Temporal client, `redis` when `REDIS_URL` is set. Not cached (`Cache-Control: no-store`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -31834,9 +31838,10 @@ func (c *ClientWithResponses) GetDocsAssetWithResponse(ctx context.Context, asse
 // GetHealthWithResponse Health of the service and its dependencies
 //
 // Pings each dependency (2 s timeout each). `status` is `ok` when all are up,
-// `degraded` with 200 when only Temporal is down (CRUD works; workflows start when it
-// is back), and `down` with **503** when PostgreSQL is down. `temporal` is present
-// when the process has a Temporal client. Not cached (`Cache-Control: no-store`).
+// `degraded` with 200 when only Temporal or Redis is down (CRUD works; workflows start
+// when Temporal is back; rate limits are counted per process until Redis is back), and
+// `down` with **503** when PostgreSQL is down. `temporal` is present when the process
+// has a Temporal client, `redis` when `REDIS_URL` is set. Not cached (`Cache-Control: no-store`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
