@@ -152,10 +152,10 @@ func (s *Server) cors(c *fiber.Ctx) error {
 	}
 	c.Vary(fiber.HeaderOrigin)
 	c.Set(fiber.HeaderAccessControlAllowOrigin, origin)
-	c.Set(fiber.HeaderAccessControlExposeHeaders, "X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Retry-After, Retry-After, Location, Deprecation, Link")
+	c.Set(fiber.HeaderAccessControlExposeHeaders, "X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Retry-After, Retry-After, Location, Deprecation, Link, Idempotent-Replayed")
 	if c.Method() == fiber.MethodOptions && c.Get(fiber.HeaderAccessControlRequestMethod) != "" {
 		c.Set(fiber.HeaderAccessControlAllowMethods, "GET, POST, PUT, PATCH, DELETE")
-		c.Set(fiber.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Tenant-ID, X-Request-ID, X-API-Key")
+		c.Set(fiber.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Tenant-ID, X-Request-ID, X-API-Key, Idempotency-Key")
 		c.Set(fiber.HeaderAccessControlMaxAge, "600")
 		if strings.HasPrefix(c.Path(), "/v1/") {
 			s.chargeClientIP(c) // every /v1 answer carries the rate-limit headers
