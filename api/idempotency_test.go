@@ -154,3 +154,33 @@ func TestIdempotencyKeyInFlight(t *testing.T) {
 		t.Fatalf("%d initiatives, want 2", c)
 	}
 }
+
+// A trigger that commits before it answers (the webhook test event waits on
+// the receiver after its write): a retry with the key replays the outcome and
+// the receiver is called once.
+func TestIdempotencyKeyCommittedEarly(t *testing.T) {
+	ts := newTestServer(t, "enterprise", allowPrivate)
+	admin := ts.admin()
+	rc := newHookReceiver(t, 500)
+	hookID := ts.createWebhook(admin, rc.URL, "initiative.created")["id"].(string)
+
+	first := ts.do(&admin, "POST", "/v1/webhooks/"+hookID+"/test", nil, "Idempotency-Key", "ping-1")
+	expect(t, first, 200)
+	if first.json(t)["outcome"] != "failed" {
+		t.Fatalf("test event: %s", first.body)
+	}
+	rc.SetStatus(200)
+	again := ts.do(&admin, "POST", "/v1/webhooks/"+hookID+"/test", nil, "Idempotency-Key", "ping-1")
+	expect(t, again, 200)
+	if again.header.Get("Idempotent-Replayed") != "true" || string(again.body) != string(first.body) {
+		t.Fatalf("not replayed: %v %s", again.header, again.body)
+	}
+	if n := len(rc.Requests()); n != 1 {
+		t.Fatalf("receiver called %d times, want 1", n)
+	}
+	// Without a key, the trigger runs each time.
+	expect(t, ts.do(&admin, "POST", "/v1/webhooks/"+hookID+"/test", nil), 200)
+	if n := len(rc.Requests()); n != 2 {
+		t.Fatalf("receiver called %d times, want 2", n)
+	}
+}
