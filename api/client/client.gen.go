@@ -3799,6 +3799,9 @@ type FxRateFromFilter = SettingsPeriod
 // FxRateToFilter A calendar month, strictly `YYYY-MM`; as input from 2000-01 to 2099-12.
 type FxRateToFilter = SettingsPeriod
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
 
@@ -4058,6 +4061,17 @@ type ListAPIKeysParams struct {
 
 // CreateAPIKeyParams defines parameters for CreateAPIKey.
 type CreateAPIKeyParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4133,6 +4147,17 @@ type ListBenefitsParamsOrder string
 
 // CreateBenefitParams defines parameters for CreateBenefit.
 type CreateBenefitParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4205,6 +4230,17 @@ type ListBenefitActualsParamsOrder string
 
 // RecordBenefitActualParams defines parameters for RecordBenefitActual.
 type RecordBenefitActualParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4265,6 +4301,17 @@ type ListInitiativesParamsOrder string
 
 // CreateInitiativeParams defines parameters for CreateInitiative.
 type CreateInitiativeParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4331,6 +4378,17 @@ type ListCostsParams struct {
 
 // CreateCostParams defines parameters for CreateCost.
 type CreateCostParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4381,6 +4439,17 @@ type ListProjectsParams struct {
 
 // CreateProjectParams defines parameters for CreateProject.
 type CreateProjectParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4391,6 +4460,17 @@ type CreateProjectParams struct {
 
 // ChangeInitiativeStatusParams defines parameters for ChangeInitiativeStatus.
 type ChangeInitiativeStatusParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4431,6 +4511,17 @@ type ListRolesParamsBuiltIn string
 
 // CreateRoleParams defines parameters for CreateRole.
 type CreateRoleParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4497,6 +4588,17 @@ type ListServiceClientsParams struct {
 
 // CreateServiceClientParams defines parameters for CreateServiceClient.
 type CreateServiceClientParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4633,6 +4735,17 @@ type ListStakeholdersParamsAtRisk string
 
 // CreateStakeholderParams defines parameters for CreateStakeholder.
 type CreateStakeholderParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4683,6 +4796,17 @@ type ReplaceStakeholderParams struct {
 
 // LogEngagementParams defines parameters for LogEngagement.
 type LogEngagementParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4729,6 +4853,17 @@ type ListUsersParams struct {
 
 // InviteUserParams defines parameters for InviteUser.
 type InviteUserParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4759,6 +4894,17 @@ type PatchUserParams struct {
 
 // DeactivateUserParams defines parameters for DeactivateUser.
 type DeactivateUserParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4769,6 +4915,17 @@ type DeactivateUserParams struct {
 
 // ReactivateUserParams defines parameters for ReactivateUser.
 type ReactivateUserParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4821,6 +4978,17 @@ type ListWebhooksParamsActive string
 
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4909,6 +5077,17 @@ type GetWebhookDeliveryParams struct {
 
 // RedeliverWebhookDeliveryParams defines parameters for RedeliverWebhookDelivery.
 type RedeliverWebhookDeliveryParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4919,6 +5098,17 @@ type RedeliverWebhookDeliveryParams struct {
 
 // TestWebhookParams defines parameters for TestWebhook.
 type TestWebhookParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -10120,24 +10310,35 @@ func NewCreateAPIKeyRequestWithBody(server string, params *CreateAPIKeyParams, c
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -10606,24 +10807,35 @@ func NewCreateBenefitRequestWithBody(server string, params *CreateBenefitParams,
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -11044,24 +11256,35 @@ func NewRecordBenefitActualRequestWithBody(server string, id string, params *Rec
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -11343,24 +11566,35 @@ func NewCreateInitiativeRequestWithBody(server string, params *CreateInitiativeP
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -11769,24 +12003,35 @@ func NewCreateCostRequestWithBody(server string, id InitiativeID, params *Create
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -12119,24 +12364,35 @@ func NewCreateProjectRequestWithBody(server string, id InitiativeID, params *Cre
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -12190,24 +12446,35 @@ func NewChangeInitiativeStatusRequestWithBody(server string, id InitiativeID, pa
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -12414,24 +12681,35 @@ func NewCreateRoleRequestWithBody(server string, params *CreateRoleParams, conte
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -12826,24 +13104,35 @@ func NewCreateServiceClientRequestWithBody(server string, params *CreateServiceC
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -13497,24 +13786,35 @@ func NewCreateStakeholderRequestWithBody(server string, params *CreateStakeholde
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -13826,24 +14126,35 @@ func NewLogEngagementRequestWithBody(server string, id string, params *LogEngage
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -14101,24 +14412,35 @@ func NewInviteUserRequestWithBody(server string, params *InviteUserParams, conte
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -14288,24 +14610,35 @@ func NewDeactivateUserRequest(server string, id string, params *DeactivateUserPa
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -14346,24 +14679,35 @@ func NewReactivateUserRequest(server string, id string, params *ReactivateUserPa
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -14628,24 +14972,35 @@ func NewCreateWebhookRequestWithBody(server string, params *CreateWebhookParams,
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -15137,24 +15492,35 @@ func NewRedeliverWebhookDeliveryRequest(server string, id WebhookID, deliveryId 
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -15195,24 +15561,35 @@ func NewTestWebhookRequest(server string, id WebhookID, params *TestWebhookParam
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -17564,6 +17941,7 @@ func (r ListAPIKeysResponse) ContentType() string {
 // CreateAPIKeyResponse201Headers the declared response headers of an HTTP 201 response for CreateAPIKey
 type CreateAPIKeyResponse201Headers struct {
 	CacheControl         string
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -18730,6 +19108,7 @@ func (r ListBenefitsResponse) ContentType() string {
 
 // CreateBenefitResponse201Headers the declared response headers of an HTTP 201 response for CreateBenefit
 type CreateBenefitResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -20038,6 +20417,7 @@ func (r ListBenefitActualsResponse) ContentType() string {
 
 // RecordBenefitActualResponse200Headers the declared response headers of an HTTP 200 response for RecordBenefitActual
 type RecordBenefitActualResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -20047,6 +20427,7 @@ type RecordBenefitActualResponse200Headers struct {
 
 // RecordBenefitActualResponse201Headers the declared response headers of an HTTP 201 response for RecordBenefitActual
 type RecordBenefitActualResponse201Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -20650,6 +21031,7 @@ func (r ListInitiativesResponse) ContentType() string {
 
 // CreateInitiativeResponse201Headers the declared response headers of an HTTP 201 response for CreateInitiative
 type CreateInitiativeResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -21940,6 +22322,7 @@ func (r ListCostsResponse) ContentType() string {
 
 // CreateCostResponse201Headers the declared response headers of an HTTP 201 response for CreateCost
 type CreateCostResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -23068,6 +23451,7 @@ func (r ListProjectsResponse) ContentType() string {
 
 // CreateProjectResponse201Headers the declared response headers of an HTTP 201 response for CreateProject
 type CreateProjectResponse201Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -23320,6 +23704,7 @@ func (r CreateProjectResponse) ContentType() string {
 
 // ChangeInitiativeStatusResponse200Headers the declared response headers of an HTTP 200 response for ChangeInitiativeStatus
 type ChangeInitiativeStatusResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -23914,6 +24299,7 @@ func (r ListRolesResponse) ContentType() string {
 
 // CreateRoleResponse201Headers the declared response headers of an HTTP 201 response for CreateRole
 type CreateRoleResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -25187,6 +25573,7 @@ func (r ListServiceClientsResponse) ContentType() string {
 // CreateServiceClientResponse201Headers the declared response headers of an HTTP 201 response for CreateServiceClient
 type CreateServiceClientResponse201Headers struct {
 	CacheControl         string
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -26693,6 +27080,7 @@ func (r ListStakeholdersResponse) ContentType() string {
 
 // CreateStakeholderResponse201Headers the declared response headers of an HTTP 201 response for CreateStakeholder
 type CreateStakeholderResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -27821,6 +28209,7 @@ func (r ReplaceStakeholderResponse) ContentType() string {
 
 // LogEngagementResponse201Headers the declared response headers of an HTTP 201 response for LogEngagement
 type LogEngagementResponse201Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -28415,6 +28804,7 @@ func (r ListUsersResponse) ContentType() string {
 
 // InviteUserResponse201Headers the declared response headers of an HTTP 201 response for InviteUser
 type InviteUserResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -29082,6 +29472,7 @@ func (r PatchUserResponse) ContentType() string {
 
 // DeactivateUserResponse200Headers the declared response headers of an HTTP 200 response for DeactivateUser
 type DeactivateUserResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -29135,6 +29526,15 @@ type DeactivateUserResponse409Headers struct {
 	XRequestID           string
 }
 
+// DeactivateUserResponse422Headers the declared response headers of an HTTP 422 response for DeactivateUser
+type DeactivateUserResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
 // DeactivateUserResponse429Headers the declared response headers of an HTTP 429 response for DeactivateUser
 type DeactivateUserResponse429Headers struct {
 	RetryAfter           int
@@ -29178,6 +29578,8 @@ type DeactivateUserResponse struct {
 	JSON404 *V1NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *V1Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *V1TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -29196,6 +29598,8 @@ type DeactivateUserResponse struct {
 	Headers404 *DeactivateUserResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeactivateUserResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeactivateUserResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeactivateUserResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -29232,6 +29636,11 @@ func (r DeactivateUserResponse) GetJSON404() *V1NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r DeactivateUserResponse) GetJSON409() *V1Conflict {
 	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeactivateUserResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -29280,6 +29689,7 @@ func (r DeactivateUserResponse) ContentType() string {
 
 // ReactivateUserResponse200Headers the declared response headers of an HTTP 200 response for ReactivateUser
 type ReactivateUserResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -29333,6 +29743,15 @@ type ReactivateUserResponse409Headers struct {
 	XRequestID           string
 }
 
+// ReactivateUserResponse422Headers the declared response headers of an HTTP 422 response for ReactivateUser
+type ReactivateUserResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
 // ReactivateUserResponse429Headers the declared response headers of an HTTP 429 response for ReactivateUser
 type ReactivateUserResponse429Headers struct {
 	RetryAfter           int
@@ -29376,6 +29795,8 @@ type ReactivateUserResponse struct {
 	JSON404 *V1NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *V1Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *V1TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -29394,6 +29815,8 @@ type ReactivateUserResponse struct {
 	Headers404 *ReactivateUserResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ReactivateUserResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ReactivateUserResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReactivateUserResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -29430,6 +29853,11 @@ func (r ReactivateUserResponse) GetJSON404() *V1NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ReactivateUserResponse) GetJSON409() *V1Conflict {
 	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ReactivateUserResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -29993,6 +30421,7 @@ func (r ListWebhooksResponse) ContentType() string {
 
 // CreateWebhookResponse201Headers the declared response headers of an HTTP 201 response for CreateWebhook
 type CreateWebhookResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -31409,6 +31838,7 @@ func (r GetWebhookDeliveryResponse) ContentType() string {
 
 // RedeliverWebhookDeliveryResponse200Headers the declared response headers of an HTTP 200 response for RedeliverWebhookDelivery
 type RedeliverWebhookDeliveryResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -31462,6 +31892,15 @@ type RedeliverWebhookDeliveryResponse409Headers struct {
 	XRequestID           string
 }
 
+// RedeliverWebhookDeliveryResponse422Headers the declared response headers of an HTTP 422 response for RedeliverWebhookDelivery
+type RedeliverWebhookDeliveryResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
 // RedeliverWebhookDeliveryResponse429Headers the declared response headers of an HTTP 429 response for RedeliverWebhookDelivery
 type RedeliverWebhookDeliveryResponse429Headers struct {
 	RetryAfter           int
@@ -31505,6 +31944,8 @@ type RedeliverWebhookDeliveryResponse struct {
 	JSON404 *V1NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *V1Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *V1TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -31523,6 +31964,8 @@ type RedeliverWebhookDeliveryResponse struct {
 	Headers404 *RedeliverWebhookDeliveryResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *RedeliverWebhookDeliveryResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RedeliverWebhookDeliveryResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RedeliverWebhookDeliveryResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -31559,6 +32002,11 @@ func (r RedeliverWebhookDeliveryResponse) GetJSON404() *V1NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RedeliverWebhookDeliveryResponse) GetJSON409() *V1Conflict {
 	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RedeliverWebhookDeliveryResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -31607,6 +32055,7 @@ func (r RedeliverWebhookDeliveryResponse) ContentType() string {
 
 // TestWebhookResponse200Headers the declared response headers of an HTTP 200 response for TestWebhook
 type TestWebhookResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -31644,6 +32093,24 @@ type TestWebhookResponse403Headers struct {
 
 // TestWebhookResponse404Headers the declared response headers of an HTTP 404 response for TestWebhook
 type TestWebhookResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// TestWebhookResponse409Headers the declared response headers of an HTTP 409 response for TestWebhook
+type TestWebhookResponse409Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// TestWebhookResponse422Headers the declared response headers of an HTTP 422 response for TestWebhook
+type TestWebhookResponse422Headers struct {
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -31692,6 +32159,10 @@ type TestWebhookResponse struct {
 	JSON403 *V1Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *V1NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *V1Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *V1TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -31708,6 +32179,10 @@ type TestWebhookResponse struct {
 	Headers403 *TestWebhookResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *TestWebhookResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *TestWebhookResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *TestWebhookResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *TestWebhookResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -31739,6 +32214,16 @@ func (r TestWebhookResponse) GetJSON403() *V1Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r TestWebhookResponse) GetJSON404() *V1NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TestWebhookResponse) GetJSON409() *V1Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r TestWebhookResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -35214,6 +35699,13 @@ func ParseCreateAPIKeyResponse(rsp *http.Response) (*CreateAPIKeyResponse, error
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -37839,6 +38331,13 @@ func ParseCreateBenefitResponse(rsp *http.Response) (*CreateBenefitResponse, err
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateBenefitResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -40810,6 +41309,13 @@ func ParseRecordBenefitActualResponse(rsp *http.Response) (*RecordBenefitActualR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers RecordBenefitActualResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -40848,6 +41354,13 @@ func ParseRecordBenefitActualResponse(rsp *http.Response) (*RecordBenefitActualR
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
 		var headers RecordBenefitActualResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -42164,6 +42677,13 @@ func ParseCreateInitiativeResponse(rsp *http.Response) (*CreateInitiativeRespons
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateInitiativeResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -45090,6 +45610,13 @@ func ParseCreateCostResponse(rsp *http.Response) (*CreateCostResponse, error) {
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateCostResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -47658,6 +48185,13 @@ func ParseCreateProjectResponse(rsp *http.Response) (*CreateProjectResponse, err
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateProjectResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -48234,6 +48768,13 @@ func ParseChangeInitiativeStatusResponse(rsp *http.Response) (*ChangeInitiativeS
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ChangeInitiativeStatusResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -49550,6 +50091,13 @@ func ParseCreateRoleResponse(rsp *http.Response) (*CreateRoleResponse, error) {
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateRoleResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -52430,6 +52978,13 @@ func ParseCreateServiceClientResponse(rsp *http.Response) (*CreateServiceClientR
 				return nil, err
 			}
 			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
@@ -55789,6 +56344,13 @@ func ParseCreateStakeholderResponse(rsp *http.Response) (*CreateStakeholderRespo
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateStakeholderResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -58357,6 +58919,13 @@ func ParseLogEngagementResponse(rsp *http.Response) (*LogEngagementResponse, err
 	switch {
 	case rsp.StatusCode == 201:
 		var headers LogEngagementResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -59673,6 +60242,13 @@ func ParseInviteUserResponse(rsp *http.Response) (*InviteUserResponse, error) {
 	switch {
 	case rsp.StatusCode == 201:
 		var headers InviteUserResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -61143,6 +61719,13 @@ func ParseDeactivateUserResponse(rsp *http.Response) (*DeactivateUserResponse, e
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest V1TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -61169,6 +61752,13 @@ func ParseDeactivateUserResponse(rsp *http.Response) (*DeactivateUserResponse, e
 	switch {
 	case rsp.StatusCode == 200:
 		var headers DeactivateUserResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -61402,6 +61992,44 @@ func ParseDeactivateUserResponse(rsp *http.Response) (*DeactivateUserResponse, e
 			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeactivateUserResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeactivateUserResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -61584,6 +62212,13 @@ func ParseReactivateUserResponse(rsp *http.Response) (*ReactivateUserResponse, e
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest V1TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -61610,6 +62245,13 @@ func ParseReactivateUserResponse(rsp *http.Response) (*ReactivateUserResponse, e
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ReactivateUserResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -61843,6 +62485,44 @@ func ParseReactivateUserResponse(rsp *http.Response) (*ReactivateUserResponse, e
 			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers ReactivateUserResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers ReactivateUserResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -63204,6 +63884,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateWebhookResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -66344,6 +67031,13 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest V1TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -66370,6 +67064,13 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers RedeliverWebhookDeliveryResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -66603,6 +67304,44 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers RedeliverWebhookDeliveryResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers RedeliverWebhookDeliveryResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -66778,6 +67517,20 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest V1Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest V1TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -66804,6 +67557,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers TestWebhookResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -66999,6 +67759,82 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers TestWebhookResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers TestWebhookResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers TestWebhookResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
