@@ -523,28 +523,31 @@ func (e EventType) Valid() bool {
 
 // Defines values for FieldErrorCode.
 const (
-	Duplicate         FieldErrorCode = "duplicate"
-	InFuture          FieldErrorCode = "in_future"
-	InvalidCharacters FieldErrorCode = "invalid_characters"
-	InvalidFormat     FieldErrorCode = "invalid_format"
-	InvalidRange      FieldErrorCode = "invalid_range"
-	InvalidTransition FieldErrorCode = "invalid_transition"
-	InvalidType       FieldErrorCode = "invalid_type"
-	InvalidValue      FieldErrorCode = "invalid_value"
-	NotAllowed        FieldErrorCode = "not_allowed"
-	OffGrid           FieldErrorCode = "off_grid"
-	OutOfRange        FieldErrorCode = "out_of_range"
-	Required          FieldErrorCode = "required"
-	TooEarly          FieldErrorCode = "too_early"
-	TooLong           FieldErrorCode = "too_long"
-	TooMany           FieldErrorCode = "too_many"
-	UnknownField      FieldErrorCode = "unknown_field"
+	Duplicate            FieldErrorCode = "duplicate"
+	IdempotencyKeyReused FieldErrorCode = "idempotency_key_reused"
+	InFuture             FieldErrorCode = "in_future"
+	InvalidCharacters    FieldErrorCode = "invalid_characters"
+	InvalidFormat        FieldErrorCode = "invalid_format"
+	InvalidRange         FieldErrorCode = "invalid_range"
+	InvalidTransition    FieldErrorCode = "invalid_transition"
+	InvalidType          FieldErrorCode = "invalid_type"
+	InvalidValue         FieldErrorCode = "invalid_value"
+	NotAllowed           FieldErrorCode = "not_allowed"
+	OffGrid              FieldErrorCode = "off_grid"
+	OutOfRange           FieldErrorCode = "out_of_range"
+	Required             FieldErrorCode = "required"
+	TooEarly             FieldErrorCode = "too_early"
+	TooLong              FieldErrorCode = "too_long"
+	TooMany              FieldErrorCode = "too_many"
+	UnknownField         FieldErrorCode = "unknown_field"
 )
 
 // Valid indicates whether the value is a known member of the FieldErrorCode enum.
 func (e FieldErrorCode) Valid() bool {
 	switch e {
 	case Duplicate:
+		return true
+	case IdempotencyKeyReused:
 		return true
 	case InFuture:
 		return true
@@ -2499,9 +2502,10 @@ type FieldError struct {
 	// period not on a benefit's frequency grid) and `invalid_range` (an end before its start).
 	// `invalid_characters`: text with control characters, bidirectional overrides, or
 	// nothing but invisible characters (see "Calling the API").
+	// `idempotency_key_reused` (field `Idempotency-Key`): the key was used for a different request.
 	Code FieldErrorCode `json:"code"`
 
-	// Field The body field (its JSON name) the error is about.
+	// Field The body field (its JSON name) the error is about (or the header, for `Idempotency-Key`).
 	Field   string `json:"field"`
 	Message string `json:"message"`
 }
@@ -2516,6 +2520,7 @@ type FieldError struct {
 // period not on a benefit's frequency grid) and `invalid_range` (an end before its start).
 // `invalid_characters`: text with control characters, bidirectional overrides, or
 // nothing but invisible characters (see "Calling the API").
+// `idempotency_key_reused` (field `Idempotency-Key`): the key was used for a different request.
 type FieldErrorCode string
 
 // FxRate defines model for FxRate.
