@@ -179,3 +179,57 @@ func TestParseRedisURL(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRedisAllow measures one shared limit check (a round trip to a
+// local Redis running redis_rate's script); BenchmarkMemoryAllowOneKey the
+// in-process check, for comparison.
+func BenchmarkRedisAllow(b *testing.B) {
+	srv := testenv.StartRedis(b)
+	r, err := NewRedis(srv.URL(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	l := Limit{PerMinute: 1 << 30, Burst: 1 << 20}
+	ctx := context.Background()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := r.Allow(ctx, "tenant:bench", l); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	if r.Degraded() {
+		b.Fatal("fell back")
+	}
+}
+
+func BenchmarkRedisAcquireRelease(b *testing.B) {
+	srv := testenv.StartRedis(b)
+	r, err := NewRedis(srv.URL(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			rel, ok, err := r.Acquire(ctx, "tenant:bench", 1000)
+			if err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+			rel()
+		}
+	})
+}
+
+func BenchmarkMemoryAllowOneKey(b *testing.B) {
+	m := NewMemory(nil)
+	l := Limit{PerMinute: 1 << 30, Burst: 1 << 20}
+	ctx := context.Background()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			_, _ = m.Allow(ctx, "tenant:bench", l)
+		}
+	})
+}
