@@ -3,7 +3,6 @@ package testenv
 import (
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"syscall"
 	"testing"
