@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"net/netip"
 	"strconv"
 	"testing"
@@ -49,7 +51,11 @@ func secondInstance(t *testing.T, ts *testServer, mod ...func(*api.Deps)) *testS
 // 1 request per minute sustained, a burst of `burst`.
 func negotiatedTenant(t *testing.T, ts *testServer, burst int32) caller {
 	t.Helper()
-	rpm, conc := int32(1), int32(5)
+	return negotiatedTenantConc(t, ts, 1, burst, 5)
+}
+
+func negotiatedTenantConc(t *testing.T, ts *testServer, rpm, burst, conc int32) caller {
+	t.Helper()
 	tn, err := db.Q.TenantCreate(context.Background(), ts.pool, dbsqlc.TenantCreateParams{
 		Name: "Negotiated", Plan: "enterprise_plus", RequestsPerMinute: &rpm, Burst: &burst, MaxConcurrent: &conc})
 	if err != nil {
@@ -112,6 +118,36 @@ func TestScaleOutSharedBurstAndRedisOutage(t *testing.T) {
 		a.do(&c, "GET", "/v1/initiatives", nil)
 	}
 	expect(t, a.do(&c, "GET", "/v1/initiatives", nil), 429, "RATE_LIMIT_EXCEEDED")
+}
+
+// The concurrency cap is one set of leases across servers: a request in flight
+// on A takes the tenant's only slot for B too, and gives it back when it ends.
+func TestScaleOutSharedConcurrency(t *testing.T) {
+	redis := testenv.StartRedis(t)
+	a := newTestServer(t, "starter", allowPrivate, withRedis(t, redis.URL()))
+	b := secondInstance(t, a, withRedis(t, redis.URL()))
+	c := negotiatedTenantConc(t, a, 10000, 1000, 1)
+	rc := newHookReceiver(t, 200)
+	hookID := a.createWebhook(c, rc.URL, "initiative.created")["id"].(string)
+
+	entered, release := make(chan struct{}), make(chan struct{})
+	rc.SetHandler(func(w http.ResponseWriter, r *http.Request) bool {
+		close(entered)
+		<-release
+		return false
+	})
+	done := make(chan response, 1)
+	go func() { done <- a.do(&c, "POST", "/v1/webhooks/"+hookID+"/test", nil) }()
+	<-entered // A's request holds the slot while the receiver waits
+	r := b.do(&c, "GET", "/v1/initiatives", nil)
+	expect(t, r, 429, "RATE_LIMIT_EXCEEDED")
+	if r.header.Get("Retry-After") != "1" || !strings.Contains(string(r.body), "concurrent") {
+		t.Fatalf("not the concurrency refusal: %v %s", r.header, r.body)
+	}
+	close(release)
+	expect(t, <-done, 200)
+	expect(t, b.do(&c, "GET", "/v1/initiatives", nil), 200) // the lease was given back
+	expect(t, a.do(&c, "GET", "/v1/initiatives", nil), 200)
 }
 
 // X-Forwarded-For names the client only when the direct peer is a trusted proxy.
