@@ -3,9 +3,9 @@ package api_test
 import (
 	"context"
 	"net/http"
-	"strings"
 	"net/netip"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/valuecase/valuecase/api"
