@@ -68,8 +68,7 @@ type Redis struct {
 	leaseTTL time.Duration
 
 	downUntil atomic.Int64 // unix nanos: skip Redis until then
-	mu        sync.Mutex
-	down      bool // an outage is being reported (warning logged)
+	down      atomic.Bool  // an outage is being reported (warning logged)
 }
 
 var (
@@ -118,34 +117,22 @@ func (r *Redis) Ping(ctx context.Context) error {
 }
 
 // Degraded reports whether the last Redis call failed (limits are then per process).
-func (r *Redis) Degraded() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.down
-}
+func (r *Redis) Degraded() bool { return r.down.Load() }
 
 func (r *Redis) usable() bool { return time.Now().UnixNano() >= r.downUntil.Load() }
 
 // failed records a Redis error: the caller falls back to the in-process store.
 func (r *Redis) failed(ctx context.Context, op string, err error) {
 	r.downUntil.Store(time.Now().Add(retryRedisAfter).UnixNano())
-	r.mu.Lock()
-	first := !r.down
-	r.down = true
-	r.mu.Unlock()
-	if first {
+	if r.down.CompareAndSwap(false, true) {
 		r.log.WarnContext(ctx, "Redis unreachable: rate and concurrency limits fall back to this process until it answers again",
 			"op", op, "error", err.Error())
 	}
 }
 
 func (r *Redis) recovered() {
-	r.mu.Lock()
-	was := r.down
-	r.down = false
-	r.mu.Unlock()
-	r.downUntil.Store(0)
-	if was {
+	if r.down.Load() && r.down.CompareAndSwap(true, false) {
+		r.downUntil.Store(0)
 		r.log.Info("Redis answers again: rate and concurrency limits are shared across instances")
 	}
 }
