@@ -62,7 +62,7 @@ func (s *Server) authRoutes(app fiber.Router) {
 }
 
 func (s *Server) tokenRateLimit(c *fiber.Ctx) error {
-	res, err := s.Limits.Allow(c.UserContext(), "token-ip:"+c.IP(), tokenLimit)
+	res, err := s.Limits.Allow(c.UserContext(), "token-ip:"+s.clientIP(c), tokenLimit)
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func (s *Server) logEdge(c *fiber.Ctx, msg string, err error, start time.Time) {
 	elapsed := time.Since(start)
 	s.metrics.observe(method, "unmatched", status, elapsed)
 	attrs := []any{"request_id", requestID(c), "method", method, "route", "unmatched", "status", status,
-		"duration_ms", float64(elapsed.Microseconds()) / 1000, "remote_ip", c.IP()}
+		"duration_ms", float64(elapsed.Microseconds()) / 1000, "remote_ip", s.clientIP(c)}
 	if err != nil {
 		attrs = append(attrs, "error", redactRequest(err.Error()))
 	}

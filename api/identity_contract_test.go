@@ -51,6 +51,11 @@ func TestContractIdentity(t *testing.T) {
 	call(contractCall{as: &admin, method: "POST", path: "/v1/users/" + userID + "/deactivate", want: 200})
 	call(contractCall{as: &admin, method: "POST", path: "/v1/users/" + userID + "/deactivate", want: 409, code: "CONFLICT"})
 	call(contractCall{as: &admin, method: "POST", path: "/v1/users/" + userID + "/reactivate", want: 200})
+	// An Idempotency-Key reused for another request is 422 (the key is the reactivation's).
+	call(contractCall{as: &admin, method: "POST", path: "/v1/users/" + userID + "/deactivate", headers: []string{"Idempotency-Key", "user-flip"}, want: 200})
+	call(contractCall{as: &admin, method: "POST", path: "/v1/users/" + userID + "/reactivate", headers: []string{"Idempotency-Key", "user-flip"}, want: 422, code: "VALIDATION_ERROR"})
+	call(contractCall{as: &admin, method: "POST", path: "/v1/users/" + userID + "/reactivate", headers: []string{"Idempotency-Key", "user-flop"}, want: 200})
+	call(contractCall{as: &admin, method: "POST", path: "/v1/users/" + userID + "/deactivate", headers: []string{"Idempotency-Key", "user-flop"}, want: 422, code: "VALIDATION_ERROR"})
 	// 404: unknown users in any form, and another tenant's user (as that tenant sees it: not there).
 	for _, p := range []string{"/v1/users/" + missing, "/v1/users/nope"} {
 		call(contractCall{as: &admin, method: "PATCH", path: p, body: map[string]any{"name": "x"}, want: 404, code: "NOT_FOUND"})

@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net/netip"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -21,6 +24,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/auth"
 	"github.com/valuecase/valuecase/internal/credential"
+	"github.com/valuecase/valuecase/internal/idempotency"
 	"github.com/valuecase/valuecase/internal/ratelimit"
 	"github.com/valuecase/valuecase/internal/rbac"
 )
@@ -151,10 +155,10 @@ func (s *Server) cors(c *fiber.Ctx) error {
 	}
 	c.Vary(fiber.HeaderOrigin)
 	c.Set(fiber.HeaderAccessControlAllowOrigin, origin)
-	c.Set(fiber.HeaderAccessControlExposeHeaders, "X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Retry-After, Retry-After, Location, Deprecation, Link")
+	c.Set(fiber.HeaderAccessControlExposeHeaders, "X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Retry-After, Retry-After, Location, Deprecation, Link, Idempotent-Replayed")
 	if c.Method() == fiber.MethodOptions && c.Get(fiber.HeaderAccessControlRequestMethod) != "" {
 		c.Set(fiber.HeaderAccessControlAllowMethods, "GET, POST, PUT, PATCH, DELETE")
-		c.Set(fiber.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Tenant-ID, X-Request-ID, X-API-Key")
+		c.Set(fiber.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Tenant-ID, X-Request-ID, X-API-Key, Idempotency-Key")
 		c.Set(fiber.HeaderAccessControlMaxAge, "600")
 		if strings.HasPrefix(c.Path(), "/v1/") {
 			s.chargeClientIP(c) // every /v1 answer carries the rate-limit headers
@@ -233,7 +237,7 @@ func (s *Server) refuseAnonymous(c *fiber.Ctx, refusal error) error {
 // chargeClientIP counts a request against the client IP's allowance and sets
 // the rate-limit headers from it.
 func (s *Server) chargeClientIP(c *fiber.Ctx) (ratelimit.Result, bool) {
-	res, err := s.Limits.Allow(c.UserContext(), "ip:"+c.IP(), anonymousLimit)
+	res, err := s.Limits.Allow(c.UserContext(), "ip:"+s.clientIP(c), anonymousLimit)
 	if err != nil {
 		return res, false
 	}
@@ -392,4 +396,146 @@ func (tc *tenantCache) get(ctx context.Context, id uuid.UUID) (*dbsqlc.Tenant, e
 	tc.m[id] = cachedTenant{t: &t, expires: time.Now().Add(tc.ttl)}
 	tc.mu.Unlock()
 	return &t, nil
+}
+
+// clientIP is the caller's IP address: the direct peer, unless the peer is a
+// trusted proxy (TRUSTED_PROXIES); then it is the right-most address in
+// X-Forwarded-For that is not itself a trusted proxy (addresses further left
+// were written by the client and may be forged). A malformed entry ends the
+// walk at the last address trusted so far.
+func (s *Server) clientIP(c *fiber.Ctx) string {
+	peer, ok := netip.AddrFromSlice(c.Context().RemoteIP())
+	if !ok {
+		return c.IP()
+	}
+	peer = peer.Unmap()
+	if !s.trustedProxy(peer) {
+		return peer.String()
+	}
+	var hops []string
+	for _, h := range c.Request().Header.PeekAll(fiber.HeaderXForwardedFor) {
+		hops = append(hops, strings.Split(string(h), ",")...)
+	}
+	ip := peer
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		ip = a.Unmap()
+		if !s.trustedProxy(ip) {
+			break
+		}
+	}
+	return ip.String()
+}
+
+func (s *Server) trustedProxy(a netip.Addr) bool {
+	for _, p := range s.Config.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// idempotency makes a POST with an Idempotency-Key safe to retry (Stripe's
+// semantics, internal/idempotency): it runs inside the tenant transaction, so
+// the stored answer commits with the change it answers. Same key and same
+// request within 24 h: the first answer again, with Idempotent-Replayed: true;
+// same key, different request: 422; the first still running: 409.
+func (s *Server) idempotency(c *fiber.Ctx) error {
+	key := c.Get(idempotency.Header)
+	if c.Method() != fiber.MethodPost || key == "" {
+		return c.Next()
+	}
+	if err := idempotency.ValidKey(key); err != nil {
+		return InvalidParameter("%s", err.Error())
+	}
+	p, t, ctx := principal(c), tx(c), c.UserContext()
+	id := dbsqlc.IdempotencyGetParams{TenantID: p.TenantID, Key: key}
+	locked, err := db.Q.IdempotencyTryLock(ctx, t, "idempotency/"+p.TenantID.String()+"/"+key)
+	if err != nil {
+		return err
+	}
+	if !locked {
+		return Conflict("%s", idempotency.ErrInFlight.Error())
+	}
+	hash := idempotency.Hash(c.Method(), c.OriginalURL(), p.Subject, c.Body())
+	row, err := db.Q.IdempotencyGet(ctx, t, id)
+	found := err == nil
+	if err != nil && !db.IsNotFound(err) {
+		return err
+	}
+	action, err := idempotency.Decide(idempotency.Stored{RequestHash: row.RequestHash, Status: int(row.Status), CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt}, found, hash, time.Now())
+	switch {
+	case errors.Is(err, idempotency.ErrMismatch):
+		return Invalid(FieldError{Field: idempotency.Header, Code: "idempotency_key_reused", Message: err.Error()})
+	case errors.Is(err, idempotency.ErrInFlight):
+		return Conflict("%s", err.Error())
+	case err != nil:
+		return err
+	case action == idempotency.Replay:
+		return replay(c, row)
+	}
+	if found { // expired or abandoned: the key starts over
+		if err := db.Q.IdempotencyDelete(ctx, t, dbsqlc.IdempotencyDeleteParams(id)); err != nil {
+			return err
+		}
+	}
+	if err := db.Q.IdempotencyStart(ctx, t, dbsqlc.IdempotencyStartParams{TenantID: p.TenantID, Key: key, RequestHash: hash, Method: c.Method(), Path: c.Path()}); err != nil {
+		return err
+	}
+
+	err = c.Next()
+	committedEarly := c.Locals(localTx) == nil // endTx: the change (and the in-flight key) committed before the answer
+	if !committedEarly {
+		if err != nil || !idempotency.Stores(c.Response().StatusCode(), false) {
+			return err // rolled back with the change: a retry runs again
+		}
+		return s.finishIdempotency(ctx, t, id, c)
+	}
+	if err != nil {
+		if herr := s.app.ErrorHandler(c, err); herr != nil {
+			return herr
+		}
+	}
+	// The answer goes in its own transaction; if this fails, the key stays in
+	// flight and is retried after idempotency.AbandonedAfter.
+	if ferr := db.InTenant(context.WithoutCancel(ctx), s.Pool, p.TenantID, func(t pgx.Tx) error {
+		return s.finishIdempotency(ctx, t, id, c)
+	}); ferr != nil {
+		s.log.ErrorContext(ctx, "storing the idempotent answer failed", "request_id", requestID(c), "error", ferr)
+	}
+	return nil
+}
+
+func (s *Server) finishIdempotency(ctx context.Context, t pgx.Tx, id dbsqlc.IdempotencyGetParams, c *fiber.Ctx) error {
+	var headers [][2]string
+	c.Response().Header.VisitAll(func(k, v []byte) {
+		if idempotency.KeepHeader(string(k)) {
+			headers = append(headers, [2]string{string(k), string(v)})
+		}
+	})
+	h, err := json.Marshal(headers)
+	if err != nil {
+		return err
+	}
+	return db.Q.IdempotencyFinish(context.WithoutCancel(ctx), t, dbsqlc.IdempotencyFinishParams{
+		Status: int32(c.Response().StatusCode()), ResponseHeaders: h, ResponseBody: c.Response().Body(),
+		TenantID: id.TenantID, Key: id.Key,
+	})
+}
+
+// replay sends the stored answer.
+func replay(c *fiber.Ctx, row dbsqlc.IdempotencyKey) error {
+	var headers [][2]string
+	if err := json.Unmarshal(row.ResponseHeaders, &headers); err != nil {
+		return err
+	}
+	for _, h := range headers {
+		c.Set(h[0], h[1])
+	}
+	c.Set(idempotency.ReplayedHeader, "true")
+	return c.Status(int(row.Status)).Send(row.ResponseBody)
 }

@@ -18,7 +18,8 @@ type dependencyState struct {
 }
 
 // health reports each dependency. PostgreSQL down is 503 (nothing works);
-// Temporal down is "degraded" with 200: CRUD works, workflows start later.
+// Temporal or Redis down is "degraded" with 200: CRUD works, workflows start
+// later, limits are counted per process.
 func (s *Server) health(c *fiber.Ctx) error {
 	check := func(f func(context.Context) error) dependencyState {
 		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
@@ -37,6 +38,9 @@ func (s *Server) health(c *fiber.Ctx) error {
 			_, err := s.Temporal.CheckHealth(ctx, nil)
 			return err
 		})
+	}
+	if shared, ok := s.Limits.(interface{ Ping(context.Context) error }); ok {
+		checks["redis"] = check(shared.Ping) // shared limits (REDIS_URL); down: counted per process
 	}
 	status, code := "ok", fiber.StatusOK
 	for _, st := range checks {

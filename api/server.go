@@ -95,7 +95,7 @@ func (s *Server) routes() {
 	mountDocs(app, OpenAPISpec)
 	s.authRoutes(app) // POST /v1/auth/token and /v1/auth/refresh: no bearer token, no X-Tenant-ID (authtoken.go)
 
-	v1 := app.Group("/v1", s.authenticate, s.tenant, s.rateLimit, s.tenantTx)
+	v1 := app.Group("/v1", s.authenticate, s.tenant, s.rateLimit, s.tenantTx, s.idempotency)
 
 	v1.Get("/initiatives", s.require(rbac.InitiativesRead), s.listInitiatives)
 	v1.Post("/initiatives", s.require(rbac.InitiativesWrite), s.createInitiative)

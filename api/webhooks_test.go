@@ -387,6 +387,24 @@ func TestContractWebhooks(t *testing.T) {
 		cc.call(t, contractCall{as: &admin, method: op.method, path: op.path, body: map[string]any{"url": rc.URL, "events": []string{"initiative.created"}, "secret": "short"}, want: 422, code: "VALIDATION_ERROR", docRejects: true})
 	}
 
+	// Idempotency-Key on the triggers: replayed, 422 when reused for another request, 409 in flight.
+	cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/test", headers: []string{"Idempotency-Key", "contract-test"}, want: 200})
+	if r := cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/test", headers: []string{"Idempotency-Key", "contract-test"}, want: 200}); r.header.Get("Idempotent-Replayed") != "true" {
+		t.Error("the retried test event was not replayed")
+	}
+	cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/deliveries/" + delivery + "/redeliver", headers: []string{"Idempotency-Key", "contract-test"}, want: 422, code: "VALIDATION_ERROR"})
+	cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/deliveries/" + delivery + "/redeliver", headers: []string{"Idempotency-Key", "contract-redeliver"}, want: 200})
+	cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/test", headers: []string{"Idempotency-Key", "contract-redeliver"}, want: 422, code: "VALIDATION_ERROR"})
+	holder, err := db.BeginTenant(context.Background(), ts.pool, ts.tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(context.Background(), `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "idempotency/"+ts.tenant.String()+"/held"); err != nil {
+		t.Fatal(err)
+	}
+	cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/test", headers: []string{"Idempotency-Key", "held"}, want: 409, code: "CONFLICT"})
+	_ = holder.Rollback(context.Background())
+
 	// 409: the 21st webhook; a redelivery while attempt 1 is in flight.
 	for range 19 {
 		cc.call(t, contractCall{as: &admin, method: "POST", path: "/v1/webhooks", body: good, want: 201})

@@ -6,6 +6,8 @@
 #               in .data/pg; role and database "valuecase" are created for the default URL.
 #   Temporal    TEMPORAL_ADDRESS if the caller set it, else `bin/temporal server start-dev`
 #               (SQLite file .data/temporal.db, UI on :8233).
+#   Redis       REDIS_URL if the caller set it, else a private `redis-server` on a free port when
+#               one is installed (rate limits shared as in production), else none (in process).
 #   valuecase   migrate, then `worker` and `api` as separate processes (logs in .data/logs/).
 #
 # Every variable set in the caller's environment reaches the children unchanged.
@@ -153,6 +155,33 @@ else
 	temporal_ui="http://127.0.0.1:8233"
 fi
 
+# --- Redis (optional) ------------------------------------------------------------------------
+redis_note="in process (no redis-server installed)"
+if [[ -n ${REDIS_URL:-} ]]; then
+	log "using Redis at $REDIS_URL (REDIS_URL): rate limits shared across API instances"
+	redis_note="$REDIS_URL (REDIS_URL)"
+elif have redis-server; then
+	redis_port=""
+	for ((i = 0; i < 20; i++)); do # a free port above the usual ones
+		p=$((20000 + RANDOM % 20000))
+		if ! port_open 127.0.0.1 "$p"; then
+			redis_port=$p
+			break
+		fi
+	done
+	[[ -n $redis_port ]] || die "no free port for redis-server"
+	log "starting redis-server on 127.0.0.1:$redis_port (no persistence, log in .data/logs/redis.log)"
+	start_child redis redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$VC_DATA"
+	if ! wait_for_port 127.0.0.1 "$redis_port" 10; then
+		show_log redis
+		die "redis-server did not start"
+	fi
+	export REDIS_URL="redis://127.0.0.1:$redis_port/0"
+	redis_note="$REDIS_URL (local redis-server)"
+else
+	log "redis-server is not installed: rate limits are counted in process (apt-get install redis-server to share them)"
+fi
+
 # --- valuecase -------------------------------------------------------------------------------
 log "running migrations"
 bin/valuecase migrate || die "'valuecase migrate' failed"
@@ -211,6 +240,7 @@ cat <<EOF
   API          $api_url
   API docs     $api_url/docs
   Temporal UI  ${temporal_ui:-(external Temporal at $TEMPORAL_ADDRESS)}
+  Rate limits  $redis_note
   Logs         .data/logs/{api,worker${temporal_ui:+,temporal}}.log
   Demo tenant  $tenant_id  (token valid 24 h, also in .data/demo-token)
 

@@ -796,28 +796,31 @@ func (e EventType) Valid() bool {
 
 // Defines values for FieldErrorCode.
 const (
-	Duplicate         FieldErrorCode = "duplicate"
-	InFuture          FieldErrorCode = "in_future"
-	InvalidCharacters FieldErrorCode = "invalid_characters"
-	InvalidFormat     FieldErrorCode = "invalid_format"
-	InvalidRange      FieldErrorCode = "invalid_range"
-	InvalidTransition FieldErrorCode = "invalid_transition"
-	InvalidType       FieldErrorCode = "invalid_type"
-	InvalidValue      FieldErrorCode = "invalid_value"
-	NotAllowed        FieldErrorCode = "not_allowed"
-	OffGrid           FieldErrorCode = "off_grid"
-	OutOfRange        FieldErrorCode = "out_of_range"
-	Required          FieldErrorCode = "required"
-	TooEarly          FieldErrorCode = "too_early"
-	TooLong           FieldErrorCode = "too_long"
-	TooMany           FieldErrorCode = "too_many"
-	UnknownField      FieldErrorCode = "unknown_field"
+	Duplicate            FieldErrorCode = "duplicate"
+	IdempotencyKeyReused FieldErrorCode = "idempotency_key_reused"
+	InFuture             FieldErrorCode = "in_future"
+	InvalidCharacters    FieldErrorCode = "invalid_characters"
+	InvalidFormat        FieldErrorCode = "invalid_format"
+	InvalidRange         FieldErrorCode = "invalid_range"
+	InvalidTransition    FieldErrorCode = "invalid_transition"
+	InvalidType          FieldErrorCode = "invalid_type"
+	InvalidValue         FieldErrorCode = "invalid_value"
+	NotAllowed           FieldErrorCode = "not_allowed"
+	OffGrid              FieldErrorCode = "off_grid"
+	OutOfRange           FieldErrorCode = "out_of_range"
+	Required             FieldErrorCode = "required"
+	TooEarly             FieldErrorCode = "too_early"
+	TooLong              FieldErrorCode = "too_long"
+	TooMany              FieldErrorCode = "too_many"
+	UnknownField         FieldErrorCode = "unknown_field"
 )
 
 // Valid indicates whether the value is a known member of the FieldErrorCode enum.
 func (e FieldErrorCode) Valid() bool {
 	switch e {
 	case Duplicate:
+		return true
+	case IdempotencyKeyReused:
 		return true
 	case InFuture:
 		return true
@@ -3239,9 +3242,10 @@ type FieldError struct {
 	// period not on a benefit's frequency grid) and `invalid_range` (an end before its start).
 	// `invalid_characters`: text with control characters, bidirectional overrides, or
 	// nothing but invisible characters (see "Calling the API").
+	// `idempotency_key_reused` (field `Idempotency-Key`): the key was used for a different request.
 	Code FieldErrorCode `json:"code"`
 
-	// Field The body field (its JSON name) the error is about.
+	// Field The body field (its JSON name) the error is about (or the header, for `Idempotency-Key`).
 	Field   string `json:"field"`
 	Message string `json:"message"`
 }
@@ -3256,6 +3260,7 @@ type FieldError struct {
 // period not on a benefit's frequency grid) and `invalid_range` (an end before its start).
 // `invalid_characters`: text with control characters, bidirectional overrides, or
 // nothing but invisible characters (see "Calling the API").
+// `idempotency_key_reused` (field `Idempotency-Key`): the key was used for a different request.
 type FieldErrorCode string
 
 // FxRate defines model for FxRate.
@@ -3311,14 +3316,15 @@ type FxRateUpsertResult struct {
 type Health struct {
 	Checks struct {
 		Postgres DependencyState  `json:"postgres"`
+		Redis    *DependencyState `json:"redis,omitempty"`
 		Temporal *DependencyState `json:"temporal,omitempty"`
 	} `json:"checks"`
 
-	// Status ok (all up), degraded (Temporal down, 200), down (PostgreSQL down, 503).
+	// Status ok (all up), degraded (Temporal or Redis down, 200), down (PostgreSQL down, 503).
 	Status HealthStatus `json:"status"`
 }
 
-// HealthStatus ok (all up), degraded (Temporal down, 200), down (PostgreSQL down, 503).
+// HealthStatus ok (all up), degraded (Temporal or Redis down, 200), down (PostgreSQL down, 503).
 type HealthStatus string
 
 // IgnoredReadOnly A read-only field of the resource; accepted (any value) and ignored.
@@ -4548,6 +4554,9 @@ type FxRateFromFilter = SettingsPeriod
 // FxRateToFilter A calendar month, strictly `YYYY-MM`; as input from 2000-01 to 2099-12.
 type FxRateToFilter = SettingsPeriod
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
 
@@ -4857,6 +4866,17 @@ type ListAPIKeysParams struct {
 
 // CreateAPIKeyParams defines parameters for CreateAPIKey.
 type CreateAPIKeyParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -4932,6 +4952,17 @@ type ListBenefitsParamsOrder string
 
 // CreateBenefitParams defines parameters for CreateBenefit.
 type CreateBenefitParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5004,6 +5035,17 @@ type ListBenefitActualsParamsOrder string
 
 // RecordBenefitActualParams defines parameters for RecordBenefitActual.
 type RecordBenefitActualParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5194,6 +5236,17 @@ type ListInitiativesParamsOrder string
 
 // CreateInitiativeParams defines parameters for CreateInitiative.
 type CreateInitiativeParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5260,6 +5313,17 @@ type ListCostsParams struct {
 
 // CreateCostParams defines parameters for CreateCost.
 type CreateCostParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5310,6 +5374,17 @@ type ListProjectsParams struct {
 
 // CreateProjectParams defines parameters for CreateProject.
 type CreateProjectParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5320,6 +5395,17 @@ type CreateProjectParams struct {
 
 // ChangeInitiativeStatusParams defines parameters for ChangeInitiativeStatus.
 type ChangeInitiativeStatusParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5360,6 +5446,17 @@ type ListRolesParamsBuiltIn string
 
 // CreateRoleParams defines parameters for CreateRole.
 type CreateRoleParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5426,6 +5523,17 @@ type ListServiceClientsParams struct {
 
 // CreateServiceClientParams defines parameters for CreateServiceClient.
 type CreateServiceClientParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5562,6 +5670,17 @@ type ListStakeholdersParamsAtRisk string
 
 // CreateStakeholderParams defines parameters for CreateStakeholder.
 type CreateStakeholderParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5612,6 +5731,17 @@ type ReplaceStakeholderParams struct {
 
 // LogEngagementParams defines parameters for LogEngagement.
 type LogEngagementParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5658,6 +5788,17 @@ type ListUsersParams struct {
 
 // InviteUserParams defines parameters for InviteUser.
 type InviteUserParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5688,6 +5829,17 @@ type PatchUserParams struct {
 
 // DeactivateUserParams defines parameters for DeactivateUser.
 type DeactivateUserParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5698,6 +5850,17 @@ type DeactivateUserParams struct {
 
 // ReactivateUserParams defines parameters for ReactivateUser.
 type ReactivateUserParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5750,6 +5913,17 @@ type ListWebhooksParamsActive string
 
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5838,6 +6012,17 @@ type GetWebhookDeliveryParams struct {
 
 // RedeliverWebhookDeliveryParams defines parameters for RedeliverWebhookDelivery.
 type RedeliverWebhookDeliveryParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5848,6 +6033,17 @@ type RedeliverWebhookDeliveryParams struct {
 
 // TestWebhookParams defines parameters for TestWebhook.
 type TestWebhookParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -6449,9 +6645,10 @@ type ClientInterface interface {
 	// GetHealth Health of the service and its dependencies
 	//
 	// Pings each dependency (2 s timeout each). `status` is `ok` when all are up,
-	// `degraded` with 200 when only Temporal is down (CRUD works; workflows start when it
-	// is back), and `down` with **503** when PostgreSQL is down. `temporal` is present
-	// when the process has a Temporal client. Not cached (`Cache-Control: no-store`).
+	// `degraded` with 200 when only Temporal or Redis is down (CRUD works; workflows start
+	// when Temporal is back; rate limits are counted per process until Redis is back), and
+	// `down` with **503** when PostgreSQL is down. `temporal` is present when the process
+	// has a Temporal client, `redis` when `REDIS_URL` is set. Not cached (`Cache-Control: no-store`).
 	//
 	// Corresponds with GET /health (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, params *GetHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -8329,9 +8526,10 @@ func (c *Client) GetDocsAsset(ctx context.Context, asset string, params *GetDocs
 // GetHealth Health of the service and its dependencies
 //
 // Pings each dependency (2 s timeout each). `status` is `ok` when all are up,
-// `degraded` with 200 when only Temporal is down (CRUD works; workflows start when it
-// is back), and `down` with **503** when PostgreSQL is down. `temporal` is present
-// when the process has a Temporal client. Not cached (`Cache-Control: no-store`).
+// `degraded` with 200 when only Temporal or Redis is down (CRUD works; workflows start
+// when Temporal is back; rate limits are counted per process until Redis is back), and
+// `down` with **503** when PostgreSQL is down. `temporal` is present when the process
+// has a Temporal client, `redis` when `REDIS_URL` is set. Not cached (`Cache-Control: no-store`).
 //
 // Corresponds with GET /health (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, params *GetHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -12090,24 +12288,35 @@ func NewCreateAPIKeyRequestWithBody(server string, params *CreateAPIKeyParams, c
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -12576,24 +12785,35 @@ func NewCreateBenefitRequestWithBody(server string, params *CreateBenefitParams,
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -13014,24 +13234,35 @@ func NewRecordBenefitActualRequestWithBody(server string, id string, params *Rec
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -14123,24 +14354,35 @@ func NewCreateInitiativeRequestWithBody(server string, params *CreateInitiativeP
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -14549,24 +14791,35 @@ func NewCreateCostRequestWithBody(server string, id InitiativeID, params *Create
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -14899,24 +15152,35 @@ func NewCreateProjectRequestWithBody(server string, id InitiativeID, params *Cre
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -14970,24 +15234,35 @@ func NewChangeInitiativeStatusRequestWithBody(server string, id InitiativeID, pa
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -15194,24 +15469,35 @@ func NewCreateRoleRequestWithBody(server string, params *CreateRoleParams, conte
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -15606,24 +15892,35 @@ func NewCreateServiceClientRequestWithBody(server string, params *CreateServiceC
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -16277,24 +16574,35 @@ func NewCreateStakeholderRequestWithBody(server string, params *CreateStakeholde
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -16606,24 +16914,35 @@ func NewLogEngagementRequestWithBody(server string, id string, params *LogEngage
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -16881,24 +17200,35 @@ func NewInviteUserRequestWithBody(server string, params *InviteUserParams, conte
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -17068,24 +17398,35 @@ func NewDeactivateUserRequest(server string, id string, params *DeactivateUserPa
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -17126,24 +17467,35 @@ func NewReactivateUserRequest(server string, id string, params *ReactivateUserPa
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -17408,24 +17760,35 @@ func NewCreateWebhookRequestWithBody(server string, params *CreateWebhookParams,
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -17917,24 +18280,35 @@ func NewRedeliverWebhookDeliveryRequest(server string, id WebhookID, deliveryId 
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -17975,24 +18349,35 @@ func NewTestWebhookRequest(server string, id WebhookID, params *TestWebhookParam
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -18079,9 +18464,10 @@ type ClientWithResponsesInterface interface {
 	// GetHealthWithResponse Health of the service and its dependencies
 	//
 	// Pings each dependency (2 s timeout each). `status` is `ok` when all are up,
-	// `degraded` with 200 when only Temporal is down (CRUD works; workflows start when it
-	// is back), and `down` with **503** when PostgreSQL is down. `temporal` is present
-	// when the process has a Temporal client. Not cached (`Cache-Control: no-store`).
+	// `degraded` with 200 when only Temporal or Redis is down (CRUD works; workflows start
+	// when Temporal is back; rate limits are counted per process until Redis is back), and
+	// `down` with **503** when PostgreSQL is down. `temporal` is present when the process
+	// has a Temporal client, `redis` when `REDIS_URL` is set. Not cached (`Cache-Control: no-store`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -21151,6 +21537,7 @@ func (r ListAPIKeysResponse) ContentType() string {
 // CreateAPIKeyResponse201Headers the declared response headers of an HTTP 201 response for CreateAPIKey
 type CreateAPIKeyResponse201Headers struct {
 	CacheControl         string
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -22317,6 +22704,7 @@ func (r ListBenefitsResponse) ContentType() string {
 
 // CreateBenefitResponse201Headers the declared response headers of an HTTP 201 response for CreateBenefit
 type CreateBenefitResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -23625,6 +24013,7 @@ func (r ListBenefitActualsResponse) ContentType() string {
 
 // RecordBenefitActualResponse200Headers the declared response headers of an HTTP 200 response for RecordBenefitActual
 type RecordBenefitActualResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -23634,6 +24023,7 @@ type RecordBenefitActualResponse200Headers struct {
 
 // RecordBenefitActualResponse201Headers the declared response headers of an HTTP 201 response for RecordBenefitActual
 type RecordBenefitActualResponse201Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -26770,6 +27160,7 @@ func (r ListInitiativesResponse) ContentType() string {
 
 // CreateInitiativeResponse201Headers the declared response headers of an HTTP 201 response for CreateInitiative
 type CreateInitiativeResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -28060,6 +28451,7 @@ func (r ListCostsResponse) ContentType() string {
 
 // CreateCostResponse201Headers the declared response headers of an HTTP 201 response for CreateCost
 type CreateCostResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -29188,6 +29580,7 @@ func (r ListProjectsResponse) ContentType() string {
 
 // CreateProjectResponse201Headers the declared response headers of an HTTP 201 response for CreateProject
 type CreateProjectResponse201Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -29440,6 +29833,7 @@ func (r CreateProjectResponse) ContentType() string {
 
 // ChangeInitiativeStatusResponse200Headers the declared response headers of an HTTP 200 response for ChangeInitiativeStatus
 type ChangeInitiativeStatusResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -30034,6 +30428,7 @@ func (r ListRolesResponse) ContentType() string {
 
 // CreateRoleResponse201Headers the declared response headers of an HTTP 201 response for CreateRole
 type CreateRoleResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -31307,6 +31702,7 @@ func (r ListServiceClientsResponse) ContentType() string {
 // CreateServiceClientResponse201Headers the declared response headers of an HTTP 201 response for CreateServiceClient
 type CreateServiceClientResponse201Headers struct {
 	CacheControl         string
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -32813,6 +33209,7 @@ func (r ListStakeholdersResponse) ContentType() string {
 
 // CreateStakeholderResponse201Headers the declared response headers of an HTTP 201 response for CreateStakeholder
 type CreateStakeholderResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -33941,6 +34338,7 @@ func (r ReplaceStakeholderResponse) ContentType() string {
 
 // LogEngagementResponse201Headers the declared response headers of an HTTP 201 response for LogEngagement
 type LogEngagementResponse201Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -34535,6 +34933,7 @@ func (r ListUsersResponse) ContentType() string {
 
 // InviteUserResponse201Headers the declared response headers of an HTTP 201 response for InviteUser
 type InviteUserResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -35202,6 +35601,7 @@ func (r PatchUserResponse) ContentType() string {
 
 // DeactivateUserResponse200Headers the declared response headers of an HTTP 200 response for DeactivateUser
 type DeactivateUserResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -35255,6 +35655,15 @@ type DeactivateUserResponse409Headers struct {
 	XRequestID           string
 }
 
+// DeactivateUserResponse422Headers the declared response headers of an HTTP 422 response for DeactivateUser
+type DeactivateUserResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
 // DeactivateUserResponse429Headers the declared response headers of an HTTP 429 response for DeactivateUser
 type DeactivateUserResponse429Headers struct {
 	RetryAfter           int
@@ -35298,6 +35707,8 @@ type DeactivateUserResponse struct {
 	JSON404 *V1NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *V1Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *V1TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -35316,6 +35727,8 @@ type DeactivateUserResponse struct {
 	Headers404 *DeactivateUserResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeactivateUserResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeactivateUserResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeactivateUserResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -35352,6 +35765,11 @@ func (r DeactivateUserResponse) GetJSON404() *V1NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r DeactivateUserResponse) GetJSON409() *V1Conflict {
 	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeactivateUserResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -35400,6 +35818,7 @@ func (r DeactivateUserResponse) ContentType() string {
 
 // ReactivateUserResponse200Headers the declared response headers of an HTTP 200 response for ReactivateUser
 type ReactivateUserResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -35453,6 +35872,15 @@ type ReactivateUserResponse409Headers struct {
 	XRequestID           string
 }
 
+// ReactivateUserResponse422Headers the declared response headers of an HTTP 422 response for ReactivateUser
+type ReactivateUserResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
 // ReactivateUserResponse429Headers the declared response headers of an HTTP 429 response for ReactivateUser
 type ReactivateUserResponse429Headers struct {
 	RetryAfter           int
@@ -35496,6 +35924,8 @@ type ReactivateUserResponse struct {
 	JSON404 *V1NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *V1Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *V1TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -35514,6 +35944,8 @@ type ReactivateUserResponse struct {
 	Headers404 *ReactivateUserResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ReactivateUserResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ReactivateUserResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReactivateUserResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -35550,6 +35982,11 @@ func (r ReactivateUserResponse) GetJSON404() *V1NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ReactivateUserResponse) GetJSON409() *V1Conflict {
 	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ReactivateUserResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -36113,6 +36550,7 @@ func (r ListWebhooksResponse) ContentType() string {
 
 // CreateWebhookResponse201Headers the declared response headers of an HTTP 201 response for CreateWebhook
 type CreateWebhookResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -37529,6 +37967,7 @@ func (r GetWebhookDeliveryResponse) ContentType() string {
 
 // RedeliverWebhookDeliveryResponse200Headers the declared response headers of an HTTP 200 response for RedeliverWebhookDelivery
 type RedeliverWebhookDeliveryResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -37582,6 +38021,15 @@ type RedeliverWebhookDeliveryResponse409Headers struct {
 	XRequestID           string
 }
 
+// RedeliverWebhookDeliveryResponse422Headers the declared response headers of an HTTP 422 response for RedeliverWebhookDelivery
+type RedeliverWebhookDeliveryResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
 // RedeliverWebhookDeliveryResponse429Headers the declared response headers of an HTTP 429 response for RedeliverWebhookDelivery
 type RedeliverWebhookDeliveryResponse429Headers struct {
 	RetryAfter           int
@@ -37625,6 +38073,8 @@ type RedeliverWebhookDeliveryResponse struct {
 	JSON404 *V1NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *V1Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *V1TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -37643,6 +38093,8 @@ type RedeliverWebhookDeliveryResponse struct {
 	Headers404 *RedeliverWebhookDeliveryResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *RedeliverWebhookDeliveryResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RedeliverWebhookDeliveryResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RedeliverWebhookDeliveryResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -37679,6 +38131,11 @@ func (r RedeliverWebhookDeliveryResponse) GetJSON404() *V1NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RedeliverWebhookDeliveryResponse) GetJSON409() *V1Conflict {
 	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RedeliverWebhookDeliveryResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -37727,6 +38184,7 @@ func (r RedeliverWebhookDeliveryResponse) ContentType() string {
 
 // TestWebhookResponse200Headers the declared response headers of an HTTP 200 response for TestWebhook
 type TestWebhookResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -37764,6 +38222,24 @@ type TestWebhookResponse403Headers struct {
 
 // TestWebhookResponse404Headers the declared response headers of an HTTP 404 response for TestWebhook
 type TestWebhookResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// TestWebhookResponse409Headers the declared response headers of an HTTP 409 response for TestWebhook
+type TestWebhookResponse409Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// TestWebhookResponse422Headers the declared response headers of an HTTP 422 response for TestWebhook
+type TestWebhookResponse422Headers struct {
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -37812,6 +38288,10 @@ type TestWebhookResponse struct {
 	JSON403 *V1Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *V1NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *V1Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *V1TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -37828,6 +38308,10 @@ type TestWebhookResponse struct {
 	Headers403 *TestWebhookResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *TestWebhookResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *TestWebhookResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *TestWebhookResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *TestWebhookResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -37859,6 +38343,16 @@ func (r TestWebhookResponse) GetJSON403() *V1Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r TestWebhookResponse) GetJSON404() *V1NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TestWebhookResponse) GetJSON409() *V1Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r TestWebhookResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -37958,9 +38452,10 @@ func (c *ClientWithResponses) GetDocsAssetWithResponse(ctx context.Context, asse
 // GetHealthWithResponse Health of the service and its dependencies
 //
 // Pings each dependency (2 s timeout each). `status` is `ok` when all are up,
-// `degraded` with 200 when only Temporal is down (CRUD works; workflows start when it
-// is back), and `down` with **503** when PostgreSQL is down. `temporal` is present
-// when the process has a Temporal client. Not cached (`Cache-Control: no-store`).
+// `degraded` with 200 when only Temporal or Redis is down (CRUD works; workflows start
+// when Temporal is back; rate limits are counted per process until Redis is back), and
+// `down` with **503** when PostgreSQL is down. `temporal` is present when the process
+// has a Temporal client, `redis` when `REDIS_URL` is set. Not cached (`Cache-Control: no-store`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -42882,6 +43377,13 @@ func ParseCreateAPIKeyResponse(rsp *http.Response) (*CreateAPIKeyResponse, error
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -45507,6 +46009,13 @@ func ParseCreateBenefitResponse(rsp *http.Response) (*CreateBenefitResponse, err
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateBenefitResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -48478,6 +48987,13 @@ func ParseRecordBenefitActualResponse(rsp *http.Response) (*RecordBenefitActualR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers RecordBenefitActualResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -48516,6 +49032,13 @@ func ParseRecordBenefitActualResponse(rsp *http.Response) (*RecordBenefitActualR
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
 		var headers RecordBenefitActualResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -55539,6 +56062,13 @@ func ParseCreateInitiativeResponse(rsp *http.Response) (*CreateInitiativeRespons
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateInitiativeResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -58465,6 +58995,13 @@ func ParseCreateCostResponse(rsp *http.Response) (*CreateCostResponse, error) {
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateCostResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -61033,6 +61570,13 @@ func ParseCreateProjectResponse(rsp *http.Response) (*CreateProjectResponse, err
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateProjectResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -61609,6 +62153,13 @@ func ParseChangeInitiativeStatusResponse(rsp *http.Response) (*ChangeInitiativeS
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ChangeInitiativeStatusResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -62925,6 +63476,13 @@ func ParseCreateRoleResponse(rsp *http.Response) (*CreateRoleResponse, error) {
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateRoleResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -65805,6 +66363,13 @@ func ParseCreateServiceClientResponse(rsp *http.Response) (*CreateServiceClientR
 				return nil, err
 			}
 			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
 		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
@@ -69164,6 +69729,13 @@ func ParseCreateStakeholderResponse(rsp *http.Response) (*CreateStakeholderRespo
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateStakeholderResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -71732,6 +72304,13 @@ func ParseLogEngagementResponse(rsp *http.Response) (*LogEngagementResponse, err
 	switch {
 	case rsp.StatusCode == 201:
 		var headers LogEngagementResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -73048,6 +73627,13 @@ func ParseInviteUserResponse(rsp *http.Response) (*InviteUserResponse, error) {
 	switch {
 	case rsp.StatusCode == 201:
 		var headers InviteUserResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -74518,6 +75104,13 @@ func ParseDeactivateUserResponse(rsp *http.Response) (*DeactivateUserResponse, e
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest V1TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -74544,6 +75137,13 @@ func ParseDeactivateUserResponse(rsp *http.Response) (*DeactivateUserResponse, e
 	switch {
 	case rsp.StatusCode == 200:
 		var headers DeactivateUserResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -74777,6 +75377,44 @@ func ParseDeactivateUserResponse(rsp *http.Response) (*DeactivateUserResponse, e
 			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeactivateUserResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeactivateUserResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -74959,6 +75597,13 @@ func ParseReactivateUserResponse(rsp *http.Response) (*ReactivateUserResponse, e
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest V1TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -74985,6 +75630,13 @@ func ParseReactivateUserResponse(rsp *http.Response) (*ReactivateUserResponse, e
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ReactivateUserResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -75218,6 +75870,44 @@ func ParseReactivateUserResponse(rsp *http.Response) (*ReactivateUserResponse, e
 			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers ReactivateUserResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers ReactivateUserResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -76579,6 +77269,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateWebhookResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -79719,6 +80416,13 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest V1TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -79745,6 +80449,13 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers RedeliverWebhookDeliveryResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -79978,6 +80689,44 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers RedeliverWebhookDeliveryResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers RedeliverWebhookDeliveryResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -80153,6 +80902,20 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest V1Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest V1TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -80179,6 +80942,13 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers TestWebhookResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -80374,6 +81144,82 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers TestWebhookResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers TestWebhookResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers TestWebhookResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -130,10 +130,21 @@ func runAPI(ctx context.Context, args []string) error {
 		return err
 	}
 	defer tc.Close()
-	srv := api.New(api.Deps{
+	deps := api.Deps{
 		Config: cfg, Pool: pool, Keys: keys, Verifier: verifier, Temporal: tc, Registry: reg, Log: log,
 		Limits: ratelimit.NewMemory(nil), Concurrency: ratelimit.NewMemoryConcurrency(),
-	})
+	}
+	if cfg.RedisURL != "" {
+		// Limits shared by every instance; in process while Redis is unreachable.
+		shared, err := ratelimit.NewRedis(cfg.RedisURL, log)
+		if err != nil {
+			return fmt.Errorf("REDIS_URL: %w", err)
+		}
+		defer shared.Close()
+		deps.Limits, deps.Concurrency = shared, shared
+		log.Info("rate limits shared through Redis")
+	}
+	srv := api.New(deps)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.App().Listen(cfg.HTTPAddr) }()
 	log.Info("api listening", "addr", cfg.HTTPAddr)

@@ -136,6 +136,19 @@ type FxRate struct {
 	UpdatedAt time.Time
 }
 
+type IdempotencyKey struct {
+	TenantID        uuid.UUID
+	Key             string
+	RequestHash     []byte
+	Method          string
+	Path            string
+	Status          int32
+	ResponseHeaders []byte
+	ResponseBody    []byte
+	CreatedAt       time.Time
+	ExpiresAt       time.Time
+}
+
 type Initiative struct {
 	TenantID          uuid.UUID
 	ID                uuid.UUID

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/valuecase/valuecase/internal/secretbox"
 )
@@ -37,6 +40,7 @@ type Config struct {
 	WebhookRetryDelays           []time.Duration
 	SecretsKey                   string
 	RedisURL                     string
+	TrustedProxies               []netip.Prefix
 }
 
 // Var describes one environment variable, for the loader and for documentation.
@@ -63,7 +67,8 @@ var Vars = []Var{
 	{"BUSINESS_CASE_ESCALATE_AFTER", "120h", "how long after submission an undecided business case is escalated (once)"},
 	{"WEBHOOK_RETRY_DELAYS", "5m,25m", "delays before webhook delivery attempts 2, 3, ..."},
 	{"SECRETS_KEY", "", "base64 32-byte key encrypting secrets at rest (required outside local development)"},
-	{"REDIS_URL", "", "reserved for rate limits shared across API instances; refused at start until that store exists (limits are per process)"},
+	{"REDIS_URL", "", "redis:// or rediss:// URL: rate and concurrency limits shared by every API instance (empty: each process counts alone)"},
+	{"TRUSTED_PROXIES", "", "comma-separated CIDRs (or IPs) of reverse proxies whose X-Forwarded-For names the client IP"},
 }
 
 func get(name string) string {
@@ -147,9 +152,23 @@ func Load() (Config, error) {
 		bad("SECRETS_KEY", errors.New("want the base64 encoding of 32 random bytes (openssl rand -base64 32)"))
 	}
 	if c.RedisURL != "" {
-		// Until the shared store exists, a set REDIS_URL would promise limits
-		// across instances that each instance in fact counts alone.
-		bad("REDIS_URL", errors.New("rate limits shared across instances are not built yet: leave it empty (each API process then enforces the limits on its own)"))
+		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Hostname() == "" {
+			bad("REDIS_URL", errors.New("want a redis:// or rediss:// URL such as redis://127.0.0.1:6379/0"))
+		} else if _, err := redis.ParseURL(c.RedisURL); err != nil {
+			bad("REDIS_URL", err)
+		}
+	}
+	for _, p := range list(get("TRUSTED_PROXIES")) {
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				bad("TRUSTED_PROXIES", fmt.Errorf("%q is not a CIDR such as 10.0.0.0/8 or an IP", p))
+				continue
+			}
+			prefix = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		c.TrustedProxies = append(c.TrustedProxies, prefix.Masked())
 	}
 	return c, errors.Join(errs...)
 }

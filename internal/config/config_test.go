@@ -28,8 +28,9 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		"CORS_ALLOWED_ORIGINS":            "https://app.example.com/path",
 		"REVIEW_REMINDER_AFTER":           "-1h",
 		"WEBHOOK_RETRY_DELAYS":            "5m,0s",
-		"REDIS_URL":                       "redis://127.0.0.1:6379/0", // not built yet: refused, never silently ignored
-		"SECRETS_KEY":                     "c2hvcnQ=",                 // 5 bytes
+		"REDIS_URL":                       "127.0.0.1:6379", // a URL is required
+		"TRUSTED_PROXIES":                 "10.0.0.0/8,proxy.internal",
+		"SECRETS_KEY":                     "c2hvcnQ=", // 5 bytes
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -39,6 +40,35 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 				t.Fatalf("want an error naming %s, got %v", name, err)
 			}
 		})
+	}
+}
+
+func TestRedisURLAndTrustedProxies(t *testing.T) {
+	for _, u := range []string{"redis://127.0.0.1:6379/0", "rediss://:secret@cache.example.com:6380/1"} {
+		t.Setenv("REDIS_URL", u)
+		c, err := Load()
+		if err != nil || c.RedisURL != u {
+			t.Fatalf("%s: %v", u, err)
+		}
+	}
+	for _, u := range []string{"http://127.0.0.1:6379", "redis://", "redis://h:6379/db"} {
+		t.Setenv("REDIS_URL", u)
+		if _, err := Load(); err == nil {
+			t.Fatalf("%s accepted", u)
+		}
+	}
+	t.Setenv("REDIS_URL", "")
+	t.Setenv("TRUSTED_PROXIES", "10.1.2.3/8, 192.168.0.1, ::1")
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range c.TrustedProxies {
+		got = append(got, p.String())
+	}
+	if strings.Join(got, " ") != "10.0.0.0/8 192.168.0.1/32 ::1/128" {
+		t.Fatalf("TrustedProxies = %v", got)
 	}
 }
 
