@@ -232,6 +232,17 @@ func TestContractBusinessCases(t *testing.T) {
 	call(contractCall{as: &writer, method: "DELETE", path: "/v1/business-cases/" + v3["id"].(string), want: 204})
 	call(contractCall{as: &writer, method: "DELETE", path: "/v1/business-cases/" + v3["id"].(string), want: 404, code: "NOT_FOUND"})
 
+	// Idempotency-Key on the triggers: a retried version POST gets the first answer (no second
+	// copy); the key reused for another request (another case's path, another trigger) is 422.
+	r = call(contractCall{as: &writer, method: "POST", path: casePath + "/versions", headers: []string{"Idempotency-Key", "bc-version-1"}, want: 201})
+	again := call(contractCall{as: &writer, method: "POST", path: casePath + "/versions", headers: []string{"Idempotency-Key", "bc-version-1"}, want: 201})
+	if again.header.Get("Idempotent-Replayed") != "true" || again.json(t)["id"] != r.json(t)["id"] {
+		t.Errorf("replayed version: %s (Idempotent-Replayed %q), first %s", again.body, again.header.Get("Idempotent-Replayed"), r.body)
+	}
+	call(contractCall{as: &writer, method: "POST", path: v2Path + "/versions", headers: []string{"Idempotency-Key", "bc-version-1"}, want: 422, code: "VALIDATION_ERROR"})
+	call(contractCall{as: &writer, method: "POST", path: v2Path + "/submit", headers: []string{"Idempotency-Key", "bc-version-1"}, want: 422, code: "VALIDATION_ERROR"})
+	call(contractCall{as: &writer, method: "DELETE", path: "/v1/business-cases/" + r.json(t)["id"].(string), want: 204})
+
 	// 400: query, body, tenant header; 401; 403 without the permission, and per operation.
 	for _, q := range []string{"page=0", "page_size=201", "status=open", "initiative_id=nope", "sort=name"} {
 		call(contractCall{as: &reader, method: "GET", path: "/v1/business-cases?" + q, want: 400, code: "INVALID_PARAMETER", docSkip: true})

@@ -5092,6 +5092,17 @@ type ListBusinessCasesParams struct {
 
 // CreateBusinessCaseParams defines parameters for CreateBusinessCase.
 type CreateBusinessCaseParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5142,6 +5153,17 @@ type ReplaceBusinessCaseParams struct {
 
 // ApproveBusinessCaseParams defines parameters for ApproveBusinessCase.
 type ApproveBusinessCaseParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5152,6 +5174,17 @@ type ApproveBusinessCaseParams struct {
 
 // RejectBusinessCaseParams defines parameters for RejectBusinessCase.
 type RejectBusinessCaseParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5162,6 +5195,17 @@ type RejectBusinessCaseParams struct {
 
 // SubmitBusinessCaseParams defines parameters for SubmitBusinessCase.
 type SubmitBusinessCaseParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -5192,6 +5236,17 @@ type ListBusinessCaseVersionsParams struct {
 
 // CreateBusinessCaseVersionParams defines parameters for CreateBusinessCaseVersion.
 type CreateBusinessCaseVersionParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -13520,24 +13575,35 @@ func NewCreateBusinessCaseRequestWithBody(server string, params *CreateBusinessC
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -13849,24 +13915,35 @@ func NewApproveBusinessCaseRequestWithBody(server string, id BusinessCaseID, par
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -13920,24 +13997,35 @@ func NewRejectBusinessCaseRequestWithBody(server string, id BusinessCaseID, para
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -13978,24 +14066,35 @@ func NewSubmitBusinessCaseRequest(server string, id BusinessCaseID, params *Subm
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -14152,24 +14251,35 @@ func NewCreateBusinessCaseVersionRequest(server string, id BusinessCaseID, param
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -24627,6 +24737,7 @@ func (r ListBusinessCasesResponse) ContentType() string {
 
 // CreateBusinessCaseResponse201Headers the declared response headers of an HTTP 201 response for CreateBusinessCase
 type CreateBusinessCaseResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -25737,6 +25848,7 @@ func (r ReplaceBusinessCaseResponse) ContentType() string {
 
 // ApproveBusinessCaseResponse200Headers the declared response headers of an HTTP 200 response for ApproveBusinessCase
 type ApproveBusinessCaseResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -25989,6 +26101,7 @@ func (r ApproveBusinessCaseResponse) ContentType() string {
 
 // RejectBusinessCaseResponse200Headers the declared response headers of an HTTP 200 response for RejectBusinessCase
 type RejectBusinessCaseResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -26241,6 +26354,7 @@ func (r RejectBusinessCaseResponse) ContentType() string {
 
 // SubmitBusinessCaseResponse200Headers the declared response headers of an HTTP 200 response for SubmitBusinessCase
 type SubmitBusinessCaseResponse200Headers struct {
+	IdempotentReplayed   *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -26294,6 +26408,15 @@ type SubmitBusinessCaseResponse409Headers struct {
 	XRequestID           string
 }
 
+// SubmitBusinessCaseResponse422Headers the declared response headers of an HTTP 422 response for SubmitBusinessCase
+type SubmitBusinessCaseResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
 // SubmitBusinessCaseResponse429Headers the declared response headers of an HTTP 429 response for SubmitBusinessCase
 type SubmitBusinessCaseResponse429Headers struct {
 	RetryAfter           int
@@ -26337,6 +26460,8 @@ type SubmitBusinessCaseResponse struct {
 	JSON404 *V1NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *V1Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *V1TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -26355,6 +26480,8 @@ type SubmitBusinessCaseResponse struct {
 	Headers404 *SubmitBusinessCaseResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SubmitBusinessCaseResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *SubmitBusinessCaseResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SubmitBusinessCaseResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -26391,6 +26518,11 @@ func (r SubmitBusinessCaseResponse) GetJSON404() *V1NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r SubmitBusinessCaseResponse) GetJSON409() *V1Conflict {
 	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r SubmitBusinessCaseResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -26799,6 +26931,7 @@ func (r ListBusinessCaseVersionsResponse) ContentType() string {
 
 // CreateBusinessCaseVersionResponse201Headers the declared response headers of an HTTP 201 response for CreateBusinessCaseVersion
 type CreateBusinessCaseVersionResponse201Headers struct {
+	IdempotentReplayed   *string
 	Location             string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -26853,6 +26986,15 @@ type CreateBusinessCaseVersionResponse409Headers struct {
 	XRequestID           string
 }
 
+// CreateBusinessCaseVersionResponse422Headers the declared response headers of an HTTP 422 response for CreateBusinessCaseVersion
+type CreateBusinessCaseVersionResponse422Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
 // CreateBusinessCaseVersionResponse429Headers the declared response headers of an HTTP 429 response for CreateBusinessCaseVersion
 type CreateBusinessCaseVersionResponse429Headers struct {
 	RetryAfter           int
@@ -26896,6 +27038,8 @@ type CreateBusinessCaseVersionResponse struct {
 	JSON404 *V1NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *V1Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *V1TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -26914,6 +27058,8 @@ type CreateBusinessCaseVersionResponse struct {
 	Headers404 *CreateBusinessCaseVersionResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateBusinessCaseVersionResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateBusinessCaseVersionResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateBusinessCaseVersionResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -26950,6 +27096,11 @@ func (r CreateBusinessCaseVersionResponse) GetJSON404() *V1NotFound {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateBusinessCaseVersionResponse) GetJSON409() *V1Conflict {
 	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateBusinessCaseVersionResponse) GetJSON422() *V1ValidationFailed {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -50355,6 +50506,13 @@ func ParseCreateBusinessCaseResponse(rsp *http.Response) (*CreateBusinessCaseRes
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateBusinessCaseResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -52885,6 +53043,13 @@ func ParseApproveBusinessCaseResponse(rsp *http.Response) (*ApproveBusinessCaseR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ApproveBusinessCaseResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -53461,6 +53626,13 @@ func ParseRejectBusinessCaseResponse(rsp *http.Response) (*RejectBusinessCaseRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers RejectBusinessCaseResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -53990,6 +54162,13 @@ func ParseSubmitBusinessCaseResponse(rsp *http.Response) (*SubmitBusinessCaseRes
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest V1TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -54016,6 +54195,13 @@ func ParseSubmitBusinessCaseResponse(rsp *http.Response) (*SubmitBusinessCaseRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers SubmitBusinessCaseResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -54249,6 +54435,44 @@ func ParseSubmitBusinessCaseResponse(rsp *http.Response) (*SubmitBusinessCaseRes
 			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers SubmitBusinessCaseResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers SubmitBusinessCaseResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -55223,6 +55447,13 @@ func ParseCreateBusinessCaseVersionResponse(rsp *http.Response) (*CreateBusiness
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest V1ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest V1TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -55249,6 +55480,13 @@ func ParseCreateBusinessCaseVersionResponse(rsp *http.Response) (*CreateBusiness
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateBusinessCaseVersionResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -55489,6 +55727,44 @@ func ParseCreateBusinessCaseVersionResponse(rsp *http.Response) (*CreateBusiness
 			headers.XRequestID = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateBusinessCaseVersionResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateBusinessCaseVersionResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
