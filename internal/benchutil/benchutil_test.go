@@ -107,6 +107,14 @@ func TestQueriesOfTheRepository(t *testing.T) {
 	if got := Bind(sql, nil); got != "SELECT count(*) FROM initiatives WHERE tenant_id = :tenant_id AND status <> 'archived'" {
 		t.Errorf("InitiativeCountLive = %q", got)
 	}
+	// sqlc.embed(t) is sqlc's own syntax: the baseline runs it as t.* (the columns sqlc writes out).
+	list, err := q.Get("InitiativeList")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(list, "SELECT initiatives.*, count(*) OVER () AS total") || strings.Contains(list, "sqlc.embed") {
+		t.Errorf("InitiativeList = %q", list)
+	}
 }
 
 func TestScriptChecksVariables(t *testing.T) {

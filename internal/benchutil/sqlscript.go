@@ -13,7 +13,10 @@ import (
 // service runs them (comment lines dropped, no trailing semicolon).
 type Queries map[string]string
 
-var nameLine = regexp.MustCompile(`^--\s*name:\s*(\w+)`)
+var (
+	nameLine  = regexp.MustCompile(`^--\s*name:\s*(\w+)`)
+	sqlcEmbed = regexp.MustCompile(`sqlc\.embed\(\s*(\w+)\s*\)`)
+)
 
 // LoadQueries reads every *.sql file of dir. A query is the text between its
 // `-- name: X ...` line and the next one (or the end of the file).
@@ -47,6 +50,8 @@ func (q Queries) parse(file, text string) error {
 		}
 		sql := strings.TrimSpace(strings.Join(body, "\n"))
 		sql = strings.TrimSpace(strings.TrimSuffix(sql, ";"))
+		// sqlc writes sqlc.embed(t) out as t's columns in table order: t.* is the same.
+		sql = sqlcEmbed.ReplaceAllString(sql, "$1.*")
 		if sql == "" {
 			return fmt.Errorf("%s: query %s is empty", file, name)
 		}
