@@ -14,7 +14,6 @@ import (
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
-	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/testenv"
 )
@@ -372,27 +371,12 @@ func TestContractBenefits(t *testing.T) {
 	// first and the 100th); the repeated filing and the refused ones emit nothing.
 	contractCheckEvents(t, cc.spec, ts, map[string]int{"benefit.actual_recorded": 6})
 
-	// 429: a starter tenant over its burst.
-	starter := caller{sub: "admin-1", tenant: dbtest.NewTenant(t, ts.pool, "starter"), roles: []string{"Admin"}, permissions: allPermissions()}
-	limits := contractFrozenServer(ts) // the allowance stays used up
-	limitsCC := cc.on(limits)
-	for i := 0; ; i++ {
-		if r := limits.do(&starter, "GET", "/v1/benefits", nil); r.status == 429 {
-			break
-		}
-		if i > 200 {
-			t.Fatal("never rate limited")
-		}
+	// 429 for a starter tenant over its burst, then 503 with the database gone.
+	calls := make([]contractCall, len(ops))
+	for i, op := range ops {
+		calls[i] = contractCall{method: op.method, path: op.path, body: op.body}
 	}
-	for _, op := range ops {
-		limitsCC.call(t, contractCall{as: &starter, method: op.method, path: op.path, body: op.body, want: 429, code: "RATE_LIMIT_EXCEEDED"})
-	}
-
-	// 503: the database is gone.
-	ts.pool.Close()
-	for _, op := range ops {
-		call(contractCall{as: &admin, method: op.method, path: op.path, body: op.body, want: 503, code: "SERVICE_UNAVAILABLE"})
-	}
+	cc.limitsAndOutage(t, ts, admin, "/v1/benefits", calls)
 
 	for _, u := range cc.uncovered([]string{"benefits"}, 500) {
 		t.Errorf("documented but never exercised: %s", u)

@@ -412,6 +412,37 @@ func contractFrozenServer(ts *testServer) *testServer {
 	return &testServer{t: ts.t, srv: api.New(d), pool: ts.pool, keys: ts.keys, tenant: ts.tenant}
 }
 
+// limitsAndOutage is the common end of a group's contract test: a
+// starter tenant over its burst gets 429 with Retry-After on every operation
+// (probe exhausts it, on a server whose limiter clock stands still), then the
+// database goes away and every operation is 503. It closes ts's pool: call it
+// last, just before the coverage check.
+func (cc *contractClient) limitsAndOutage(t *testing.T, ts *testServer, admin caller, probe string, ops []contractCall) {
+	t.Helper()
+	starter := contractTenant(t, ts, "starter")
+	limits := contractFrozenServer(ts)
+	limitsCC := cc.on(limits)
+	for i := 0; ; i++ {
+		if r := limits.do(&starter, "GET", probe, nil); r.status == 429 {
+			break
+		}
+		if i > 200 {
+			t.Fatalf("GET %s: never rate limited", probe)
+		}
+	}
+	for _, op := range ops {
+		op.as, op.want, op.code = &starter, 429, "RATE_LIMIT_EXCEEDED"
+		if r := limitsCC.call(t, op); r.status == 429 && r.header.Get("Retry-After") == "" {
+			t.Errorf("%s %s: 429 without Retry-After", op.method, op.path)
+		}
+	}
+	ts.pool.Close()
+	for _, op := range ops {
+		op.as, op.want, op.code = &admin, 503, "SERVICE_UNAVAILABLE"
+		cc.call(t, op)
+	}
+}
+
 // on is a client for another server, sharing the document and the record of statuses seen.
 func (cc *contractClient) on(ts *testServer) *contractClient {
 	return &contractClient{ts: ts, spec: cc.spec, seen: cc.seen, shared: &cc.mu}
