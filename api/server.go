@@ -116,6 +116,7 @@ func (s *Server) routes() {
 	s.stakeholdersRoutes(v1)  // stakeholders and their engagements (stakeholders.go)
 	s.analyticsRoutes(v1)     // ROI analysis (analytics.go)
 	s.businessCasesRoutes(v1) // business cases, approval and versions (businesscases.go)
+	s.exportsRoutes(v1)       // business-case exports (exports.go)
 
 	v1.Get("/webhooks", s.require(rbac.WebhooksManage), s.listWebhooks)
 	v1.Post("/webhooks", s.require(rbac.WebhooksManage), s.createWebhook)

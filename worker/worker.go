@@ -16,6 +16,7 @@ import (
 	"github.com/valuecase/valuecase/activities"
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/config"
+	"github.com/valuecase/valuecase/internal/export"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
@@ -64,6 +65,7 @@ func (w *Worker) Relay() *outbox.Relay {
 	handlers := []outbox.Handler{
 		&workflows.ReviewEvents{Temporal: w.Temporal, RemindAfter: w.Config.ReviewReminderAfter},
 		&workflows.BusinessCaseApprovalEvents{Temporal: w.Temporal, RemindAfter: w.Config.BusinessCaseRemindAfter, EscalateAfter: w.Config.BusinessCaseEscalateAfter},
+		&workflows.BusinessCaseExportEvents{Temporal: w.Temporal},
 	}
 	if w.Webhooks != nil {
 		handlers = append(handlers, w.Webhooks)
@@ -84,6 +86,7 @@ func (w *Worker) registrations() []registration {
 	return []registration{
 		{workflows.ReviewTaskQueue, []any{workflows.InitiativeReviewWorkflow}, []any{&activities.ReviewActivities{Reviews: initiative.Reviews{Pool: w.Pool}}}},
 		{workflows.BusinessCaseApprovalTaskQueue, []any{workflows.BusinessCaseApprovalWorkflow}, []any{&activities.BusinessCaseActivities{Approvals: businesscase.Approvals{Pool: w.Pool}}}},
+		{workflows.BusinessCaseExportTaskQueue, []any{workflows.BusinessCaseExportWorkflow}, []any{&activities.ExportActivities{Store: export.Store{Pool: w.Pool}}}},
 		{workflows.WebhookRetryTaskQueue, []any{workflows.WebhookRetryWorkflow}, []any{&activities.WebhookActivities{Dispatcher: w.Webhooks}}},
 	}
 }

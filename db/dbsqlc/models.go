@@ -128,6 +128,26 @@ type BusinessCaseApprovalRound struct {
 	Decision       *string
 }
 
+type BusinessCaseExport struct {
+	TenantID          uuid.UUID
+	ID                uuid.UUID
+	BusinessCaseID    uuid.UUID
+	Format            string
+	IncludeAppendices bool
+	Watermark         *string
+	Status            string
+	Progress          int32
+	Size              *int64
+	Sha256            *string
+	Error             *string
+	Content           []byte
+	RequestedBy       string
+	CreatedAt         time.Time
+	StartedAt         *time.Time
+	FinishedAt        *time.Time
+	ExpiresAt         *time.Time
+}
+
 type FxRate struct {
 	TenantID  uuid.UUID
 	Currency  string

@@ -32,6 +32,10 @@ const (
 // was submitted for approval; the relay starts its approval workflow.
 const BusinessCaseSubmitted = "business_case.submitted"
 
+// BusinessCaseExportRequested is internal: an export was requested; the
+// relay starts its export workflow.
+const BusinessCaseExportRequested = "business_case.export_requested"
+
 // EventTypes lists the types subscribers may ask for.
 var EventTypes = []string{
 	InitiativeCreated, InitiativeStatusChanged, BusinessCaseApproved, BusinessCaseRejected,

@@ -1,0 +1,45 @@
+-- name: ExportCreate :one
+INSERT INTO business_case_exports (tenant_id, business_case_id, format, include_appendices, watermark, requested_by)
+VALUES (@tenant_id, @business_case_id, @format, @include_appendices, sqlc.narg('watermark'), @requested_by)
+RETURNING id, business_case_id, format, include_appendices, watermark, status, progress, size, sha256, error, created_at, started_at, finished_at, expires_at;
+
+-- name: ExportGet :one
+SELECT id, business_case_id, format, include_appendices, watermark, status, progress, size, sha256, error, created_at, started_at, finished_at, expires_at
+FROM business_case_exports WHERE tenant_id = @tenant_id AND business_case_id = @business_case_id AND id = @id;
+
+-- name: ExportList :many
+SELECT id, business_case_id, format, include_appendices, watermark, status, progress, size, sha256, error, created_at, started_at, finished_at, expires_at,
+       count(*) OVER () AS total
+FROM business_case_exports
+WHERE tenant_id = @tenant_id AND business_case_id = @business_case_id
+ORDER BY created_at DESC, id DESC
+LIMIT @page_limit OFFSET @page_offset;
+
+-- name: ExportContent :one
+SELECT format, status, sha256, content, expires_at
+FROM business_case_exports WHERE tenant_id = @tenant_id AND business_case_id = @business_case_id AND id = @id;
+
+-- name: ExportStart :one
+-- Moves a queued (or, after a worker restart, running) export to running; a finished one stays.
+UPDATE business_case_exports SET status = 'running', started_at = coalesce(started_at, now())
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running')
+RETURNING business_case_id, format, include_appendices, watermark, requested_by;
+
+-- name: ExportProgress :exec
+UPDATE business_case_exports SET progress = greatest(progress, @progress)
+WHERE tenant_id = @tenant_id AND id = @id AND status = 'running';
+
+-- name: ExportStore :execrows
+UPDATE business_case_exports
+SET status = 'succeeded', progress = 100, content = @content, size = @size, sha256 = @sha256, error = NULL,
+    finished_at = now(), expires_at = now() + make_interval(secs => @retention_seconds::double precision)
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
+
+-- name: ExportFail :execrows
+UPDATE business_case_exports SET status = 'failed', error = @error, finished_at = now()
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
+
+-- name: ExportPurgeExpired :execrows
+-- Drops the files past their retention (the row stays, as a record of the export).
+UPDATE business_case_exports SET content = NULL, status = 'failed', error = 'expired'
+WHERE tenant_id = @tenant_id AND content IS NOT NULL AND expires_at < now();

@@ -1,0 +1,288 @@
+// Package export holds the rules and the storage of business-case exports
+// (issue 11): what an export request may ask for, the snapshot a render
+// starts from (one tenant transaction → render.Case), and the blob store the
+// rendered files live in (PostgreSQL, so every API instance serves them).
+package export
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/businesscase"
+	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/render"
+	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/valuation"
+)
+
+// Status of an export.
+type Status string
+
+const (
+	Queued    Status = "queued"
+	Running   Status = "running"
+	Succeeded Status = "succeeded"
+	Failed    Status = "failed"
+)
+
+// DefaultRetention is how long a rendered file is served when the
+// configuration does not say.
+const DefaultRetention = 7 * 24 * time.Hour
+
+// Request is what a client asks for.
+type Request struct {
+	Format            render.Format
+	IncludeAppendices bool
+	Watermark         string
+}
+
+// ErrNotReady: the file of an export that has not succeeded (yet).
+var ErrNotReady = errors.New("export: not ready")
+
+// Check validates a request: a known format, a watermark of at most 64
+// characters of valid UTF-8.
+func (r Request) Check() error {
+	var errs validation.Errors
+	if !slices.Contains(render.Formats, r.Format) {
+		errs.Add("format", validation.CodeInvalidValue, "must be one of pdf, docx, pptx")
+	}
+	if !utf8.ValidString(r.Watermark) {
+		errs.Add("watermark", validation.CodeInvalidFormat, "must be valid UTF-8")
+	} else if n := utf8.RuneCountInString(r.Watermark); n > render.MaxWatermarkRunes {
+		errs.Add("watermark", validation.CodeTooLong, "has %d characters, at most %d", n, render.MaxWatermarkRunes)
+	}
+	return errs.Err()
+}
+
+// CheckDownload says whether an export's file can be served at now.
+func CheckDownload(status Status, expiresAt *time.Time, now time.Time) error {
+	if status != Succeeded {
+		return fmt.Errorf("%w: the export is %s; download it once it has succeeded", ErrNotReady, status)
+	}
+	if expiresAt != nil && !now.Before(*expiresAt) {
+		return fmt.Errorf("%w: the file expired at %s; request a new export", ErrNotReady, expiresAt.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// FileName is the Content-Disposition file name of an export: the case's
+// name made safe for a file system, its version and the format's extension.
+func FileName(caseName string, version int32, f render.Format) string {
+	out := make([]rune, 0, len(caseName))
+	for _, r := range caseName {
+		switch {
+		case r < 0x20 || r == 0x7f || slices.Contains([]rune(`/\:*?"<>|;`), r):
+			out = append(out, '_')
+		default:
+			out = append(out, r)
+		}
+	}
+	if len(out) > 100 {
+		out = out[:100]
+	}
+	return fmt.Sprintf("%s v%d%s", string(out), version, f.Extension())
+}
+
+// Job is what the export workflow knows of one export.
+type Job struct {
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+// Spec is a started export's choices.
+type Spec struct {
+	CaseID            uuid.UUID
+	Format            render.Format
+	IncludeAppendices bool
+	Watermark         string
+	RequestedBy       string
+}
+
+// BlobStore keeps rendered files. Put stores the file of a running export
+// and marks it succeeded (false: it had already finished, e.g. failed on
+// timeout); Get is the API's side.
+type BlobStore interface {
+	Put(ctx context.Context, j Job, content []byte, retention time.Duration) (bool, error)
+}
+
+// Store is the PostgreSQL implementation: the file is the row's content.
+type Store struct {
+	Pool *pgxpool.Pool
+}
+
+var _ BlobStore = Store{}
+
+// Start marks the export running and returns its choices; ok is false when
+// it is gone or already finished (nothing left to do).
+func (s Store) Start(ctx context.Context, j Job) (spec Spec, ok bool, err error) {
+	err = db.InTenant(ctx, s.Pool, j.TenantID, func(tx pgx.Tx) error {
+		row, err := db.Q.ExportStart(ctx, tx, dbsqlc.ExportStartParams{TenantID: j.TenantID, ID: j.ID})
+		if db.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ok = true
+		spec = Spec{CaseID: row.BusinessCaseID, Format: render.Format(row.Format), IncludeAppendices: row.IncludeAppendices, RequestedBy: row.RequestedBy}
+		if row.Watermark != nil {
+			spec.Watermark = *row.Watermark
+		}
+		return nil
+	})
+	return spec, ok, err
+}
+
+// Progress records progress (0..100) of a running export.
+func (s Store) Progress(ctx context.Context, j Job, pct int) error {
+	return db.InTenant(ctx, s.Pool, j.TenantID, func(tx pgx.Tx) error {
+		return db.Q.ExportProgress(ctx, tx, dbsqlc.ExportProgressParams{TenantID: j.TenantID, ID: j.ID, Progress: int32(min(max(pct, 0), 100))})
+	})
+}
+
+// Put implements BlobStore.
+func (s Store) Put(ctx context.Context, j Job, content []byte, retention time.Duration) (bool, error) {
+	sum := sha256.Sum256(content)
+	var n int64
+	err := db.InTenant(ctx, s.Pool, j.TenantID, func(tx pgx.Tx) error {
+		var err error
+		n, err = db.Q.ExportStore(ctx, tx, dbsqlc.ExportStoreParams{
+			TenantID: j.TenantID, ID: j.ID, Content: content, Size: new(int64(len(content))),
+			Sha256: new(hex.EncodeToString(sum[:])), RetentionSeconds: retention.Seconds(),
+		})
+		return err
+	})
+	return n == 1, err
+}
+
+// Fail marks an unfinished export failed with reason.
+func (s Store) Fail(ctx context.Context, j Job, reason string) error {
+	return db.InTenant(ctx, s.Pool, j.TenantID, func(tx pgx.Tx) error {
+		_, err := db.Q.ExportFail(ctx, tx, dbsqlc.ExportFailParams{TenantID: j.TenantID, ID: j.ID, Error: &reason})
+		return err
+	})
+}
+
+// Snapshot reads everything the document shows in one tenant transaction:
+// the case, its initiative, the figures (the frozen ones of an approved
+// version, otherwise computed at now), costs and stakeholders. ok is false
+// when the case is gone.
+func (s Store) Snapshot(ctx context.Context, tenantID, caseID uuid.UUID, now time.Time) (c *render.Case, ok bool, err error) {
+	err = db.InTenant(ctx, s.Pool, tenantID, func(tx pgx.Tx) error {
+		row, err := db.Q.BusinessCaseGet(ctx, tx, dbsqlc.BusinessCaseGetParams{TenantID: tenantID, ID: caseID})
+		if db.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		in, err := db.Q.InitiativeGet(ctx, tx, dbsqlc.InitiativeGetParams{TenantID: tenantID, ID: row.InitiativeID})
+		if err != nil {
+			return err
+		}
+		rows, err := valuation.Load(ctx, tx, tenantID, row.InitiativeID, now)
+		if err != nil {
+			return err
+		}
+		snap, _, err := businesscase.Figures(rows, now, initiative.Status(in.Status) == initiative.Archived)
+		if err != nil {
+			return err
+		}
+		if row.Snapshot != nil { // approved: the frozen figures
+			if err := json.Unmarshal(row.Snapshot, &snap); err != nil {
+				return fmt.Errorf("decode frozen figures: %w", err)
+			}
+		}
+		ok = true
+		c, err = buildCase(row, in, rows, snap)
+		return err
+	})
+	return c, ok, err
+}
+
+func fig(v *float64, reason *string) render.Figure {
+	f := render.Figure{Value: v}
+	if reason != nil {
+		f.Reason = *reason
+	}
+	return f
+}
+
+func buildCase(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, snap businesscase.Snapshot) (*render.Case, error) {
+	var content businesscase.Content
+	if err := json.Unmarshal(row.Content, &content); err != nil {
+		return nil, fmt.Errorf("decode content: %w", err)
+	}
+	c := &render.Case{
+		Name: row.Name, InitiativeName: in.Name, Version: int(row.Version), Status: row.Status,
+		Template: render.Template(row.Template), BaseCurrency: snap.BaseCurrency, DataAsOf: snap.AsOf,
+		Figures: render.KeyFigures{
+			ROIPercent: fig(snap.ROIPercent, snap.ROIReason), NPV: render.Figure{Value: new(snap.NPV)},
+			IRR: fig(snap.IRR, snap.IRRReason), PaybackMonths: fig(snap.PaybackMonths, snap.PaybackReason),
+			DiscountRate: new(snap.DiscountRate),
+		},
+		Sensitivity: render.Sensitivity{ExpectedROIPercent: fig(snap.ROIPercent, snap.ROIReason)},
+	}
+	if row.Decision != nil && *row.Decision == string(businesscase.Approved) && row.ApprovalLevel != nil {
+		a := &render.Approval{Level: *row.ApprovalLevel}
+		if row.DecidedBy != nil {
+			a.By = *row.DecidedBy
+		}
+		if row.DecidedAt != nil {
+			a.At = *row.DecidedAt
+		}
+		if row.DecisionNotes != nil {
+			a.Notes = *row.DecisionNotes
+		}
+		c.Approval = a
+	}
+	for _, id := range row.Sections {
+		p := content[businesscase.Section(id)]
+		c.Sections = append(c.Sections, render.Section{ID: id, Title: p.Title, Body: p.Body})
+	}
+	for _, b := range rows.Benefits {
+		c.Benefits = append(c.Benefits, render.Benefit{Name: b.Name, Category: b.Category, Expected: b.ExpectedValue})
+	}
+	for _, x := range rows.Costs {
+		c.Costs = append(c.Costs, render.Cost{Name: x.Name, Category: x.Category, Timing: x.Recurrence, Amount: x.Amount})
+	}
+	for _, st := range rows.Stakeholders {
+		s := render.Stakeholder{Name: st.Name, Influence: st.Influence, Interest: st.Interest}
+		if st.Role != nil {
+			s.Role = *st.Role
+		}
+		if n := len(st.RecentSentiments); n > 0 && slices.Contains([]string{"positive", "neutral", "cautious", "negative"}, st.RecentSentiments[n-1]) {
+			s.Sentiment = st.RecentSentiments[n-1]
+		}
+		c.Stakeholders = append(c.Stakeholders, s)
+	}
+	c.Calculations = []render.Calculation{{
+		Name: "Figures of the snapshot", Formula: "NPV = Σ CFₜ / (1 + r)^(t/12); ROI = (benefits − costs) / costs × 100",
+		Inputs: []render.CalcInput{
+			{Name: "Total benefits", Value: render.FormatMoney(snap.TotalBenefits, snap.BaseCurrency)},
+			{Name: "Total costs", Value: render.FormatMoney(snap.TotalCosts, snap.BaseCurrency)},
+			{Name: "Discount rate", Value: render.FormatPercent(snap.DiscountRate * 100)},
+		},
+		Result: "NPV " + render.FormatMoney(snap.NPV, snap.BaseCurrency),
+	}}
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(raw)
+	c.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
+	return c, nil
+}

@@ -1,0 +1,135 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/valuecase/valuecase/activities"
+	"github.com/valuecase/valuecase/internal/outbox"
+)
+
+// BusinessCaseExportTaskQueue is the task queue of the export workflow and
+// its activities: rendering never delays approvals or webhooks.
+const BusinessCaseExportTaskQueue = "business-case-exports"
+
+// ExportDeadline is the spec's limit for one export (section 8): past it the
+// export fails with a clear error instead of staying running.
+const ExportDeadline = 60 * time.Second
+
+// BusinessCaseExportWorkflowID names one export of one case.
+func BusinessCaseExportWorkflowID(tenantID, caseID, exportID string) string {
+	return fmt.Sprintf("business-case-export/%s/%s/%s", tenantID, caseID, exportID)
+}
+
+// BusinessCaseExportInput starts an export.
+type BusinessCaseExportInput struct {
+	TenantID string
+	CaseID   string
+	ExportID string
+	Deadline time.Duration // 0: ExportDeadline
+}
+
+// BusinessCaseExportResult is how the export ended.
+type BusinessCaseExportResult struct {
+	Status string // succeeded, failed, or "" (nothing to do: gone or already finished)
+	Size   int
+	Error  string
+}
+
+// BusinessCaseExportWorkflow snapshots the case, renders and stores the
+// document. Every activity is bounded by what is left of the deadline, and
+// the render heartbeats, so a killed worker's attempt is retried on the
+// next one; past the deadline the export is marked failed.
+func BusinessCaseExportWorkflow(ctx workflow.Context, in BusinessCaseExportInput) (BusinessCaseExportResult, error) {
+	deadline := in.Deadline
+	if deadline <= 0 {
+		deadline = ExportDeadline
+	}
+	end := workflow.Now(ctx).Add(deadline)
+	ref := activities.ExportRef{TenantID: in.TenantID, ExportID: in.ExportID}
+	var a *activities.ExportActivities
+	options := func() workflow.Context {
+		return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			ScheduleToCloseTimeout: max(end.Sub(workflow.Now(ctx)), time.Second),
+			StartToCloseTimeout:    deadline,
+			HeartbeatTimeout:       10 * time.Second,
+			RetryPolicy:            &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumInterval: 2 * time.Second},
+		})
+	}
+	fail := func(err error) (BusinessCaseExportResult, error) {
+		reason := describe(err, deadline)
+		fctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
+		if ferr := workflow.ExecuteActivity(fctx, a.ExportFail, ref, reason).Get(ctx, nil); ferr != nil {
+			return BusinessCaseExportResult{}, ferr
+		}
+		return BusinessCaseExportResult{Status: "failed", Error: reason}, nil
+	}
+	var snap activities.ExportSnapshot
+	if err := workflow.ExecuteActivity(options(), a.ExportTakeSnapshot, ref).Get(ctx, &snap); err != nil {
+		return fail(err)
+	}
+	if !snap.Found {
+		return BusinessCaseExportResult{}, nil
+	}
+	var size int
+	if err := workflow.ExecuteActivity(options(), a.ExportRender, ref, snap).Get(ctx, &size); err != nil {
+		return fail(err)
+	}
+	return BusinessCaseExportResult{Status: "succeeded", Size: size}, nil
+}
+
+// describe turns an activity failure into the export's error text.
+func describe(err error, deadline time.Duration) string {
+	if _, ok := errors.AsType[*temporal.TimeoutError](err); ok {
+		return fmt.Sprintf("the export took longer than %s and was stopped; try again, or without appendices", deadline)
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return "the document could not be rendered: " + strings.TrimPrefix(app.Message(), "render: invalid input: ")
+	}
+	return "the export failed: " + err.Error()
+}
+
+// BusinessCaseExportEvents is the outbox handler that starts an export
+// workflow for each business_case.export_requested event (idempotent: the
+// workflow id is the export's).
+type BusinessCaseExportEvents struct {
+	Temporal client.Client
+}
+
+// Name implements outbox.Handler.
+func (h *BusinessCaseExportEvents) Name() string { return "business-case-export" }
+
+// exportEvent is what the handler reads of the event's data.
+type exportEvent struct {
+	ID             string `json:"id"`
+	BusinessCaseID string `json:"business_case_id"`
+	Format         string `json:"format"`
+	CaseName       string `json:"case_name"`
+	CaseVersion    int    `json:"case_version"`
+}
+
+// Handle implements outbox.Handler.
+func (h *BusinessCaseExportEvents) Handle(ctx context.Context, ev outbox.Event) error {
+	if ev.Type != outbox.BusinessCaseExportRequested {
+		return nil
+	}
+	var e exportEvent
+	if err := json.Unmarshal(ev.Data, &e); err != nil {
+		return fmt.Errorf("decode %s: %w", ev.Type, err)
+	}
+	tenant := ev.TenantID.String()
+	id := BusinessCaseExportWorkflowID(tenant, e.BusinessCaseID, e.ID)
+	summary := fmt.Sprintf("%s export of %q v%d", strings.ToUpper(e.Format), e.CaseName, e.CaseVersion)
+	_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, BusinessCaseExportTaskQueue, tenant, summary), BusinessCaseExportWorkflow,
+		BusinessCaseExportInput{TenantID: tenant, CaseID: e.BusinessCaseID, ExportID: e.ID})
+	return err
+}
