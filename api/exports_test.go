@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/valuecase/valuecase/db/dbtest"
+	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/internal/export"
 )
 
@@ -94,27 +94,31 @@ func TestContractBusinessCaseExports(t *testing.T) {
 	call(contractCall{as: &admin, method: "GET", path: base + "/exports/" + missing, want: 404, code: "NOT_FOUND"})
 	call(contractCall{as: &admin, method: "GET", path: base + "/exports/" + missing + "/download", want: 404, code: "NOT_FOUND"})
 
-	// 429: a starter tenant over its burst.
-	starter := caller{sub: "admin-1", tenant: dbtest.NewTenant(t, ts.pool, "starter"), roles: []string{"Admin"}, permissions: allPermissions()}
-	limits := contractFrozenServer(ts)
-	limitsCC := cc.on(limits)
-	for i := 0; ; i++ {
-		if r := limits.do(&starter, "GET", base+"/exports", nil); r.status == 429 {
-			break
-		}
-		if i > 200 {
-			t.Fatal("never rate limited")
-		}
+	// Idempotency-Key: a retried export request is the first answer (one export, not two);
+	// the key reused for another request is 422; a duplicate while the first runs is 409.
+	r = call(contractCall{as: &admin, method: "POST", path: base + "/export", body: map[string]any{"format": "pptx"}, headers: []string{"Idempotency-Key", "export-1"}, want: 202})
+	again := call(contractCall{as: &admin, method: "POST", path: base + "/export", body: map[string]any{"format": "pptx"}, headers: []string{"Idempotency-Key", "export-1"}, want: 202})
+	if again.header.Get("Idempotent-Replayed") != "true" || again.json(t)["id"] != r.json(t)["id"] {
+		t.Errorf("replayed export: %s, first %s", again.body, r.body)
 	}
-	for _, op := range ops {
-		limitsCC.call(t, contractCall{as: &starter, method: op.method, path: op.path, body: op.body, want: 429, code: "RATE_LIMIT_EXCEEDED"})
+	call(contractCall{as: &admin, method: "POST", path: base + "/export", body: map[string]any{"format": "pdf"}, headers: []string{"Idempotency-Key", "export-1"}, want: 422, code: "VALIDATION_ERROR"})
+	holder, err := db.BeginTenant(context.Background(), ts.pool, ts.tenant) // holds the key's lock, as a running first request does
+	if err != nil {
+		t.Fatal(err)
 	}
+	var locked bool
+	if err := holder.QueryRow(context.Background(), `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))`, "idempotency/"+ts.tenant.String()+"/export-2").Scan(&locked); err != nil || !locked {
+		t.Fatalf("lock: %v %v", locked, err)
+	}
+	call(contractCall{as: &admin, method: "POST", path: base + "/export", body: map[string]any{"format": "pdf"}, headers: []string{"Idempotency-Key", "export-2"}, want: 409, code: "CONFLICT"})
+	_ = holder.Rollback(context.Background())
 
-	// 503: the database is gone.
-	ts.pool.Close()
-	for _, op := range ops {
-		call(contractCall{as: &admin, method: op.method, path: op.path, body: op.body, want: 503, code: "SERVICE_UNAVAILABLE"})
+	// 429 for a starter tenant over its burst, then 503 with the database gone.
+	calls := make([]contractCall, len(ops))
+	for i, op := range ops {
+		calls[i] = contractCall{method: op.method, path: op.path, body: op.body}
 	}
+	cc.limitsAndOutage(t, ts, admin, base+"/exports", calls)
 	for _, u := range cc.uncovered([]string{"business-case-exports"}, 500) {
 		t.Errorf("documented but never exercised: %s", u)
 	}

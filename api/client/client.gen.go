@@ -5301,6 +5301,17 @@ type ApproveBusinessCaseParams struct {
 
 // CreateBusinessCaseExportParams defines parameters for CreateBusinessCaseExport.
 type CreateBusinessCaseExportParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe's semantics). 1–255 printable ASCII characters
+	// (else **400** `INVALID_PARAMETER`); a fresh random value (a UUID) per operation.
+	// Keys are kept 24 h per tenant. The same key with the same request (method, path and
+	// query, caller, and body — a JSON body compared by value) answers the first answer
+	// again, status, body and headers, with `Idempotent-Replayed: true`; the same key with a
+	// different request is **422** `VALIDATION_ERROR` (field `Idempotency-Key`, code
+	// `idempotency_key_reused`); a duplicate while the first is still running is **409**
+	// `CONFLICT` (retry later). Only answers below 400 are stored (an error changed nothing,
+	// so a retry runs again). Ignored on other methods.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
 	// XTenantID The tenant the request acts in. Missing is 400; a value that is not the token's
 	// `org_id`, or names no tenant, is 403.
 	XTenantID TenantID `json:"X-Tenant-ID"`
@@ -14320,24 +14331,35 @@ func NewCreateBusinessCaseExportRequestWithBody(server string, id BusinessCaseID
 
 	if params != nil {
 
-		var headerParam0 string
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
 
-		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
-		if err != nil {
-			return nil, err
-		}
-
-		req.Header.Set("X-Tenant-ID", headerParam0)
-
-		if params.XRequestID != nil {
-			var headerParam1 string
-
-			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 			if err != nil {
 				return nil, err
 			}
 
-			req.Header.Set("X-Request-ID", headerParam1)
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Tenant-ID", params.XTenantID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Tenant-ID", headerParam1)
+
+		if params.XRequestID != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam2)
 		}
 
 	}
@@ -26778,6 +26800,7 @@ func (r ApproveBusinessCaseResponse) ContentType() string {
 
 // CreateBusinessCaseExportResponse202Headers the declared response headers of an HTTP 202 response for CreateBusinessCaseExport
 type CreateBusinessCaseExportResponse202Headers struct {
+	IdempotentReplayed   *string
 	Location             *string
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
@@ -26816,6 +26839,15 @@ type CreateBusinessCaseExportResponse403Headers struct {
 
 // CreateBusinessCaseExportResponse404Headers the declared response headers of an HTTP 404 response for CreateBusinessCaseExport
 type CreateBusinessCaseExportResponse404Headers struct {
+	XRateLimitLimit      int
+	XRateLimitRemaining  int
+	XRateLimitReset      int
+	XRateLimitRetryAfter int
+	XRequestID           string
+}
+
+// CreateBusinessCaseExportResponse409Headers the declared response headers of an HTTP 409 response for CreateBusinessCaseExport
+type CreateBusinessCaseExportResponse409Headers struct {
 	XRateLimitLimit      int
 	XRateLimitRemaining  int
 	XRateLimitReset      int
@@ -26873,6 +26905,8 @@ type CreateBusinessCaseExportResponse struct {
 	JSON403 *V1Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *V1NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *V1Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *V1ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -26891,6 +26925,8 @@ type CreateBusinessCaseExportResponse struct {
 	Headers403 *CreateBusinessCaseExportResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *CreateBusinessCaseExportResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateBusinessCaseExportResponse409Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateBusinessCaseExportResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -26924,6 +26960,11 @@ func (r CreateBusinessCaseExportResponse) GetJSON403() *V1Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateBusinessCaseExportResponse) GetJSON404() *V1NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateBusinessCaseExportResponse) GetJSON409() *V1Conflict {
+	return r.JSON409
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -55087,6 +55128,13 @@ func ParseCreateBusinessCaseExportResponse(rsp *http.Response) (*CreateBusinessC
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest V1Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest V1ValidationFailed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -55120,6 +55168,13 @@ func ParseCreateBusinessCaseExportResponse(rsp *http.Response) (*CreateBusinessC
 	switch {
 	case rsp.StatusCode == 202:
 		var headers CreateBusinessCaseExportResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("Location"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -55322,6 +55377,44 @@ func ParseCreateBusinessCaseExportResponse(rsp *http.Response) (*CreateBusinessC
 			headers.XRequestID = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateBusinessCaseExportResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateBusinessCaseExportResponse422Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
