@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,6 +94,10 @@ func TestContractBusinessCaseExports(t *testing.T) {
 	call(contractCall{as: &admin, method: "GET", path: "/v1/business-cases/nope/exports", want: 404, code: "NOT_FOUND"})
 	call(contractCall{as: &admin, method: "GET", path: base + "/exports/" + missing, want: 404, code: "NOT_FOUND"})
 	call(contractCall{as: &admin, method: "GET", path: base + "/exports/" + missing + "/download", want: 404, code: "NOT_FOUND"})
+
+	// 413, 415 on the operation with a body.
+	call(contractCall{as: &admin, method: "POST", path: base + "/export", body: `{"watermark":"` + strings.Repeat("a", 6<<20) + `"}`, want: 413, network: true, code: "INVALID_PARAMETER"})
+	call(contractCall{as: &admin, method: "POST", path: base + "/export", body: `{}`, headers: []string{"Content-Type", "text/plain"}, want: 415, code: "INVALID_PARAMETER", docRejects: true})
 
 	// Idempotency-Key: a retried export request is the first answer (one export, not two);
 	// the key reused for another request is 422; a duplicate while the first runs is 409.
