@@ -7,7 +7,6 @@ package api
 
 import (
 	"cmp"
-	"errors"
 	"maps"
 	"math"
 	"slices"
@@ -24,7 +23,6 @@ import (
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/settings"
-	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/valuation"
 )
 
@@ -150,24 +148,13 @@ func analyticsMeta(base string, current finance.Month, missing []finance.Missing
 	return m
 }
 
-// loadFX reads every FX rate of the tenant into a converter to base (a
-// stored rate for the base itself is ignored: it is 1 by definition).
+// loadFX reads every FX rate of the tenant into a converter to base.
 func loadFX(c *fiber.Ctx, base string) (finance.FX, error) {
 	rows, err := db.Q.FxRateList(c.UserContext(), tx(c), dbsqlc.FxRateListParams{TenantID: principal(c).TenantID})
 	if err != nil {
 		return finance.FX{}, err
 	}
-	rates := money.NewRates(base)
-	for _, row := range rows {
-		err := rates.Set(row.Currency, finance.MonthOfTime(row.Period), row.Rate)
-		if ve, ok := errors.AsType[*validation.Error](err); ok && ve.Code == validation.CodeNotAllowed {
-			continue
-		}
-		if err != nil {
-			return finance.FX{}, err
-		}
-	}
-	return rates.FX(), nil
+	return valuation.FX(base, rows)
 }
 
 // realizationAmountsJSON are expected against realised to date (base
@@ -277,10 +264,7 @@ func (s *Server) analyticsRealization(c *fiber.Ctx) error {
 		return err
 	}
 
-	planOf := map[uuid.UUID][]finance.PlanEntry{}
-	for _, p := range plans {
-		planOf[p.BenefitID] = append(planOf[p.BenefitID], finance.PlanEntry{Period: finance.MonthOfTime(p.Period), Expected: p.Expected})
-	}
+	planOf := valuation.PlansByBenefit(plans)
 	realizedOf := map[uuid.UUID]*float64{}
 	for _, r := range realized {
 		if r.Missing == 0 {
@@ -296,7 +280,7 @@ func (s *Server) analyticsRealization(c *fiber.Ctx) error {
 	benefits := make([]analytics.RealizationBenefit, len(rows))
 	for i, b := range rows {
 		rb := analytics.RealizationBenefit{ID: b.ID, InitiativeID: b.InitiativeID, Name: b.Name, Category: b.Category, Unit: b.Unit,
-			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: analyticsBenefit(b, planOf[b.ID]), Latest: latestOf[b.ID]}
+			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: valuation.FinanceBenefit(b, planOf[b.ID], nil), Latest: latestOf[b.ID]}
 		if r, ok := realizedOf[b.ID]; ok {
 			rb.Realized = r
 		} else {
@@ -339,21 +323,6 @@ func (s *Server) analyticsRealization(c *fiber.Ctx) error {
 		missing = append(missing, finance.MissingRate{Currency: m.Currency, Period: finance.MonthOfTime(m.Period)})
 	}
 	return c.JSON(analyticsEnvelope[realizationJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, sortedMissing(missing))})
-}
-
-// analyticsBenefit is a benefit row in the finance core's terms (as
-// valuation.MoneyBenefits maps it, for any unit: the expectation does not
-// depend on the currency). No plan entries: nil, the even spread.
-func analyticsBenefit(b dbsqlc.Benefit, plan []finance.PlanEntry) finance.Benefit {
-	fb := finance.Benefit{ExpectedValue: b.ExpectedValue, Frequency: finance.Frequency(b.MeasurementFrequency),
-		Start: finance.MonthOfTime(b.ExpectedStartDate), Plan: plan}
-	if b.Currency != nil {
-		fb.Currency = *b.Currency
-	}
-	if b.ExpectedEndDate != nil {
-		fb.End = new(finance.MonthOfTime(*b.ExpectedEndDate))
-	}
-	return fb
 }
 
 type trendPointJSON struct {
@@ -442,10 +411,7 @@ func (s *Server) analyticsTrends(c *fiber.Ctx) error {
 		return err
 	}
 
-	planOf := map[uuid.UUID][]finance.PlanEntry{}
-	for _, p := range plans {
-		planOf[p.BenefitID] = append(planOf[p.BenefitID], finance.PlanEntry{Period: finance.MonthOfTime(p.Period), Expected: p.Expected})
-	}
+	planOf := valuation.PlansByBenefit(plans)
 	groupOf := func(b dbsqlc.Benefit) string {
 		switch groupBy {
 		case "category":
@@ -461,7 +427,7 @@ func (s *Server) analyticsTrends(c *fiber.Ctx) error {
 		if benefit.Unit(b.Unit) != benefit.UnitCurrency || b.Currency == nil {
 			continue
 		}
-		benefits = append(benefits, analytics.TrendBenefit{Group: groupOf(b), Benefit: analyticsBenefit(b, planOf[b.ID])})
+		benefits = append(benefits, analytics.TrendBenefit{Group: groupOf(b), Benefit: valuation.FinanceBenefit(b, planOf[b.ID], nil)})
 		groupSet[groupOf(b)] = true
 	}
 	actuals := make([]analytics.ActualSum, len(sums))

@@ -26,6 +26,7 @@ import (
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/settings"
 	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 const maxBenefitPageSize = 500
@@ -775,7 +776,7 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	fb := financeBenefit(b, plans[b.ID])
+	fb := valuation.FinanceBenefit(b, valuation.PlansByBenefit(plans[b.ID])[b.ID], map[finance.Month]float64{})
 	periods := make([]finance.Month, len(rows))
 	for i, r := range rows {
 		periods[i] = finance.MonthOfTime(r.Period)
@@ -805,20 +806,4 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 		out.MissingPeriods[i] = p.String()
 	}
 	return c.JSON(out)
-}
-
-// financeBenefit is a stored benefit in the finance core's terms, with an
-// empty map for its actuals. No plan entries means the even spread (nil).
-func financeBenefit(b dbsqlc.Benefit, plan []dbsqlc.BenefitPlanEntry) finance.Benefit {
-	fb := finance.Benefit{
-		ExpectedValue: b.ExpectedValue, Frequency: finance.Frequency(b.MeasurementFrequency),
-		Start: finance.MonthOfTime(b.ExpectedStartDate), Currency: deref(b.Currency), Actuals: map[finance.Month]float64{},
-	}
-	if b.ExpectedEndDate != nil {
-		fb.End = new(finance.MonthOfTime(*b.ExpectedEndDate))
-	}
-	for _, e := range plan {
-		fb.Plan = append(fb.Plan, finance.PlanEntry{Period: finance.MonthOfTime(e.Period), Expected: e.Expected})
-	}
-	return fb
 }

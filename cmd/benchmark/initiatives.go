@@ -147,43 +147,16 @@ func runInitiatives(ctx context.Context, e *env) error {
 	if err := e.checkList(ctx, listPath, listTenant, creates); err != nil {
 		e.fail(getRun, "check", err.Error())
 	}
-	// pgbench -T takes whole seconds.
-	slice := time.Duration(max(1, int(math.Round(e.duration.Seconds()/float64(e.rounds))))) * time.Second
 	listScript, listVars, err := e.listScript(listTenant)
 	if err != nil {
 		return err
 	}
 	pool = e.poolTracker()
-	getAPI := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
-		logf("%s round %d: API, %s, %d clients, page 1 of %d initiatives", getRun, r+1, slice, c, creates)
-		pool.start(ctx)
-		res, err := benchutil.HTTPLoad{
-			Client: e.client, Workers: c, Warmup: e.warmup, Duration: slice,
-			NewRequest: func(ctx context.Context, _ int) (*http.Request, error) {
-				return e.request(ctx, http.MethodGet, listPath, listTenant, nil)
-			},
-		}.Run(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		pool.stop(ctx)
-		if res.Errors > 0 {
-			e.fail(getRun, fmt.Sprintf("API round %d", r+1), res.ErrorText())
-		}
-		return res.Samples, res.Errors, nil
-	}
-	getBase := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
-		logf("%s round %d: pgbench %s, %s", getRun, r+1, listScript, slice)
-		res, err := e.pgbench("initiatives-list", listScript, listVars, 0, slice).Run(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		return res.Samples, res.Errors, nil
-	}
-	get, err := benchutil.Alternate(ctx, e.rounds, getAPI, getBase)
+	get, err := e.compareGET(ctx, getRun, fmt.Sprintf(", page 1 of %d initiatives", creates), listPath, listTenant, c, pool, "initiatives-list", listScript, listVars)
 	if err != nil {
-		return fmt.Errorf("%s: %w", getRun, err)
+		return err
 	}
+	slice := e.durationSlice()
 	e.report.Runs = append(e.report.Runs, benchutil.NewComparison(getRun,
 		"pgbench {BEGIN; set tenant; "+joinNames(txPrologue, listQueries)+"; COMMIT}",
 		c, get,
@@ -195,6 +168,50 @@ func runInitiatives(ctx context.Context, e *env) error {
 }
 
 // request builds an authenticated tenant request.
+// durationSlice is the measured time per side and round (pgbench -T takes whole seconds).
+func (e *env) durationSlice() time.Duration {
+	return time.Duration(max(1, int(math.Round(e.duration.Seconds()/float64(e.rounds))))) * time.Second
+}
+
+// compareGET is a duration-based run: c clients GET path as t through the
+// API against pgbench running script (the same SQL), alternating which side
+// goes first each round. what names the API side in the progress lines.
+func (e *env) compareGET(ctx context.Context, run, what, path string, t benchutil.Tenant, c int, pool *poolTracker,
+	name, script string, vars map[string]string) (benchutil.Compared, error) {
+	slice := e.durationSlice()
+	api := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
+		logf("%s round %d: API, %s, %d clients%s", run, r+1, slice, c, what)
+		pool.start(ctx)
+		res, err := benchutil.HTTPLoad{
+			Client: e.client, Workers: c, Warmup: e.warmup, Duration: slice,
+			NewRequest: func(ctx context.Context, _ int) (*http.Request, error) {
+				return e.request(ctx, http.MethodGet, path, t, nil)
+			},
+		}.Run(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		pool.stop(ctx)
+		if res.Errors > 0 {
+			e.fail(run, fmt.Sprintf("API round %d", r+1), res.ErrorText())
+		}
+		return res.Samples, res.Errors, nil
+	}
+	base := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
+		logf("%s round %d: pgbench %s, %s", run, r+1, script, slice)
+		res, err := e.pgbench(name, script, vars, 0, slice).Run(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		return res.Samples, res.Errors, nil
+	}
+	got, err := benchutil.Alternate(ctx, e.rounds, api, base)
+	if err != nil {
+		return got, fmt.Errorf("%s: %w", run, err)
+	}
+	return got, nil
+}
+
 func (e *env) request(ctx context.Context, method, path string, t benchutil.Tenant, body []byte) (*http.Request, error) {
 	var r io.Reader
 	if body != nil {

@@ -56,38 +56,12 @@ func runVariance(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	slice := time.Duration(max(1, int(math.Round(e.duration.Seconds()/float64(e.rounds))))) * time.Second
 	pool := e.poolTracker()
-	apiSide := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
-		logf("%s round %d: API, %s, %d clients", run, r+1, slice, c)
-		pool.start(ctx)
-		res, err := benchutil.HTTPLoad{
-			Client: e.client, Workers: c, Warmup: e.warmup, Duration: slice,
-			NewRequest: func(ctx context.Context, _ int) (*http.Request, error) {
-				return e.request(ctx, http.MethodGet, path, t, nil)
-			},
-		}.Run(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		pool.stop(ctx)
-		if res.Errors > 0 {
-			e.fail(run, fmt.Sprintf("API round %d", r+1), res.ErrorText())
-		}
-		return res.Samples, res.Errors, nil
-	}
-	baseSide := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
-		logf("%s round %d: pgbench %s, %s", run, r+1, script, slice)
-		res, err := e.pgbench("benefit-variance", script, vars, 0, slice).Run(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		return res.Samples, res.Errors, nil
-	}
-	got, err := benchutil.Alternate(ctx, e.rounds, apiSide, baseSide)
+	got, err := e.compareGET(ctx, run, "", path, t, c, pool, "benefit-variance", script, vars)
 	if err != nil {
-		return fmt.Errorf("%s: %w", run, err)
+		return err
 	}
+	slice := e.durationSlice()
 	e.report.Runs = append(e.report.Runs, benchutil.NewComparison(run,
 		"pgbench {BEGIN; set tenant; "+joinNames(txPrologue, varianceQueries)+"; COMMIT}",
 		c, got,

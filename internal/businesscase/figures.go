@@ -1,12 +1,10 @@
 package businesscase
 
 import (
-	"errors"
 	"time"
 
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/money"
-	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/valuation"
 )
 
@@ -46,15 +44,9 @@ func Figures(r valuation.Rows, now time.Time, archived bool) (Snapshot, Facts, e
 	if err != nil {
 		return Snapshot{}, Facts{}, err
 	}
-	rates := money.NewRates(r.Settings.BaseCurrency)
-	for _, row := range r.Rates {
-		err := rates.Set(row.Currency, finance.MonthOfTime(row.Period), row.Rate)
-		if ve, ok := errors.AsType[*validation.Error](err); ok && ve.Code == validation.CodeNotAllowed {
-			continue // a rate for the base itself (as valuation.Compute)
-		}
-		if err != nil {
-			return Snapshot{}, Facts{}, err
-		}
+	fx, err := valuation.FX(r.Settings.BaseCurrency, r.Rates)
+	if err != nil {
+		return Snapshot{}, Facts{}, err
 	}
 	benefits, costs := valuation.MoneyBenefits(r), valuation.Costs(r)
 	m := detail.Metrics
@@ -65,7 +57,7 @@ func Figures(r valuation.Rows, now time.Time, archived bool) (Snapshot, Facts, e
 	}
 	missing := m.MissingFXRates
 	if h, ok := finance.DefaultHorizon(benefits, costs); ok {
-		cf, miss := finance.BuildCashFlows(h, benefits, costs, finance.BasisExpected, rates.FX())
+		cf, miss := finance.BuildCashFlows(h, benefits, costs, finance.BasisExpected, fx)
 		missing = mergeMissing(missing, miss)
 		ev := finance.Evaluate(cf, r.Settings.DiscountRate)
 		s.HorizonStart, s.HorizonEnd = new(h.Start.String()), new(h.End.String())

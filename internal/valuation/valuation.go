@@ -76,10 +76,7 @@ func Load(ctx context.Context, tx dbsqlc.DBTX, tenantID, initiativeID uuid.UUID,
 // a status that counts in totals (cancelled ones do not), with their plans
 // and actuals, in the finance core's terms.
 func MoneyBenefits(r Rows) []finance.Benefit {
-	plans := map[uuid.UUID][]finance.PlanEntry{}
-	for _, p := range r.Plans {
-		plans[p.BenefitID] = append(plans[p.BenefitID], finance.PlanEntry{Period: finance.MonthOfTime(p.Period), Expected: p.Expected})
-	}
+	plans := PlansByBenefit(r.Plans)
 	actuals := map[uuid.UUID]map[finance.Month]float64{}
 	for _, a := range r.Actuals {
 		if actuals[a.BenefitID] == nil {
@@ -92,17 +89,51 @@ func MoneyBenefits(r Rows) []finance.Benefit {
 		if benefit.Unit(b.Unit) != benefit.UnitCurrency || b.Currency == nil || !benefit.Status(b.Status).CountsInTotals() {
 			continue
 		}
-		fb := finance.Benefit{
-			ExpectedValue: b.ExpectedValue, Frequency: finance.Frequency(b.MeasurementFrequency),
-			Start: finance.MonthOfTime(b.ExpectedStartDate), Currency: *b.Currency,
-			Plan: plans[b.ID], Actuals: actuals[b.ID], // no plan entries: nil, the even spread
-		}
-		if b.ExpectedEndDate != nil {
-			fb.End = new(finance.MonthOfTime(*b.ExpectedEndDate))
-		}
-		out = append(out, fb)
+		out = append(out, FinanceBenefit(b, plans[b.ID], actuals[b.ID]))
 	}
 	return out
+}
+
+// FinanceBenefit is a stored benefit in the finance core's terms, whatever
+// its unit (the expectation does not depend on the currency; "" when none).
+// No plan entries: nil, the even spread.
+func FinanceBenefit(b dbsqlc.Benefit, plan []finance.PlanEntry, actuals map[finance.Month]float64) finance.Benefit {
+	fb := finance.Benefit{
+		ExpectedValue: b.ExpectedValue, Frequency: finance.Frequency(b.MeasurementFrequency),
+		Start: finance.MonthOfTime(b.ExpectedStartDate), Plan: plan, Actuals: actuals,
+	}
+	if b.Currency != nil {
+		fb.Currency = *b.Currency
+	}
+	if b.ExpectedEndDate != nil {
+		fb.End = new(finance.MonthOfTime(*b.ExpectedEndDate))
+	}
+	return fb
+}
+
+// PlansByBenefit groups stored plan entries by benefit, in the finance core's terms.
+func PlansByBenefit(rows []dbsqlc.BenefitPlanEntry) map[uuid.UUID][]finance.PlanEntry {
+	out := map[uuid.UUID][]finance.PlanEntry{}
+	for _, p := range rows {
+		out[p.BenefitID] = append(out[p.BenefitID], finance.PlanEntry{Period: finance.MonthOfTime(p.Period), Expected: p.Expected})
+	}
+	return out
+}
+
+// FX converts to base with the stored rates (a stored rate for the base
+// itself is not used: it is 1 by definition).
+func FX(base string, rows []dbsqlc.FxRate) (finance.FX, error) {
+	rates := money.NewRates(base)
+	for _, row := range rows {
+		err := rates.Set(row.Currency, finance.MonthOfTime(row.Period), row.Rate)
+		if ve, ok := errors.AsType[*validation.Error](err); ok && ve.Code == validation.CodeNotAllowed {
+			continue
+		}
+		if err != nil {
+			return finance.FX{}, err
+		}
+	}
+	return rates.FX(), nil
 }
 
 // Costs are the cost lines of r in the finance core's terms.
@@ -166,17 +197,10 @@ type Detail struct {
 // Compute derives the detail of an initiative at now (its UTC month is the
 // current month).
 func Compute(r Rows, now time.Time) (Detail, error) {
-	rates := money.NewRates(r.Settings.BaseCurrency)
-	for _, row := range r.Rates {
-		err := rates.Set(row.Currency, finance.MonthOfTime(row.Period), row.Rate)
-		if ve, ok := errors.AsType[*validation.Error](err); ok && ve.Code == validation.CodeNotAllowed {
-			continue // a rate for the base itself: 1 by definition, the stored one is not used
-		}
-		if err != nil {
-			return Detail{}, err
-		}
+	fx, err := FX(r.Settings.BaseCurrency, r.Rates)
+	if err != nil {
+		return Detail{}, err
 	}
-	fx := rates.FX()
 	current := finance.MonthOfTime(now)
 	benefits, costs := MoneyBenefits(r), Costs(r)
 	missing := map[finance.MissingRate]bool{}
