@@ -22,6 +22,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/businesscase"
+	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/render"
 	"github.com/valuecase/valuecase/internal/validation"
@@ -253,12 +254,12 @@ func buildCase(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Row
 		p := content[businesscase.Section(id)]
 		c.Sections = append(c.Sections, render.Section{ID: id, Title: p.Title, Body: p.Body})
 	}
-	for _, b := range rows.Benefits {
-		c.Benefits = append(c.Benefits, render.Benefit{Name: b.Name, Category: b.Category, Expected: b.ExpectedValue})
+	fx, err := valuation.FX(rows.Settings.BaseCurrency, rows.Rates)
+	if err != nil {
+		return nil, err
 	}
-	for _, x := range rows.Costs {
-		c.Costs = append(c.Costs, render.Cost{Name: x.Name, Category: x.Category, Timing: x.Recurrence, Amount: x.Amount})
-	}
+	c.Benefits = benefitRows(rows, fx, finance.MonthOfTime(snap.AsOf))
+	c.Costs = costRows(rows, fx, snap)
 	for _, st := range rows.Stakeholders {
 		s := render.Stakeholder{Name: st.Name, Influence: st.Influence, Interest: st.Interest}
 		if st.Role != nil {
@@ -285,4 +286,54 @@ func buildCase(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Row
 	sum := sha256.Sum256(raw)
 	c.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
 	return c, nil
+}
+
+// benefitRows are the money benefits (unit currency, not cancelled: what the
+// figures add up) expected and realised to date in the base currency, as the
+// initiative detail computes them. Amounts in other units or currencies never
+// enter the table's base-currency columns raw; a benefit whose rates are
+// missing is left out (the snapshot lists the missing rates).
+func benefitRows(rows valuation.Rows, fx finance.FX, current finance.Month) []render.Benefit {
+	var out []render.Benefit
+	rows.EachMoneyBenefit(func(b dbsqlc.Benefit, fb finance.Benefit) {
+		expected, missE := valuation.ExpectedToDate([]finance.Benefit{fb}, current, fx)
+		realized, missR := valuation.RealizedToDate([]finance.Benefit{fb}, current, fx)
+		if len(missE)+len(missR) > 0 {
+			return
+		}
+		row := render.Benefit{Name: b.Name, Category: b.Category, Expected: expected}
+		if len(fb.Actuals) > 0 {
+			variance := realized - expected
+			row.Actual, row.Variance = new(realized), new(variance)
+			if expected != 0 {
+				row.VariancePercent = new(variance / expected * 100)
+			}
+		}
+		out = append(out, row)
+	})
+	return out
+}
+
+// costRows are the cost lines, each the total of its charges over the
+// snapshot's horizon in the base currency, so the column adds up to the
+// figures' total cost. A line whose rates are missing is left out.
+func costRows(rows valuation.Rows, fx finance.FX, snap businesscase.Snapshot) []render.Cost {
+	if snap.HorizonStart == nil || snap.HorizonEnd == nil {
+		return nil
+	}
+	start, errS := finance.ParseMonth(*snap.HorizonStart)
+	end, errE := finance.ParseMonth(*snap.HorizonEnd)
+	if errS != nil || errE != nil {
+		return nil
+	}
+	costs := valuation.Costs(rows)
+	var out []render.Cost
+	for i, x := range rows.Costs {
+		cf, missing := finance.BuildCashFlows(finance.Horizon{Start: start, End: end}, nil, costs[i:i+1], finance.BasisExpected, fx)
+		if len(missing) > 0 {
+			continue
+		}
+		out = append(out, render.Cost{Name: x.Name, Category: x.Category, Timing: x.Recurrence, Amount: cf.TotalCosts()})
+	}
+	return out
 }

@@ -76,6 +76,14 @@ func Load(ctx context.Context, tx dbsqlc.DBTX, tenantID, initiativeID uuid.UUID,
 // a status that counts in totals (cancelled ones do not), with their plans
 // and actuals, in the finance core's terms.
 func MoneyBenefits(r Rows) []finance.Benefit {
+	var out []finance.Benefit
+	r.EachMoneyBenefit(func(_ dbsqlc.Benefit, fb finance.Benefit) { out = append(out, fb) })
+	return out
+}
+
+// EachMoneyBenefit calls f with every benefit that enters money figures, in
+// stored order, as stored and in the finance core's terms.
+func (r Rows) EachMoneyBenefit(f func(dbsqlc.Benefit, finance.Benefit)) {
 	plans := PlansByBenefit(r.Plans)
 	actuals := map[uuid.UUID]map[finance.Month]float64{}
 	for _, a := range r.Actuals {
@@ -84,14 +92,12 @@ func MoneyBenefits(r Rows) []finance.Benefit {
 		}
 		actuals[a.BenefitID][finance.MonthOfTime(a.Period)] = a.Value
 	}
-	var out []finance.Benefit
 	for _, b := range r.Benefits {
 		if benefit.Unit(b.Unit) != benefit.UnitCurrency || b.Currency == nil || !benefit.Status(b.Status).CountsInTotals() {
 			continue
 		}
-		out = append(out, FinanceBenefit(b, plans[b.ID], actuals[b.ID]))
+		f(b, FinanceBenefit(b, plans[b.ID], actuals[b.ID]))
 	}
-	return out
 }
 
 // FinanceBenefit is a stored benefit in the finance core's terms, whatever
@@ -213,11 +219,11 @@ func Compute(r Rows, now time.Time) (Detail, error) {
 
 	d := Detail{Metrics: Metrics{BenefitsCount: len(r.Benefits), BaseCurrency: r.Settings.BaseCurrency}}
 	m := &d.Metrics
-	expected, expectedOK := expectedToDate(benefits, current, fx)
+	expected, expectedOK := ExpectedToDate(benefits, current, fx)
 	if note(expectedOK) {
 		m.ExpectedToDate = &expected
 	}
-	realized, realizedOK := realizedToDate(benefits, current, fx)
+	realized, realizedOK := RealizedToDate(benefits, current, fx)
 	if note(realizedOK) {
 		m.RealizedToDate = &realized
 	}
@@ -247,10 +253,10 @@ func Compute(r Rows, now time.Time) (Detail, error) {
 	return d, nil
 }
 
-// expectedToDate is the expected value of every period of the benefits from
+// ExpectedToDate is the expected value of every period of the benefits from
 // the first one's start through the current month (a quarter counts when its
 // first month is not after the current month), converted at each period's rate.
-func expectedToDate(benefits []finance.Benefit, current finance.Month, fx finance.FX) (float64, []finance.MissingRate) {
+func ExpectedToDate(benefits []finance.Benefit, current finance.Month, fx finance.FX) (float64, []finance.MissingRate) {
 	if len(benefits) == 0 {
 		return 0, nil
 	}
@@ -265,10 +271,10 @@ func expectedToDate(benefits []finance.Benefit, current finance.Month, fx financ
 	return cf.TotalBenefits(), missing
 }
 
-// realizedToDate is the sum of the actuals recorded for periods through the
+// RealizedToDate is the sum of the actuals recorded for periods through the
 // current month, each converted at its period's rate. A period without an
 // actual adds nothing: realised is what was measured, not what was planned.
-func realizedToDate(benefits []finance.Benefit, current finance.Month, fx finance.FX) (float64, []finance.MissingRate) {
+func RealizedToDate(benefits []finance.Benefit, current finance.Month, fx finance.FX) (float64, []finance.MissingRate) {
 	total := 0.0
 	var missing []finance.MissingRate
 	for _, b := range benefits {

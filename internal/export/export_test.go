@@ -1,0 +1,89 @@
+package export
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/businesscase"
+	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/render"
+	"github.com/valuecase/valuecase/internal/settings"
+	"github.com/valuecase/valuecase/internal/valuation"
+)
+
+func month(y int, m time.Month) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC) }
+
+// The document's benefit and cost tables are in the base currency (USD here)
+// and add up to what the figures say. Worked by hand:
+//   - "Savings" USD 12,000 a year, monthly, from 2026-01; through 2026-03 it
+//     expects 3 x 1,000 = 3,000; actuals 900 + 1,100 = 2,000; variance -1,000,
+//     -33.33 %.
+//   - "Hours freed" (unit hours) never enters the USD columns; "Licences
+//     saved" is in EUR with no rate for its months: left out, not added raw.
+//   - Costs over the horizon 2026-01..2026-06: EUR 50,000 once in 2026-01 at
+//     1.10 = 55,000; USD 100 monthly = 600; GBP 10 once with no rate: left out.
+func TestTablesAreInTheBaseCurrency(t *testing.T) {
+	usd, eur, gbp := "USD", "EUR", "GBP"
+	savings, hours, licences := uuid.New(), uuid.New(), uuid.New()
+	rows := valuation.Rows{
+		Settings: settings.Settings{BaseCurrency: "USD", DiscountRate: 0.08, FiscalYearStartMonth: 1},
+		Benefits: []dbsqlc.Benefit{
+			{ID: savings, Name: "Savings", Category: "cost_savings", Unit: "currency", Currency: &usd, Status: "active",
+				ExpectedValue: 12000, MeasurementFrequency: "monthly", ExpectedStartDate: month(2026, 1)},
+			{ID: hours, Name: "Hours freed", Category: "productivity", Unit: "hours", Status: "active",
+				ExpectedValue: 9600, MeasurementFrequency: "monthly", ExpectedStartDate: month(2026, 1)},
+			{ID: licences, Name: "Licences saved", Category: "cost_savings", Unit: "currency", Currency: &eur, Status: "active",
+				ExpectedValue: 1200, MeasurementFrequency: "monthly", ExpectedStartDate: month(2026, 1)},
+		},
+		Actuals: []dbsqlc.BenefitActual{
+			{BenefitID: savings, Period: month(2026, 1), Value: 900},
+			{BenefitID: savings, Period: month(2026, 2), Value: 1100},
+			{BenefitID: hours, Period: month(2026, 1), Value: 700},
+		},
+		Costs: []dbsqlc.InitiativeCost{
+			{Name: "Migration", Category: "capex", Amount: 50000, Currency: eur, Period: month(2026, 1), Recurrence: "once"},
+			{Name: "Support", Category: "opex", Amount: 100, Currency: usd, Period: month(2026, 1), Recurrence: "monthly"},
+			{Name: "Fees", Category: "opex", Amount: 10, Currency: gbp, Period: month(2026, 2), Recurrence: "once"},
+		},
+		Rates: []dbsqlc.FxRate{{Currency: eur, Period: month(2026, 1), Rate: 1.10}},
+	}
+	fx, err := valuation.FX("USD", rows.Rates)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	benefits := benefitRows(rows, fx, finance.MonthOf(2026, time.March))
+	if len(benefits) != 1 {
+		t.Fatalf("benefit rows %+v, want only Savings", benefits)
+	}
+	b := benefits[0]
+	if b.Name != "Savings" || b.Expected != 3000 || b.Actual == nil || *b.Actual != 2000 || *b.Variance != -1000 ||
+		*b.VariancePercent < -33.34 || *b.VariancePercent > -33.33 {
+		t.Errorf("Savings row %+v (actual %v, variance %v, %v %%)", b, deref(b.Actual), deref(b.Variance), deref(b.VariancePercent))
+	}
+
+	snap := businesscase.Snapshot{HorizonStart: new("2026-01"), HorizonEnd: new("2026-06")}
+	costs := costRows(rows, fx, snap)
+	want := []render.Cost{
+		{Name: "Migration", Category: "capex", Timing: "once", Amount: 55000},
+		{Name: "Support", Category: "opex", Timing: "monthly", Amount: 600},
+	}
+	if len(costs) != len(want) {
+		t.Fatalf("cost rows %+v, want %+v", costs, want)
+	}
+	for i := range want {
+		if costs[i].Name != want[i].Name || costs[i].Timing != want[i].Timing || costs[i].Amount < want[i].Amount-1e-6 || costs[i].Amount > want[i].Amount+1e-6 {
+			t.Errorf("cost row %d: %+v, want %+v", i, costs[i], want[i])
+		}
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
