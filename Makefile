@@ -11,7 +11,7 @@ GO ?= go
 GO_FILES = $(wildcard $(shell git ls-files --cached --others --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './.data/*'))
 
 .DEFAULT_GOAL := help
-.PHONY: help build run test test-deps check fmt-check vet sqlc-diff generate bench lint clean clean-data
+.PHONY: help build run test test-deps check fmt-check vet sqlc-diff generate samples bench lint clean clean-data
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -73,6 +73,9 @@ openapi-client-diff: ## the generated Go client (api/client) matches api/openapi
 		echo "api/client/client.gen.go does not match api/openapi.yaml: run make generate"; \
 		diff -u api/client/client.gen.go "$$tmp/client.gen.go" | head -n 40 || true; exit 1; \
 	fi
+
+samples: ## sample exports of the demo seed's approved case (every template × format) into samples/, byte for byte reproducible
+	$(GO) run ./cmd/render-samples -demo -out samples
 
 bench: ## benchmarks against a same-run baseline
 	bash scripts/bench.sh

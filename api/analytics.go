@@ -7,6 +7,7 @@ package api
 
 import (
 	"cmp"
+	"context"
 	"maps"
 	"math"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -28,9 +30,11 @@ import (
 
 // analyticsRoutes mounts /v1/analytics on the authenticated /v1 group.
 func (s *Server) analyticsRoutes(v1 fiber.Router) {
-	v1.Get("/analytics/roi", s.require(rbac.AnalyticsRead), s.analyticsROI)
-	v1.Get("/analytics/realization", s.require(rbac.AnalyticsRead), s.analyticsRealization)
-	v1.Get("/analytics/trends", s.require(rbac.AnalyticsRead), s.analyticsTrends)
+	v1.Get("/analytics/roi", s.require(rbac.AnalyticsRead), s.analyticsDeadline, s.analyticsROI)
+	v1.Get("/analytics/realization", s.require(rbac.AnalyticsRead), s.analyticsDeadline, s.analyticsRealization)
+	v1.Get("/analytics/trends", s.require(rbac.AnalyticsRead), s.analyticsDeadline, s.analyticsTrends)
+	v1.Get("/analytics/forecasts", s.require(rbac.AnalyticsRead), s.analyticsDeadline, s.analyticsForecasts)   // analytics_insights.go
+	v1.Get("/analytics/benchmarks", s.require(rbac.AnalyticsRead), s.analyticsDeadline, s.analyticsBenchmarks) // analytics_insights.go
 }
 
 // analyticsMetaJSON is the meta of every analytics response.
@@ -64,12 +68,26 @@ type roiJSON struct {
 	IRR              *float64 `json:"irr"`
 	Confidence       string   `json:"confidence"`
 	Coverage         *float64 `json:"coverage"`
-	Sensitivity      struct {
-		BestCase  roiScenarioJSON `json:"best_case"`
-		Expected  roiScenarioJSON `json:"expected"`
-		WorstCase roiScenarioJSON `json:"worst_case"`
+	// ForecastWAPEPercent is the WAPE of expected against actual over the
+	// periods with an actual (confidence drops a level above 25 %).
+	ForecastWAPEPercent *float64 `json:"forecast_wape_percent"`
+	Sensitivity         struct {
+		BestCase        roiScenarioJSON `json:"best_case"`
+		Expected        roiScenarioJSON `json:"expected"`
+		WorstCase       roiScenarioJSON `json:"worst_case"`
+		DelayedOneMonth roiScenarioJSON `json:"delayed_one_month"`
 	} `json:"sensitivity"`
+	MonteCarlo  *monteCarloJSON   `json:"monte_carlo"`
 	NullReasons map[string]string `json:"null_reasons"`
+}
+
+// monteCarloJSON is the seeded Monte Carlo of ROI % (analytics.SimulateROI).
+type monteCarloJSON struct {
+	P10  float64 `json:"p10"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	Runs int     `json:"runs"`
+	Seed string  `json:"seed"`
 }
 
 // roundTo rounds v to the given decimals (only at this edge).
@@ -78,44 +96,97 @@ func roundTo(v float64, decimals int) float64 {
 	return math.Round(v*p) / p
 }
 
-func (s *Server) analyticsROI(c *fiber.Ctx) error {
-	q := parseQuery(c)
+// analyticsRun is what an analytics computation reads: the request's
+// tenant transaction and clock. Handlers parse their query into params and
+// call the compute function; dashboards call the same functions per widget.
+type analyticsRun struct {
+	ctx    context.Context
+	tx     pgx.Tx
+	tenant uuid.UUID
+	now    time.Time
+}
+
+func newAnalyticsRun(c *fiber.Ctx) analyticsRun {
+	return analyticsRun{ctx: c.UserContext(), tx: tx(c), tenant: principal(c).TenantID, now: time.Now()}
+}
+
+// initiativeParam reads the optional initiative_id of an analytics query.
+func initiativeParam(q *query) (*uuid.UUID, error) {
 	idText, hasID := q.str("initiative_id")
-	periodText, _ := q.str("period")
+	if !hasID {
+		return nil, nil
+	}
+	id, err := uuid.Parse(idText)
+	if err != nil {
+		return nil, InvalidParameter("query parameter initiative_id must be a UUID")
+	}
+	return &id, nil
+}
+
+// roiParams are the parameters of GET /v1/analytics/roi (and of a roi widget).
+type roiParams struct {
+	InitiativeID *uuid.UUID
+	Period       string
+}
+
+func readROIParams(q *query) (roiParams, error) {
+	id, idErr := initiativeParam(q)
+	period, _ := q.str("period")
 	if err := q.done(); err != nil {
-		return err
+		return roiParams{}, err
 	}
-	ctx, t, tenant, now := c.UserContext(), tx(c), principal(c).TenantID, time.Now()
-	current := finance.MonthOfTime(now)
-	st, err := settings.Load(ctx, t, tenant)
+	if idErr != nil {
+		return roiParams{}, idErr
+	}
+	// The form of a period does not depend on the fiscal year: checked here
+	// so a widget is refused when saved; computeROI reads it at the tenant's.
+	if _, err := analytics.ParseWindow(period, finance.MonthOfTime(time.Now()), 1); err != nil {
+		return roiParams{}, InvalidParameter("%s", err.Error())
+	}
+	return roiParams{InitiativeID: id, Period: period}, nil
+}
+
+func (s *Server) analyticsROI(c *fiber.Ctx) error {
+	p, err := readROIParams(parseQuery(c))
 	if err != nil {
 		return err
 	}
-	w, err := analytics.ParseWindow(periodText, current, st.FiscalYearStartMonth)
-	if err != nil {
-		return InvalidParameter("%s", err.Error())
-	}
-	var only *uuid.UUID
-	if hasID {
-		id, err := uuid.Parse(idText)
-		if err != nil {
-			return InvalidParameter("query parameter initiative_id must be a UUID")
-		}
-		only = &id
-	}
-	ids, ins, err := loadAnalyticsInitiatives(c, only)
+	out, err := computeROI(newAnalyticsRun(c), p)
 	if err != nil {
 		return err
 	}
-	fx, err := loadFX(c, st.BaseCurrency)
+	return c.JSON(out)
+}
+
+// computeROI is the ROI analysis of the initiative named or the portfolio.
+func computeROI(run analyticsRun, p roiParams) (analyticsEnvelope[roiJSON], error) {
+	current := finance.MonthOfTime(run.now)
+	st, err := settings.Load(run.ctx, run.tx, run.tenant)
 	if err != nil {
-		return err
+		return analyticsEnvelope[roiJSON]{}, err
+	}
+	w, err := analytics.ParseWindow(p.Period, current, st.FiscalYearStartMonth)
+	if err != nil {
+		return analyticsEnvelope[roiJSON]{}, InvalidParameter("%s", err.Error())
+	}
+	ids, ins, err := loadAnalyticsInitiatives(run, p.InitiativeID)
+	if err != nil {
+		return analyticsEnvelope[roiJSON]{}, err
+	}
+	fx, err := loadFX(run, st.BaseCurrency)
+	if err != nil {
+		return analyticsEnvelope[roiJSON]{}, err
 	}
 	r := analytics.ComputeROI(ins, w, current, st.DiscountRate, fx)
+	wape, err := roiForecastWAPE(run, st.BaseCurrency, w, current, p.InitiativeID)
+	if err != nil {
+		return analyticsEnvelope[roiJSON]{}, err
+	}
+	r.ApplyAccuracy(wape)
 
 	out := roiJSON{Period: w.Label, InitiativesCount: len(ids), Confidence: string(r.Confidence), NullReasons: map[string]string{}}
-	if only != nil {
-		out.InitiativeID = new(only.String())
+	if p.InitiativeID != nil {
+		out.InitiativeID = new(p.InitiativeID.String())
 	}
 	if r.Horizon != nil {
 		out.From, out.To = new(r.Horizon.Start.String()), new(r.Horizon.End.String())
@@ -134,10 +205,19 @@ func (s *Server) analyticsROI(c *fiber.Ctx) error {
 	out.Sensitivity.Expected.ROIPercent = out.ROIPercent
 	out.Sensitivity.BestCase.ROIPercent = figure("sensitivity.best_case.roi_percent", r.Best, 2)
 	out.Sensitivity.WorstCase.ROIPercent = figure("sensitivity.worst_case.roi_percent", r.Worst, 2)
+	out.Sensitivity.DelayedOneMonth.ROIPercent = figure("sensitivity.delayed_one_month.roi_percent", r.Delayed, 2)
+	if mc := r.MonteCarlo; mc != nil {
+		out.MonteCarlo = &monteCarloJSON{P10: roundTo(mc.P10, 2), P50: roundTo(mc.P50, 2), P90: roundTo(mc.P90, 2), Runs: mc.Runs, Seed: analytics.SeedText(mc.Seed)}
+	} else {
+		out.NullReasons["monte_carlo"] = string(r.MonteCarloReason)
+	}
 	if r.Coverage != nil {
 		out.Coverage = new(roundTo(*r.Coverage, 4))
 	}
-	return c.JSON(analyticsEnvelope[roiJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, r.Missing)})
+	if r.ForecastWAPE != nil {
+		out.ForecastWAPEPercent = new(roundTo(*r.ForecastWAPE*100, 2))
+	}
+	return analyticsEnvelope[roiJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, r.Missing)}, nil
 }
 
 func analyticsMeta(base string, current finance.Month, missing []finance.MissingRate) analyticsMetaJSON {
@@ -149,8 +229,8 @@ func analyticsMeta(base string, current finance.Month, missing []finance.Missing
 }
 
 // loadFX reads every FX rate of the tenant into a converter to base.
-func loadFX(c *fiber.Ctx, base string) (finance.FX, error) {
-	rows, err := db.Q.FxRateList(c.UserContext(), tx(c), dbsqlc.FxRateListParams{TenantID: principal(c).TenantID})
+func loadFX(run analyticsRun, base string) (finance.FX, error) {
+	rows, err := db.Q.FxRateList(run.ctx, run.tx, dbsqlc.FxRateListParams{TenantID: run.tenant})
 	if err != nil {
 		return finance.FX{}, err
 	}
@@ -211,66 +291,82 @@ type realizationJSON struct {
 	AtRiskBenefits []atRiskBenefitJSON         `json:"at_risk_benefits"`
 }
 
-func (s *Server) analyticsRealization(c *fiber.Ctx) error {
-	q := parseQuery(c)
-	idText, hasID := q.str("initiative_id")
+// realizationParams are the parameters of GET /v1/analytics/realization
+// (and of a realization widget).
+type realizationParams struct {
+	InitiativeID *uuid.UUID
+}
+
+func readRealizationParams(q *query) (realizationParams, error) {
+	id, idErr := initiativeParam(q)
 	if err := q.done(); err != nil {
-		return err
+		return realizationParams{}, err
 	}
-	var only *uuid.UUID
-	if hasID {
-		id, err := uuid.Parse(idText)
-		if err != nil {
-			return InvalidParameter("query parameter initiative_id must be a UUID")
-		}
-		only = &id
-	}
-	ctx, t, tenant, now := c.UserContext(), tx(c), principal(c).TenantID, time.Now()
-	current := finance.MonthOfTime(now)
-	st, err := settings.Load(ctx, t, tenant)
+	return realizationParams{InitiativeID: id}, idErr
+}
+
+func (s *Server) analyticsRealization(c *fiber.Ctx) error {
+	p, err := readRealizationParams(parseQuery(c))
 	if err != nil {
 		return err
+	}
+	out, err := computeRealization(newAnalyticsRun(c), p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+// computeRealization is expected against realised to date of the initiative
+// named or the portfolio. Realised sums come from the benefit_actual_months
+// rollup per initiative and category; expected values from the benefits.
+func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelope[realizationJSON], error) {
+	var zero analyticsEnvelope[realizationJSON]
+	ctx, t, tenant, only := run.ctx, run.tx, run.tenant, p.InitiativeID
+	current := finance.MonthOfTime(run.now)
+	st, err := settings.Load(ctx, t, tenant)
+	if err != nil {
+		return zero, err
 	}
 	initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant, InitiativeID: only})
 	if err != nil {
-		return err
+		return zero, err
 	}
 	if only != nil && len(initiatives) == 0 {
-		return NotFound("initiative")
+		return zero, NotFound("initiative")
 	}
 	rows, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant, InitiativeID: only})
 	if err != nil {
-		return err
+		return zero, err
 	}
 	through := current.FirstDay()
 	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant, InitiativeID: only})
 	if err != nil {
-		return err
+		return zero, err
 	}
-	realized, err := db.Q.AnalyticsRealizedByBenefit(ctx, t, dbsqlc.AnalyticsRealizedByBenefitParams{Base: st.BaseCurrency, TenantID: tenant, InitiativeID: only, Through: through})
+	sums, err := db.Q.AnalyticsRealizedByCategory(ctx, t, dbsqlc.AnalyticsRealizedByCategoryParams{Base: st.BaseCurrency, TenantID: tenant, InitiativeID: only, Through: through})
 	if err != nil {
-		return err
+		return zero, err
 	}
 	missingActual, err := db.Q.AnalyticsMissingActualRates(ctx, t, dbsqlc.AnalyticsMissingActualRatesParams{TenantID: tenant, InitiativeID: only, Through: through, Base: st.BaseCurrency})
 	if err != nil {
-		return err
+		return zero, err
 	}
 	latest, err := db.Q.AnalyticsLatestActuals(ctx, t, dbsqlc.AnalyticsLatestActualsParams{TenantID: tenant, InitiativeID: only, Through: through})
 	if err != nil {
-		return err
+		return zero, err
 	}
-	fx, err := loadFX(c, st.BaseCurrency)
+	fx, err := loadFX(run, st.BaseCurrency)
 	if err != nil {
-		return err
+		return zero, err
 	}
 
 	planOf := valuation.PlansByBenefit(plans)
-	realizedOf := map[uuid.UUID]*float64{}
-	for _, r := range realized {
+	realized := make([]analytics.RealizedSum, len(sums))
+	for i, r := range sums {
+		realized[i] = analytics.RealizedSum{InitiativeID: r.InitiativeID, Category: r.Category}
 		if r.Missing == 0 {
-			realizedOf[r.BenefitID] = new(r.Realized)
-		} else {
-			realizedOf[r.BenefitID] = nil
+			realized[i].Value = new(r.Realized)
 		}
 	}
 	latestOf := map[uuid.UUID][]analytics.PeriodValue{}
@@ -279,20 +375,14 @@ func (s *Server) analyticsRealization(c *fiber.Ctx) error {
 	}
 	benefits := make([]analytics.RealizationBenefit, len(rows))
 	for i, b := range rows {
-		rb := analytics.RealizationBenefit{ID: b.ID, InitiativeID: b.InitiativeID, Name: b.Name, Category: b.Category, Unit: b.Unit,
+		benefits[i] = analytics.RealizationBenefit{ID: b.ID, InitiativeID: b.InitiativeID, Name: b.Name, Category: b.Category, Unit: b.Unit,
 			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: valuation.FinanceBenefit(b, planOf[b.ID], nil), Latest: latestOf[b.ID]}
-		if r, ok := realizedOf[b.ID]; ok {
-			rb.Realized = r
-		} else {
-			rb.Realized = new(0.0) // no actual through the current month
-		}
-		benefits[i] = rb
 	}
 	initiativeIDs := make([]uuid.UUID, len(initiatives))
 	for i, in := range initiatives {
 		initiativeIDs[i] = in.ID
 	}
-	r := analytics.ComputeRealization(initiativeIDs, benefits, current, fx)
+	r := analytics.ComputeRealization(initiativeIDs, benefits, realized, current, fx)
 
 	out := realizationJSON{realizationAmountsJSON: toRealizationAmounts(r.Total), Initiatives: make([]realizationInitiativeJSON, len(initiatives)),
 		Categories: make([]realizationCategoryJSON, len(r.Categories)), AtRiskBenefits: make([]atRiskBenefitJSON, len(r.AtRisk))}
@@ -322,7 +412,7 @@ func (s *Server) analyticsRealization(c *fiber.Ctx) error {
 	for _, m := range missingActual {
 		missing = append(missing, finance.MissingRate{Currency: m.Currency, Period: finance.MonthOfTime(m.Period)})
 	}
-	return c.JSON(analyticsEnvelope[realizationJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, sortedMissing(missing))})
+	return analyticsEnvelope[realizationJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, sortedMissing(missing))}, nil
 }
 
 type trendPointJSON struct {
@@ -369,46 +459,75 @@ func toTrendSeries(s analytics.Series) trendSeriesJSON {
 	return out
 }
 
-func (s *Server) analyticsTrends(c *fiber.Ctx) error {
-	q := parseQuery(c)
+// trendsParams are the parameters of GET /v1/analytics/trends (and of a
+// trends widget).
+type trendsParams struct {
+	From, To, GroupBy string
+}
+
+func readTrendsParams(q *query) (trendsParams, error) {
 	from, _ := q.str("from")
 	to, _ := q.str("to")
 	groupBy := q.oneOf("group_by", "", []string{"category", "initiative"})
 	if err := q.done(); err != nil {
+		return trendsParams{}, err
+	}
+	// The range is checked again at the request's month by computeTrends;
+	// this refuses a malformed one when a widget is saved.
+	if _, err := analytics.ParseTrendRange(from, to, finance.MonthOfTime(time.Now())); err != nil {
+		return trendsParams{}, InvalidParameter("%s", err.Error())
+	}
+	return trendsParams{From: from, To: to, GroupBy: groupBy}, nil
+}
+
+func (s *Server) analyticsTrends(c *fiber.Ctx) error {
+	p, err := readTrendsParams(parseQuery(c))
+	if err != nil {
 		return err
 	}
-	ctx, t, tenant, now := c.UserContext(), tx(c), principal(c).TenantID, time.Now()
-	current := finance.MonthOfTime(now)
-	h, err := analytics.ParseTrendRange(from, to, current)
+	out, err := computeTrends(newAnalyticsRun(c), p)
 	if err != nil {
-		return InvalidParameter("%s", err.Error())
+		return err
+	}
+	return c.JSON(out)
+}
+
+// computeTrends is the monthly series of expected against actual; actuals
+// are summed from the benefit_actual_months rollup.
+func computeTrends(run analyticsRun, p trendsParams) (analyticsEnvelope[trendsJSON], error) {
+	var zero analyticsEnvelope[trendsJSON]
+	ctx, t, tenant, groupBy := run.ctx, run.tx, run.tenant, p.GroupBy
+	current := finance.MonthOfTime(run.now)
+	h, err := analytics.ParseTrendRange(p.From, p.To, current)
+	if err != nil {
+		return zero, InvalidParameter("%s", err.Error())
 	}
 	st, err := settings.Load(ctx, t, tenant)
 	if err != nil {
-		return err
+		return zero, err
 	}
 	rows, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant})
 	if err != nil {
-		return err
+		return zero, err
 	}
 	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant})
 	if err != nil {
-		return err
+		return zero, err
 	}
 	through := min(h.End, current).FirstDay()
 	sums, err := db.Q.AnalyticsActualsByMonth(ctx, t, dbsqlc.AnalyticsActualsByMonthParams{GroupBy: groupBy, Base: st.BaseCurrency, TenantID: tenant,
 		FromPeriod: h.Start.FirstDay(), Through: through})
 	if err != nil {
-		return err
+		return zero, err
 	}
 	missingActual, err := db.Q.AnalyticsMissingActualRatesInRange(ctx, t, dbsqlc.AnalyticsMissingActualRatesInRangeParams{TenantID: tenant,
 		FromPeriod: h.Start.FirstDay(), Through: through, Base: st.BaseCurrency})
 	if err != nil {
-		return err
+		return zero, err
 	}
-	fx, err := loadFX(c, st.BaseCurrency)
+	fx, err := loadFX(run, st.BaseCurrency)
 	if err != nil {
-		return err
+		return zero, err
 	}
 
 	planOf := valuation.PlansByBenefit(plans)
@@ -443,7 +562,7 @@ func (s *Server) analyticsTrends(c *fiber.Ctx) error {
 	case "initiative":
 		initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant})
 		if err != nil {
-			return err
+			return zero, err
 		}
 		for _, in := range initiatives {
 			if groupSet[in.ID.String()] {
@@ -463,7 +582,7 @@ func (s *Server) analyticsTrends(c *fiber.Ctx) error {
 	for _, m := range missingActual {
 		missing = append(missing, finance.MissingRate{Currency: m.Currency, Period: finance.MonthOfTime(m.Period)})
 	}
-	return c.JSON(analyticsEnvelope[trendsJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, sortedMissing(missing))})
+	return analyticsEnvelope[trendsJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, sortedMissing(missing))}, nil
 }
 
 // sortedMissing sorts rates by currency, then month, without repeats.
@@ -478,8 +597,8 @@ func sortedMissing(ms []finance.MissingRate) []finance.MissingRate {
 // portfolio: every one not archived; or the one named, 404 when it is not
 // in the tenant) with their benefits, plans, actuals and costs in five
 // queries, mapped as the initiative detail maps them (internal/valuation).
-func loadAnalyticsInitiatives(c *fiber.Ctx, only *uuid.UUID) ([]uuid.UUID, []analytics.Initiative, error) {
-	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
+func loadAnalyticsInitiatives(run analyticsRun, only *uuid.UUID) ([]uuid.UUID, []analytics.Initiative, error) {
+	ctx, t, tenant := run.ctx, run.tx, run.tenant
 	initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant, InitiativeID: only})
 	if err != nil {
 		return nil, nil, err

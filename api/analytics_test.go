@@ -214,7 +214,8 @@ func TestContractAnalytics(t *testing.T) {
 		map[string]any{"currency": "EUR", "period": "2024-07", "rate": 1.20}}}), 200)
 	r = call(contractCall{as: &analyst, method: "GET", path: roi(p, ""), want: 200})
 	missing := map[string]string{}
-	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "total_benefits", "total_costs", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent"} {
+	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "total_benefits", "total_costs", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent",
+		"sensitivity.delayed_one_month.roi_percent", "monte_carlo"} {
 		missing[f] = "missing_fx_rates"
 	}
 	checkROI(t, r, roiWant{from: "2024-01", to: "2024-12", count: 1, coverage: new(0.3125), confidence: "low", nullReasons: missing})
@@ -251,7 +252,8 @@ func TestContractAnalytics(t *testing.T) {
 	}
 	r = call(contractCall{as: &other, method: "GET", path: roi("", ""), want: 200})
 	nothing := map[string]string{}
-	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent"} {
+	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent",
+		"sensitivity.delayed_one_month.roi_percent", "monte_carlo"} {
 		nothing[f] = "no_data"
 	}
 	checkROI(t, r, roiWant{confidence: "low", nullReasons: nothing})

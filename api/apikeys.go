@@ -253,13 +253,19 @@ func (s *Server) getAPIKey(c *fiber.Ctx) error {
 	if err := found("API key", err); err != nil {
 		return err
 	}
-	return c.JSON(toAPIKeyJSON(row))
+	return sendRecord(c, row.CreatedAt, toAPIKeyJSON(row)) // never edited: created_at is its version
 }
 
 func (s *Server) revokeAPIKey(c *fiber.Ctx) error {
 	id, err := pathID(c, "id", "API key")
 	if err != nil {
 		return err
+	}
+	// The only change a key sees is this revocation (conditional below), so the check holds to the write.
+	if row, err := db.Q.APIKeyGet(c.UserContext(), tx(c), dbsqlc.APIKeyGetParams{TenantID: principal(c).TenantID, ID: id}); err == nil {
+		if err := checkIfMatch(c, row.CreatedAt); err != nil {
+			return err
+		}
 	}
 	n, err := db.Q.APIKeyRevoke(c.UserContext(), tx(c), dbsqlc.APIKeyRevokeParams{TenantID: principal(c).TenantID, ID: id})
 	if err != nil {

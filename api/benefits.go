@@ -68,7 +68,8 @@ type benefitJSON struct {
 	ExpectedEndDate      *string         `json:"expected_end_date"`
 	Status               string          `json:"status"`
 	OwnerID              string          `json:"owner_id"`
-	Plan                 []planEntryJSON `json:"plan"` // null: the even spread
+	ExternalKey          *string         `json:"external_key"` // the tenant's own key of the benefit (issue 12: feeds name benefits by it)
+	Plan                 []planEntryJSON `json:"plan"`         // null: the even spread
 	CreatedAt            string          `json:"created_at"`
 	UpdatedAt            string          `json:"updated_at"`
 }
@@ -83,7 +84,7 @@ func toBenefitJSON(b dbsqlc.Benefit, plan []dbsqlc.BenefitPlanEntry) benefitJSON
 		ID: b.ID.String(), InitiativeID: b.InitiativeID.String(), Name: b.Name, Description: b.Description,
 		Category: b.Category, ExpectedValue: b.ExpectedValue, Currency: b.Currency, Unit: b.Unit,
 		MeasurementFrequency: b.MeasurementFrequency, ExpectedStartDate: b.ExpectedStartDate.Format(time.DateOnly),
-		ExpectedEndDate: optDate(b.ExpectedEndDate), Status: b.Status, OwnerID: b.OwnerID,
+		ExpectedEndDate: optDate(b.ExpectedEndDate), Status: b.Status, OwnerID: b.OwnerID, ExternalKey: b.ExternalKey,
 		CreatedAt: timestamp(b.CreatedAt), UpdatedAt: timestamp(b.UpdatedAt),
 	}
 	for _, e := range plan {
@@ -101,6 +102,7 @@ type actualJSON struct {
 	Notes       string         `json:"notes"`
 	EvidenceURL *string        `json:"evidence_url"`
 	RecordedBy  string         `json:"recorded_by"`
+	Source      *string        `json:"source"` // integration/<id> when an integration's sync wrote the current value
 	CreatedAt   string         `json:"created_at"`
 	UpdatedAt   string         `json:"updated_at"`
 	Revisions   []revisionJSON `json:"revisions"`
@@ -119,7 +121,7 @@ type revisionJSON struct {
 func toActualJSON(a dbsqlc.BenefitActual, revisions []dbsqlc.BenefitActualRevision) actualJSON {
 	out := actualJSON{
 		ID: a.ID.String(), BenefitID: a.BenefitID.String(), Period: finance.MonthOfTime(a.Period).String(), Value: a.Value,
-		Notes: a.Notes, EvidenceURL: a.EvidenceUrl, RecordedBy: a.RecordedBy,
+		Notes: a.Notes, EvidenceURL: a.EvidenceUrl, RecordedBy: a.RecordedBy, Source: a.Source,
 		CreatedAt: timestamp(a.CreatedAt), UpdatedAt: timestamp(a.UpdatedAt), Revisions: []revisionJSON{},
 	}
 	for _, r := range revisions {
@@ -158,6 +160,7 @@ type ActualRecordedEvent struct {
 // benefitFields are the writable fields of create, PUT and PATCH as sent.
 type benefitFields struct {
 	initiativeID, name, description, category, currency, unit, frequency, status, ownerID *string
+	externalKey                                                                           *string
 	expectedValue                                                                         *float64
 	start, end                                                                            *time.Time
 	plan                                                                                  []benefit.PlanEntry
@@ -165,7 +168,7 @@ type benefitFields struct {
 }
 
 var writableBenefitFields = []string{"name", "description", "category", "expected_value", "currency", "unit",
-	"measurement_frequency", "expected_start_date", "expected_end_date", "status", "owner_id", "plan"}
+	"measurement_frequency", "expected_start_date", "expected_end_date", "status", "owner_id", "plan", "external_key"}
 
 // readBenefitFields reads a benefit body. full (create, PUT) needs name,
 // category, expected_value, unit, measurement_frequency and
@@ -175,6 +178,16 @@ func readBenefitFields(c *fiber.Ctx, full, create bool) (benefitFields, error) {
 	if err != nil {
 		return benefitFields{}, err
 	}
+	f := readBenefit(b, full, create)
+	if err := b.done(); err != nil {
+		return benefitFields{}, err
+	}
+	return f, nil
+}
+
+// readBenefit reads the fields of a benefit body (the route's or a bulk
+// import row's); failures stay in b.errs until b.done.
+func readBenefit(b *body, full, create bool) benefitFields {
 	f := benefitFields{has: map[string]bool{}}
 	for _, name := range writableBenefitFields {
 		f.has[name] = b.has(name)
@@ -196,11 +209,12 @@ func readBenefitFields(c *fiber.Ctx, full, create bool) (benefitFields, error) {
 	f.status = b.text("status", !full && f.has["status"], maxShortTextLen) // null in a full body: kept (PUT) or active (create)
 	f.ownerID = noneIfBlank(b.text("owner_id", false, maxOwnerLen))
 	f.plan = readPlan(b)
-	b.ignore("id", "created_at", "updated_at")
-	if err := b.done(); err != nil {
-		return benefitFields{}, err
+	f.externalKey = trimmed(b.text("external_key", false, maxExternalKeyLen))
+	if f.externalKey != nil && *f.externalKey == "" {
+		f.externalKey = nil
 	}
-	return f, nil
+	b.ignore("id", "created_at", "updated_at")
+	return f
 }
 
 // readPlan reads `plan`: null or absent is no plan, else an array of
@@ -310,6 +324,9 @@ func loadWritableBenefit(c *fiber.Ctx) (dbsqlc.BenefitGetLockedRow, error) {
 	if err := found("benefit", err); err != nil {
 		return row, err
 	}
+	if err := checkIfMatch(c, row.Benefit.UpdatedAt); err != nil {
+		return row, err
+	}
 	return row, benefitError(benefit.CheckWritable(initiative.Status(row.InitiativeStatus)))
 }
 
@@ -405,7 +422,7 @@ func (s *Server) getBenefit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toBenefitJSON(b, plans[b.ID]))
+	return sendRecord(c, b.UpdatedAt, toBenefitJSON(b, plans[b.ID]))
 }
 
 func (s *Server) createBenefit(c *fiber.Ctx) error {
@@ -448,10 +465,13 @@ func (s *Server) createBenefit(c *fiber.Ctx) error {
 		TenantID: p.TenantID, InitiativeID: in.ID, Name: *f.name, Description: deref(f.description),
 		Category: string(def.Category), ExpectedValue: def.ExpectedValue, Currency: noneIfBlank(&def.Currency),
 		Unit: string(def.Unit), MeasurementFrequency: string(def.Frequency), ExpectedStartDate: def.Start,
-		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner,
+		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner, ExternalKey: f.externalKey,
 	})
 	if db.IsUniqueViolation(err, "benefits_initiative_name") {
 		return AlreadyExists("the initiative already has a benefit named %q", *f.name)
+	}
+	if db.IsUniqueViolation(err, "benefits_tenant_external_key") {
+		return AlreadyExists("another benefit has the external_key %q", *f.externalKey)
 	}
 	if err != nil {
 		return err
@@ -518,14 +538,21 @@ func (s *Server) updateBenefit(c *fiber.Ctx, replace bool) error {
 	if f.ownerID != nil {
 		owner = *f.ownerID
 	}
+	externalKey := stored.ExternalKey
+	if replace || f.has["external_key"] {
+		externalKey = f.externalKey
+	}
 	row, err := db.Q.BenefitUpdate(ctx, t, dbsqlc.BenefitUpdateParams{
 		TenantID: stored.TenantID, ID: stored.ID, Name: name, Description: description,
 		Category: string(def.Category), ExpectedValue: def.ExpectedValue, Currency: noneIfBlank(&def.Currency),
 		Unit: string(def.Unit), MeasurementFrequency: string(def.Frequency), ExpectedStartDate: def.Start,
-		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner,
+		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner, ExternalKey: externalKey,
 	})
 	if db.IsUniqueViolation(err, "benefits_initiative_name") {
 		return AlreadyExists("the initiative already has a benefit named %q", name)
+	}
+	if db.IsUniqueViolation(err, "benefits_tenant_external_key") {
+		return AlreadyExists("another benefit has the external_key %q", *externalKey)
 	}
 	if err != nil {
 		return err
@@ -536,7 +563,7 @@ func (s *Server) updateBenefit(c *fiber.Ctx, replace bool) error {
 			return err
 		}
 	}
-	return c.JSON(toBenefitJSON(row, current))
+	return sendRecord(c, row.UpdatedAt, toBenefitJSON(row, current))
 }
 
 func (s *Server) deleteBenefit(c *fiber.Ctx) error {
@@ -566,10 +593,7 @@ func (s *Server) recordActual(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	value := b.number("value", true)
-	period := b.text("period", true, maxShortTextLen)
-	notes := b.text("notes", false, maxDescriptionLen)
-	evidence := b.text("evidence_url", false, benefit.MaxEvidenceURLLen+1) // the domain reports too_long
+	in := readActual(b)
 	if err := b.done(); err != nil {
 		return err
 	}
@@ -578,19 +602,12 @@ func (s *Server) recordActual(c *fiber.Ctx) error {
 		return err
 	}
 	bf := locked.Benefit
-	var errs validation.Errors
-	errs.Append(benefit.CheckValue("value", *value))
-	filed, perr := benefit.CheckActualPeriod(benefit.Frequency(bf.MeasurementFrequency), *period, bf.ExpectedStartDate, time.Now())
-	errs.Append(perr)
-	if evidence != nil {
-		errs.Append(benefit.CheckEvidenceURL(*evidence))
-	}
-	if err := errs.Err(); err != nil {
+	filed, next, err := in.check(bf, time.Now())
+	if err != nil {
 		return err
 	}
 
 	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	next := benefit.Filed{Value: *value, Notes: deref(notes), EvidenceURL: evidence}
 	var previous *benefit.Filed
 	existing, err := db.Q.ActualGetForUpdate(ctx, t, dbsqlc.ActualGetForUpdateParams{TenantID: bf.TenantID, BenefitID: bf.ID, Period: filed.FirstDay()})
 	switch {
@@ -639,6 +656,37 @@ func (s *Server) recordActual(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Status(status).JSON(toActualJSON(actual, revisions))
+}
+
+// actualInput is an actual as sent: the body of POST /v1/benefits/{id}/actuals
+// and a row of an actuals import (which adds benefit_id).
+type actualInput struct {
+	value           *float64
+	period          *string
+	notes, evidence *string
+}
+
+// readActual reads the fields of an actual; b.done() reports what failed.
+func readActual(b *body) actualInput {
+	return actualInput{
+		value:    b.number("value", true),
+		period:   b.text("period", true, maxShortTextLen),
+		notes:    b.text("notes", false, maxDescriptionLen),
+		evidence: b.text("evidence_url", false, benefit.MaxEvidenceURLLen+1), // the domain reports too_long
+	}
+}
+
+// check applies the rules of an actual of benefit bf (read without errors):
+// the period it is filed under and what it files, or the 422's field errors.
+func (in actualInput) check(bf dbsqlc.Benefit, now time.Time) (finance.Month, benefit.Filed, error) {
+	var errs validation.Errors
+	errs.Append(benefit.CheckValue("value", *in.value))
+	filed, perr := benefit.CheckActualPeriod(benefit.Frequency(bf.MeasurementFrequency), *in.period, bf.ExpectedStartDate, now)
+	errs.Append(perr)
+	if in.evidence != nil {
+		errs.Append(benefit.CheckEvidenceURL(*in.evidence))
+	}
+	return filed, benefit.Filed{Value: *in.value, Notes: deref(in.notes), EvidenceURL: in.evidence}, errs.Err()
 }
 
 func actualRecorded(locked dbsqlc.BenefitGetLockedRow, a dbsqlc.BenefitActual, previous *benefit.Filed) ActualRecordedEvent {

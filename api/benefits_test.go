@@ -376,6 +376,7 @@ func TestContractBenefits(t *testing.T) {
 	for i, op := range ops {
 		calls[i] = contractCall{method: op.method, path: op.path, body: op.body}
 	}
+	cc.preconditions(t, admin, calls) // ETag: 304 and the 409 of a stale If-Match
 	cc.limitsAndOutage(t, ts, admin, "/v1/benefits", calls)
 
 	for _, u := range cc.uncovered([]string{"benefits"}, 500) {

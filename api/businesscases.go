@@ -18,6 +18,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/businesscase"
+	"github.com/valuecase/valuecase/internal/export"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
@@ -39,6 +40,7 @@ func (s *Server) businessCasesRoutes(v1 fiber.Router) {
 	v1.Post("/business-cases/:id/approve", s.require(rbac.BusinessCasesApprove), s.approveBusinessCase)
 	v1.Post("/business-cases/:id/reject", s.require(rbac.BusinessCasesApprove), s.rejectBusinessCase)
 	v1.Get("/business-cases/:id/validation", s.require(rbac.BusinessCasesRead), s.validateBusinessCase)
+	v1.Get("/business-cases/:id/diff", s.require(rbac.BusinessCasesRead), s.businessCaseDiff)
 	v1.Get("/business-cases/:id/versions", s.require(rbac.BusinessCasesRead), s.listBusinessCaseVersions)
 	v1.Post("/business-cases/:id/versions", s.require(rbac.BusinessCasesWrite), s.createBusinessCaseVersion)
 }
@@ -351,6 +353,9 @@ func loadBusinessCase(c *fiber.Ctx, forUpdate bool) (dbsqlc.BusinessCase, error)
 	var row dbsqlc.BusinessCase
 	if forUpdate {
 		row, err = db.Q.BusinessCaseGetForUpdate(c.UserContext(), tx(c), dbsqlc.BusinessCaseGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
+		if err == nil {
+			return row, checkIfMatch(c, row.UpdatedAt)
+		}
 	} else {
 		row, err = db.Q.BusinessCaseGet(c.UserContext(), tx(c), dbsqlc.BusinessCaseGetParams{TenantID: principal(c).TenantID, ID: id})
 	}
@@ -374,7 +379,7 @@ func (s *Server) getBusinessCase(c *fiber.Ctx) error {
 	case !db.IsNotFound(err):
 		return err
 	}
-	return c.JSON(body)
+	return sendRecord(c, row.UpdatedAt, body)
 }
 
 func (s *Server) replaceBusinessCase(c *fiber.Ctx) error { return s.updateBusinessCase(c, true) }
@@ -428,7 +433,7 @@ func (s *Server) updateBusinessCase(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toBusinessCaseJSON(updated))
+	return sendRecord(c, updated.UpdatedAt, toBusinessCaseJSON(updated))
 }
 
 func (s *Server) deleteBusinessCase(c *fiber.Ctx) error {
@@ -525,6 +530,10 @@ func (s *Server) approveBusinessCase(c *fiber.Ctx) error {
 		TenantID: row.TenantID, ID: row.ID, ApprovalLevel: new(string(*level)), Notes: notes, DecidedBy: new(principal(c).Subject), Snapshot: frozen,
 	})
 	if err != nil {
+		return err
+	}
+	// Everything the version's documents show is frozen with its figures.
+	if err := export.Freeze(ctx, t, updated, snap); err != nil {
 		return err
 	}
 	body := toBusinessCaseJSON(updated)

@@ -1046,6 +1046,15 @@ func TestContractAPI(t *testing.T) {
 		contractCheckEvents(t, cc.spec, ts, map[string]int{"initiative.created": 3, "initiative.status_changed": 11})
 	})
 
+	t.Run("preconditions", func(t *testing.T) { // after the events count: a 409 writes nothing, but stays out of its way
+		id := cc.create(t, admin, map[string]any{"name": "Conditional"})["id"].(string)
+		var calls []contractCall
+		for _, op := range contractV1Ops(id) {
+			calls = append(calls, contractCall{method: op.method, path: op.path, body: op.body})
+		}
+		cc.preconditions(t, admin, calls)
+	})
+
 	// Every documented status of these operations was seen, but for 500
 	// (not provokable) and 503 (TestContractUnavailable).
 	for _, u := range cc.uncovered([]string{"operations", "docs", "initiatives", "projects"}, 500, 503) {
@@ -1143,7 +1152,33 @@ func TestContractUnavailable(t *testing.T) {
 	}
 	// Tenant lookup itself fails.
 	cc.call(t, contractCall{as: &unseen, method: "GET", path: "/v1/initiatives", want: 503, code: "SERVICE_UNAVAILABLE"})
-	for _, u := range cc.uncovered([]string{"initiatives", "projects"}, 200, 201, 204, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500) {
+	for _, u := range cc.uncovered([]string{"initiatives", "projects"}, 200, 201, 204, 304, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500) {
 		t.Errorf("documented but never exercised: %s", u)
+	}
+}
+
+// preconditions exercises the conditional requests of a group's record
+// operations among calls (each naming an existing record and a valid body):
+// a GET that documents If-None-Match answers 304 to its own ETag, and a
+// write that documents If-Match is a 409 CONFLICT for a version the record
+// never had (nothing is written). TestETagOptimisticLocking covers the rest.
+func (cc *contractClient) preconditions(t *testing.T, as caller, calls []contractCall) {
+	t.Helper()
+	const stale = `"1.stale"` // version 1: one microsecond after 1970, which no record has
+	for _, c := range calls {
+		req := cc.newRequest(t, contractCall{as: &as, method: c.method, path: c.path, body: c.body})
+		route, _, err := cc.spec.router.FindRoute(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.method, c.path, err)
+		}
+		for _, p := range route.Operation.Parameters {
+			switch p.Value.Name {
+			case "If-None-Match":
+				r := cc.call(t, contractCall{as: &as, method: c.method, path: c.path, want: 200})
+				cc.call(t, contractCall{as: &as, method: c.method, path: c.path, headers: []string{"If-None-Match", r.header.Get("ETag")}, want: 304})
+			case "If-Match":
+				cc.call(t, contractCall{as: &as, method: c.method, path: c.path, body: c.body, headers: []string{"If-Match", stale}, want: 409, code: "CONFLICT"})
+			}
+		}
 	}
 }

@@ -216,7 +216,7 @@ func (s *Server) createCost(c *fiber.Ctx) error {
 	}
 	body := toCostJSON(row)
 	c.Location("/v1/initiatives/" + body.InitiativeID + "/costs/" + body.ID)
-	return c.Status(fiber.StatusCreated).JSON(body)
+	return sendRecord(c, row.UpdatedAt, body, fiber.StatusCreated) // no GET of one cost: its first ETag comes here
 }
 
 func (s *Server) replaceCost(c *fiber.Ctx) error { return s.updateCost(c, true) }
@@ -249,7 +249,7 @@ func (s *Server) updateCost(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toCostJSON(row))
+	return sendRecord(c, row.UpdatedAt, toCostJSON(row))
 }
 
 // loadCost finds a cost of the initiative, locked for update: a cost of
@@ -260,7 +260,10 @@ func loadCost(c *fiber.Ctx, in dbsqlc.Initiative) (dbsqlc.InitiativeCost, error)
 		return dbsqlc.InitiativeCost{}, err
 	}
 	row, err := db.Q.CostGetForUpdate(c.UserContext(), tx(c), dbsqlc.CostGetForUpdateParams{TenantID: in.TenantID, InitiativeID: in.ID, ID: id})
-	return row, found("cost", err)
+	if err := found("cost", err); err != nil {
+		return row, err
+	}
+	return row, checkIfMatch(c, row.UpdatedAt)
 }
 
 func (s *Server) deleteCost(c *fiber.Ctx) error {

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -30,14 +31,20 @@ func TestDemoSeed(t *testing.T) {
 			actuals += b.ActualPeriods
 		}
 	}
-	var engagements int
+	var engagements, cases int
 	for _, in := range portfolio.Initiatives {
 		for _, s := range in.Stakeholders {
 			engagements += len(s.Engagements)
 		}
+		for _, bc := range in.BusinessCases {
+			cases++
+			if bc.NextVersion {
+				cases++
+			}
+		}
 	}
 	if res.Skipped || res.Initiatives != len(portfolio.Initiatives) || res.Benefits != benefits || res.Actuals != actuals ||
-		res.Stakeholders != stakeholders || res.Engagements != engagements {
+		res.Stakeholders != stakeholders || res.Engagements != engagements || res.BusinessCases != cases || cases < 2 {
 		t.Fatalf("seed result %+v; want %d initiatives, %d benefits, %d actuals, %d stakeholders, %d engagements",
 			res, len(portfolio.Initiatives), benefits, actuals, stakeholders, engagements)
 	}
@@ -94,6 +101,20 @@ func TestDemoSeed(t *testing.T) {
 	}
 	if err := json.Unmarshal(r.body, &risky); err != nil {
 		t.Fatal(err)
+	}
+
+	// The demo tenant's exports have content: an approved case with frozen figures, and its next version as a draft.
+	bcs := ts.do(&admin, "GET", "/v1/business-cases?initiative_id="+cloud["id"].(string), nil).json(t)["data"].([]any)
+	statuses := map[string]bool{}
+	for _, b := range bcs {
+		m := b.(map[string]any)
+		statuses[fmt.Sprintf("%v v%v", m["status"], m["version"])] = true
+		if m["status"] == "approved" && m["snapshot"] == nil {
+			t.Errorf("the approved demo case has no frozen snapshot: %v", m)
+		}
+	}
+	if len(bcs) != 2 || !statuses["approved v1"] || !statuses["draft v2"] {
+		t.Errorf("demo business cases: %v", statuses)
 	}
 	if len(risky.Data) != 2 || risky.Data[0].Name != "Jonas Meyer" || risky.Data[0].Reason != "negative_sentiment" ||
 		risky.Data[1].Name != "Marco Rossi" || risky.Data[1].Reason != "not_engaged" {

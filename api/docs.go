@@ -90,7 +90,7 @@ func docsSend(c *fiber.Ctx, a docsAsset, cacheControl string) error {
 	c.Set(fiber.HeaderCacheControl, cacheControl)
 	c.Set(fiber.HeaderETag, a.etag)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	if docsETagMatches(c.Get(fiber.HeaderIfNoneMatch), a.etag) {
+	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), a.etag) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set(fiber.HeaderContentType, a.contentType)
@@ -100,18 +100,6 @@ func docsSend(c *fiber.Ctx, a docsAsset, cacheControl string) error {
 func docsETag(body []byte) string {
 	sum := sha256.Sum256(body)
 	return `"` + hex.EncodeToString(sum[:12]) + `"`
-}
-
-// docsETagMatches reports whether an If-None-Match header names etag
-// (weak comparison, as RFC 9110 prescribes for If-None-Match).
-func docsETagMatches(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
-		}
-	}
-	return false
 }
 
 // docsContentType maps the extensions of the embedded files to their media

@@ -23,6 +23,7 @@ import (
 func (s *Server) installEdge() {
 	srv := s.app.Server()
 	srv.ErrorHandler = s.parserError
+	srv.HeaderReceived = bulkBodyLimit // the bulk import's own payload limit (bulk.go)
 	next := srv.Handler
 	srv.Handler = func(fctx *fasthttp.RequestCtx) {
 		if !slices.Contains(fiber.DefaultMethods, string(fctx.Method())) {

@@ -132,6 +132,9 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	if apiErr.Status == http.StatusUnauthorized {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="valuecase"`)
 	}
+	if apiErr.Status == http.StatusServiceUnavailable && len(c.Response().Header.Peek(fiber.HeaderRetryAfter)) == 0 {
+		c.Set(fiber.HeaderRetryAfter, analyticsRetryAfter) // every 503 says when to retry (issue 10: analytics documents it)
+	}
 	return c.Status(apiErr.Status).JSON(body)
 }
 
@@ -165,7 +168,7 @@ func fromFiber(e *fiber.Error) *Error {
 	case http.StatusMethodNotAllowed:
 		return newError(http.StatusMethodNotAllowed, CodeNotFound, "method not allowed on this route")
 	case http.StatusRequestEntityTooLarge:
-		return newError(http.StatusRequestEntityTooLarge, CodeInvalidParameter, "request body exceeds the 5 MB limit")
+		return newError(http.StatusRequestEntityTooLarge, CodeInvalidParameter, "request body exceeds the payload limit (5 MB; 50 MB for POST /v1/bulk/import)")
 	case http.StatusUnsupportedMediaType:
 		return newError(http.StatusUnsupportedMediaType, CodeInvalidParameter, "request body must be application/json")
 	}

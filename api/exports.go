@@ -163,7 +163,7 @@ func (s *Server) getExport(c *fiber.Ctx) error {
 	if err != nil {
 		return found("export", err)
 	}
-	return c.JSON(toExportJSON(row))
+	return sendRecord(c, row.CreatedAt, toExportJSON(row)) // read-only: the digest part of the ETag follows its progress
 }
 
 func (s *Server) downloadExport(c *fiber.Ctx) error {
@@ -192,7 +192,7 @@ func (s *Server) downloadExport(c *fiber.Ctx) error {
 	f := render.Format(file.Format)
 	etag := `"` + *file.Sha256 + `"`
 	c.Set(fiber.HeaderETag, etag)
-	if c.Get(fiber.HeaderIfNoneMatch) == etag {
+	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), etag) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	name := export.FileName(bc.Name, bc.Version, f)

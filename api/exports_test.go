@@ -123,6 +123,7 @@ func TestContractBusinessCaseExports(t *testing.T) {
 	for i, op := range ops {
 		calls[i] = contractCall{method: op.method, path: op.path, body: op.body}
 	}
+	cc.preconditions(t, admin, calls) // ETag: 304 and the 409 of a stale If-Match
 	cc.limitsAndOutage(t, ts, admin, base+"/exports", calls)
 	for _, u := range cc.uncovered([]string{"business-case-exports"}, 500) {
 		t.Errorf("documented but never exercised: %s", u)

@@ -393,6 +393,12 @@ func TestContractIdentity(t *testing.T) {
 		}
 	}
 
+	calls := make([]contractCall, len(ops))
+	for i, op := range ops {
+		calls[i] = contractCall{method: op.method, path: op.path, body: op.body}
+	}
+	cc.preconditions(t, admin, calls) // ETag: 304 and the 409 of a stale If-Match
+
 	// 503: the database is gone (last: the server is of no use after this).
 	ts.pool.Close()
 	for _, op := range ops {

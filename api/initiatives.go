@@ -254,6 +254,9 @@ func loadInitiative(c *fiber.Ctx, forUpdate bool) (dbsqlc.Initiative, error) {
 // loadWritableInitiative is loadInitiative for a write: archived is read-only.
 func loadWritableInitiative(c *fiber.Ctx) (dbsqlc.Initiative, error) {
 	in, err := loadInitiative(c, true)
+	if err == nil {
+		err = checkIfMatch(c, in.UpdatedAt)
+	}
 	if err != nil {
 		return in, err
 	}
@@ -314,7 +317,7 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	} else if !db.IsNotFound(err) {
 		return err
 	}
-	return c.JSON(out)
+	return sendRecord(c, in.UpdatedAt, out)
 }
 
 func (s *Server) replaceInitiative(c *fiber.Ctx) error { return s.updateInitiative(c, true) }
@@ -389,7 +392,7 @@ func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
 			return err
 		}
 	}
-	return c.JSON(toInitiativeJSON(updated))
+	return sendRecord(c, updated.UpdatedAt, toInitiativeJSON(updated))
 }
 
 // historyStatus and historyOwner are the kinds of status-history entries.

@@ -155,10 +155,10 @@ func (s *Server) cors(c *fiber.Ctx) error {
 	}
 	c.Vary(fiber.HeaderOrigin)
 	c.Set(fiber.HeaderAccessControlAllowOrigin, origin)
-	c.Set(fiber.HeaderAccessControlExposeHeaders, "X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Retry-After, Retry-After, Location, Deprecation, Link, Idempotent-Replayed")
+	c.Set(fiber.HeaderAccessControlExposeHeaders, "X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Retry-After, Retry-After, Location, Deprecation, Link, Idempotent-Replayed, ETag")
 	if c.Method() == fiber.MethodOptions && c.Get(fiber.HeaderAccessControlRequestMethod) != "" {
 		c.Set(fiber.HeaderAccessControlAllowMethods, "GET, POST, PUT, PATCH, DELETE")
-		c.Set(fiber.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Tenant-ID, X-Request-ID, X-API-Key, Idempotency-Key")
+		c.Set(fiber.HeaderAccessControlAllowHeaders, "Authorization, Content-Type, X-Tenant-ID, X-Request-ID, X-API-Key, Idempotency-Key, If-Match, If-None-Match")
 		c.Set(fiber.HeaderAccessControlMaxAge, "600")
 		if strings.HasPrefix(c.Path(), "/v1/") {
 			s.chargeClientIP(c) // every /v1 answer carries the rate-limit headers
@@ -310,7 +310,10 @@ func rateLimited(c *fiber.Ctx, r ratelimit.Result) error {
 // succeeds and rolls back otherwise.
 func (s *Server) tenantTx(c *fiber.Ctx) error {
 	p := principal(c)
-	ctx := c.UserContext()
+	// Every tenant transaction of the request (this one, and any a handler
+	// opens after endTx) records its writes in the audit log as p's, with the request id.
+	ctx := db.WithActor(c.UserContext(), p.Subject, requestID(c))
+	c.SetUserContext(ctx)
 	t, err := db.BeginTenant(ctx, s.Pool, p.TenantID)
 	if err != nil {
 		return err

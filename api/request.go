@@ -540,3 +540,36 @@ func (b *body) enumList(field, what string, required bool, allowed []string) []s
 	}
 	return out
 }
+
+// checkIfMatch enforces an If-Match precondition against the version of the
+// record the write holds locked (FOR UPDATE, or under the lock its rule
+// takes), so the comparison and the write are one transaction: no header,
+// "*" (the record exists: it was loaded) or a tag of the current version pass;
+// a tag of another version is the 409 of an optimistic lock failure; a header
+// that is not a list of entity tags is a 400. Tags compare by their version
+// part (see recordETag): a change computed from other records does not fail it.
+func checkIfMatch(c *fiber.Ctx, version time.Time) error {
+	header := strings.TrimSpace(c.Get(fiber.HeaderIfMatch))
+	if header == "" || header == "*" {
+		return nil
+	}
+	want := versionTag(version)
+	matched := false
+	for t := range strings.SplitSeq(header, ",") {
+		t = strings.TrimSpace(t)
+		weak := strings.HasPrefix(t, "W/")
+		opaque := strings.TrimPrefix(t, "W/")
+		if len(opaque) < 2 || opaque[0] != '"' || opaque[len(opaque)-1] != '"' || len(opaque) > 200 ||
+			strings.ContainsFunc(opaque[1:len(opaque)-1], func(r rune) bool { return r == '"' || r <= ' ' || r == 0x7f }) {
+			return InvalidParameter(`header If-Match must be "*" or a list of quoted entity tags as the ETag header gives them`)
+		}
+		ver, _, _ := strings.Cut(opaque[1:len(opaque)-1], ".")
+		if !weak && ver == want { // If-Match compares strongly: a weak tag never matches
+			matched = true
+		}
+	}
+	if !matched {
+		return Conflict("the record changed since the version named in If-Match (optimistic lock failure): GET it again, reapply the change and send its new ETag")
+	}
+	return nil
+}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -92,6 +93,9 @@ func loadRole(c *fiber.Ctx, forUpdate bool) (*rbac.BuiltinRole, dbsqlc.Role, err
 	var r dbsqlc.Role
 	if forUpdate {
 		r, err = db.Q.RoleGetForUpdate(c.UserContext(), tx(c), dbsqlc.RoleGetForUpdateParams(params))
+		if err == nil {
+			return nil, r, checkIfMatch(c, r.UpdatedAt)
+		}
 	} else {
 		r, err = db.Q.RoleGet(c.UserContext(), tx(c), params)
 	}
@@ -104,9 +108,9 @@ func (s *Server) getRole(c *fiber.Ctx) error {
 		return err
 	}
 	if b != nil {
-		return c.JSON(builtinRoleJSON(*b))
+		return sendRecord(c, time.Time{}, builtinRoleJSON(*b)) // built in: never written, version 0
 	}
-	return c.JSON(toRoleJSON(r))
+	return sendRecord(c, r.UpdatedAt, toRoleJSON(r))
 }
 
 type roleFields struct {
@@ -231,7 +235,7 @@ func (s *Server) updateRole(c *fiber.Ctx, replace bool) error {
 			return err
 		}
 	}
-	return c.JSON(toRoleJSON(updated))
+	return sendRecord(c, updated.UpdatedAt, toRoleJSON(updated))
 }
 
 func (s *Server) deleteRole(c *fiber.Ctx) error {

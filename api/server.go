@@ -48,6 +48,10 @@ type Server struct {
 	log     *slog.Logger
 	tenants *tenantCache
 	metrics *httpMetrics
+	// analyticsSlowStatement, set only by tests (export_test.go), runs in an
+	// analytics request's transaction before the analysis: a real statement
+	// slower than the deadline (analytics_insights.go).
+	analyticsSlowStatement string
 }
 
 // New builds the app with every route.
@@ -69,8 +73,8 @@ func New(d Deps) *Server {
 	}
 	s.app = fiber.New(fiber.Config{
 		AppName:               "valuecase",
-		BodyLimit:             MaxBodyBytes,
-		ReadBufferSize:        16 << 10, // request line + headers: room for large identity-provider tokens
+		BodyLimit:             MaxBodyBytes, // POST /v1/bulk/import: bulk.MaxBodyBytes (bulkBodyLimit, edge.go)
+		ReadBufferSize:        16 << 10,     // request line + headers: room for large identity-provider tokens
 		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,
 		ReadTimeout:           30 * time.Second,
@@ -115,8 +119,12 @@ func (s *Server) routes() {
 
 	s.stakeholdersRoutes(v1)  // stakeholders and their engagements (stakeholders.go)
 	s.analyticsRoutes(v1)     // ROI analysis (analytics.go)
+	s.dashboardsRoutes(v1)    // saved dashboards and the portfolio dashboard (dashboards.go)
 	s.businessCasesRoutes(v1) // business cases, approval and versions (businesscases.go)
 	s.exportsRoutes(v1)       // business-case exports (exports.go)
+	s.bulkRoutes(v1)          // bulk import, export and jobs (bulk.go)
+	s.integrationsRoutes(v1)  // integrations, their syncs and sync history (integrations.go)
+	s.auditRoutes(v1)         // the audit log (audit.go)
 
 	v1.Get("/webhooks", s.require(rbac.WebhooksManage), s.listWebhooks)
 	v1.Post("/webhooks", s.require(rbac.WebhooksManage), s.createWebhook)

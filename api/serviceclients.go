@@ -115,13 +115,19 @@ func (s *Server) getServiceClient(c *fiber.Ctx) error {
 	if err := found("service client", err); err != nil {
 		return err
 	}
-	return c.JSON(toServiceClientJSON(row))
+	return sendRecord(c, row.CreatedAt, toServiceClientJSON(row)) // never edited: created_at is its version
 }
 
 func (s *Server) revokeServiceClient(c *fiber.Ctx) error {
 	id, err := pathID(c, "id", "service client")
 	if err != nil {
 		return err
+	}
+	// The only change a client sees is this revocation (conditional below), so the check holds to the write.
+	if row, err := db.Q.ServiceClientGet(c.UserContext(), tx(c), dbsqlc.ServiceClientGetParams{TenantID: principal(c).TenantID, ID: id}); err == nil {
+		if err := checkIfMatch(c, row.CreatedAt); err != nil {
+			return err
+		}
 	}
 	n, err := db.Q.ServiceClientRevoke(c.UserContext(), tx(c), dbsqlc.ServiceClientRevokeParams{TenantID: principal(c).TenantID, ID: id})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -40,6 +41,14 @@ func toSettingsJSON(r settings.Record) settingsJSON {
 	return settingsJSON{BaseCurrency: r.BaseCurrency, DiscountRate: r.DiscountRate, FiscalYearStartMonth: r.FiscalYearStartMonth, UpdatedAt: optTimestamp(r.UpdatedAt)}
 }
 
+// settingsVersion is the version of the tenant's settings: never saved (the defaults) is version 0.
+func settingsVersion(r settings.Record) time.Time {
+	if r.UpdatedAt == nil {
+		return time.Time{}
+	}
+	return *r.UpdatedAt
+}
+
 func (s *Server) getSettings(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
@@ -48,7 +57,7 @@ func (s *Server) getSettings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toSettingsJSON(r))
+	return sendRecord(c, settingsVersion(r), toSettingsJSON(r))
 }
 
 // replaceSettings is PUT: every field absent or null takes its default.
@@ -71,11 +80,20 @@ func (s *Server) replaceSettings(c *fiber.Ctx) error {
 	if err := b.done(); err != nil {
 		return err
 	}
-	saved, cleared, err := settings.Save(c.UserContext(), tx(c), principal(c).TenantID, next)
+	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
+	if err := db.Q.SettingsLock(ctx, t, tenant); err != nil { // Save takes it again (advisory locks stack): If-Match holds to the write
+		return err
+	}
+	if cur, err := settings.LoadRecord(ctx, t, tenant); err != nil {
+		return err
+	} else if err := checkIfMatch(c, settingsVersion(cur)); err != nil {
+		return err
+	}
+	saved, cleared, err := settings.Save(ctx, t, tenant, next)
 	if err != nil {
 		return err
 	}
-	return c.JSON(struct {
+	return sendRecord(c, settingsVersion(saved), struct {
 		settingsJSON
 		FxRatesCleared bool `json:"fx_rates_cleared"`
 	}{toSettingsJSON(saved), cleared})

@@ -210,6 +210,16 @@ func readStakeholderFields(c *fiber.Ctx, full, create bool) (stakeholderFields, 
 	if err != nil {
 		return stakeholderFields{}, err
 	}
+	f := readStakeholder(b, full, create)
+	if err := b.done(); err != nil {
+		return stakeholderFields{}, err
+	}
+	return f, nil
+}
+
+// readStakeholder reads the fields of a stakeholder body (the route's or a
+// bulk import row's); failures stay in b.errs until b.done.
+func readStakeholder(b *body, full, create bool) stakeholderFields {
 	f := stakeholderFields{has: map[string]bool{}}
 	for _, name := range writableStakeholderFields {
 		f.has[name] = b.has(name)
@@ -224,10 +234,15 @@ func readStakeholderFields(c *fiber.Ctx, full, create bool) (stakeholderFields, 
 	f.interest = b.text("interest", need("interest"), maxShortTextLen)
 	f.notes = b.text("notes", false, maxDescriptionLen)
 	b.ignore(readOnlyStakeholderFields...)
-	if err := b.done(); err != nil {
-		return stakeholderFields{}, err
-	}
-	return f, nil
+	return f
+}
+
+// check lays the sent fields over the stored record (merge) and checks the
+// result with internal/stakeholder: what create, PUT, PATCH and a bulk row store.
+func (f stakeholderFields) check(base dbsqlc.Stakeholder, full bool) (dbsqlc.Stakeholder, stakeholder.Fields, stakeholder.Checked, error) {
+	next, fields := f.merge(base, full)
+	checked, err := stakeholder.CheckFields(fields)
+	return next, fields, checked, err
 }
 
 // merge lays the sent fields over the stored record (PUT and create start
@@ -280,6 +295,9 @@ func loadWritableStakeholder(c *fiber.Ctx) (dbsqlc.Stakeholder, error) {
 	if err := found("stakeholder", err); err != nil {
 		return row.Stakeholder, err
 	}
+	if err := checkIfMatch(c, row.Stakeholder.UpdatedAt); err != nil {
+		return row.Stakeholder, err
+	}
 	return row.Stakeholder, stakeholderError(stakeholder.CheckWritable(initiative.Status(row.InitiativeStatus)))
 }
 
@@ -310,8 +328,7 @@ func (s *Server) createStakeholder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	next, fields := f.merge(dbsqlc.Stakeholder{}, true)
-	checked, err := stakeholder.CheckFields(fields)
+	next, _, checked, err := f.check(dbsqlc.Stakeholder{}, true)
 	if err != nil {
 		return err
 	}
@@ -347,7 +364,7 @@ func (s *Server) getStakeholder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toStakeholderJSON(row, time.Now()))
+	return sendRecord(c, row.UpdatedAt, toStakeholderJSON(row, time.Now()))
 }
 
 func (s *Server) replaceStakeholder(c *fiber.Ctx) error { return s.updateStakeholder(c, true) }
@@ -371,8 +388,7 @@ func (s *Server) updateStakeholder(c *fiber.Ctx, replace bool) error {
 	if f.initiativeID != nil && *f.initiativeID != cur.InitiativeID.String() {
 		return Invalid(FieldError{Field: "initiative_id", Code: "invalid_value", Message: "a stakeholder belongs to its initiative and cannot move; create it in the other initiative"})
 	}
-	next, fields := f.merge(cur, replace)
-	checked, err := stakeholder.CheckFields(fields)
+	next, fields, checked, err := f.check(cur, replace)
 	if err != nil {
 		return err
 	}
@@ -384,7 +400,7 @@ func (s *Server) updateStakeholder(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return duplicateEmail(err, next.Email)
 	}
-	return c.JSON(toStakeholderJSON(row, time.Now()))
+	return sendRecord(c, row.UpdatedAt, toStakeholderJSON(row, time.Now()))
 }
 
 func (s *Server) deleteStakeholder(c *fiber.Ctx) error {

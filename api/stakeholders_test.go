@@ -455,6 +455,7 @@ func TestContractStakeholders(t *testing.T) {
 	for i, op := range ops {
 		calls[i] = contractCall{method: op.method, path: op.path, body: op.body}
 	}
+	cc.preconditions(t, admin, calls) // ETag: 304 and the 409 of a stale If-Match
 	cc.limitsAndOutage(t, ts, admin, "/v1/stakeholders", calls)
 
 	for _, u := range cc.uncovered([]string{"stakeholders"}, 500) {

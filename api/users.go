@@ -107,6 +107,9 @@ func loadUser(c *fiber.Ctx, forUpdate bool) (dbsqlc.User, error) {
 	var u dbsqlc.User
 	if forUpdate {
 		u, err = db.Q.UserGetForUpdate(c.UserContext(), tx(c), dbsqlc.UserGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
+		if err == nil {
+			return u, checkIfMatch(c, u.UpdatedAt)
+		}
 	} else {
 		u, err = db.Q.UserGet(c.UserContext(), tx(c), dbsqlc.UserGetParams{TenantID: principal(c).TenantID, ID: id})
 	}
@@ -118,7 +121,7 @@ func (s *Server) getUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toUserJSON(u))
+	return sendRecord(c, u.UpdatedAt, toUserJSON(u))
 }
 
 // checkAssignableRoles validates role names and that the caller may hand them out.
@@ -239,7 +242,7 @@ func (s *Server) patchUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toUserJSON(updated))
+	return sendRecord(c, updated.UpdatedAt, toUserJSON(updated))
 }
 
 func (s *Server) deactivateUser(c *fiber.Ctx) error {

@@ -12,18 +12,18 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/secretbox"
 	"github.com/valuecase/valuecase/internal/webhook"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 )
 
 // Limits of section 8 and issue 3.
 const (
-	maxWebhooks          = 20
-	minWebhookSecretLen  = 16
-	maxWebhookSecretLen  = 256
-	maxDeliveryPageSize  = 200
-	maxWebhookListPage   = 200
-	webhookSecretHintLen = 4
+	maxWebhooks         = 20
+	minWebhookSecretLen = 16
+	maxWebhookSecretLen = 256
+	maxDeliveryPageSize = 200
+	maxWebhookListPage  = 200
 )
 
 // webhookJSON is the webhook resource. The secret is write-only: only its
@@ -87,11 +87,6 @@ type attemptResultJSON struct {
 	Error           *string `json:"error"`
 	ResponseSnippet string  `json:"response_snippet"`
 	DeliveryStatus  string  `json:"delivery_status"`
-}
-
-func secretHint(secret string) string {
-	r := []rune(secret)
-	return "****" + string(r[max(len(r)-webhookSecretHintLen, 0):])
 }
 
 func toWebhookJSON(w dbsqlc.Webhook, last *lastDeliveryJSON) webhookJSON {
@@ -236,7 +231,7 @@ func (s *Server) createWebhook(c *fiber.Ctx) error {
 	}
 	params := dbsqlc.WebhookCreateParams{
 		TenantID: p.TenantID, ID: id, URL: *f.url, Events: f.events, SecretSealed: sealed,
-		SecretHint: secretHint(*f.secret), Active: f.active == nil || *f.active,
+		SecretHint: secretbox.Hint(*f.secret), Active: f.active == nil || *f.active,
 	}
 	if !params.Active {
 		params.DisabledAt, params.DisabledReason = new(time.Now()), new("created inactive by "+p.Subject)
@@ -257,6 +252,9 @@ func (s *Server) loadWebhook(c *fiber.Ctx, forUpdate bool) (dbsqlc.Webhook, erro
 	var w dbsqlc.Webhook
 	if forUpdate {
 		w, err = db.Q.WebhookGetForUpdate(c.UserContext(), tx(c), dbsqlc.WebhookGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
+		if err == nil {
+			return w, checkIfMatch(c, w.UpdatedAt)
+		}
 	} else {
 		w, err = db.Q.WebhookGet(c.UserContext(), tx(c), dbsqlc.WebhookGetParams{TenantID: principal(c).TenantID, ID: id})
 	}
@@ -272,7 +270,7 @@ func (s *Server) getWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toWebhookJSON(w, last[w.ID]))
+	return sendRecord(c, w.UpdatedAt, toWebhookJSON(w, last[w.ID]))
 }
 
 func (s *Server) replaceWebhook(c *fiber.Ctx) error { return s.updateWebhook(c, true) }
@@ -306,7 +304,7 @@ func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
 		if params.SecretSealed, err = s.Webhooks.SealSecret(w.TenantID, w.ID, *f.secret); err != nil {
 			return err
 		}
-		params.SecretHint = secretHint(*f.secret)
+		params.SecretHint = secretbox.Hint(*f.secret)
 	}
 	if f.active != nil && *f.active != w.Active {
 		params.Active = *f.active
@@ -324,15 +322,15 @@ func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toWebhookJSON(updated, last[w.ID]))
+	return sendRecord(c, updated.UpdatedAt, toWebhookJSON(updated, last[w.ID]))
 }
 
 func (s *Server) deleteWebhook(c *fiber.Ctx) error {
-	id, err := pathID(c, "id", "webhook")
+	w, err := s.loadWebhook(c, true) // locked: If-Match is checked against the row the delete removes
 	if err != nil {
 		return err
 	}
-	n, err := db.Q.WebhookDelete(c.UserContext(), tx(c), dbsqlc.WebhookDeleteParams{TenantID: principal(c).TenantID, ID: id})
+	n, err := db.Q.WebhookDelete(c.UserContext(), tx(c), dbsqlc.WebhookDeleteParams{TenantID: w.TenantID, ID: w.ID})
 	if err != nil {
 		return err
 	}
@@ -407,7 +405,7 @@ func (s *Server) getDelivery(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toDeliveryJSON(d, attempts))
+	return sendRecord(c, d.UpdatedAt, toDeliveryJSON(d, attempts))
 }
 
 func toAttemptResultJSON(r dispatch.Result) attemptResultJSON {

@@ -416,6 +416,11 @@ func TestContractWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	cc.call(t, contractCall{as: &admin, method: "POST", path: hook + "/deliveries/" + pending + "/redeliver", want: 409, code: "CONFLICT"})
+	var conditional []contractCall // ETag: 304 and the 409 of a stale If-Match, while the hook exists
+	for _, op := range ops {
+		conditional = append(conditional, contractCall{method: op.method, path: op.path, body: op.body})
+	}
+	cc.preconditions(t, admin, conditional)
 	cc.call(t, contractCall{as: &admin, method: "DELETE", path: hook, want: 204})
 
 	// 429 for a starter tenant over its burst, then 503 with the database gone.

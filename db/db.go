@@ -87,14 +87,42 @@ var ErrUnavailable = errors.New("database unavailable")
 // SetTenantSQL scopes the current transaction to a tenant ($1, its id as text).
 const SetTenantSQL = "SELECT set_config('app.tenant_id', $1, true)"
 
+// setTenantAuditSQL is SetTenantSQL plus who writes and for which request
+// ($2 actor, $3 request id), read by the audit trigger (migration 00015).
+const setTenantAuditSQL = "SELECT set_config('app.tenant_id', $1, true), set_config('app.actor', $2, true), set_config('app.request_id', $3, true)"
+
+type auditKey struct{}
+
+// audit is who a context's writes are recorded as in audit_events.
+type audit struct{ actor, requestID string }
+
+// WithActor makes the tenant transactions begun with ctx record their writes
+// in the audit log as done by actor (a principal's subject, or "system:<what>"
+// for work no request asked for) in the request requestID ("" for none).
+// Without it the audit log says "system".
+func WithActor(ctx context.Context, actor, requestID string) context.Context {
+	return context.WithValue(ctx, auditKey{}, audit{actor: actor, requestID: requestID})
+}
+
+// setTenant is the statement that scopes a transaction to the tenant, with
+// the context's actor and request id when it has them.
+func setTenant(ctx context.Context, tenantID uuid.UUID) (string, []any) {
+	if a, ok := ctx.Value(auditKey{}).(audit); ok {
+		return setTenantAuditSQL, []any{tenantID.String(), a.actor, a.requestID}
+	}
+	return SetTenantSQL, []any{tenantID.String()}
+}
+
 // BeginTenant starts a transaction scoped to one tenant: row-level security
-// shows and accepts only that tenant's rows until it ends.
+// shows and accepts only that tenant's rows until it ends. The actor and
+// request id of WithActor go with it (same round trip) for the audit trigger.
 func BeginTenant(ctx context.Context, b Beginner, tenantID uuid.UUID) (pgx.Tx, error) {
 	tx, err := b.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	if _, err := tx.Exec(ctx, SetTenantSQL, tenantID.String()); err != nil {
+	sql, args := setTenant(ctx, tenantID)
+	if _, err := tx.Exec(ctx, sql, args...); err != nil {
 		_ = tx.Rollback(ctx)
 		return nil, err
 	}
@@ -110,6 +138,9 @@ func InTenant(ctx context.Context, b Beginner, tenantID uuid.UUID, fn func(tx pg
 	return finish(ctx, tx, fn(tx))
 }
 
+// systemScopeSQL opens the system scope of InSystem for the transaction.
+const systemScopeSQL = "SELECT set_config('app.scope', 'system', true)"
+
 // InSystem runs fn in a transaction that may see every tenant's outbox events
 // (and nothing else); only the outbox relay uses it.
 func InSystem(ctx context.Context, b Beginner, fn func(tx pgx.Tx) error) error {
@@ -117,7 +148,7 @@ func InSystem(ctx context.Context, b Beginner, fn func(tx pgx.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	if _, err := tx.Exec(ctx, "SELECT set_config('app.scope', 'system', true)"); err != nil {
+	if _, err := tx.Exec(ctx, systemScopeSQL); err != nil {
 		_ = tx.Rollback(ctx)
 		return err
 	}

@@ -22,9 +22,16 @@ func OneTrip(pool *pgxpool.Pool, tenantID uuid.UUID, asyncCommit bool) dbsqlc.DB
 	return oneTrip{pool: pool, tenantID: tenantID, asyncCommit: asyncCommit}
 }
 
+// OneTripSystem is OneTrip in InSystem's scope (the outbox relay's own
+// bookkeeping of an event it handled), in one round trip instead of four.
+func OneTripSystem(pool *pgxpool.Pool, asyncCommit bool) dbsqlc.DBTX {
+	return oneTrip{pool: pool, system: true, asyncCommit: asyncCommit}
+}
+
 type oneTrip struct {
 	pool        *pgxpool.Pool
 	tenantID    uuid.UUID
+	system      bool // InSystem's scope instead of a tenant
 	asyncCommit bool
 }
 
@@ -34,7 +41,12 @@ const asyncCommitSQL = "SELECT set_config('synchronous_commit', 'off', true)"
 // send queues the prologue and the statement; prologue is how many results precede the statement's.
 func (o oneTrip) send(ctx context.Context, sql string, args []any) (br pgx.BatchResults, prologue int) {
 	b := &pgx.Batch{}
-	b.Queue(SetTenantSQL, o.tenantID.String())
+	if o.system {
+		b.Queue(systemScopeSQL)
+	} else {
+		setSQL, setArgs := setTenant(ctx, o.tenantID)
+		b.Queue(setSQL, setArgs...)
+	}
 	if o.asyncCommit {
 		b.Queue(asyncCommitSQL)
 	}

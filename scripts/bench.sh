@@ -8,6 +8,9 @@
 #   API         bin/valuecase api on a free 127.0.0.1 port, LOG_LEVEL=warn (no access log), its
 #               own keys in .data/bench-keys, TEMPORAL_ADDRESS a port nothing listens on (CRUD
 #               does not need Temporal; /health says "degraded"); stopped on exit
+#   Temporal    for the export and sync suites (BENCH_SUITES with "export" or "sync", or all): a
+#               dev server (bin/temporal, in memory, a free port); each suite starts its own worker
+#               against it
 #
 #   BENCH_DURATION     measured time of each duration-based run, per side, split over the rounds
 #                      in whole seconds (default 10s)
@@ -17,6 +20,10 @@
 #                      tenants (default 950; a tenant holds at most 1000)
 #   BENCH_WARMUP       first requests/transactions per client not measured (default 3)
 #   BENCH_SUITES       suites to run (default: all; see bin/benchmark list)
+#   BENCH_DB           the database to drop and recreate (default valuecase_bench)
+#   BENCH_EXPORTS      exports per format, side and round of the export suite (default 3)
+#   BENCH_SYNC_RECORDS, BENCH_SYNC_PAGE_SIZE  the sync suite's fake feed (default 10000 records,
+#                      pages of 200)
 #   BENCH_POOL_MAX_CONNS  the API's pool size (pool_max_conns; default: pgxpool's, max(4, CPUs))
 # shellcheck disable=SC2317 # functions run from traps look unreachable to shellcheck
 set -euo pipefail
@@ -27,7 +34,8 @@ cd "$VC_ROOT"
 export BENCH_DURATION="${BENCH_DURATION:-10s}"
 export BENCH_CONCURRENCY="${BENCH_CONCURRENCY:-8}"
 suites="${BENCH_SUITES:-all}"
-bench_db=valuecase_bench
+bench_db="${BENCH_DB:-valuecase_bench}" # another name lets two checkouts bench side by side
+[[ $bench_db =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB must be a plain lower-case database name"
 bench_dir="$VC_DATA/bench"
 keys_dir="$VC_DATA/bench-keys"
 api_log="$bench_dir/api.log"
@@ -54,6 +62,8 @@ CREATE DATABASE $bench_db OWNER valuecase ENCODING 'UTF8' TEMPLATE template0;
 SQL
 	die "could not recreate the database $bench_db as superuser 'postgres' at $PGU_HOST:$PGU_PORT"
 export DATABASE_URL="postgres://$PGU_USER:$PGU_PASS@$PGU_HOST:$PGU_PORT/$bench_db?sslmode=disable"
+# The bulk suite's baseline COPYs into a table with row security, which only a superuser may.
+export BENCH_COPY_DATABASE_URL="${BENCH_COPY_DATABASE_URL:-postgres://postgres@$PGU_HOST:$PGU_PORT/$bench_db?sslmode=disable}"
 
 # --- Build -------------------------------------------------------------------------------------
 log "building bin/valuecase and bin/benchmark"
@@ -70,19 +80,28 @@ temporal_port="$(bin/benchmark free-port)" # nothing listens there
 api_url="http://127.0.0.1:$api_port"
 api_pid=""
 
-stop_api() {
-	[[ -n $api_pid ]] || return 0
-	local i
-	if kill -0 "$api_pid" 2>/dev/null; then
-		kill -TERM "$api_pid" 2>/dev/null || true
+temporal_pid=""
+
+# stop_pid PID: TERM, up to 20 s, then KILL.
+stop_pid() {
+	local pid="$1" i
+	[[ -n $pid ]] || return 0
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
 		for ((i = 0; i < 40; i++)); do # 20 s
-			kill -0 "$api_pid" 2>/dev/null || break
+			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.5
 		done
-		kill -KILL "$api_pid" 2>/dev/null || true
+		kill -KILL "$pid" 2>/dev/null || true
 	fi
-	wait "$api_pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+stop_api() {
+	stop_pid "$api_pid"
 	api_pid=""
+	stop_pid "$temporal_pid"
+	temporal_pid=""
 }
 trap stop_api EXIT
 trap 'stop_api; exit 130' INT
@@ -90,7 +109,8 @@ trap 'stop_api; exit 143' TERM
 
 api_database_url="$DATABASE_URL"
 notes=(--note "the API runs with LOG_LEVEL=warn: access logs are off during the measurement"
-	--note "Temporal is not running (TEMPORAL_ADDRESS points at an unused port): initiative CRUD does not touch it")
+	--note "the API's TEMPORAL_ADDRESS points at an unused port: its CRUD does not touch Temporal"
+	--note "the API runs with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true: the sync suite's fake provider listens on 127.0.0.1")
 if [[ -n ${BENCH_POOL_MAX_CONNS:-} ]]; then
 	[[ $BENCH_POOL_MAX_CONNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_POOL_MAX_CONNS must be a positive integer"
 	api_database_url+="&pool_max_conns=$BENCH_POOL_MAX_CONNS"
@@ -99,7 +119,7 @@ fi
 
 log "starting the API on $api_url (log: $api_log; LOG_LEVEL=warn: no access log during the measurement)"
 DATABASE_URL="$api_database_url" HTTP_ADDR="127.0.0.1:$api_port" LOG_LEVEL=warn AUTH_SIGNING_KEYS_DIR="$keys_dir" \
-	TEMPORAL_ADDRESS="127.0.0.1:$temporal_port" \
+	TEMPORAL_ADDRESS="127.0.0.1:$temporal_port" OUTBOUND_ALLOW_PRIVATE_NETWORKS=true \
 	bin/valuecase api >"$api_log" 2>&1 </dev/null &
 api_pid=$!
 
@@ -118,12 +138,26 @@ if [[ $ready -ne 1 ]]; then
 	die "the API did not answer $api_url/health"
 fi
 
+# --- Temporal, for the export and sync suites (their workers are started by the suites) ---------
+export_args=()
+if [[ " $suites " == *" export "* || " $suites " == *" sync "* || " $suites " == *" all "* ]]; then
+	ensure_temporal_cli
+	dev_port="$(bin/benchmark free-port)"
+	log "starting a Temporal dev server on 127.0.0.1:$dev_port for the export/sync suites (in memory; log: $bench_dir/temporal.log)"
+	bin/temporal server start-dev --ip 127.0.0.1 --port "$dev_port" --headless --log-level warn \
+		--namespace default --search-attribute TenantId=Keyword \
+		>"$bench_dir/temporal.log" 2>&1 </dev/null &
+	temporal_pid=$!
+	wait_for_port 127.0.0.1 "$dev_port" 60 || die "the Temporal dev server did not listen on $dev_port (see $bench_dir/temporal.log)"
+	export_args=(--temporal "127.0.0.1:$dev_port")
+fi
+
 # --- Measure -----------------------------------------------------------------------------------
 log "benchmark: $BENCH_CONCURRENCY clients, $BENCH_DURATION per side of each duration-based run, suites: $suites"
 rc=0
 # shellcheck disable=SC2086 # suites is a space-separated list
 bin/benchmark --api "$api_url" --keys-dir "$keys_dir" --pgbench "$pgbench" --out "$bench_dir/results.json" \
-	"${notes[@]}" $suites || rc=$?
+	"${notes[@]}" "${export_args[@]}" $suites || rc=$?
 
 if ! kill -0 "$api_pid" 2>/dev/null; then
 	warn "the API exited during the benchmark; see $api_log"

@@ -3,6 +3,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -14,11 +15,16 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/valuecase/valuecase/activities"
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/export"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/integration"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/retention"
+	"github.com/valuecase/valuecase/internal/webhook"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 	"github.com/valuecase/valuecase/workflows"
 )
@@ -43,6 +49,12 @@ type Worker struct {
 	// Webhooks delivers events to webhook subscriptions (an outbox handler and
 	// the retry workflow's activities); Run builds it from Config when nil.
 	Webhooks *dispatch.Dispatcher
+	// OutboxLease is how long the relay holds a claimed event before another
+	// worker may take it (its worker died); zero is the relay's default.
+	OutboxLease time.Duration
+	// BulkImporters write the rows of bulk import jobs: api.BulkImporters(),
+	// the functions the API answers small imports with (one rule set).
+	BulkImporters map[bulk.Resource]bulk.Importer
 }
 
 // prepareWebhooks builds the webhook dispatcher and connects it to the retry workflow.
@@ -66,11 +78,21 @@ func (w *Worker) Relay() *outbox.Relay {
 		&workflows.ReviewEvents{Temporal: w.Temporal, RemindAfter: w.Config.ReviewReminderAfter},
 		&workflows.BusinessCaseApprovalEvents{Temporal: w.Temporal, RemindAfter: w.Config.BusinessCaseRemindAfter, EscalateAfter: w.Config.BusinessCaseEscalateAfter},
 		&workflows.BusinessCaseExportEvents{Temporal: w.Temporal},
+		&workflows.BulkImportEvents{Temporal: w.Temporal},
+		&workflows.IntegrationEvents{Temporal: w.Temporal, Store: integration.Store{Pool: w.Pool}},
 	}
 	if w.Webhooks != nil {
 		handlers = append(handlers, w.Webhooks)
 	}
-	return &outbox.Relay{Pool: w.Pool, Handlers: handlers, Log: w.Log}
+	return &outbox.Relay{Pool: w.Pool, Handlers: handlers, Log: w.Log, Lease: w.OutboxLease}
+}
+
+// Purger is the housekeeping of the maintenance/retention schedule, with the configured periods.
+func (w *Worker) Purger() retention.Purger {
+	return retention.Purger{Pool: w.Pool, Periods: retention.Periods{
+		Outbox: w.Config.RetentionOutbox, WebhookDeliveries: w.Config.RetentionWebhookDeliveries,
+		Sessions: w.Config.RetentionSessions, AuditEvents: w.Config.RetentionAuditEvents,
+	}}
 }
 
 // registration is what one task queue runs.
@@ -86,8 +108,14 @@ func (w *Worker) registrations() []registration {
 	return []registration{
 		{workflows.ReviewTaskQueue, []any{workflows.InitiativeReviewWorkflow}, []any{&activities.ReviewActivities{Reviews: initiative.Reviews{Pool: w.Pool}}}},
 		{workflows.BusinessCaseApprovalTaskQueue, []any{workflows.BusinessCaseApprovalWorkflow}, []any{&activities.BusinessCaseActivities{Approvals: businesscase.Approvals{Pool: w.Pool}}}},
-		{workflows.BusinessCaseExportTaskQueue, []any{workflows.BusinessCaseExportWorkflow}, []any{&activities.ExportActivities{Store: export.Store{Pool: w.Pool}}}},
+		{workflows.BusinessCaseExportTaskQueue, []any{workflows.BusinessCaseExportWorkflow}, []any{&activities.ExportActivities{Store: export.Store{Pool: w.Pool}, Retention: w.Config.ExportRetention}}},
+		{workflows.BulkImportTaskQueue, []any{workflows.BulkImportWorkflow}, []any{&activities.BulkActivities{Jobs: bulk.Jobs{Pool: w.Pool, Importers: w.BulkImporters}}}},
 		{workflows.WebhookRetryTaskQueue, []any{workflows.WebhookRetryWorkflow}, []any{&activities.WebhookActivities{Dispatcher: w.Webhooks}}},
+		{workflows.IntegrationSyncTaskQueue, []any{workflows.IntegrationSyncWorkflow, workflows.IntegrationScheduledSyncWorkflow}, []any{&activities.IntegrationActivities{
+			Store: integration.Store{Pool: w.Pool}, Secrets: w.Webhooks.Secrets, AllowHTTP: w.Config.OutboundAllowPrivateNetworks,
+			HTTP: webhook.NewClient(webhook.ClientOptions{AllowPrivate: w.Config.OutboundAllowPrivateNetworks}).HTTP,
+		}}},
+		{workflows.MaintenanceTaskQueue, []any{workflows.RetentionWorkflow}, []any{&activities.RetentionActivities{Purger: w.Purger()}}},
 	}
 }
 
@@ -95,7 +123,8 @@ func (w *Worker) registrations() []registration {
 func (w *Worker) temporalWorkers(regs []registration) []worker.Worker {
 	out := make([]worker.Worker, 0, len(regs))
 	for _, r := range regs {
-		tw := worker.New(w.Temporal, r.taskQueue, worker.Options{})
+		// Writes of activities have no request behind them: the audit log names the task queue.
+		tw := worker.New(w.Temporal, r.taskQueue, worker.Options{BackgroundActivityContext: db.WithActor(context.Background(), "system:"+r.taskQueue, "")})
 		for _, wf := range r.workflows {
 			tw.RegisterWorkflow(wf)
 		}
@@ -114,11 +143,16 @@ func (w *Worker) Run(ctx context.Context) error {
 		return err
 	}
 	relayDone := make(chan error, 1)
-	go func() { relayDone <- w.Relay().Run(ctx) }()
+	go func() { relayDone <- w.Relay().Run(db.WithActor(ctx, "system:outbox-relay", "")) }()
 
 	// The search attribute comes first: a workflow start that sets an
 	// unregistered one is refused.
-	steps := []func() error{func() error { return workflows.EnsureSearchAttributes(ctx, w.Temporal, w.Config.TemporalNamespace) }}
+	steps := []func() error{
+		func() error { return workflows.EnsureSearchAttributes(ctx, w.Temporal, w.Config.TemporalNamespace) },
+		func() error {
+			return workflows.EnsureRetentionSchedule(ctx, w.Temporal, cmp.Or(w.Config.RetentionEvery, config.DefaultRetentionEvery))
+		},
+	}
 	regs := w.registrations()
 	var started []worker.Worker
 	for _, tw := range w.temporalWorkers(regs) {
@@ -152,9 +186,29 @@ func (w *Worker) Run(ctx context.Context) error {
 		queues[i] = r.taskQueue
 	}
 	w.Log.Info("worker running", "task_queues", queues)
+	go w.reconcileSchedules(ctx)
 	<-ctx.Done()
 	for _, tw := range started {
 		tw.Stop()
 	}
 	return <-relayDone
+}
+
+// reconcileSchedules makes the integration schedules in Temporal match the database (the
+// truth): lost ones are recreated, changed ones updated, leftovers deleted. It retries until it
+// succeeds once, without holding up the workers.
+func (w *Worker) reconcileSchedules(ctx context.Context) {
+	for {
+		applied, deleted, err := workflows.ReconcileIntegrationSchedules(ctx, w.Temporal, integration.Store{Pool: w.Pool}, w.Log)
+		if err == nil {
+			w.Log.Info("integration schedules reconciled", "applied", applied, "deleted", deleted)
+			return
+		}
+		w.Log.Warn("integration schedule reconcile failed; retrying", "error", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(5 * time.Second):
+		}
+	}
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.temporal.io/api/enums/v1"
@@ -47,4 +48,33 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 		return fmt.Errorf("register search attribute %s: %w", name, err)
 	}
 	return nil
+}
+
+// upsertSchedule creates the schedule opts describes or, when it exists
+// already, brings its spec, action and overlap policy to opts; with setState
+// also its paused state and note (when the caller's data is the truth about
+// them, not an operator's click in the UI). Idempotent: every worker start
+// and every change may call it.
+func upsertSchedule(ctx context.Context, c client.Client, opts client.ScheduleOptions, setState bool) error {
+	_, err := c.ScheduleClient().Create(ctx, opts)
+	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		return err
+	}
+	return c.ScheduleClient().GetHandle(ctx, opts.ID).Update(ctx, client.ScheduleUpdateOptions{
+		DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+			s := in.Description.Schedule
+			s.Spec, s.Action = &opts.Spec, opts.Action
+			if s.Policy == nil {
+				s.Policy = &client.SchedulePolicies{}
+			}
+			s.Policy.Overlap = opts.Overlap
+			if setState {
+				if s.State == nil {
+					s.State = &client.ScheduleState{}
+				}
+				s.State.Paused, s.State.Note = opts.Paused, opts.Note
+			}
+			return &client.ScheduleUpdate{Schedule: &s}, nil
+		},
+	})
 }

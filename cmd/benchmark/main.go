@@ -48,6 +48,10 @@ var suites = []suite{
 	initiativesSuite,
 	webhooksSuite,
 	varianceSuite,
+	bulkSuite,
+	analyticsSuite,
+	exportSuite,
+	syncSuite,
 }
 
 // env is what every suite gets: the shared settings and connections.

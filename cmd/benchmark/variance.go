@@ -102,10 +102,14 @@ func (e *env) seedVarianceBenefit(ctx context.Context, t benchutil.Tenant) (stri
 }
 
 // post sends a JSON body and decodes a 2xx answer into out (when not nil).
+// A nil body sends none.
 func (e *env) post(ctx context.Context, t benchutil.Tenant, path string, body, out any) error {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return err
+	var raw []byte
+	if body != nil {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			return err
+		}
 	}
 	req, err := e.request(ctx, http.MethodPost, path, t, raw)
 	if err != nil {

@@ -123,11 +123,11 @@ func runWebhooks(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	stopWorker, err := e.startWorker(ctx)
+	stopWorker, _, err := e.startWorker(ctx, "webhook deliveries", "")
 	if err != nil {
 		return err
 	}
-	defer stopWorker()
+	defer func() { stopWorker() }() // the drain below starts another
 	if err := e.waitOutboxDrained(ctx, 2*time.Minute); err != nil {
 		return err
 	}
@@ -140,14 +140,15 @@ func runWebhooks(ctx context.Context, e *env) error {
 	var lost, dups, bad int
 	var commitRates []float64
 
-	apiSide := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
-		rc.reset()
+	// commitEvents creates `events` initiatives through the API, each client on tenants of its
+	// own; it returns the tenants and when each create's 201 arrived (initiative id → time).
+	commitEvents := func(ctx context.Context, r int) ([][]benchutil.Tenant, map[string]time.Time, int, error) {
 		tenants := make([][]benchutil.Tenant, e.concurrency)
 		for w := range tenants {
 			for range tenantsPerWorker {
 				t, err := e.webhookTenant(ctx, box, rc.url, r)
 				if err != nil {
-					return nil, 0, err
+					return nil, nil, 0, err
 				}
 				tenants[w] = append(tenants[w], t)
 			}
@@ -191,6 +192,15 @@ func runWebhooks(ctx context.Context, e *env) error {
 			})
 		}
 		wg.Wait()
+		return tenants, committed, failures, nil
+	}
+
+	apiSide := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
+		rc.reset()
+		tenants, committed, failures, err := commitEvents(ctx, r)
+		if err != nil {
+			return nil, 0, err
+		}
 		if failures > 0 {
 			e.fail(run, fmt.Sprintf("API round %d", r+1), fmt.Sprintf("%d creates failed", failures))
 		}
@@ -284,12 +294,55 @@ func runWebhooks(ctx context.Context, e *env) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", run, err)
 	}
+
+	// Backlog drain: the rounds above cannot deliver faster than the API commits events
+	// (about twice the commit rate with two subscriptions). Here the worker is stopped, a
+	// round's events are committed, and the clock runs from the start of a fresh worker
+	// process to the last arrival: the delivery capacity of one worker.
+	stopWorker()
+	rc.reset()
+	drainTenants, drainCommitted, drainFailures, err := commitEvents(ctx, e.rounds)
+	if err != nil {
+		return fmt.Errorf("%s drain: %w", run, err)
+	}
+	drainStart := time.Now()
+	if stopWorker, _, err = e.startWorker(ctx, "webhook backlog drain", ""); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(2 * time.Minute); rc.count() < len(drainCommitted)*webhookSubs && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // late duplicates would show now
+	drainSamples, drainMissing, err := e.deliverySamples(ctx, rc, drainTenants, drainCommitted)
+	if err != nil {
+		return err
+	}
+	lastArrival, firstArrival := drainStart, time.Time{}
+	for _, s := range drainSamples {
+		if s.End.After(lastArrival) {
+			lastArrival = s.End
+		}
+		if firstArrival.IsZero() || s.End.Before(firstArrival) {
+			firstArrival = s.End
+		}
+	}
+	rc.mu.Lock()
+	drainDups, drainBad := rc.dups, rc.bad
+	rc.mu.Unlock()
+	drainRate := float64(len(drainSamples)) / lastArrival.Sub(drainStart).Seconds()
+	drainNote := fmt.Sprintf("backlog drain: %d events (%d creates failed) committed with the worker stopped, then %d deliveries in %s from the start of a fresh worker process to the last arrival = %.0f deliveries/s (target at least 1,000; the first arrived %s after the process start); %d lost, %d duplicated, %d badly signed",
+		len(drainCommitted), drainFailures, len(drainSamples), lastArrival.Sub(drainStart).Round(time.Millisecond), drainRate, firstArrival.Sub(drainStart).Round(time.Millisecond), drainMissing, drainDups, drainBad)
+	logf("%s: %s", run, drainNote)
+	if drainMissing+drainDups+drainBad > 0 {
+		e.fail(run, "backlog drain", fmt.Sprintf("%d deliveries lost, %d duplicated, %d badly signed", drainMissing, drainDups, drainBad))
+	}
 	cmp := benchutil.NewComparison(run, "direct: the benchmark POSTs the same number of signed envelopes straight to the same receiver, 16 workers, no database", e.concurrency, res,
 		fmt.Sprintf("each round: %d events committed through POST /v1/initiatives (%d clients, each on its own tenant: creates of one tenant are serialised), %d subscription(s) per tenant to a local receiver, delivered by a real `valuecase worker` (outbox relay, attempt 1 from the relay; Temporal is not needed on the happy path and is not running)", events, e.concurrency, webhookSubs),
 		"API side: one sample per delivery, from the 201 of the create (the event had committed) to its arrival at the receiver; throughput = deliveries / (first 201 to last arrival): sustained deliveries per second including the drain",
 		fmt.Sprintf("all rounds: %d deliveries lost, %d duplicated, %d with a bad signature (target: 0, 0, 0); targets on a 2-core machine: at least 500 deliveries/s and p99 under 250 ms", lost, dups, bad),
 		"baseline side: one sample per POST, from send to the receiver's answer (16 workers, whatever the clients column says)",
 		fmt.Sprintf("events committed per second through the API, by round: %s (deliveries cannot outpace the commits)", formatRates(commitRates)),
+		drainNote,
 	)
 	cmp.SideNames = []string{"deliveries (commit→receipt)", "direct POSTs (no DB)"}
 	e.report.Runs = append(e.report.Runs, cmp)
@@ -367,10 +420,12 @@ func (e *env) deliverySamples(ctx context.Context, rc *hookReceiver, tenants [][
 }
 
 // startWorker runs `valuecase worker` on the benchmark database with private
-// targets allowed (the receiver is on 127.0.0.1) and no Temporal.
-func (e *env) startWorker(ctx context.Context) (func(), error) {
+// targets allowed (the receiver is on 127.0.0.1), against the Temporal at
+// temporalAddress (empty: none, a port nothing listens on); errors it logs
+// fail run. It returns the process id too.
+func (e *env) startWorker(ctx context.Context, run, temporalAddress string) (func(), int, error) {
 	if _, err := os.Stat(webhookValuecase); err != nil {
-		return nil, fmt.Errorf("--valuecase %s: %w (make bench builds it)", webhookValuecase, err)
+		return nil, 0, fmt.Errorf("--valuecase %s: %w (make bench builds it)", webhookValuecase, err)
 	}
 	port := func() string {
 		l, _ := net.Listen("tcp", "127.0.0.1:0")
@@ -380,17 +435,20 @@ func (e *env) startWorker(ctx context.Context) (func(), error) {
 	logPath := e.workDir + "/worker.log"
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	if temporalAddress == "" {
+		temporalAddress = port()
 	}
 	cmd := exec.Command(webhookValuecase, "worker")
 	cmd.Env = append(os.Environ(),
-		"DATABASE_URL="+e.databaseURL, "TEMPORAL_ADDRESS="+port(), "WORKER_HTTP_ADDR="+port(),
+		"DATABASE_URL="+e.databaseURL, "TEMPORAL_ADDRESS="+temporalAddress, "WORKER_HTTP_ADDR="+port(),
 		"OUTBOUND_ALLOW_PRIVATE_NETWORKS=true", "LOG_LEVEL=warn")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		return nil, err
+		return nil, 0, err
 	}
 	logf("worker started (pid %d, log %s)", cmd.Process.Pid, logPath)
 	return func() {
@@ -405,9 +463,9 @@ func (e *env) startWorker(ctx context.Context) (func(), error) {
 		}
 		logFile.Close()
 		if b, err := os.ReadFile(logPath); err == nil && bytes.Contains(b, []byte(`"level":"ERROR"`)) {
-			e.fail("webhook deliveries", "worker", "the worker logged errors; see "+logPath)
+			e.fail(run, "worker", "the worker logged errors; see "+logPath)
 		}
-	}, nil
+	}, cmd.Process.Pid, nil
 }
 
 // waitOutboxDrained waits until earlier suites' events are published, so the

@@ -40,6 +40,7 @@ Usage:
   valuecase token ...           mint an access token signed by the service's key (development, scripts)
   valuecase keys rotate|list|prune   manage the service's token signing keys (AUTH_SIGNING_KEYS_DIR)
   valuecase demo seed ...       seed the demo portfolio into a tenant through the running API (once)
+  valuecase benchmarks import FILE.csv   load an operator peer dataset for /v1/analytics/benchmarks
 
 Configuration comes from environment variables (see README). Run 'valuecase COMMAND --help' for flags.
 `
@@ -67,6 +68,8 @@ func main() {
 		err = runKeys(args)
 	case "demo":
 		err = runDemo(ctx, args)
+	case "benchmarks":
+		err = runBenchmarks(ctx, args)
 	default:
 		fmt.Fprintf(os.Stderr, "valuecase: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
@@ -198,7 +201,7 @@ func runWorker(ctx context.Context, args []string) error {
 	}()
 	defer ops.Shutdown()
 
-	w := &worker.Worker{Config: cfg, Pool: pool, Temporal: tc, Log: log}
+	w := &worker.Worker{Config: cfg, Pool: pool, Temporal: tc, Log: log, BulkImporters: api.BulkImporters()}
 	return w.Run(ctx)
 }
 

@@ -53,16 +53,14 @@ func (q *Queries) AnalyticsActuals(ctx context.Context, db DBTX, arg AnalyticsAc
 }
 
 const analyticsActualsByMonth = `-- name: AnalyticsActualsByMonth :many
-SELECT (CASE $1::text WHEN 'category' THEN b.category WHEN 'initiative' THEN b.initiative_id::text ELSE '' END)::text AS group_key,
-       a.period,
-       coalesce(sum(a.value * CASE WHEN b.currency = $2::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
-       count(*) FILTER (WHERE b.currency <> $2::text AND r.rate IS NULL) AS missing
-FROM benefit_actuals a
-JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = $3 AND a.period BETWEEN $4::date AND $5::date
-  AND b.unit = 'currency' AND b.status <> 'cancelled' AND i.status <> 'archived'
+SELECT (CASE $1::text WHEN 'category' THEN m.category WHEN 'initiative' THEN m.initiative_id::text ELSE '' END)::text AS group_key,
+       m.period,
+       coalesce(sum(m.total * CASE WHEN m.currency = $2::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
+       count(*) FILTER (WHERE m.currency <> $2::text AND r.rate IS NULL) AS missing
+FROM benefit_actual_months m
+JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+WHERE m.tenant_id = $3 AND m.period BETWEEN $4::date AND $5::date AND i.status <> 'archived'
 GROUP BY 1, 2
 ORDER BY 1, 2
 `
@@ -84,8 +82,9 @@ type AnalyticsActualsByMonthRow struct {
 
 // Σ of the actuals of money benefits that count (not cancelled) of the portfolio's initiatives
 // (not archived) per month in [@from, @through] and per group: the benefit's category
-// (@group_by 'category'), its initiative ('initiative') or none (”). Each actual at its
-// period's rate (1 for the base currency); missing counts the actuals without a rate.
+// (@group_by 'category'), its initiative ('initiative') or none (”), from the
+// benefit_actual_months rollup. Each month's sum at its period's rate (1 for the base currency);
+// missing counts the months without a rate.
 func (q *Queries) AnalyticsActualsByMonth(ctx context.Context, db DBTX, arg AnalyticsActualsByMonthParams) ([]AnalyticsActualsByMonthRow, error) {
 	rows, err := db.Query(ctx, analyticsActualsByMonth,
 		arg.GroupBy,
@@ -118,7 +117,7 @@ func (q *Queries) AnalyticsActualsByMonth(ctx context.Context, db DBTX, arg Anal
 }
 
 const analyticsBenefits = `-- name: AnalyticsBenefits :many
-SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at FROM benefits b
+SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, b.external_key FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE b.tenant_id = $1 AND b.status <> 'cancelled'
   AND ($2::uuid IS NULL AND i.status <> 'archived' OR i.id = $2::uuid)
@@ -157,6 +156,7 @@ func (q *Queries) AnalyticsBenefits(ctx context.Context, db DBTX, arg AnalyticsB
 			&i.OwnerID,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.ExternalKey,
 		); err != nil {
 			return nil, err
 		}
@@ -215,6 +215,158 @@ func (q *Queries) AnalyticsCosts(ctx context.Context, db DBTX, arg AnalyticsCost
 	return items, nil
 }
 
+const analyticsForecastAccuracy = `-- name: AnalyticsForecastAccuracy :many
+WITH bens AS MATERIALIZED (
+  -- Per benefit once: its group, its first and last period, its even spread and whether a plan replaces it.
+  SELECT b.id, b.currency,
+         (CASE $1::text WHEN 'benefit' THEN b.id::text WHEN 'initiative' THEN b.initiative_id::text
+                               WHEN 'owner' THEN b.owner_id WHEN 'category' THEN b.category ELSE '' END)::text AS group_key,
+         date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, b.expected_start_date)::date AS first_period,
+         date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, b.expected_end_date)::date AS last_period,
+         (b.expected_value / CASE b.measurement_frequency WHEN 'quarterly' THEN 4 ELSE 12 END)::float8 AS spread,
+         EXISTS (SELECT 1 FROM benefit_plan_entries p WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id) AS planned
+  FROM benefits b
+  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+  WHERE b.tenant_id = $2 AND b.unit = 'currency' AND b.status <> 'cancelled'
+    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
+), plans AS (
+  -- Each benefit's plan by its own periods (the first entry of a period, as finance.Benefit.ExpectedFor takes it).
+  SELECT p.benefit_id,
+         date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, p.period)::date AS period,
+         ((array_agg(p.expected ORDER BY p.period))[1])::float8 AS expected
+  FROM benefit_plan_entries p
+  JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id
+  WHERE p.tenant_id = $2
+  GROUP BY 1, 2
+), pairs AS MATERIALIZED (
+  SELECT b.group_key,
+         a.value::float8 AS actual,
+         CASE
+           WHEN a.period < b.first_period OR a.period > b.last_period THEN 0
+           WHEN b.planned THEN coalesce(pl.expected, 0)
+           ELSE b.spread
+         END AS expected,
+         CASE WHEN b.currency = $4::text THEN 1 ELSE r.rate::float8 END AS rate
+  FROM benefit_actuals a
+  JOIN bens b ON b.id = a.benefit_id
+  LEFT JOIN plans pl ON pl.benefit_id = a.benefit_id AND pl.period = a.period
+  LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
+  WHERE a.tenant_id = $2 AND a.period <= $5::date
+    AND ($6::date IS NULL OR a.period >= $6::date)
+)
+SELECT group_key,
+       count(*) AS periods,
+       count(*) FILTER (WHERE rate IS NULL) AS missing,
+       count(*) FILTER (WHERE expected <> 0) AS mape_periods,
+       coalesce(avg(abs(actual - expected) / abs(expected)) FILTER (WHERE expected <> 0), 0)::float8 AS mape,
+       coalesce(sum(abs(actual - expected) * rate), 0)::float8 AS abs_error,
+       coalesce(sum(abs(expected) * rate), 0)::float8 AS abs_expected,
+       coalesce(sum(expected * rate), 0)::float8 AS expected,
+       coalesce(sum(actual * rate), 0)::float8 AS actual
+FROM pairs
+GROUP BY group_key
+ORDER BY group_key
+`
+
+type AnalyticsForecastAccuracyParams struct {
+	GroupBy      string
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
+	Base         string
+	Through      time.Time
+	FromPeriod   *time.Time
+}
+
+type AnalyticsForecastAccuracyRow struct {
+	GroupKey    string
+	Periods     int64
+	Missing     int64
+	MapePeriods int64
+	Mape        float64
+	AbsError    float64
+	AbsExpected float64
+	Expected    float64
+	Actual      float64
+}
+
+// Forecast accuracy of the money benefits that count (not cancelled) of the portfolio (initiatives
+// not archived) or the initiative named, over every (benefit, period) with an actual in
+// [@from_period (none: no lower bound), @through], per group: the benefit ('benefit'), its
+// initiative ('initiative'), its owner ('owner'), its category ('category') or none (”). The
+// expected value of each period is the finance core's (finance.Benefit.ExpectedFor): 0 outside
+// the benefit's periods; the plan entry of the period when the benefit has a plan (0 for a period
+// the plan does not list); else expected_value / 12 a month or / 4 a quarter. Actual and expected
+// of a period are in the benefit's currency, converted at the period's rate (1 for the base);
+// missing counts the periods without a rate (their amounts are left out of the sums).
+func (q *Queries) AnalyticsForecastAccuracy(ctx context.Context, db DBTX, arg AnalyticsForecastAccuracyParams) ([]AnalyticsForecastAccuracyRow, error) {
+	rows, err := db.Query(ctx, analyticsForecastAccuracy,
+		arg.GroupBy,
+		arg.TenantID,
+		arg.InitiativeID,
+		arg.Base,
+		arg.Through,
+		arg.FromPeriod,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsForecastAccuracyRow{}
+	for rows.Next() {
+		var i AnalyticsForecastAccuracyRow
+		if err := rows.Scan(
+			&i.GroupKey,
+			&i.Periods,
+			&i.Missing,
+			&i.MapePeriods,
+			&i.Mape,
+			&i.AbsError,
+			&i.AbsExpected,
+			&i.Expected,
+			&i.Actual,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsInitiativeIndustries = `-- name: AnalyticsInitiativeIndustries :many
+SELECT id, lower(btrim(industry))::text AS industry FROM initiatives
+WHERE tenant_id = $1 AND status <> 'archived' AND btrim(coalesce(industry, '')) <> ''
+ORDER BY id
+`
+
+type AnalyticsInitiativeIndustriesRow struct {
+	ID       uuid.UUID
+	Industry string
+}
+
+// The industry (trimmed, lower case) of each initiative of the portfolio (not archived) that has one.
+func (q *Queries) AnalyticsInitiativeIndustries(ctx context.Context, db DBTX, tenantID uuid.UUID) ([]AnalyticsInitiativeIndustriesRow, error) {
+	rows, err := db.Query(ctx, analyticsInitiativeIndustries, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsInitiativeIndustriesRow{}
+	for rows.Next() {
+		var i AnalyticsInitiativeIndustriesRow
+		if err := rows.Scan(&i.ID, &i.Industry); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const analyticsInitiativeNames = `-- name: AnalyticsInitiativeNames :many
 SELECT id, name FROM initiatives
 WHERE tenant_id = $1
@@ -254,22 +406,23 @@ func (q *Queries) AnalyticsInitiativeNames(ctx context.Context, db DBTX, arg Ana
 }
 
 const analyticsLatestActuals = `-- name: AnalyticsLatestActuals :many
-SELECT benefit_id, period, value FROM (
-  SELECT a.benefit_id, a.period, a.value,
-         row_number() OVER (PARTITION BY a.benefit_id ORDER BY a.period DESC) AS n
-  FROM benefit_actuals a
-  JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
-  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-  WHERE a.tenant_id = $1 AND a.period <= $2::date AND b.status <> 'cancelled'
-    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-) latest
-WHERE n <= 2
-ORDER BY benefit_id, period
+SELECT b.id AS benefit_id, l.period, l.value
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+CROSS JOIN LATERAL (
+  SELECT a.period, a.value FROM benefit_actuals a
+  WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id AND a.period <= $1::date
+  ORDER BY a.period DESC
+  LIMIT 2
+) l
+WHERE b.tenant_id = $2 AND b.status <> 'cancelled'
+  AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
+ORDER BY b.id, l.period
 `
 
 type AnalyticsLatestActualsParams struct {
-	TenantID     uuid.UUID
 	Through      time.Time
+	TenantID     uuid.UUID
 	InitiativeID *uuid.UUID
 }
 
@@ -279,9 +432,10 @@ type AnalyticsLatestActualsRow struct {
 	Value     float64
 }
 
-// The two latest actuals through @through of each benefit (for the at-risk rule), of the benefits AnalyticsBenefits lists.
+// The two latest actuals through @through of each benefit (for the at-risk rule), of the benefits
+// AnalyticsBenefits lists: two backward steps on the (tenant_id, benefit_id, period) index each.
 func (q *Queries) AnalyticsLatestActuals(ctx context.Context, db DBTX, arg AnalyticsLatestActualsParams) ([]AnalyticsLatestActualsRow, error) {
-	rows, err := db.Query(ctx, analyticsLatestActuals, arg.TenantID, arg.Through, arg.InitiativeID)
+	rows, err := db.Query(ctx, analyticsLatestActuals, arg.Through, arg.TenantID, arg.InitiativeID)
 	if err != nil {
 		return nil, err
 	}
@@ -301,14 +455,13 @@ func (q *Queries) AnalyticsLatestActuals(ctx context.Context, db DBTX, arg Analy
 }
 
 const analyticsMissingActualRates = `-- name: AnalyticsMissingActualRates :many
-SELECT DISTINCT b.currency::text AS currency, a.period
-FROM benefit_actuals a
-JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = $1 AND a.period <= $2::date AND b.unit = 'currency' AND b.status <> 'cancelled'
+SELECT DISTINCT m.currency::text AS currency, m.period
+FROM benefit_actual_months m
+JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+WHERE m.tenant_id = $1 AND m.period <= $2::date
   AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-  AND b.currency <> $4::text AND r.rate IS NULL
+  AND m.currency <> $4::text AND r.rate IS NULL
 ORDER BY 1, 2
 `
 
@@ -324,7 +477,7 @@ type AnalyticsMissingActualRatesRow struct {
 	Period   time.Time
 }
 
-// The (currency, period) of actuals through @through that have no FX rate.
+// The (currency, period) of actuals through @through that have no FX rate (from the rollup).
 func (q *Queries) AnalyticsMissingActualRates(ctx context.Context, db DBTX, arg AnalyticsMissingActualRatesParams) ([]AnalyticsMissingActualRatesRow, error) {
 	rows, err := db.Query(ctx, analyticsMissingActualRates,
 		arg.TenantID,
@@ -351,14 +504,12 @@ func (q *Queries) AnalyticsMissingActualRates(ctx context.Context, db DBTX, arg 
 }
 
 const analyticsMissingActualRatesInRange = `-- name: AnalyticsMissingActualRatesInRange :many
-SELECT DISTINCT b.currency::text AS currency, a.period
-FROM benefit_actuals a
-JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = $1 AND a.period BETWEEN $2::date AND $3::date
-  AND b.unit = 'currency' AND b.status <> 'cancelled' AND i.status <> 'archived'
-  AND b.currency <> $4::text AND r.rate IS NULL
+SELECT DISTINCT m.currency::text AS currency, m.period
+FROM benefit_actual_months m
+JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+WHERE m.tenant_id = $1 AND m.period BETWEEN $2::date AND $3::date AND i.status <> 'archived'
+  AND m.currency <> $4::text AND r.rate IS NULL
 ORDER BY 1, 2
 `
 
@@ -374,7 +525,7 @@ type AnalyticsMissingActualRatesInRangeRow struct {
 	Period   time.Time
 }
 
-// The (currency, period) of the actuals AnalyticsActualsByMonth sums that have no FX rate.
+// The (currency, period) of the months AnalyticsActualsByMonth sums that have no FX rate.
 func (q *Queries) AnalyticsMissingActualRatesInRange(ctx context.Context, db DBTX, arg AnalyticsMissingActualRatesInRangeParams) ([]AnalyticsMissingActualRatesInRangeRow, error) {
 	rows, err := db.Query(ctx, analyticsMissingActualRatesInRange,
 		arg.TenantID,
@@ -440,37 +591,39 @@ func (q *Queries) AnalyticsPlans(ctx context.Context, db DBTX, arg AnalyticsPlan
 	return items, nil
 }
 
-const analyticsRealizedByBenefit = `-- name: AnalyticsRealizedByBenefit :many
-SELECT a.benefit_id,
-       coalesce(sum(a.value * CASE WHEN b.currency = $1::text THEN 1 ELSE r.rate END), 0)::float8 AS realized,
-       count(*) FILTER (WHERE b.currency <> $1::text AND r.rate IS NULL) AS missing
-FROM benefit_actuals a
-JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = $2 AND a.period <= $3::date AND b.unit = 'currency' AND b.status <> 'cancelled'
+const analyticsRealizedByCategory = `-- name: AnalyticsRealizedByCategory :many
+SELECT m.initiative_id, m.category,
+       coalesce(sum(m.total * CASE WHEN m.currency = $1::text THEN 1 ELSE r.rate END), 0)::float8 AS realized,
+       count(*) FILTER (WHERE m.currency <> $1::text AND r.rate IS NULL) AS missing
+FROM benefit_actual_months m
+JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+WHERE m.tenant_id = $2 AND m.period <= $3::date
   AND ($4::uuid IS NULL AND i.status <> 'archived' OR i.id = $4::uuid)
-GROUP BY a.benefit_id
+GROUP BY m.initiative_id, m.category
 `
 
-type AnalyticsRealizedByBenefitParams struct {
+type AnalyticsRealizedByCategoryParams struct {
 	Base         string
 	TenantID     uuid.UUID
 	Through      time.Time
 	InitiativeID *uuid.UUID
 }
 
-type AnalyticsRealizedByBenefitRow struct {
-	BenefitID uuid.UUID
-	Realized  float64
-	Missing   int64
+type AnalyticsRealizedByCategoryRow struct {
+	InitiativeID uuid.UUID
+	Category     string
+	Realized     float64
+	Missing      int64
 }
 
-// Realised to date per money benefit: Σ of its actuals through @through, each converted at its
-// period's rate (1 for the base currency). missing counts the actuals without a rate; their
-// values are left out of realized (the caller then shows the figure as null).
-func (q *Queries) AnalyticsRealizedByBenefit(ctx context.Context, db DBTX, arg AnalyticsRealizedByBenefitParams) ([]AnalyticsRealizedByBenefitRow, error) {
-	rows, err := db.Query(ctx, analyticsRealizedByBenefit,
+// Realised to date per initiative and benefit category: Σ of the actuals through @through of the
+// money benefits that count (not cancelled), read from the benefit_actual_months rollup (kept exact
+// by triggers, migration 00013), each month's sum converted at its period's rate (1 for the base
+// currency). missing counts the months without a rate; their values are left out of realized (the
+// caller then shows the figure as null).
+func (q *Queries) AnalyticsRealizedByCategory(ctx context.Context, db DBTX, arg AnalyticsRealizedByCategoryParams) ([]AnalyticsRealizedByCategoryRow, error) {
+	rows, err := db.Query(ctx, analyticsRealizedByCategory,
 		arg.Base,
 		arg.TenantID,
 		arg.Through,
@@ -480,10 +633,15 @@ func (q *Queries) AnalyticsRealizedByBenefit(ctx context.Context, db DBTX, arg A
 		return nil, err
 	}
 	defer rows.Close()
-	items := []AnalyticsRealizedByBenefitRow{}
+	items := []AnalyticsRealizedByCategoryRow{}
 	for rows.Next() {
-		var i AnalyticsRealizedByBenefitRow
-		if err := rows.Scan(&i.BenefitID, &i.Realized, &i.Missing); err != nil {
+		var i AnalyticsRealizedByCategoryRow
+		if err := rows.Scan(
+			&i.InitiativeID,
+			&i.Category,
+			&i.Realized,
+			&i.Missing,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -492,4 +650,241 @@ func (q *Queries) AnalyticsRealizedByBenefit(ctx context.Context, db DBTX, arg A
 		return nil, err
 	}
 	return items, nil
+}
+
+const analyticsRollupCheck = `-- name: AnalyticsRollupCheck :many
+SELECT coalesce(m.initiative_id, f.initiative_id) AS initiative_id, coalesce(m.category, f.category)::text AS category,
+       coalesce(m.currency, f.currency)::text AS currency, coalesce(m.period, f.period)::date AS period,
+       coalesce(m.total::text, 'none')::text AS rollup_total, coalesce(f.total::text, 'none')::text AS fresh_total,
+       coalesce(m.actuals, 0)::integer AS rollup_actuals, coalesce(f.actuals, 0)::integer AS fresh_actuals
+FROM (SELECT x.tenant_id, x.initiative_id, x.category, x.currency, x.period, x.total, x.actuals FROM benefit_actual_months x WHERE x.tenant_id = $1) m
+FULL JOIN (
+  SELECT b.initiative_id, b.category, b.currency, a.period, sum(a.value) AS total, count(*)::integer AS actuals
+  FROM benefit_actuals a
+  JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+  WHERE a.tenant_id = $1 AND b.unit = 'currency' AND b.currency IS NOT NULL AND b.status <> 'cancelled'
+  GROUP BY 1, 2, 3, 4
+) f ON f.initiative_id = m.initiative_id AND f.category = m.category AND f.currency = m.currency AND f.period = m.period
+WHERE m.total IS DISTINCT FROM f.total OR m.actuals IS DISTINCT FROM f.actuals
+ORDER BY 1, 2, 3, 4
+`
+
+type AnalyticsRollupCheckRow struct {
+	InitiativeID  uuid.UUID
+	Category      string
+	Currency      string
+	Period        time.Time
+	RollupTotal   string
+	FreshTotal    string
+	RollupActuals int32
+	FreshActuals  int32
+}
+
+// The rollup next to a fresh GROUP BY of benefit_actuals over the benefits that count: every row
+// where the two differ (empty when the rollup is exact). Used by tests and the benchmark's check.
+func (q *Queries) AnalyticsRollupCheck(ctx context.Context, db DBTX, tenantID uuid.UUID) ([]AnalyticsRollupCheckRow, error) {
+	rows, err := db.Query(ctx, analyticsRollupCheck, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsRollupCheckRow{}
+	for rows.Next() {
+		var i AnalyticsRollupCheckRow
+		if err := rows.Scan(
+			&i.InitiativeID,
+			&i.Category,
+			&i.Currency,
+			&i.Period,
+			&i.RollupTotal,
+			&i.FreshTotal,
+			&i.RollupActuals,
+			&i.FreshActuals,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const peerBenchmark = `-- name: PeerBenchmark :one
+SELECT (b.tenants IS NOT NULL)::boolean AS shown, coalesce(b.tenants, 0)::bigint AS tenants, coalesce(b.p25, 0)::float8 AS p25,
+       coalesce(b.median, 0)::float8 AS median, coalesce(b.p75, 0)::float8 AS p75,
+       (b.percentile_rank IS NOT NULL)::boolean AS ranked, coalesce(b.percentile_rank, 0)::float8 AS percentile_rank
+FROM peer_benchmark($1::text, $2::text, $3::float8) AS b (tenants, p25, median, p75, percentile_rank)
+`
+
+type PeerBenchmarkParams struct {
+	Industry string
+	Metric   string
+	Value    *float64
+}
+
+type PeerBenchmarkRow struct {
+	Shown          bool
+	Tenants        int64
+	P25            float64
+	Median         float64
+	P75            float64
+	Ranked         bool
+	PercentileRank float64
+}
+
+// Percentiles of the other tenants' figures (null unless at least 5 of them): peer_benchmark() in 00012.
+// shown is false (and the figures 0) below 5 other tenants; ranked is false when there is no @value.
+func (q *Queries) PeerBenchmark(ctx context.Context, db DBTX, arg PeerBenchmarkParams) (PeerBenchmarkRow, error) {
+	row := db.QueryRow(ctx, peerBenchmark, arg.Industry, arg.Metric, arg.Value)
+	var i PeerBenchmarkRow
+	err := row.Scan(
+		&i.Shown,
+		&i.Tenants,
+		&i.P25,
+		&i.Median,
+		&i.P75,
+		&i.Ranked,
+		&i.PercentileRank,
+	)
+	return i, err
+}
+
+const peerDatasetBenchmarks = `-- name: PeerDatasetBenchmarks :many
+SELECT source, max(year)::int AS year, count(*) AS sample_size,
+       percentile_cont(0.25) WITHIN GROUP (ORDER BY value)::float8 AS p25,
+       percentile_cont(0.50) WITHIN GROUP (ORDER BY value)::float8 AS median,
+       percentile_cont(0.75) WITHIN GROUP (ORDER BY value)::float8 AS p75,
+       ((count(*) FILTER (WHERE value < $1::float8) + 0.5 * count(*) FILTER (WHERE value = $1::float8)) * 100.0 / count(*))::float8 AS percentile_rank
+FROM peer_benchmark_datasets
+WHERE industry = $2 AND metric = $3
+GROUP BY source
+ORDER BY source
+`
+
+type PeerDatasetBenchmarksParams struct {
+	Value    *float64
+	Industry string
+	Metric   string
+}
+
+type PeerDatasetBenchmarksRow struct {
+	Source         string
+	Year           int32
+	SampleSize     int64
+	P25            float64
+	Median         float64
+	P75            float64
+	PercentileRank float64
+}
+
+// Percentiles of each operator-loaded source's values of a metric in an industry, and the rank
+// (% below, ties half) of @value among them.
+func (q *Queries) PeerDatasetBenchmarks(ctx context.Context, db DBTX, arg PeerDatasetBenchmarksParams) ([]PeerDatasetBenchmarksRow, error) {
+	rows, err := db.Query(ctx, peerDatasetBenchmarks, arg.Value, arg.Industry, arg.Metric)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []PeerDatasetBenchmarksRow{}
+	for rows.Next() {
+		var i PeerDatasetBenchmarksRow
+		if err := rows.Scan(
+			&i.Source,
+			&i.Year,
+			&i.SampleSize,
+			&i.P25,
+			&i.Median,
+			&i.P75,
+			&i.PercentileRank,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const peerDatasetDeleteSources = `-- name: PeerDatasetDeleteSources :execrows
+DELETE FROM peer_benchmark_datasets WHERE source = ANY($1::text[])
+`
+
+// An import replaces every row of the sources it names.
+func (q *Queries) PeerDatasetDeleteSources(ctx context.Context, db DBTX, sources []string) (int64, error) {
+	result, err := db.Exec(ctx, peerDatasetDeleteSources, sources)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const peerDatasetInsert = `-- name: PeerDatasetInsert :execrows
+INSERT INTO peer_benchmark_datasets (industry, metric, value, source, year)
+SELECT unnest($1::text[]), unnest($2::text[]), unnest($3::float8[]), unnest($4::text[]), unnest($5::int[])
+`
+
+type PeerDatasetInsertParams struct {
+	Industries []string
+	Metrics    []string
+	PeerValues []float64
+	Sources    []string
+	Years      []int32
+}
+
+func (q *Queries) PeerDatasetInsert(ctx context.Context, db DBTX, arg PeerDatasetInsertParams) (int64, error) {
+	result, err := db.Exec(ctx, peerDatasetInsert,
+		arg.Industries,
+		arg.Metrics,
+		arg.PeerValues,
+		arg.Sources,
+		arg.Years,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const peerSnapshotDelete = `-- name: PeerSnapshotDelete :exec
+DELETE FROM peer_metric_snapshots WHERE tenant_id = $1 AND industry = $2 AND metric = $3
+`
+
+type PeerSnapshotDeleteParams struct {
+	TenantID uuid.UUID
+	Industry string
+	Metric   string
+}
+
+// The tenant has no figure (any more): it no longer counts as a peer.
+func (q *Queries) PeerSnapshotDelete(ctx context.Context, db DBTX, arg PeerSnapshotDeleteParams) error {
+	_, err := db.Exec(ctx, peerSnapshotDelete, arg.TenantID, arg.Industry, arg.Metric)
+	return err
+}
+
+const peerSnapshotPut = `-- name: PeerSnapshotPut :exec
+INSERT INTO peer_metric_snapshots (tenant_id, industry, metric, value)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (tenant_id, industry, metric) DO UPDATE SET value = EXCLUDED.value, computed_at = now()
+`
+
+type PeerSnapshotPutParams struct {
+	TenantID uuid.UUID
+	Industry string
+	Metric   string
+	Value    float64
+}
+
+// The tenant's own figure of a metric in an industry, for other tenants' peer percentiles.
+func (q *Queries) PeerSnapshotPut(ctx context.Context, db DBTX, arg PeerSnapshotPutParams) error {
+	_, err := db.Exec(ctx, peerSnapshotPut,
+		arg.TenantID,
+		arg.Industry,
+		arg.Metric,
+		arg.Value,
+	)
+	return err
 }

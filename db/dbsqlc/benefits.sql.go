@@ -14,9 +14,9 @@ import (
 
 const actualCorrect = `-- name: ActualCorrect :one
 UPDATE benefit_actuals
-SET value = $1, notes = $2, evidence_url = $3, recorded_by = $4, updated_at = now()
+SET value = $1, notes = $2, evidence_url = $3, recorded_by = $4, source = NULL, updated_at = now()
 WHERE tenant_id = $5 AND id = $6
-RETURNING tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at
+RETURNING tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at, source
 `
 
 type ActualCorrectParams struct {
@@ -49,6 +49,7 @@ func (q *Queries) ActualCorrect(ctx context.Context, db DBTX, arg ActualCorrectP
 		&i.RecordedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Source,
 	)
 	return i, err
 }
@@ -72,7 +73,7 @@ func (q *Queries) ActualCount(ctx context.Context, db DBTX, arg ActualCountParam
 const actualCreate = `-- name: ActualCreate :one
 INSERT INTO benefit_actuals (tenant_id, benefit_id, period, value, notes, evidence_url, recorded_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at
+RETURNING tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at, source
 `
 
 type ActualCreateParams struct {
@@ -107,6 +108,7 @@ func (q *Queries) ActualCreate(ctx context.Context, db DBTX, arg ActualCreatePar
 		&i.RecordedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Source,
 	)
 	return i, err
 }
@@ -132,7 +134,7 @@ func (q *Queries) ActualFirstPeriod(ctx context.Context, db DBTX, arg ActualFirs
 }
 
 const actualGetForUpdate = `-- name: ActualGetForUpdate :one
-SELECT tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at FROM benefit_actuals
+SELECT tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at, source FROM benefit_actuals
 WHERE tenant_id = $1 AND benefit_id = $2 AND period = $3
 FOR UPDATE
 `
@@ -157,12 +159,13 @@ func (q *Queries) ActualGetForUpdate(ctx context.Context, db DBTX, arg ActualGet
 		&i.RecordedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Source,
 	)
 	return i, err
 }
 
 const actualList = `-- name: ActualList :many
-SELECT benefit_actuals.tenant_id, benefit_actuals.id, benefit_actuals.benefit_id, benefit_actuals.period, benefit_actuals.value, benefit_actuals.notes, benefit_actuals.evidence_url, benefit_actuals.recorded_by, benefit_actuals.created_at, benefit_actuals.updated_at, count(*) OVER () AS total
+SELECT benefit_actuals.tenant_id, benefit_actuals.id, benefit_actuals.benefit_id, benefit_actuals.period, benefit_actuals.value, benefit_actuals.notes, benefit_actuals.evidence_url, benefit_actuals.recorded_by, benefit_actuals.created_at, benefit_actuals.updated_at, benefit_actuals.source, count(*) OVER () AS total
 FROM benefit_actuals
 WHERE tenant_id = $1 AND benefit_id = $2
 ORDER BY
@@ -210,6 +213,7 @@ func (q *Queries) ActualList(ctx context.Context, db DBTX, arg ActualListParams)
 			&i.BenefitActual.RecordedBy,
 			&i.BenefitActual.CreatedAt,
 			&i.BenefitActual.UpdatedAt,
+			&i.BenefitActual.Source,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -223,7 +227,7 @@ func (q *Queries) ActualList(ctx context.Context, db DBTX, arg ActualListParams)
 }
 
 const actualListByInitiative = `-- name: ActualListByInitiative :many
-SELECT a.tenant_id, a.id, a.benefit_id, a.period, a.value, a.notes, a.evidence_url, a.recorded_by, a.created_at, a.updated_at FROM benefit_actuals a
+SELECT a.tenant_id, a.id, a.benefit_id, a.period, a.value, a.notes, a.evidence_url, a.recorded_by, a.created_at, a.updated_at, a.source FROM benefit_actuals a
 JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
 WHERE a.tenant_id = $1 AND b.initiative_id = $2
 ORDER BY a.benefit_id, a.period
@@ -254,6 +258,7 @@ func (q *Queries) ActualListByInitiative(ctx context.Context, db DBTX, arg Actua
 			&i.RecordedBy,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.Source,
 		); err != nil {
 			return nil, err
 		}
@@ -266,7 +271,7 @@ func (q *Queries) ActualListByInitiative(ctx context.Context, db DBTX, arg Actua
 }
 
 const actualListInRange = `-- name: ActualListInRange :many
-SELECT tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at FROM benefit_actuals
+SELECT tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at, source FROM benefit_actuals
 WHERE tenant_id = $1 AND benefit_id = $2 AND period BETWEEN $3 AND $4
 ORDER BY period
 `
@@ -304,6 +309,7 @@ func (q *Queries) ActualListInRange(ctx context.Context, db DBTX, arg ActualList
 			&i.RecordedBy,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.Source,
 		); err != nil {
 			return nil, err
 		}
@@ -452,10 +458,10 @@ func (q *Queries) BenefitCountByInitiative(ctx context.Context, db DBTX, arg Ben
 
 const benefitCreate = `-- name: BenefitCreate :one
 INSERT INTO benefits (tenant_id, initiative_id, name, description, category, expected_value, currency, unit,
-                      measurement_frequency, expected_start_date, expected_end_date, status, owner_id)
+                      measurement_frequency, expected_start_date, expected_end_date, status, owner_id, external_key)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
-        $9, $10, $11, $12, $13)
-RETURNING tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at
+        $9, $10, $11, $12, $13, $14)
+RETURNING tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at, external_key
 `
 
 type BenefitCreateParams struct {
@@ -472,6 +478,7 @@ type BenefitCreateParams struct {
 	ExpectedEndDate      *time.Time
 	Status               string
 	OwnerID              string
+	ExternalKey          *string
 }
 
 func (q *Queries) BenefitCreate(ctx context.Context, db DBTX, arg BenefitCreateParams) (Benefit, error) {
@@ -489,6 +496,7 @@ func (q *Queries) BenefitCreate(ctx context.Context, db DBTX, arg BenefitCreateP
 		arg.ExpectedEndDate,
 		arg.Status,
 		arg.OwnerID,
+		arg.ExternalKey,
 	)
 	var i Benefit
 	err := row.Scan(
@@ -508,6 +516,7 @@ func (q *Queries) BenefitCreate(ctx context.Context, db DBTX, arg BenefitCreateP
 		&i.OwnerID,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ExternalKey,
 	)
 	return i, err
 }
@@ -527,7 +536,7 @@ func (q *Queries) BenefitDelete(ctx context.Context, db DBTX, arg BenefitDeleteP
 }
 
 const benefitGet = `-- name: BenefitGet :one
-SELECT tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at FROM benefits WHERE tenant_id = $1 AND id = $2
+SELECT tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at, external_key FROM benefits WHERE tenant_id = $1 AND id = $2
 `
 
 type BenefitGetParams struct {
@@ -555,12 +564,13 @@ func (q *Queries) BenefitGet(ctx context.Context, db DBTX, arg BenefitGetParams)
 		&i.OwnerID,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ExternalKey,
 	)
 	return i, err
 }
 
 const benefitGetForUpdate = `-- name: BenefitGetForUpdate :one
-SELECT tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at FROM benefits WHERE tenant_id = $1 AND id = $2 FOR UPDATE
+SELECT tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at, external_key FROM benefits WHERE tenant_id = $1 AND id = $2 FOR UPDATE
 `
 
 type BenefitGetForUpdateParams struct {
@@ -588,12 +598,13 @@ func (q *Queries) BenefitGetForUpdate(ctx context.Context, db DBTX, arg BenefitG
 		&i.OwnerID,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ExternalKey,
 	)
 	return i, err
 }
 
 const benefitGetLocked = `-- name: BenefitGetLocked :one
-SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, i.name AS initiative_name, i.status AS initiative_status
+SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, b.external_key, i.name AS initiative_name, i.status AS initiative_status
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE b.tenant_id = $1 AND b.id = $2
@@ -634,6 +645,7 @@ func (q *Queries) BenefitGetLocked(ctx context.Context, db DBTX, arg BenefitGetL
 		&i.Benefit.OwnerID,
 		&i.Benefit.CreatedAt,
 		&i.Benefit.UpdatedAt,
+		&i.Benefit.ExternalKey,
 		&i.InitiativeName,
 		&i.InitiativeStatus,
 	)
@@ -641,7 +653,7 @@ func (q *Queries) BenefitGetLocked(ctx context.Context, db DBTX, arg BenefitGetL
 }
 
 const benefitList = `-- name: BenefitList :many
-SELECT benefits.tenant_id, benefits.id, benefits.initiative_id, benefits.name, benefits.description, benefits.category, benefits.expected_value, benefits.currency, benefits.unit, benefits.measurement_frequency, benefits.expected_start_date, benefits.expected_end_date, benefits.status, benefits.owner_id, benefits.created_at, benefits.updated_at, count(*) OVER () AS total
+SELECT benefits.tenant_id, benefits.id, benefits.initiative_id, benefits.name, benefits.description, benefits.category, benefits.expected_value, benefits.currency, benefits.unit, benefits.measurement_frequency, benefits.expected_start_date, benefits.expected_end_date, benefits.status, benefits.owner_id, benefits.created_at, benefits.updated_at, benefits.external_key, count(*) OVER () AS total
 FROM benefits
 WHERE tenant_id = $1
   AND ($2::uuid IS NULL OR initiative_id = $2::uuid)
@@ -719,6 +731,7 @@ func (q *Queries) BenefitList(ctx context.Context, db DBTX, arg BenefitListParam
 			&i.Benefit.OwnerID,
 			&i.Benefit.CreatedAt,
 			&i.Benefit.UpdatedAt,
+			&i.Benefit.ExternalKey,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -732,7 +745,7 @@ func (q *Queries) BenefitList(ctx context.Context, db DBTX, arg BenefitListParam
 }
 
 const benefitListByInitiative = `-- name: BenefitListByInitiative :many
-SELECT tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at FROM benefits WHERE tenant_id = $1 AND initiative_id = $2 ORDER BY created_at, id
+SELECT tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at, external_key FROM benefits WHERE tenant_id = $1 AND initiative_id = $2 ORDER BY created_at, id
 `
 
 type BenefitListByInitiativeParams struct {
@@ -766,6 +779,7 @@ func (q *Queries) BenefitListByInitiative(ctx context.Context, db DBTX, arg Bene
 			&i.OwnerID,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.ExternalKey,
 		); err != nil {
 			return nil, err
 		}
@@ -815,10 +829,12 @@ func (q *Queries) BenefitPlanList(ctx context.Context, db DBTX, arg BenefitPlanL
 
 const benefitPlanReplace = `-- name: BenefitPlanReplace :exec
 WITH gone AS (
-    DELETE FROM benefit_plan_entries WHERE tenant_id = $1 AND benefit_id = $2
+    DELETE FROM benefit_plan_entries
+    WHERE tenant_id = $1 AND benefit_id = $2 AND period <> ALL ($3::date[])
 )
 INSERT INTO benefit_plan_entries (tenant_id, benefit_id, period, expected)
 SELECT $1, $2, unnest($3::date[]), unnest($4::numeric[])
+ON CONFLICT (tenant_id, benefit_id, period) DO UPDATE SET expected = EXCLUDED.expected
 `
 
 type BenefitPlanReplaceParams struct {
@@ -828,7 +844,9 @@ type BenefitPlanReplaceParams struct {
 	Expected  []float64
 }
 
-// Replaces a benefit's explicit plan in one statement (no entries: the even spread applies).
+// Replaces a benefit's explicit plan in one statement (no entries: the even spread applies). The
+// entries the new plan drops are deleted and its entries upserted: a row deleted and inserted
+// again in one statement would still hold its key (a PUT keeping a planned period was a 500).
 func (q *Queries) BenefitPlanReplace(ctx context.Context, db DBTX, arg BenefitPlanReplaceParams) error {
 	_, err := db.Exec(ctx, benefitPlanReplace,
 		arg.TenantID,
@@ -844,9 +862,9 @@ UPDATE benefits
 SET name = $1, description = $2, category = $3, expected_value = $4,
     currency = $5, unit = $6, measurement_frequency = $7,
     expected_start_date = $8, expected_end_date = $9,
-    status = $10, owner_id = $11, updated_at = now()
-WHERE tenant_id = $12 AND id = $13
-RETURNING tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at
+    status = $10, owner_id = $11, external_key = $12, updated_at = now()
+WHERE tenant_id = $13 AND id = $14
+RETURNING tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at, external_key
 `
 
 type BenefitUpdateParams struct {
@@ -861,6 +879,7 @@ type BenefitUpdateParams struct {
 	ExpectedEndDate      *time.Time
 	Status               string
 	OwnerID              string
+	ExternalKey          *string
 	TenantID             uuid.UUID
 	ID                   uuid.UUID
 }
@@ -878,6 +897,7 @@ func (q *Queries) BenefitUpdate(ctx context.Context, db DBTX, arg BenefitUpdateP
 		arg.ExpectedEndDate,
 		arg.Status,
 		arg.OwnerID,
+		arg.ExternalKey,
 		arg.TenantID,
 		arg.ID,
 	)
@@ -899,6 +919,7 @@ func (q *Queries) BenefitUpdate(ctx context.Context, db DBTX, arg BenefitUpdateP
 		&i.OwnerID,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.ExternalKey,
 	)
 	return i, err
 }

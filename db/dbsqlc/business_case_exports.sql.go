@@ -12,6 +12,40 @@ import (
 	"github.com/google/uuid"
 )
 
+const businessCaseDocumentFreeze = `-- name: BusinessCaseDocumentFreeze :exec
+INSERT INTO business_case_documents (tenant_id, business_case_id, document)
+VALUES ($1, $2, $3)
+ON CONFLICT (tenant_id, business_case_id) DO NOTHING
+`
+
+type BusinessCaseDocumentFreezeParams struct {
+	TenantID       uuid.UUID
+	BusinessCaseID uuid.UUID
+	Document       []byte
+}
+
+// Written once, in the approval's transaction; an approved case is locked, so it never changes.
+func (q *Queries) BusinessCaseDocumentFreeze(ctx context.Context, db DBTX, arg BusinessCaseDocumentFreezeParams) error {
+	_, err := db.Exec(ctx, businessCaseDocumentFreeze, arg.TenantID, arg.BusinessCaseID, arg.Document)
+	return err
+}
+
+const businessCaseDocumentGet = `-- name: BusinessCaseDocumentGet :one
+SELECT document FROM business_case_documents WHERE tenant_id = $1 AND business_case_id = $2
+`
+
+type BusinessCaseDocumentGetParams struct {
+	TenantID       uuid.UUID
+	BusinessCaseID uuid.UUID
+}
+
+func (q *Queries) BusinessCaseDocumentGet(ctx context.Context, db DBTX, arg BusinessCaseDocumentGetParams) ([]byte, error) {
+	row := db.QueryRow(ctx, businessCaseDocumentGet, arg.TenantID, arg.BusinessCaseID)
+	var document []byte
+	err := row.Scan(&document)
+	return document, err
+}
+
 const exportContent = `-- name: ExportContent :one
 SELECT format, status, sha256, content, expires_at
 FROM business_case_exports WHERE tenant_id = $1 AND business_case_id = $2 AND id = $3
@@ -266,13 +300,22 @@ func (q *Queries) ExportProgress(ctx context.Context, db DBTX, arg ExportProgres
 }
 
 const exportPurgeExpired = `-- name: ExportPurgeExpired :execrows
-UPDATE business_case_exports SET content = NULL, status = 'failed', error = 'expired'
-WHERE tenant_id = $1 AND content IS NOT NULL AND expires_at < now()
+UPDATE business_case_exports d SET content = NULL, status = 'failed', error = 'expired'
+WHERE d.tenant_id = $1 AND d.id IN (
+    SELECT o.id FROM business_case_exports o
+    WHERE o.tenant_id = $1 AND o.content IS NOT NULL AND o.expires_at < now()
+    LIMIT $2)
 `
 
-// Drops the files past their retention (the row stays, as a record of the export).
-func (q *Queries) ExportPurgeExpired(ctx context.Context, db DBTX, tenantID uuid.UUID) (int64, error) {
-	result, err := db.Exec(ctx, exportPurgeExpired, tenantID)
+type ExportPurgeExpiredParams struct {
+	TenantID  uuid.UUID
+	BatchSize int32
+}
+
+// Drops up to @batch_size files past their retention (the row stays, as a record of the
+// export); the retention activity repeats it until fewer are dropped.
+func (q *Queries) ExportPurgeExpired(ctx context.Context, db DBTX, arg ExportPurgeExpiredParams) (int64, error) {
+	result, err := db.Exec(ctx, exportPurgeExpired, arg.TenantID, arg.BatchSize)
 	if err != nil {
 		return 0, err
 	}

@@ -48,7 +48,7 @@ const initiativeCreate = `-- name: InitiativeCreate :one
 INSERT INTO initiatives (tenant_id, name, description, industry, segment, owner_id, expected_start_date, expected_end_date)
 VALUES ($1, $2, $3, $4, $5, $6,
         $7, $8)
-RETURNING tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at
+RETURNING tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at, source, external_id
 `
 
 type InitiativeCreateParams struct {
@@ -87,12 +87,14 @@ func (q *Queries) InitiativeCreate(ctx context.Context, db DBTX, arg InitiativeC
 		&i.ExpectedEndDate,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Source,
+		&i.ExternalID,
 	)
 	return i, err
 }
 
 const initiativeGet = `-- name: InitiativeGet :one
-SELECT tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at FROM initiatives WHERE tenant_id = $1 AND id = $2
+SELECT tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at, source, external_id FROM initiatives WHERE tenant_id = $1 AND id = $2
 `
 
 type InitiativeGetParams struct {
@@ -116,12 +118,14 @@ func (q *Queries) InitiativeGet(ctx context.Context, db DBTX, arg InitiativeGetP
 		&i.ExpectedEndDate,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Source,
+		&i.ExternalID,
 	)
 	return i, err
 }
 
 const initiativeGetForUpdate = `-- name: InitiativeGetForUpdate :one
-SELECT tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at FROM initiatives WHERE tenant_id = $1 AND id = $2 FOR UPDATE
+SELECT tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at, source, external_id FROM initiatives WHERE tenant_id = $1 AND id = $2 FOR UPDATE
 `
 
 type InitiativeGetForUpdateParams struct {
@@ -145,12 +149,14 @@ func (q *Queries) InitiativeGetForUpdate(ctx context.Context, db DBTX, arg Initi
 		&i.ExpectedEndDate,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Source,
+		&i.ExternalID,
 	)
 	return i, err
 }
 
 const initiativeList = `-- name: InitiativeList :many
-SELECT initiatives.tenant_id, initiatives.id, initiatives.name, initiatives.description, initiatives.status, initiatives.industry, initiatives.segment, initiatives.owner_id, initiatives.expected_start_date, initiatives.expected_end_date, initiatives.created_at, initiatives.updated_at, count(*) OVER () AS total
+SELECT initiatives.tenant_id, initiatives.id, initiatives.name, initiatives.description, initiatives.status, initiatives.industry, initiatives.segment, initiatives.owner_id, initiatives.expected_start_date, initiatives.expected_end_date, initiatives.created_at, initiatives.updated_at, initiatives.source, initiatives.external_id, count(*) OVER () AS total
 FROM initiatives
 WHERE tenant_id = $1
   AND ($2::text IS NULL AND status <> 'archived' OR status = $2::text)
@@ -218,6 +224,8 @@ func (q *Queries) InitiativeList(ctx context.Context, db DBTX, arg InitiativeLis
 			&i.Initiative.ExpectedEndDate,
 			&i.Initiative.CreatedAt,
 			&i.Initiative.UpdatedAt,
+			&i.Initiative.Source,
+			&i.Initiative.ExternalID,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -438,7 +446,7 @@ SET name = $1, description = $2, status = $3, industry = $4,
     expected_start_date = $7, expected_end_date = $8,
     updated_at = now()
 WHERE tenant_id = $9 AND id = $10
-RETURNING tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at
+RETURNING tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at, source, external_id
 `
 
 type InitiativeUpdateParams struct {
@@ -481,6 +489,8 @@ func (q *Queries) InitiativeUpdate(ctx context.Context, db DBTX, arg InitiativeU
 		&i.ExpectedEndDate,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Source,
+		&i.ExternalID,
 	)
 	return i, err
 }
@@ -503,7 +513,7 @@ func (q *Queries) ProjectArchiveByInitiative(ctx context.Context, db DBTX, arg P
 const projectCreate = `-- name: ProjectCreate :one
 INSERT INTO projects (tenant_id, initiative_id, name, description)
 VALUES ($1, $2, $3, $4)
-RETURNING tenant_id, id, initiative_id, name, description, status, created_at, updated_at
+RETURNING tenant_id, id, initiative_id, name, description, status, created_at, updated_at, source, external_id
 `
 
 type ProjectCreateParams struct {
@@ -530,12 +540,14 @@ func (q *Queries) ProjectCreate(ctx context.Context, db DBTX, arg ProjectCreateP
 		&i.Status,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Source,
+		&i.ExternalID,
 	)
 	return i, err
 }
 
 const projectListByInitiative = `-- name: ProjectListByInitiative :many
-SELECT tenant_id, id, initiative_id, name, description, status, created_at, updated_at FROM projects WHERE tenant_id = $1 AND initiative_id = $2 ORDER BY created_at, id
+SELECT tenant_id, id, initiative_id, name, description, status, created_at, updated_at, source, external_id FROM projects WHERE tenant_id = $1 AND initiative_id = $2 ORDER BY created_at, id
 `
 
 type ProjectListByInitiativeParams struct {
@@ -561,6 +573,8 @@ func (q *Queries) ProjectListByInitiative(ctx context.Context, db DBTX, arg Proj
 			&i.Status,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.Source,
+			&i.ExternalID,
 		); err != nil {
 			return nil, err
 		}

@@ -24,6 +24,19 @@ type APIKey struct {
 	RevokedAt  *time.Time
 }
 
+type AuditEvent struct {
+	TenantID      uuid.UUID
+	ID            int64
+	OccurredAt    time.Time
+	Actor         string
+	RequestID     *string
+	Action        string
+	ResourceType  string
+	ResourceID    string
+	ChangedFields []string
+	Changes       []byte
+}
+
 type AuthSession struct {
 	TenantID    uuid.UUID
 	ID          uuid.UUID
@@ -56,6 +69,7 @@ type Benefit struct {
 	OwnerID              string
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
+	ExternalKey          *string
 }
 
 type BenefitActual struct {
@@ -69,6 +83,17 @@ type BenefitActual struct {
 	RecordedBy  string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	Source      *string
+}
+
+type BenefitActualMonth struct {
+	TenantID     uuid.UUID
+	InitiativeID uuid.UUID
+	Category     string
+	Currency     string
+	Period       time.Time
+	Total        float64
+	Actuals      int32
 }
 
 type BenefitActualRevision struct {
@@ -88,6 +113,37 @@ type BenefitPlanEntry struct {
 	BenefitID uuid.UUID
 	Period    time.Time
 	Expected  float64
+}
+
+type BulkJob struct {
+	TenantID    uuid.UUID
+	ID          uuid.UUID
+	Resource    string
+	Mode        string
+	DryRun      bool
+	Atomic      bool
+	Status      string
+	Total       int32
+	Processed   int32
+	Created     int32
+	Updated     int32
+	Unchanged   int32
+	Failed      int32
+	Error       *string
+	RequestedBy string
+	CreatedAt   time.Time
+	StartedAt   *time.Time
+	FinishedAt  *time.Time
+}
+
+type BulkJobRow struct {
+	TenantID   uuid.UUID
+	JobID      uuid.UUID
+	Idx        int32
+	Record     []byte
+	Status     *string
+	ResourceID *uuid.UUID
+	Errors     []byte
 }
 
 type BusinessCase struct {
@@ -128,6 +184,13 @@ type BusinessCaseApprovalRound struct {
 	Decision       *string
 }
 
+type BusinessCaseDocument struct {
+	TenantID       uuid.UUID
+	BusinessCaseID uuid.UUID
+	Document       []byte
+	CreatedAt      time.Time
+}
+
 type BusinessCaseExport struct {
 	TenantID          uuid.UUID
 	ID                uuid.UUID
@@ -146,6 +209,18 @@ type BusinessCaseExport struct {
 	StartedAt         *time.Time
 	FinishedAt        *time.Time
 	ExpiresAt         *time.Time
+}
+
+type Dashboard struct {
+	TenantID    uuid.UUID
+	ID          uuid.UUID
+	Name        string
+	Description string
+	Visibility  string
+	OwnerID     string
+	Widgets     []byte
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 type FxRate struct {
@@ -182,6 +257,8 @@ type Initiative struct {
 	ExpectedEndDate   *time.Time
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	Source            *string
+	ExternalID        *string
 }
 
 type InitiativeCost struct {
@@ -225,6 +302,50 @@ type InitiativeStatusHistory struct {
 	ToOwner      *string
 }
 
+type Integration struct {
+	TenantID       uuid.UUID
+	ID             uuid.UUID
+	Provider       string
+	Name           string
+	Config         []byte
+	TokenSealed    []byte
+	TokenHint      *string
+	Frequency      string
+	ScheduleAt     *string
+	DayOfWeek      *string
+	Timezone       string
+	State          string
+	LastError      *string
+	Watermark      string
+	LastSyncAt     *time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	DisconnectedAt *time.Time
+}
+
+type IntegrationSync struct {
+	TenantID      uuid.UUID
+	ID            uuid.UUID
+	IntegrationID uuid.UUID
+	Trigger       string
+	Status        string
+	RequestedBy   string
+	Since         string
+	Cursor        string
+	Watermark     string
+	Pages         int32
+	Fetched       int32
+	Created       int32
+	Updated       int32
+	Unchanged     int32
+	Failed        int32
+	Errors        []byte
+	Error         *string
+	CreatedAt     time.Time
+	StartedAt     *time.Time
+	FinishedAt    *time.Time
+}
+
 type OutboxEvent struct {
 	Seq           int64
 	ID            uuid.UUID
@@ -240,6 +361,24 @@ type OutboxEvent struct {
 	LastError     *string
 }
 
+type PeerBenchmarkDataset struct {
+	ID         int64
+	Industry   string
+	Metric     string
+	Value      float64
+	Source     string
+	Year       int32
+	ImportedAt time.Time
+}
+
+type PeerMetricSnapshot struct {
+	TenantID   uuid.UUID
+	Industry   string
+	Metric     string
+	Value      float64
+	ComputedAt time.Time
+}
+
 type Project struct {
 	TenantID     uuid.UUID
 	ID           uuid.UUID
@@ -249,6 +388,8 @@ type Project struct {
 	Status       string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	Source       *string
+	ExternalID   *string
 }
 
 type RefreshToken struct {

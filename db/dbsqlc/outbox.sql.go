@@ -111,6 +111,23 @@ func (q *Queries) OutboxInsert(ctx context.Context, db DBTX, arg OutboxInsertPar
 	return i, err
 }
 
+const outboxInsertMany = `-- name: OutboxInsertMany :exec
+INSERT INTO outbox_events (tenant_id, type, data)
+SELECT $1, $2, unnest($3::jsonb[])
+`
+
+type OutboxInsertManyParams struct {
+	TenantID uuid.UUID
+	Type     string
+	Data     [][]byte
+}
+
+// Many events of one type in one statement (bulk import): one row per data element.
+func (q *Queries) OutboxInsertMany(ctx context.Context, db DBTX, arg OutboxInsertManyParams) error {
+	_, err := db.Exec(ctx, outboxInsertMany, arg.TenantID, arg.Type, arg.Data)
+	return err
+}
+
 const outboxListByTenant = `-- name: OutboxListByTenant :many
 SELECT seq, id, tenant_id, type, data, created_at, handled_by, published_at, locked_until, attempts, next_attempt_at, last_error FROM outbox_events WHERE tenant_id = $1 ORDER BY seq
 `

@@ -13,76 +13,93 @@ WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
   AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
 ORDER BY b.initiative_id, b.id;
 
--- name: AnalyticsRealizedByBenefit :many
--- Realised to date per money benefit: Σ of its actuals through @through, each converted at its
--- period's rate (1 for the base currency). missing counts the actuals without a rate; their
--- values are left out of realized (the caller then shows the figure as null).
-SELECT a.benefit_id,
-       coalesce(sum(a.value * CASE WHEN b.currency = @base::text THEN 1 ELSE r.rate END), 0)::float8 AS realized,
-       count(*) FILTER (WHERE b.currency <> @base::text AND r.rate IS NULL) AS missing
-FROM benefit_actuals a
-JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = @tenant_id AND a.period <= @through::date AND b.unit = 'currency' AND b.status <> 'cancelled'
+-- name: AnalyticsRealizedByCategory :many
+-- Realised to date per initiative and benefit category: Σ of the actuals through @through of the
+-- money benefits that count (not cancelled), read from the benefit_actual_months rollup (kept exact
+-- by triggers, migration 00013), each month's sum converted at its period's rate (1 for the base
+-- currency). missing counts the months without a rate; their values are left out of realized (the
+-- caller then shows the figure as null).
+SELECT m.initiative_id, m.category,
+       coalesce(sum(m.total * CASE WHEN m.currency = @base::text THEN 1 ELSE r.rate END), 0)::float8 AS realized,
+       count(*) FILTER (WHERE m.currency <> @base::text AND r.rate IS NULL) AS missing
+FROM benefit_actual_months m
+JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+WHERE m.tenant_id = @tenant_id AND m.period <= @through::date
   AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-GROUP BY a.benefit_id;
+GROUP BY m.initiative_id, m.category;
 
 -- name: AnalyticsMissingActualRates :many
--- The (currency, period) of actuals through @through that have no FX rate.
-SELECT DISTINCT b.currency::text AS currency, a.period
-FROM benefit_actuals a
-JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = @tenant_id AND a.period <= @through::date AND b.unit = 'currency' AND b.status <> 'cancelled'
+-- The (currency, period) of actuals through @through that have no FX rate (from the rollup).
+SELECT DISTINCT m.currency::text AS currency, m.period
+FROM benefit_actual_months m
+JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+WHERE m.tenant_id = @tenant_id AND m.period <= @through::date
   AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-  AND b.currency <> @base::text AND r.rate IS NULL
+  AND m.currency <> @base::text AND r.rate IS NULL
 ORDER BY 1, 2;
 
 -- name: AnalyticsLatestActuals :many
--- The two latest actuals through @through of each benefit (for the at-risk rule), of the benefits AnalyticsBenefits lists.
-SELECT benefit_id, period, value FROM (
-  SELECT a.benefit_id, a.period, a.value,
-         row_number() OVER (PARTITION BY a.benefit_id ORDER BY a.period DESC) AS n
-  FROM benefit_actuals a
-  JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
-  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-  WHERE a.tenant_id = @tenant_id AND a.period <= @through::date AND b.status <> 'cancelled'
-    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-) latest
-WHERE n <= 2
-ORDER BY benefit_id, period;
+-- The two latest actuals through @through of each benefit (for the at-risk rule), of the benefits
+-- AnalyticsBenefits lists: two backward steps on the (tenant_id, benefit_id, period) index each.
+SELECT b.id AS benefit_id, l.period, l.value
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+CROSS JOIN LATERAL (
+  SELECT a.period, a.value FROM benefit_actuals a
+  WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id AND a.period <= @through::date
+  ORDER BY a.period DESC
+  LIMIT 2
+) l
+WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+ORDER BY b.id, l.period;
 
 -- name: AnalyticsActualsByMonth :many
 -- Σ of the actuals of money benefits that count (not cancelled) of the portfolio's initiatives
 -- (not archived) per month in [@from, @through] and per group: the benefit's category
--- (@group_by 'category'), its initiative ('initiative') or none (''). Each actual at its
--- period's rate (1 for the base currency); missing counts the actuals without a rate.
-SELECT (CASE @group_by::text WHEN 'category' THEN b.category WHEN 'initiative' THEN b.initiative_id::text ELSE '' END)::text AS group_key,
-       a.period,
-       coalesce(sum(a.value * CASE WHEN b.currency = @base::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
-       count(*) FILTER (WHERE b.currency <> @base::text AND r.rate IS NULL) AS missing
-FROM benefit_actuals a
-JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = @tenant_id AND a.period BETWEEN @from_period::date AND @through::date
-  AND b.unit = 'currency' AND b.status <> 'cancelled' AND i.status <> 'archived'
+-- (@group_by 'category'), its initiative ('initiative') or none (''), from the
+-- benefit_actual_months rollup. Each month's sum at its period's rate (1 for the base currency);
+-- missing counts the months without a rate.
+SELECT (CASE @group_by::text WHEN 'category' THEN m.category WHEN 'initiative' THEN m.initiative_id::text ELSE '' END)::text AS group_key,
+       m.period,
+       coalesce(sum(m.total * CASE WHEN m.currency = @base::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
+       count(*) FILTER (WHERE m.currency <> @base::text AND r.rate IS NULL) AS missing
+FROM benefit_actual_months m
+JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+WHERE m.tenant_id = @tenant_id AND m.period BETWEEN @from_period::date AND @through::date AND i.status <> 'archived'
 GROUP BY 1, 2
 ORDER BY 1, 2;
 
 -- name: AnalyticsMissingActualRatesInRange :many
--- The (currency, period) of the actuals AnalyticsActualsByMonth sums that have no FX rate.
-SELECT DISTINCT b.currency::text AS currency, a.period
-FROM benefit_actuals a
-JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-WHERE a.tenant_id = @tenant_id AND a.period BETWEEN @from_period::date AND @through::date
-  AND b.unit = 'currency' AND b.status <> 'cancelled' AND i.status <> 'archived'
-  AND b.currency <> @base::text AND r.rate IS NULL
+-- The (currency, period) of the months AnalyticsActualsByMonth sums that have no FX rate.
+SELECT DISTINCT m.currency::text AS currency, m.period
+FROM benefit_actual_months m
+JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+WHERE m.tenant_id = @tenant_id AND m.period BETWEEN @from_period::date AND @through::date AND i.status <> 'archived'
+  AND m.currency <> @base::text AND r.rate IS NULL
 ORDER BY 1, 2;
+
+-- name: AnalyticsRollupCheck :many
+-- The rollup next to a fresh GROUP BY of benefit_actuals over the benefits that count: every row
+-- where the two differ (empty when the rollup is exact). Used by tests and the benchmark's check.
+SELECT coalesce(m.initiative_id, f.initiative_id) AS initiative_id, coalesce(m.category, f.category)::text AS category,
+       coalesce(m.currency, f.currency)::text AS currency, coalesce(m.period, f.period)::date AS period,
+       coalesce(m.total::text, 'none')::text AS rollup_total, coalesce(f.total::text, 'none')::text AS fresh_total,
+       coalesce(m.actuals, 0)::integer AS rollup_actuals, coalesce(f.actuals, 0)::integer AS fresh_actuals
+FROM (SELECT x.* FROM benefit_actual_months x WHERE x.tenant_id = @tenant_id) m
+FULL JOIN (
+  SELECT b.initiative_id, b.category, b.currency, a.period, sum(a.value) AS total, count(*)::integer AS actuals
+  FROM benefit_actuals a
+  JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+  WHERE a.tenant_id = @tenant_id AND b.unit = 'currency' AND b.currency IS NOT NULL AND b.status <> 'cancelled'
+  GROUP BY 1, 2, 3, 4
+) f ON f.initiative_id = m.initiative_id AND f.category = m.category AND f.currency = m.currency AND f.period = m.period
+WHERE m.total IS DISTINCT FROM f.total OR m.actuals IS DISTINCT FROM f.actuals
+ORDER BY 1, 2, 3, 4;
 
 -- name: AnalyticsCosts :many
 -- The costs of the initiatives an analysis covers: the portfolio (not archived), or the one named.
@@ -108,3 +125,109 @@ JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE p.tenant_id = @tenant_id AND b.status <> 'cancelled'
   AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
 ORDER BY p.benefit_id, p.period;
+
+-- name: AnalyticsForecastAccuracy :many
+-- Forecast accuracy of the money benefits that count (not cancelled) of the portfolio (initiatives
+-- not archived) or the initiative named, over every (benefit, period) with an actual in
+-- [@from_period (none: no lower bound), @through], per group: the benefit ('benefit'), its
+-- initiative ('initiative'), its owner ('owner'), its category ('category') or none (''). The
+-- expected value of each period is the finance core's (finance.Benefit.ExpectedFor): 0 outside
+-- the benefit's periods; the plan entry of the period when the benefit has a plan (0 for a period
+-- the plan does not list); else expected_value / 12 a month or / 4 a quarter. Actual and expected
+-- of a period are in the benefit's currency, converted at the period's rate (1 for the base);
+-- missing counts the periods without a rate (their amounts are left out of the sums).
+WITH bens AS MATERIALIZED (
+  -- Per benefit once: its group, its first and last period, its even spread and whether a plan replaces it.
+  SELECT b.id, b.currency,
+         (CASE @group_by::text WHEN 'benefit' THEN b.id::text WHEN 'initiative' THEN b.initiative_id::text
+                               WHEN 'owner' THEN b.owner_id WHEN 'category' THEN b.category ELSE '' END)::text AS group_key,
+         date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, b.expected_start_date)::date AS first_period,
+         date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, b.expected_end_date)::date AS last_period,
+         (b.expected_value / CASE b.measurement_frequency WHEN 'quarterly' THEN 4 ELSE 12 END)::float8 AS spread,
+         EXISTS (SELECT 1 FROM benefit_plan_entries p WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id) AS planned
+  FROM benefits b
+  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+  WHERE b.tenant_id = @tenant_id AND b.unit = 'currency' AND b.status <> 'cancelled'
+    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+), plans AS (
+  -- Each benefit's plan by its own periods (the first entry of a period, as finance.Benefit.ExpectedFor takes it).
+  SELECT p.benefit_id,
+         date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, p.period)::date AS period,
+         ((array_agg(p.expected ORDER BY p.period))[1])::float8 AS expected
+  FROM benefit_plan_entries p
+  JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id
+  WHERE p.tenant_id = @tenant_id
+  GROUP BY 1, 2
+), pairs AS MATERIALIZED (
+  SELECT b.group_key,
+         a.value::float8 AS actual,
+         CASE
+           WHEN a.period < b.first_period OR a.period > b.last_period THEN 0
+           WHEN b.planned THEN coalesce(pl.expected, 0)
+           ELSE b.spread
+         END AS expected,
+         CASE WHEN b.currency = @base::text THEN 1 ELSE r.rate::float8 END AS rate
+  FROM benefit_actuals a
+  JOIN bens b ON b.id = a.benefit_id
+  LEFT JOIN plans pl ON pl.benefit_id = a.benefit_id AND pl.period = a.period
+  LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
+  WHERE a.tenant_id = @tenant_id AND a.period <= @through::date
+    AND (sqlc.narg('from_period')::date IS NULL OR a.period >= sqlc.narg('from_period')::date)
+)
+SELECT group_key,
+       count(*) AS periods,
+       count(*) FILTER (WHERE rate IS NULL) AS missing,
+       count(*) FILTER (WHERE expected <> 0) AS mape_periods,
+       coalesce(avg(abs(actual - expected) / abs(expected)) FILTER (WHERE expected <> 0), 0)::float8 AS mape,
+       coalesce(sum(abs(actual - expected) * rate), 0)::float8 AS abs_error,
+       coalesce(sum(abs(expected) * rate), 0)::float8 AS abs_expected,
+       coalesce(sum(expected * rate), 0)::float8 AS expected,
+       coalesce(sum(actual * rate), 0)::float8 AS actual
+FROM pairs
+GROUP BY group_key
+ORDER BY group_key;
+
+-- name: AnalyticsInitiativeIndustries :many
+-- The industry (trimmed, lower case) of each initiative of the portfolio (not archived) that has one.
+SELECT id, lower(btrim(industry))::text AS industry FROM initiatives
+WHERE tenant_id = @tenant_id AND status <> 'archived' AND btrim(coalesce(industry, '')) <> ''
+ORDER BY id;
+
+-- name: PeerSnapshotPut :exec
+-- The tenant's own figure of a metric in an industry, for other tenants' peer percentiles.
+INSERT INTO peer_metric_snapshots (tenant_id, industry, metric, value)
+VALUES (@tenant_id, @industry, @metric, @value)
+ON CONFLICT (tenant_id, industry, metric) DO UPDATE SET value = EXCLUDED.value, computed_at = now();
+
+-- name: PeerSnapshotDelete :exec
+-- The tenant has no figure (any more): it no longer counts as a peer.
+DELETE FROM peer_metric_snapshots WHERE tenant_id = @tenant_id AND industry = @industry AND metric = @metric;
+
+-- name: PeerBenchmark :one
+-- Percentiles of the other tenants' figures (null unless at least 5 of them): peer_benchmark() in 00012.
+-- shown is false (and the figures 0) below 5 other tenants; ranked is false when there is no @value.
+SELECT (b.tenants IS NOT NULL)::boolean AS shown, coalesce(b.tenants, 0)::bigint AS tenants, coalesce(b.p25, 0)::float8 AS p25,
+       coalesce(b.median, 0)::float8 AS median, coalesce(b.p75, 0)::float8 AS p75,
+       (b.percentile_rank IS NOT NULL)::boolean AS ranked, coalesce(b.percentile_rank, 0)::float8 AS percentile_rank
+FROM peer_benchmark(@industry::text, @metric::text, sqlc.narg('value')::float8) AS b (tenants, p25, median, p75, percentile_rank);
+
+-- name: PeerDatasetBenchmarks :many
+-- Percentiles of each operator-loaded source's values of a metric in an industry, and the rank
+-- (% below, ties half) of @value among them.
+SELECT source, max(year)::int AS year, count(*) AS sample_size,
+       percentile_cont(0.25) WITHIN GROUP (ORDER BY value)::float8 AS p25,
+       percentile_cont(0.50) WITHIN GROUP (ORDER BY value)::float8 AS median,
+       percentile_cont(0.75) WITHIN GROUP (ORDER BY value)::float8 AS p75,
+       ((count(*) FILTER (WHERE value < sqlc.narg('value')::float8) + 0.5 * count(*) FILTER (WHERE value = sqlc.narg('value')::float8)) * 100.0 / count(*))::float8 AS percentile_rank
+FROM peer_benchmark_datasets
+WHERE industry = @industry AND metric = @metric
+GROUP BY source
+ORDER BY source;
+
+-- name: PeerDatasetDeleteSources :execrows
+-- An import replaces every row of the sources it names.
+DELETE FROM peer_benchmark_datasets WHERE source = ANY(@sources::text[]);
+
+-- name: PeerDatasetInsert :execrows
+INSERT INTO peer_benchmark_datasets (industry, metric, value, source, year)
+SELECT unnest(@industries::text[]), unnest(@metrics::text[]), unnest(@peer_values::float8[]), unnest(@sources::text[]), unnest(@years::int[]);

@@ -3,9 +3,9 @@ SELECT count(*) FROM benefits WHERE tenant_id = @tenant_id AND initiative_id = @
 
 -- name: BenefitCreate :one
 INSERT INTO benefits (tenant_id, initiative_id, name, description, category, expected_value, currency, unit,
-                      measurement_frequency, expected_start_date, expected_end_date, status, owner_id)
+                      measurement_frequency, expected_start_date, expected_end_date, status, owner_id, external_key)
 VALUES (@tenant_id, @initiative_id, @name, @description, @category, @expected_value, sqlc.narg('currency'), @unit,
-        @measurement_frequency, @expected_start_date, sqlc.narg('expected_end_date'), @status, @owner_id)
+        @measurement_frequency, @expected_start_date, sqlc.narg('expected_end_date'), @status, @owner_id, sqlc.narg('external_key'))
 RETURNING *;
 
 -- name: BenefitGet :one
@@ -65,7 +65,7 @@ UPDATE benefits
 SET name = @name, description = @description, category = @category, expected_value = @expected_value,
     currency = sqlc.narg('currency'), unit = @unit, measurement_frequency = @measurement_frequency,
     expected_start_date = @expected_start_date, expected_end_date = sqlc.narg('expected_end_date'),
-    status = @status, owner_id = @owner_id, updated_at = now()
+    status = @status, owner_id = @owner_id, external_key = sqlc.narg('external_key'), updated_at = now()
 WHERE tenant_id = @tenant_id AND id = @id
 RETURNING *;
 
@@ -73,12 +73,16 @@ RETURNING *;
 DELETE FROM benefits WHERE tenant_id = @tenant_id AND id = @id;
 
 -- name: BenefitPlanReplace :exec
--- Replaces a benefit's explicit plan in one statement (no entries: the even spread applies).
+-- Replaces a benefit's explicit plan in one statement (no entries: the even spread applies). The
+-- entries the new plan drops are deleted and its entries upserted: a row deleted and inserted
+-- again in one statement would still hold its key (a PUT keeping a planned period was a 500).
 WITH gone AS (
-    DELETE FROM benefit_plan_entries WHERE tenant_id = @tenant_id AND benefit_id = @benefit_id
+    DELETE FROM benefit_plan_entries
+    WHERE tenant_id = @tenant_id AND benefit_id = @benefit_id AND period <> ALL (@periods::date[])
 )
 INSERT INTO benefit_plan_entries (tenant_id, benefit_id, period, expected)
-SELECT @tenant_id, @benefit_id, unnest(@periods::date[]), unnest(@expected::numeric[]);
+SELECT @tenant_id, @benefit_id, unnest(@periods::date[]), unnest(@expected::numeric[])
+ON CONFLICT (tenant_id, benefit_id, period) DO UPDATE SET expected = EXCLUDED.expected;
 
 -- name: BenefitPlanList :many
 SELECT * FROM benefit_plan_entries
@@ -97,7 +101,7 @@ RETURNING *;
 
 -- name: ActualCorrect :one
 UPDATE benefit_actuals
-SET value = @value, notes = @notes, evidence_url = sqlc.narg('evidence_url'), recorded_by = @recorded_by, updated_at = now()
+SET value = @value, notes = @notes, evidence_url = sqlc.narg('evidence_url'), recorded_by = @recorded_by, source = NULL, updated_at = now()
 WHERE tenant_id = @tenant_id AND id = @id
 RETURNING *;
 

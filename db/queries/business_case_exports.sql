@@ -40,6 +40,19 @@ UPDATE business_case_exports SET status = 'failed', error = @error, finished_at 
 WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
 
 -- name: ExportPurgeExpired :execrows
--- Drops the files past their retention (the row stays, as a record of the export).
-UPDATE business_case_exports SET content = NULL, status = 'failed', error = 'expired'
-WHERE tenant_id = @tenant_id AND content IS NOT NULL AND expires_at < now();
+-- Drops up to @batch_size files past their retention (the row stays, as a record of the
+-- export); the retention activity repeats it until fewer are dropped.
+UPDATE business_case_exports d SET content = NULL, status = 'failed', error = 'expired'
+WHERE d.tenant_id = @tenant_id AND d.id IN (
+    SELECT o.id FROM business_case_exports o
+    WHERE o.tenant_id = @tenant_id AND o.content IS NOT NULL AND o.expires_at < now()
+    LIMIT @batch_size);
+
+-- name: BusinessCaseDocumentFreeze :exec
+-- Written once, in the approval's transaction; an approved case is locked, so it never changes.
+INSERT INTO business_case_documents (tenant_id, business_case_id, document)
+VALUES (@tenant_id, @business_case_id, @document)
+ON CONFLICT (tenant_id, business_case_id) DO NOTHING;
+
+-- name: BusinessCaseDocumentGet :one
+SELECT document FROM business_case_documents WHERE tenant_id = @tenant_id AND business_case_id = @business_case_id;

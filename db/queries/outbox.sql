@@ -28,3 +28,8 @@ WHERE seq = @seq;
 
 -- name: OutboxListByTenant :many
 SELECT * FROM outbox_events WHERE tenant_id = @tenant_id ORDER BY seq;
+
+-- name: OutboxInsertMany :exec
+-- Many events of one type in one statement (bulk import): one row per data element.
+INSERT INTO outbox_events (tenant_id, type, data)
+SELECT @tenant_id, @type, unnest(@data::jsonb[]);

@@ -34,10 +34,17 @@ type RealizationBenefit struct {
 	// realised sums; every benefit can be at risk (the rule is a ratio).
 	Money   bool
 	Benefit finance.Benefit // its expectation (Actuals not needed)
-	// Realized is Σ of its actuals through the current month in the base
-	// currency (summed in PostgreSQL); nil when an actual lacks a rate.
-	Realized *float64
-	Latest   []PeriodValue // its latest actuals through the current month, oldest first (at most AtRiskPeriods)
+	Latest  []PeriodValue   // its latest actuals through the current month, oldest first (at most AtRiskPeriods)
+}
+
+// RealizedSum is Σ of the actuals through the current month of the money
+// benefits of one initiative and category, in the base currency (summed in
+// PostgreSQL from the benefit_actual_months rollup); Value is nil when an
+// actual lacks a rate. A group without a row has realised 0.
+type RealizedSum struct {
+	InitiativeID uuid.UUID
+	Category     string
+	Value        *float64
 }
 
 // Amounts are expected and realised to date of a group of benefits; a sum
@@ -100,15 +107,30 @@ type Realization struct {
 // ComputeRealization sums the money benefits per initiative, per category
 // and in total: expected to date as the initiative detail computes it (every
 // period from the benefit's first through the current month, each at its
-// period's rate) and realised to date as given; and applies the at-risk rule
-// to every benefit.
-func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, current finance.Month, fx finance.FX) Realization {
+// period's rate) and realised to date as given per initiative and category;
+// and applies the at-risk rule to every benefit.
+func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, realized []RealizedSum, current finance.Month, fx finance.FX) Realization {
 	out := Realization{Total: zero(), Initiatives: map[uuid.UUID]Amounts{}}
 	for _, id := range initiatives {
 		out.Initiatives[id] = zero()
 	}
 	categories := map[string]Amounts{}
 	missing := map[finance.MissingRate]bool{}
+	add := func(initiativeID uuid.UUID, category string, expected, realized *float64) {
+		out.Total.add(expected, realized)
+		in, listed := out.Initiatives[initiativeID]
+		if !listed {
+			in = zero()
+		}
+		in.add(expected, realized)
+		out.Initiatives[initiativeID] = in
+		c, ok := categories[category]
+		if !ok {
+			c = zero()
+		}
+		c.add(expected, realized)
+		categories[category] = c
+	}
 	for _, b := range benefits {
 		if risk, ok := atRisk(b); ok {
 			out.AtRisk = append(out.AtRisk, risk)
@@ -128,19 +150,10 @@ func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, 
 				expected = new(cf.TotalBenefits())
 			}
 		}
-		out.Total.add(expected, b.Realized)
-		in, listed := out.Initiatives[b.InitiativeID]
-		if !listed {
-			in = zero()
-		}
-		in.add(expected, b.Realized)
-		out.Initiatives[b.InitiativeID] = in
-		c, ok := categories[b.Category]
-		if !ok {
-			c = zero()
-		}
-		c.add(expected, b.Realized)
-		categories[b.Category] = c
+		add(b.InitiativeID, b.Category, expected, new(0.0))
+	}
+	for _, r := range realized {
+		add(r.InitiativeID, r.Category, new(0.0), r.Value)
 	}
 	for _, name := range slices.Sorted(maps.Keys(categories)) {
 		out.Categories = append(out.Categories, CategoryAmounts{Category: name, Amounts: categories[name]})

@@ -29,7 +29,7 @@ import (
 //	cost_avoidance 6,000 / 1,000 → 16.666…%; cost_savings 16,000 / 8,300 → 51.875 %;
 //	revenue_growth 4,600 / 1,980 → 43.0434782…%
 //	at risk, lowest latest share first: C (60 %), D (70 %)
-func goldenRealization() (ids [3]uuid.UUID, bs []RealizationBenefit, fx func(drop string) finance.FX) {
+func goldenRealization() (ids [3]uuid.UUID, bs []RealizationBenefit, realized []RealizedSum, fx func(drop string) finance.FX) {
 	p, q, z := uuid.New(), uuid.New(), uuid.New()
 	end, cEnd := ym("2026-12"), ym("2026-08")
 	fb := func(perYear float64, f finance.Frequency, start string, end *finance.Month, cur string) finance.Benefit {
@@ -44,15 +44,23 @@ func goldenRealization() (ids [3]uuid.UUID, bs []RealizationBenefit, fx func(dro
 	}
 	bs = []RealizationBenefit{
 		{ID: uuid.New(), InitiativeID: p, Name: "A", Category: "cost_savings", Unit: "currency", Money: true,
-			Benefit: fb(24_000, finance.MeasuredMonthly, "2026-01", &end, "USD"), Realized: new(7_000.0), Latest: latest("2026-03", 2_500.0, "2026-04", 2_000.0)},
+			Benefit: fb(24_000, finance.MeasuredMonthly, "2026-01", &end, "USD"), Latest: latest("2026-03", 2_500.0, "2026-04", 2_000.0)},
 		{ID: uuid.New(), InitiativeID: p, Name: "B", Category: "revenue_growth", Unit: "currency", Money: true,
-			Benefit: fb(8_000, finance.MeasuredQuarterly, "2026-01", &end, "EUR"), Realized: new(1_980.0), Latest: latest("2026-01", 1_800.0)},
+			Benefit: fb(8_000, finance.MeasuredQuarterly, "2026-01", &end, "EUR"), Latest: latest("2026-01", 1_800.0)},
 		{ID: uuid.New(), InitiativeID: p, Name: "D", Category: "productivity", Unit: "hours",
 			Benefit: fb(1_200, finance.MeasuredMonthly, "2026-01", nil, ""), Latest: latest("2026-05", 50.0, "2026-06", 70.0)},
 		{ID: uuid.New(), InitiativeID: q, Name: "C", Category: "cost_savings", Unit: "currency", Money: true,
-			Benefit: fb(12_000, finance.MeasuredMonthly, "2026-03", &cEnd, "USD"), Realized: new(1_300.0), Latest: latest("2026-03", 700.0, "2026-04", 600.0)},
+			Benefit: fb(12_000, finance.MeasuredMonthly, "2026-03", &cEnd, "USD"), Latest: latest("2026-03", 700.0, "2026-04", 600.0)},
 		{ID: uuid.New(), InitiativeID: q, Name: "E", Category: "cost_avoidance", Unit: "currency", Money: true,
-			Benefit: fb(12_000, finance.MeasuredMonthly, "2026-01", nil, "USD"), Realized: new(1_000.0), Latest: latest("2026-01", 500.0, "2026-03", 500.0)},
+			Benefit: fb(12_000, finance.MeasuredMonthly, "2026-01", nil, "USD"), Latest: latest("2026-01", 500.0, "2026-03", 500.0)},
+	}
+	// Realised per initiative and category, as the rollup sums them (A; B at
+	// the January rate; C; E).
+	realized = []RealizedSum{
+		{InitiativeID: p, Category: "cost_savings", Value: new(7_000.0)},
+		{InitiativeID: p, Category: "revenue_growth", Value: new(1_980.0)},
+		{InitiativeID: q, Category: "cost_savings", Value: new(1_300.0)},
+		{InitiativeID: q, Category: "cost_avoidance", Value: new(1_000.0)},
 	}
 	fx = func(drop string) finance.FX {
 		rates := money.NewRates("USD")
@@ -63,12 +71,12 @@ func goldenRealization() (ids [3]uuid.UUID, bs []RealizationBenefit, fx func(dro
 		}
 		return rates.FX()
 	}
-	return [3]uuid.UUID{p, q, z}, bs, fx
+	return [3]uuid.UUID{p, q, z}, bs, realized, fx
 }
 
 func TestComputeRealizationGolden(t *testing.T) {
-	ids, bs, fx := goldenRealization()
-	r := ComputeRealization(ids[:], bs, ym("2026-06"), fx(""))
+	ids, bs, realized, fx := goldenRealization()
+	r := ComputeRealization(ids[:], bs, realized, ym("2026-06"), fx(""))
 	check := func(what string, a Amounts, expected, realized, percent float64) {
 		t.Helper()
 		eq := func(p *float64, v float64) bool { return p != nil && math.Abs(*p-v) < 1e-9 }
@@ -102,7 +110,7 @@ func TestComputeRealizationGolden(t *testing.T) {
 
 	// Without the EUR rate of 2026-04, B's expected is unknown: P, the total and
 	// revenue_growth are null, Q and the other categories are not.
-	r = ComputeRealization(ids[:], bs, ym("2026-06"), fx("2026-04"))
+	r = ComputeRealization(ids[:], bs, realized, ym("2026-06"), fx("2026-04"))
 	if r.Total.Expected != nil || r.Initiatives[ids[0]].Expected != nil || r.Categories[2].Expected != nil || r.Total.Percent() != nil {
 		t.Errorf("missing rate: %+v", r)
 	}

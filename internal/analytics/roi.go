@@ -16,7 +16,8 @@ type Initiative struct {
 	Costs    []finance.Cost
 }
 
-// Confidence of an ROI figure, from data coverage.
+// Confidence of an ROI figure, from data coverage and forecast accuracy
+// (ConfidenceOf, then Downgrade).
 type Confidence string
 
 const (
@@ -70,9 +71,17 @@ type ROI struct {
 	NPV           finance.Result
 	IRR           finance.Result // annual, as a fraction
 	Best, Worst   finance.Result // ROI % under BestCase and WorstCase
-	Coverage      *float64       // share of elapsed benefit periods with an actual; nil when none elapsed
-	Confidence    Confidence
-	Missing       []finance.MissingRate // sorted, each once; never nil
+	Delayed       finance.Result // ROI % under DelayedOneMonth
+	// MonteCarlo is the seeded Monte Carlo of ROI % (SimulateROI); nil when
+	// ROI itself is absent, for the reason in MonteCarloReason.
+	MonteCarlo       *MonteCarlo
+	MonteCarloReason finance.Reason
+	// ForecastWAPE is the WAPE (a fraction) of expected against actual over
+	// the periods with an actual, set by ApplyAccuracy; nil when unknown.
+	ForecastWAPE *float64
+	Coverage     *float64 // share of elapsed benefit periods with an actual; nil when none elapsed
+	Confidence   Confidence
+	Missing      []finance.MissingRate // sorted, each once; never nil
 }
 
 // ComputeROI analyses the initiatives together over w at the current month
@@ -111,7 +120,8 @@ func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate fl
 	if len(all) == 0 {
 		r := finance.Result{Reason: NoData}
 		out.TotalBenefits, out.TotalCosts = value(0), value(0)
-		out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR, out.Best, out.Worst = r, r, r, r, r, r
+		out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR, out.Best, out.Worst, out.Delayed = r, r, r, r, r, r, r
+		out.MonteCarloReason = r.Reason
 		return out
 	}
 	cf := merge(all)
@@ -120,7 +130,8 @@ func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate fl
 	if len(out.Missing) > 0 {
 		r := finance.Result{Reason: MissingFXRates}
 		out.TotalBenefits, out.TotalCosts = r, r
-		out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR, out.Best, out.Worst = r, r, r, r, r, r
+		out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR, out.Best, out.Worst, out.Delayed = r, r, r, r, r, r, r
+		out.MonteCarloReason = r.Reason
 		return out
 	}
 	m := finance.Evaluate(cf, annualRate)
@@ -129,7 +140,42 @@ func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate fl
 	best, worst := cf.Shocked(BestCase), cf.Shocked(WorstCase)
 	out.Best = finance.ROIPercent(best.TotalBenefits(), best.TotalCosts())
 	out.Worst = finance.ROIPercent(worst.TotalBenefits(), worst.TotalCosts())
+	delayed := cf.Shocked(DelayedOneMonth)
+	out.Delayed = finance.ROIPercent(delayed.TotalBenefits(), delayed.TotalCosts())
+	if mc, r := SimulateROI(cf, MonteCarloRuns); r.Value != nil {
+		out.MonteCarlo = &mc
+	} else {
+		out.MonteCarloReason = r.Reason
+	}
 	return out
+}
+
+// PoorAccuracyWAPE is the forecast WAPE (a fraction) above which an ROI's
+// confidence is one level lower: its benefits have missed their
+// expectations by more than a quarter of what was expected.
+const PoorAccuracyWAPE = 0.25
+
+// ApplyAccuracy records the forecast WAPE of the analysis (nil: no period
+// with an actual, or a rate missing) and lowers the confidence from data
+// coverage one level (high → medium, medium → low) when it is above
+// PoorAccuracyWAPE.
+func (r *ROI) ApplyAccuracy(wape *float64) {
+	r.ForecastWAPE = wape
+	r.Confidence = Downgrade(r.Confidence, wape)
+}
+
+// Downgrade is c one level lower when wape is known and above PoorAccuracyWAPE.
+func Downgrade(c Confidence, wape *float64) Confidence {
+	if wape == nil || *wape <= PoorAccuracyWAPE {
+		return c
+	}
+	switch c {
+	case High:
+		return Medium
+	case Medium:
+		return Low
+	}
+	return Low
 }
 
 func value(v float64) finance.Result { return finance.Result{Value: &v} }

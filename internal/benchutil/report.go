@@ -91,6 +91,7 @@ type Comparison struct {
 	Ratios struct {
 		PerSecond float64 `json:"per_second"`
 		P50       float64 `json:"p50"`
+		P95       float64 `json:"p95"`
 		P99       float64 `json:"p99"`
 	} `json:"ratios_api_over_pgbench"`
 	Notes []string `json:"notes,omitempty"`
@@ -106,6 +107,7 @@ func NewComparison(name, baseline string, clients int, r Compared, notes ...stri
 	api, pgbench := r.API, r.Baseline
 	c.Ratios.PerSecond = Ratio(api.PerSecond, pgbench.PerSecond)
 	c.Ratios.P50 = Ratio(api.P50MS, pgbench.P50MS)
+	c.Ratios.P95 = Ratio(api.P95MS, pgbench.P95MS)
 	c.Ratios.P99 = Ratio(api.P99MS, pgbench.P99MS)
 	return c
 }
@@ -138,15 +140,15 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "Load average (1/5/15 min): %s at start, %s at end\n\n", orDash(m.LoadAvgStart), orDash(m.LoadAvgEnd))
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tside\tclients\tmeasured\terrors\tthroughput/s\tp50 ms\tp99 ms\t")
+	fmt.Fprintln(tw, "run\tside\tclients\tmeasured\terrors\tthroughput/s\tp50 ms\tp95 ms\tp99 ms\t")
 	for _, c := range r.Runs {
 		names, ratio := c.SideNames, "ratio first/second"
 		if len(names) != 2 {
 			names, ratio = []string{"API (HTTP requests)", "pgbench (same SQL, tx)"}, "ratio API/pgbench"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.2f\t%.2f\t\n", c.Name, names[0], c.Clients, c.API.Count, c.API.Errors, c.API.PerSecond, c.API.P50MS, c.API.P99MS)
-		fmt.Fprintf(tw, "\t%s\t%d\t%d\t%d\t%.1f\t%.2f\t%.2f\t\n", names[1], c.Clients, c.PGBench.Count, c.PGBench.Errors, c.PGBench.PerSecond, c.PGBench.P50MS, c.PGBench.P99MS)
-		fmt.Fprintf(tw, "\t%s\t\t\t\t%.2fx\t%.2fx\t%.2fx\t\n", ratio, c.Ratios.PerSecond, c.Ratios.P50, c.Ratios.P99)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.2f\t%.2f\t%.2f\t\n", c.Name, names[0], c.Clients, c.API.Count, c.API.Errors, c.API.PerSecond, c.API.P50MS, c.API.P95MS, c.API.P99MS)
+		fmt.Fprintf(tw, "\t%s\t%d\t%d\t%d\t%.1f\t%.2f\t%.2f\t%.2f\t\n", names[1], c.Clients, c.PGBench.Count, c.PGBench.Errors, c.PGBench.PerSecond, c.PGBench.P50MS, c.PGBench.P95MS, c.PGBench.P99MS)
+		fmt.Fprintf(tw, "\t%s\t\t\t\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t\n", ratio, c.Ratios.PerSecond, c.Ratios.P50, c.Ratios.P95, c.Ratios.P99)
 	}
 	_ = tw.Flush()
 	for _, c := range r.Runs {

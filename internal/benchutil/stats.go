@@ -30,6 +30,7 @@ type Summary struct {
 	PerSecond float64 `json:"per_second"`
 	P50MS     float64 `json:"p50_ms"`
 	P90MS     float64 `json:"p90_ms"`
+	P95MS     float64 `json:"p95_ms"`
 	P99MS     float64 `json:"p99_ms"`
 	MaxMS     float64 `json:"max_ms"`
 	MeanMS    float64 `json:"mean_ms"`
@@ -64,6 +65,7 @@ func SummarizeRounds(rounds [][]Sample, errors int) Summary {
 	}
 	s.P50MS = ms(Percentile(lat, 50))
 	s.P90MS = ms(Percentile(lat, 90))
+	s.P95MS = ms(Percentile(lat, 95))
 	s.P99MS = ms(Percentile(lat, 99))
 	s.MaxMS = ms(lat[len(lat)-1])
 	s.MeanMS = ms(sum / time.Duration(len(lat)))

@@ -37,11 +37,27 @@ type Config struct {
 	ReviewReminderAfter          time.Duration
 	BusinessCaseRemindAfter      time.Duration
 	BusinessCaseEscalateAfter    time.Duration
+	ExportRetention              time.Duration
 	WebhookRetryDelays           []time.Duration
 	SecretsKey                   string
 	RedisURL                     string
 	TrustedProxies               []netip.Prefix
+	RetentionEvery               time.Duration
+	RetentionOutbox              time.Duration
+	RetentionWebhookDeliveries   time.Duration
+	RetentionSessions            time.Duration
+	RetentionAuditEvents         time.Duration
+	// AnalyticsTimeout is the deadline of one analytics request (0 in a
+	// Config built by hand: DefaultAnalyticsTimeout).
+	AnalyticsTimeout time.Duration
 }
+
+// DefaultRetentionEvery is RETENTION_EVERY's default (and the interval a
+// Config built by hand, with 0, gets).
+const DefaultRetentionEvery = time.Hour
+
+// DefaultAnalyticsTimeout is ANALYTICS_TIMEOUT's default.
+const DefaultAnalyticsTimeout = 5 * time.Second
 
 // Var describes one environment variable, for the loader and for documentation.
 type Var struct {
@@ -65,10 +81,17 @@ var Vars = []Var{
 	{"REVIEW_REMINDER_AFTER", "72h", "how long an initiative may wait in review before the review workflow sends a reminder"},
 	{"BUSINESS_CASE_REMIND_AFTER", "48h", "how long a business case may wait for approval before each reminder to the approvers"},
 	{"BUSINESS_CASE_ESCALATE_AFTER", "120h", "how long after submission an undecided business case is escalated (once)"},
+	{"EXPORT_RETENTION", "168h", "how long a rendered business-case export is downloadable (then purged)"},
 	{"WEBHOOK_RETRY_DELAYS", "5m,25m", "delays before webhook delivery attempts 2, 3, ..."},
 	{"SECRETS_KEY", "", "base64 32-byte key encrypting secrets at rest (required outside local development)"},
 	{"REDIS_URL", "", "redis:// or rediss:// URL: rate and concurrency limits shared by every API instance (empty: each process counts alone)"},
+	{"ANALYTICS_TIMEOUT", "5s", "deadline of one /v1/analytics request (statement_timeout of its transaction too); past it: 503 SERVICE_UNAVAILABLE"},
 	{"TRUSTED_PROXIES", "", "comma-separated CIDRs (or IPs) of reverse proxies whose X-Forwarded-For names the client IP"},
+	{"RETENTION_EVERY", "1h", "how often the maintenance/retention schedule removes rows past their retention"},
+	{"RETENTION_OUTBOX", "168h", "how long a published outbox event is kept"},
+	{"RETENTION_WEBHOOK_DELIVERIES", "720h", "how long a delivered or failed webhook delivery (and its attempts) is kept after its last change"},
+	{"RETENTION_SESSIONS", "168h", "how long a session or refresh token is kept after it expired or ended"},
+	{"RETENTION_AUDIT_EVENTS", "9600h", "how long an audit event is kept (400 days; at least 2160h, 90 days)"},
 }
 
 func get(name string) string {
@@ -145,6 +168,24 @@ func Load() (Config, error) {
 	if c.BusinessCaseEscalateAfter, err = time.ParseDuration(get("BUSINESS_CASE_ESCALATE_AFTER")); err != nil || c.BusinessCaseEscalateAfter <= 0 {
 		bad("BUSINESS_CASE_ESCALATE_AFTER", errors.New("want a positive duration such as 120h"))
 	}
+	for _, r := range []struct {
+		name string
+		dst  *time.Duration
+		min  time.Duration
+	}{
+		{"RETENTION_EVERY", &c.RetentionEvery, time.Minute},
+		{"RETENTION_OUTBOX", &c.RetentionOutbox, time.Hour},
+		{"RETENTION_WEBHOOK_DELIVERIES", &c.RetentionWebhookDeliveries, time.Hour},
+		{"RETENTION_SESSIONS", &c.RetentionSessions, time.Hour},
+		{"RETENTION_AUDIT_EVENTS", &c.RetentionAuditEvents, 90 * 24 * time.Hour},
+	} {
+		if *r.dst, err = time.ParseDuration(get(r.name)); err != nil || *r.dst < r.min {
+			bad(r.name, fmt.Errorf("want a duration of at least %s", r.min))
+		}
+	}
+	if c.ExportRetention, err = time.ParseDuration(get("EXPORT_RETENTION")); err != nil || c.ExportRetention <= 0 {
+		bad("EXPORT_RETENTION", errors.New("want a positive duration such as 168h"))
+	}
 	if c.WebhookRetryDelays, err = ParseDelays(get("WEBHOOK_RETRY_DELAYS")); err != nil {
 		bad("WEBHOOK_RETRY_DELAYS", err)
 	}
@@ -157,6 +198,9 @@ func Load() (Config, error) {
 		} else if _, err := redis.ParseURL(c.RedisURL); err != nil {
 			bad("REDIS_URL", err)
 		}
+	}
+	if c.AnalyticsTimeout, err = time.ParseDuration(get("ANALYTICS_TIMEOUT")); err != nil || c.AnalyticsTimeout < 100*time.Millisecond || c.AnalyticsTimeout > time.Minute {
+		bad("ANALYTICS_TIMEOUT", errors.New("want a duration from 100ms to 1m such as 5s"))
 	}
 	for _, p := range list(get("TRUSTED_PROXIES")) {
 		prefix, err := netip.ParsePrefix(p)

@@ -27,10 +27,13 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		"LOG_LEVEL":                       "loud",
 		"CORS_ALLOWED_ORIGINS":            "https://app.example.com/path",
 		"REVIEW_REMINDER_AFTER":           "-1h",
+		"EXPORT_RETENTION":                "7d", // Go durations have no days
 		"WEBHOOK_RETRY_DELAYS":            "5m,0s",
 		"REDIS_URL":                       "127.0.0.1:6379", // a URL is required
 		"TRUSTED_PROXIES":                 "10.0.0.0/8,proxy.internal",
 		"SECRETS_KEY":                     "c2hvcnQ=", // 5 bytes
+		"RETENTION_EVERY":                 "soon",
+		"RETENTION_AUDIT_EVENTS":          "720h", // 30 days: below the 90-day floor of an audit log
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -24,6 +24,23 @@ type Initiative struct {
 	Benefits     []Benefit
 	Costs        []Cost
 	Stakeholders []Stakeholder
+	// BusinessCases are created after the value model, in order.
+	BusinessCases []BusinessCase
+}
+
+// BusinessCase is a business case of the initiative. Approve (a level) approves it, which freezes
+// its figures and its documents; NextVersion then copies it into a new draft (version 2).
+type BusinessCase struct {
+	Name, Template string
+	Sections       []CaseSection
+	Approve        string // approval level; empty: stays a draft
+	Notes          string // the approval's notes
+	NextVersion    bool
+}
+
+// CaseSection is one section of a business case, in order.
+type CaseSection struct {
+	ID, Title, Body string
 }
 
 // Benefit is a benefit with the realisation curve its actuals follow.
@@ -89,6 +106,17 @@ func Default() Portfolio {
 						Engagements: []Engagement{{"email", "neutral", "Controls checklist", 40}}},
 					{Name: "Tom Becker", Email: "tom.becker@example.com", Role: "Operations manager", Department: "Operations", Influence: "low", Interest: "medium"},
 				},
+				BusinessCases: []BusinessCase{{
+					Name: "Cloud migration: the case for the board", Template: "cfo_view",
+					Approve: "board", Notes: "Approved by the board; report realised savings quarterly.", NextVersion: true,
+					Sections: []CaseSection{
+						{"executive_summary", "Why we move now", "Two ageing data centres cost more every year and both leases end within three years.\n\nMoving the core banking workloads to the cloud saves USD 1.2m a year once the migration is done, and frees engineering time for product work."},
+						{"financial_analysis", "Financial analysis", "The migration programme is a one-off USD 1.5m; cloud run costs are USD 25,000 a month for three years.\n\n- Savings ramp up from 55 % in the first months to the full run rate.\n- Figures are expected values over the case's horizon; actuals are reported beside them."},
+						{"risk_assessment", "Risks", "- Latency of the payment systems after cut-over: mitigated by a staged migration and a fallback path.\n- Cost overrun of the programme: fixed-price contract for the first two waves."},
+						{"implementation_roadmap", "Roadmap", "Wave 1 (non-critical workloads), wave 2 (core banking), then decommissioning of both data centres."},
+						{"stakeholder_map", "Stakeholders", "The CFO sponsors the case; infrastructure's concerns about latency are tracked in the risk log."},
+					},
+				}},
 			},
 			{
 				Name: "Customer self-service portal", Industry: "Retail", Segment: "Consumer",

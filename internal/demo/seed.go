@@ -25,6 +25,7 @@ type Result struct {
 	Skipped                                             bool // the tenant already had initiatives
 	Initiatives, Benefits, Actuals, Costs, Stakeholders int
 	Engagements                                         int
+	BusinessCases                                       int
 }
 
 // Seed creates the portfolio in the tenant unless it already has initiatives, so running it on
@@ -95,6 +96,13 @@ func Seed(ctx context.Context, c Client, p Portfolio, now time.Time) (Result, er
 			res.Stakeholders++
 			res.Engagements += n
 		}
+		for _, bc := range in.BusinessCases {
+			n, err := c.seedBusinessCase(ctx, created.ID, bc)
+			if err != nil {
+				return res, fmt.Errorf("business case %q: %w", bc.Name, err)
+			}
+			res.BusinessCases += n
+		}
 		for _, status := range in.Path {
 			if err := c.call(ctx, http.MethodPost, base+"/status", map[string]any{"status": status, "reason": "demo data"}, nil); err != nil {
 				return res, fmt.Errorf("initiative %q to %s: %w", in.Name, status, err)
@@ -157,6 +165,38 @@ func (c Client) seedStakeholder(ctx context.Context, initiativeID string, s Stak
 		}
 	}
 	return len(s.Engagements), nil
+}
+
+// seedBusinessCase creates a case, approves it when asked (freezing its figures and documents)
+// and copies it into a new draft version when asked; it returns how many cases it created.
+func (c Client) seedBusinessCase(ctx context.Context, initiativeID string, bc BusinessCase) (int, error) {
+	ids := make([]string, len(bc.Sections))
+	content := map[string]any{}
+	for i, s := range bc.Sections {
+		ids[i] = s.ID
+		content[s.ID] = map[string]any{"title": s.Title, "body": s.Body}
+	}
+	var created struct {
+		ID string `json:"id"`
+	}
+	if err := c.call(ctx, http.MethodPost, "/v1/business-cases", map[string]any{
+		"initiative_id": initiativeID, "name": bc.Name, "template": bc.Template, "sections": ids, "content": content,
+	}, &created); err != nil {
+		return 0, err
+	}
+	path := "/v1/business-cases/" + created.ID
+	if bc.Approve != "" {
+		if err := c.call(ctx, http.MethodPost, path+"/approve", map[string]any{"approval_level": bc.Approve, "notes": bc.Notes}, nil); err != nil {
+			return 1, err
+		}
+	}
+	if !bc.NextVersion {
+		return 1, nil
+	}
+	if err := c.call(ctx, http.MethodPost, path+"/versions", nil, nil); err != nil {
+		return 1, err
+	}
+	return 2, nil
 }
 
 // call sends one request and decodes a 2xx answer into out (when not nil). A 429 is retried

@@ -178,9 +178,11 @@ func (s Store) Fail(ctx context.Context, j Job, reason string) error {
 }
 
 // Snapshot reads everything the document shows in one tenant transaction:
-// the case, its initiative, the figures (the frozen ones of an approved
-// version, otherwise computed at now), costs and stakeholders. ok is false
-// when the case is gone.
+// for an approved version the document frozen at its approval (Freeze), so
+// its exports never move; otherwise the case, its initiative, the figures
+// computed at now, the per-quarter and monthly series, benefits, costs,
+// stakeholders, projects and the calculation appendix (Document). ok is
+// false when the case is gone.
 func (s Store) Snapshot(ctx context.Context, tenantID, caseID uuid.UUID, now time.Time) (c *render.Case, ok bool, err error) {
 	err = db.InTenant(ctx, s.Pool, tenantID, func(tx pgx.Tx) error {
 		row, err := db.Q.BusinessCaseGet(ctx, tx, dbsqlc.BusinessCaseGetParams{TenantID: tenantID, ID: caseID})
@@ -188,6 +190,9 @@ func (s Store) Snapshot(ctx context.Context, tenantID, caseID uuid.UUID, now tim
 			return nil
 		}
 		if err != nil {
+			return err
+		}
+		if c, ok, err = frozenDocument(ctx, tx, tenantID, caseID); err != nil || ok {
 			return err
 		}
 		in, err := db.Q.InitiativeGet(ctx, tx, dbsqlc.InitiativeGetParams{TenantID: tenantID, ID: row.InitiativeID})
@@ -202,90 +207,20 @@ func (s Store) Snapshot(ctx context.Context, tenantID, caseID uuid.UUID, now tim
 		if err != nil {
 			return err
 		}
-		if row.Snapshot != nil { // approved: the frozen figures
+		if row.Snapshot != nil { // approved before documents were frozen: at least the frozen figures
 			if err := json.Unmarshal(row.Snapshot, &snap); err != nil {
 				return fmt.Errorf("decode frozen figures: %w", err)
 			}
 		}
+		projects, err := db.Q.ProjectListByInitiative(ctx, tx, dbsqlc.ProjectListByInitiativeParams{TenantID: tenantID, InitiativeID: row.InitiativeID})
+		if err != nil {
+			return err
+		}
 		ok = true
-		c, err = buildCase(row, in, rows, snap)
+		c, err = Build(row, in, rows, projects, snap)
 		return err
 	})
 	return c, ok, err
-}
-
-func fig(v *float64, reason *string) render.Figure {
-	f := render.Figure{Value: v}
-	if reason != nil {
-		f.Reason = *reason
-	}
-	return f
-}
-
-func buildCase(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, snap businesscase.Snapshot) (*render.Case, error) {
-	var content businesscase.Content
-	if err := json.Unmarshal(row.Content, &content); err != nil {
-		return nil, fmt.Errorf("decode content: %w", err)
-	}
-	c := &render.Case{
-		Name: row.Name, InitiativeName: in.Name, Version: int(row.Version), Status: row.Status,
-		Template: render.Template(row.Template), BaseCurrency: snap.BaseCurrency, DataAsOf: snap.AsOf,
-		Figures: render.KeyFigures{
-			ROIPercent: fig(snap.ROIPercent, snap.ROIReason), NPV: render.Figure{Value: new(snap.NPV)},
-			IRR: fig(snap.IRR, snap.IRRReason), PaybackMonths: fig(snap.PaybackMonths, snap.PaybackReason),
-			DiscountRate: new(snap.DiscountRate),
-		},
-		Sensitivity: render.Sensitivity{ExpectedROIPercent: fig(snap.ROIPercent, snap.ROIReason)},
-	}
-	if row.Decision != nil && *row.Decision == string(businesscase.Approved) && row.ApprovalLevel != nil {
-		a := &render.Approval{Level: *row.ApprovalLevel}
-		if row.DecidedBy != nil {
-			a.By = *row.DecidedBy
-		}
-		if row.DecidedAt != nil {
-			a.At = *row.DecidedAt
-		}
-		if row.DecisionNotes != nil {
-			a.Notes = *row.DecisionNotes
-		}
-		c.Approval = a
-	}
-	for _, id := range row.Sections {
-		p := content[businesscase.Section(id)]
-		c.Sections = append(c.Sections, render.Section{ID: id, Title: p.Title, Body: p.Body})
-	}
-	fx, err := valuation.FX(rows.Settings.BaseCurrency, rows.Rates)
-	if err != nil {
-		return nil, err
-	}
-	c.Benefits = benefitRows(rows, fx, finance.MonthOfTime(snap.AsOf))
-	c.Costs = costRows(rows, fx, snap)
-	for _, st := range rows.Stakeholders {
-		s := render.Stakeholder{Name: st.Name, Influence: st.Influence, Interest: st.Interest}
-		if st.Role != nil {
-			s.Role = *st.Role
-		}
-		if n := len(st.RecentSentiments); n > 0 && slices.Contains([]string{"positive", "neutral", "cautious", "negative"}, st.RecentSentiments[n-1]) {
-			s.Sentiment = st.RecentSentiments[n-1]
-		}
-		c.Stakeholders = append(c.Stakeholders, s)
-	}
-	c.Calculations = []render.Calculation{{
-		Name: "Figures of the snapshot", Formula: "NPV = Σ CFₜ / (1 + r)^(t/12); ROI = (benefits − costs) / costs × 100",
-		Inputs: []render.CalcInput{
-			{Name: "Total benefits", Value: render.FormatMoney(snap.TotalBenefits, snap.BaseCurrency)},
-			{Name: "Total costs", Value: render.FormatMoney(snap.TotalCosts, snap.BaseCurrency)},
-			{Name: "Discount rate", Value: render.FormatPercent(snap.DiscountRate * 100)},
-		},
-		Result: "NPV " + render.FormatMoney(snap.NPV, snap.BaseCurrency),
-	}}
-	raw, err := json.Marshal(c)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(raw)
-	c.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
-	return c, nil
 }
 
 // benefitRows are the money benefits (unit currency, not cancelled: what the

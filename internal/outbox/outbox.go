@@ -36,10 +36,22 @@ const BusinessCaseSubmitted = "business_case.submitted"
 // relay starts its export workflow.
 const BusinessCaseExportRequested = "business_case.export_requested"
 
+// BulkImportRequested is internal: a bulk import too large for one request
+// was stored as a job; the relay starts its workflow.
+const BulkImportRequested = "bulk.import_requested"
+
+// Events beyond the spec's list (extensions, issue 12): a sync of an integration finished
+// (succeeded or partial) or failed.
+const (
+	IntegrationSyncCompleted = "integration.sync_completed"
+	IntegrationSyncFailed    = "integration.sync_failed"
+)
+
 // EventTypes lists the types subscribers may ask for.
 var EventTypes = []string{
 	InitiativeCreated, InitiativeStatusChanged, BusinessCaseApproved, BusinessCaseRejected,
 	StakeholderEngagement, BenefitActualRecorded, UserInvited, UserDeactivated,
+	IntegrationSyncCompleted, IntegrationSyncFailed,
 }
 
 // Event is one committed event.
@@ -63,4 +75,13 @@ func Write(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, eventType string,
 		return Event{}, err
 	}
 	return Event{ID: row.ID, TenantID: tenantID, Type: eventType, Data: b, CreatedAt: row.CreatedAt}, nil
+}
+
+// WriteMany records many events of one type in one statement (bulk import),
+// inside the caller's tenant transaction; data holds each event's JSON.
+func WriteMany(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, eventType string, data [][]byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	return db.Q.OutboxInsertMany(ctx, tx, dbsqlc.OutboxInsertManyParams{TenantID: tenantID, Type: eventType, Data: data})
 }

@@ -193,16 +193,18 @@ func (r *Relay) handle(ctx context.Context, row dbsqlc.OutboxClaimRow) error {
 		}
 		done = append(done, h.Name())
 	}
-	return db.InSystem(ctx, r.Pool, func(tx pgx.Tx) error {
-		if len(failures) == 0 {
-			return db.Q.OutboxHandled(ctx, tx, dbsqlc.OutboxHandledParams{Seq: row.Seq, HandledBy: done, Done: true})
-		}
-		err := errors.Join(failures...)
-		delay := Backoff(int(row.Attempts) + 1)
-		r.Log.Warn("outbox handler failed; retrying later", "event_id", ev.ID, "type", ev.Type, "retry_in", delay, "error", err)
-		return db.Q.OutboxRetryLater(ctx, tx, dbsqlc.OutboxRetryLaterParams{
-			Seq: row.Seq, HandledBy: done, DelaySeconds: delay.Seconds(), LastError: err.Error(),
-		})
+	// One statement in one round trip, committed without waiting for the WAL flush: lost
+	// in a database crash, the mark only makes the event come back, and handlers are
+	// idempotent (the webhook deliveries of an event are rows the next call finds).
+	q := db.OneTripSystem(r.Pool, true)
+	if len(failures) == 0 {
+		return db.Q.OutboxHandled(ctx, q, dbsqlc.OutboxHandledParams{Seq: row.Seq, HandledBy: done, Done: true})
+	}
+	err := errors.Join(failures...)
+	delay := Backoff(int(row.Attempts) + 1)
+	r.Log.Warn("outbox handler failed; retrying later", "event_id", ev.ID, "type", ev.Type, "retry_in", delay, "error", err)
+	return db.Q.OutboxRetryLater(ctx, q, dbsqlc.OutboxRetryLaterParams{
+		Seq: row.Seq, HandledBy: done, DelaySeconds: delay.Seconds(), LastError: err.Error(),
 	})
 }
 

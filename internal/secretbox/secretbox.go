@@ -79,3 +79,13 @@ func (b *Box) Open(sealed, ad []byte) ([]byte, error) {
 	}
 	return pt, nil
 }
+
+// hintLen is how many trailing characters of a secret its hint shows.
+const hintLen = 4
+
+// Hint is what an API shows of a sealed secret instead of the secret: "****"
+// and its last 4 characters (webhook secrets, integration tokens).
+func Hint(secret string) string {
+	r := []rune(secret)
+	return "****" + string(r[max(len(r)-hintLen, 0):])
+}

@@ -1,0 +1,601 @@
+package api
+
+// Bulk import and export (issue 13). The formats, limits and results live in
+// internal/bulk; each resource's importer (api/bulk_<resource>.go) reads a
+// row with the readers and checks of its single-record route. Up to
+// bulk.MaxSyncRows records are answered at once; more become a job that the
+// bulk-import workflow runs from rows stored in PostgreSQL.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/valyala/fasthttp"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/bulk"
+	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/validation"
+)
+
+const maxBulkJobPageSize = 500
+
+// bulkResource is what the API knows of one importable resource.
+type bulkResource struct {
+	read, write rbac.Permission
+	importer    bulk.Importer
+	columns     bulk.Columns // CSV cell types
+	export      []string     // export columns, in order
+}
+
+// bulkResources are the resources built so far; the others answer 422 not_supported.
+var bulkResources = map[bulk.Resource]bulkResource{
+	bulk.Actuals: {read: rbac.BenefitsRead, write: rbac.BenefitsWrite, importer: importActuals,
+		columns: bulk.Columns{"value": bulk.Number}, export: actualExportColumns},
+	bulk.Benefits: {read: rbac.BenefitsRead, write: rbac.BenefitsWrite, importer: importBenefits,
+		columns: bulk.Columns{"expected_value": bulk.Number, "plan": bulk.Nested}, export: benefitExportColumns},
+	bulk.Stakeholders: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: importStakeholders,
+		export: stakeholderExportColumns},
+}
+
+// BulkImporters are the importers the worker runs jobs with (the same functions as the API's).
+func BulkImporters() map[bulk.Resource]bulk.Importer {
+	out := map[bulk.Resource]bulk.Importer{}
+	for r, br := range bulkResources {
+		out[r] = br.importer
+	}
+	return out
+}
+
+// bulkRoutes mounts the bulk group. Permissions depend on the resource, so
+// each handler checks the resource's read or write permission itself.
+func (s *Server) bulkRoutes(v1 fiber.Router) {
+	v1.Post("/bulk/import", s.bulkImport)
+	v1.Get("/bulk/export", s.bulkExport)
+	v1.Get("/bulk/jobs", s.listBulkJobs)
+	v1.Get("/bulk/jobs/:id", s.getBulkJob)
+	v1.Get("/bulk/jobs/:id/results", s.bulkJobResults)
+}
+
+// bulkBodyLimit is the parser's body limit for a request whose head was
+// read: bulk.MaxBodyBytes (50 MB) for POST /v1/bulk/import, the server's
+// MaxBodyBytes (5 MB) for everything else. Over it, the parser answers 413
+// without reading the body.
+func bulkBodyLimit(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	path, _, _ := strings.Cut(string(h.RequestURI()), "?")
+	if string(h.Method()) == fiber.MethodPost && isBulkImportPath(path) {
+		return fasthttp.RequestConfig{MaxRequestBodySize: bulk.MaxBodyBytes}
+	}
+	return fasthttp.RequestConfig{}
+}
+
+func isBulkImportPath(p string) bool {
+	return strings.EqualFold(strings.TrimRight(p, "/"), "/v1/bulk/import")
+}
+
+// --- import ---
+
+// bulkImportJSON is the answer to an import handled in the request.
+type bulkImportJSON struct {
+	Resource  string        `json:"resource"`
+	Mode      string        `json:"mode"`
+	DryRun    bool          `json:"dry_run"`
+	Atomic    bool          `json:"atomic"`
+	Committed bool          `json:"committed"` // false: nothing was written (dry run, or an atomic import with errors)
+	Summary   bulk.Summary  `json:"summary"`
+	Results   []bulk.Result `json:"results"`
+}
+
+var (
+	bulkResourceNames = validation.Names(bulk.Resources)
+	bulkModeNames     = validation.Names(bulk.Modes)
+)
+
+func (s *Server) bulkImport(c *fiber.Ctx) error {
+	mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
+	format, ok := bulk.FormatOf(mt)
+	if err != nil || !ok {
+		return newError(http.StatusUnsupportedMediaType, CodeInvalidParameter,
+			"request body must be application/json, application/x-ndjson or text/csv")
+	}
+	if !utf8.Valid(c.Body()) {
+		return InvalidParameter("request body is not valid UTF-8")
+	}
+	o, records, err := readBulkImport(c, format)
+	if err != nil {
+		return err
+	}
+	res := bulkResources[o.Resource]
+	if res.importer == nil {
+		return Invalid(FieldError{Field: "resource", Code: "not_supported",
+			Message: fmt.Sprintf("bulk import of %s is not available yet; available: %s", o.Resource, strings.Join(validation.Names(bulk.Supported), ", "))})
+	}
+	p := principal(c)
+	if !p.Has(res.write) {
+		return Forbidden("missing permission %s", res.write)
+	}
+	if len(records) > bulk.MaxSyncRows {
+		return s.startBulkJob(c, o, records)
+	}
+	ctx := c.UserContext()
+	sp, err := tx(c).Begin(ctx) // a savepoint: a dry run or a failed atomic import rolls back to it
+	if err != nil {
+		return err
+	}
+	defer func() { _ = sp.Rollback(context.WithoutCancel(ctx)) }()
+	results, err := res.importer(ctx, sp, bulk.Actor{TenantID: p.TenantID, Subject: p.Subject}, o, records, 0)
+	if err != nil {
+		return err
+	}
+	out := bulkImportJSON{Resource: string(o.Resource), Mode: string(o.Mode), DryRun: o.DryRun, Atomic: o.Atomic,
+		Summary: bulk.Summarise(results), Results: results}
+	if out.Committed = o.Commit(out.Summary); out.Committed {
+		if err := sp.Commit(ctx); err != nil {
+			return err
+		}
+	}
+	return c.JSON(out)
+}
+
+// readBulkImport reads the options and records: from a JSON body
+// {resource, mode, dry_run, atomic, records}, or from the query for NDJSON and CSV.
+func readBulkImport(c *fiber.Ctx, format bulk.Format) (bulk.Options, []bulk.Record, error) {
+	o := bulk.Options{Mode: bulk.Create}
+	q := parseQuery(c)
+	if format == bulk.JSON {
+		if err := q.done(); err != nil {
+			return o, nil, err
+		}
+		b, err := parseBody(c)
+		if err != nil {
+			return o, nil, err
+		}
+		resource := b.enum("resource", true, bulkResourceNames)
+		mode := b.enum("mode", false, bulkModeNames)
+		dry, atomic := b.boolean("dry_run"), b.boolean("atomic")
+		if !b.has("records") || b.isNull("records") {
+			b.fail("records", "required", "is required")
+		}
+		if err := b.done(); err != nil {
+			return o, nil, err
+		}
+		o.Resource = bulk.Resource(*resource)
+		if mode != nil {
+			o.Mode = bulk.Mode(*mode)
+		}
+		o.DryRun, o.Atomic = dry != nil && *dry, atomic != nil && *atomic
+		records, err := bulk.DecodeRecords(b.fields["records"])
+		return o, records, bulkParseError(err)
+	}
+	resource, ok := q.str("resource")
+	if ok {
+		resource = q.oneOf("resource", "", bulkResourceNames)
+	}
+	o.Mode = bulk.Mode(q.oneOf("mode", string(bulk.Create), bulkModeNames))
+	o.DryRun = q.oneOf("dry_run", "false", []string{"true", "false"}) == "true"
+	o.Atomic = q.oneOf("atomic", "false", []string{"true", "false"}) == "true"
+	if err := q.done(); err != nil {
+		return o, nil, err
+	}
+	if resource == "" {
+		return o, nil, InvalidParameter("query parameter resource is required for %s bodies (one of %s)", format, strings.Join(bulkResourceNames, ", "))
+	}
+	o.Resource = bulk.Resource(resource)
+	var records []bulk.Record
+	var err error
+	if format == bulk.NDJSON {
+		records, err = bulk.ParseNDJSON(c.Body())
+	} else {
+		records, err = bulk.ParseCSV(c.Body(), bulkResources[o.Resource].columns)
+	}
+	return o, records, bulkParseError(err)
+}
+
+// bulkParseError: a body that holds no records is a 400; too many records a 422 on records.
+func bulkParseError(err error) error {
+	if errors.Is(err, bulk.ErrTooManyRows) {
+		return Invalid(FieldError{Field: "records", Code: "too_many", Message: err.Error()})
+	}
+	if pe, ok := errors.AsType[*bulk.ParseError](err); ok {
+		return InvalidParameter("request body: %s", pe.Error())
+	}
+	return err
+}
+
+// recordBody lets a row be read by the single route's body readers.
+func recordBody(r bulk.Record) *body {
+	return &body{fields: r, seen: map[string]bool{}}
+}
+
+// rowErrors converts the readers' and the domain's failures to a row's errors.
+func rowErrors(fields []FieldError, err error) []bulk.FieldError {
+	out := make([]bulk.FieldError, 0, len(fields)+1)
+	for _, f := range fields {
+		out = append(out, bulk.FieldError(f))
+	}
+	if err != nil {
+		for _, f := range fromValidation(err).Fields {
+			out = append(out, bulk.FieldError(f))
+		}
+	}
+	return out
+}
+
+// initiativeRows is the first half of importing records that each belong to
+// an initiative (benefits, stakeholders): every record read by its single
+// create route's reader (read), the initiatives they name locked as the single
+// create locks one (with their child counts), and each row whose initiative
+// is missing or not writable marked failed, as the single route answers it.
+// fields[i] and initiativeIDs[i] are the row's; initiatives by id.
+func initiativeRows[F any](ctx context.Context, t pgx.Tx, tenant uuid.UUID, records []bulk.Record, offset int,
+	read func(*body) F, initiativeOf func(F) *string, checkWritable func(initiative.Status) error,
+) (results []bulk.Result, fields []F, initiativeIDs []uuid.UUID, initiatives map[uuid.UUID]dbsqlc.BulkInitiativesLockedRow, err error) {
+	results, fields, initiativeIDs = make([]bulk.Result, len(records)), make([]F, len(records)), make([]uuid.UUID, len(records))
+	fail := func(i int, errs []bulk.FieldError) { results[i].Status, results[i].Errors = bulk.Failed, errs }
+	notFound := []bulk.FieldError{{Field: "initiative_id", Code: "not_found", Message: "no such initiative"}}
+	var distinct []uuid.UUID
+	seen := map[uuid.UUID]bool{}
+	for i, rec := range records {
+		results[i] = bulk.Result{Index: offset + i, Errors: []bulk.FieldError{}}
+		b := recordBody(rec)
+		fields[i] = read(b)
+		_ = b.done()
+		if len(b.errs) > 0 {
+			fail(i, rowErrors(b.errs, nil))
+			continue
+		}
+		id, err := uuid.Parse(*initiativeOf(fields[i]))
+		if err != nil { // the single route: 404, an id that cannot name an initiative
+			fail(i, notFound)
+			continue
+		}
+		initiativeIDs[i] = id
+		if !seen[id] {
+			seen[id] = true
+			distinct = append(distinct, id)
+		}
+	}
+	initiatives = map[uuid.UUID]dbsqlc.BulkInitiativesLockedRow{}
+	if len(distinct) > 0 {
+		list, err := db.Q.BulkInitiativesLocked(ctx, t, dbsqlc.BulkInitiativesLockedParams{TenantID: tenant, Ids: distinct})
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		for _, l := range list {
+			initiatives[l.ID] = l
+		}
+	}
+	for i := range records {
+		if results[i].Status == bulk.Failed {
+			continue
+		}
+		in, ok := initiatives[initiativeIDs[i]]
+		if !ok {
+			fail(i, notFound)
+			continue
+		}
+		if err := checkWritable(initiative.Status(in.Status)); err != nil {
+			fail(i, []bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
+		}
+	}
+	return results, fields, initiativeIDs, initiatives, nil
+}
+
+// --- jobs ---
+
+// bulkJobJSON is a bulk import job.
+type bulkJobJSON struct {
+	ID          string       `json:"id"`
+	Resource    string       `json:"resource"`
+	Mode        string       `json:"mode"`
+	DryRun      bool         `json:"dry_run"`
+	Atomic      bool         `json:"atomic"`
+	Status      string       `json:"status"`
+	Progress    int          `json:"progress"` // percent of rows processed
+	Processed   int          `json:"processed"`
+	Summary     bulk.Summary `json:"summary"`
+	Committed   *bool        `json:"committed"` // null until the job finished
+	Error       *string      `json:"error"`
+	RequestedBy string       `json:"requested_by"`
+	CreatedAt   string       `json:"created_at"`
+	StartedAt   *string      `json:"started_at"`
+	FinishedAt  *string      `json:"finished_at"`
+	ResultsURL  string       `json:"results_url"`
+}
+
+func toBulkJobJSON(j dbsqlc.BulkJob) bulkJobJSON {
+	out := bulkJobJSON{ID: j.ID.String(), Resource: j.Resource, Mode: j.Mode, DryRun: j.DryRun, Atomic: j.Atomic,
+		Status: j.Status, Processed: int(j.Processed),
+		Summary: bulk.Summary{Total: int(j.Total), Created: int(j.Created), Updated: int(j.Updated), Unchanged: int(j.Unchanged), Failed: int(j.Failed)},
+		Error:   j.Error, RequestedBy: j.RequestedBy, CreatedAt: timestamp(j.CreatedAt), StartedAt: optTimestamp(j.StartedAt),
+		FinishedAt: optTimestamp(j.FinishedAt), ResultsURL: "/v1/bulk/jobs/" + j.ID.String() + "/results"}
+	if j.Total > 0 {
+		out.Progress = int(j.Processed * 100 / j.Total)
+	} else if j.Status == "succeeded" {
+		out.Progress = 100
+	}
+	if j.Status == "succeeded" || j.Status == "failed" {
+		o := bulk.Options{DryRun: j.DryRun, Atomic: j.Atomic}
+		out.Committed = new(j.Status == "succeeded" && o.Commit(out.Summary))
+	}
+	return out
+}
+
+// startBulkJob stores the job and its rows with the event that starts the
+// workflow (outbox), and answers 202 with where to follow it.
+func (s *Server) startBulkJob(c *fiber.Ctx, o bulk.Options, records []bulk.Record) error {
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	job, err := db.Q.BulkJobCreate(ctx, t, dbsqlc.BulkJobCreateParams{TenantID: p.TenantID, Resource: string(o.Resource), Mode: string(o.Mode),
+		DryRun: o.DryRun, Atomic: o.Atomic, Total: int32(len(records)), RequestedBy: p.Subject})
+	if err != nil {
+		return err
+	}
+	for from := 0; from < len(records); from += bulk.ChunkRows {
+		chunk := records[from:min(from+bulk.ChunkRows, len(records))]
+		raw, idxs := make([][]byte, len(chunk)), make([]int32, len(chunk))
+		for i, r := range chunk {
+			if raw[i], err = json.Marshal(r); err != nil {
+				return err
+			}
+			idxs[i] = int32(from + i)
+		}
+		if err := db.Q.BulkJobRowsInsert(ctx, t, dbsqlc.BulkJobRowsInsertParams{TenantID: p.TenantID, JobID: job.ID, Idxs: idxs, Records: raw}); err != nil {
+			return err
+		}
+	}
+	if _, err := outbox.Write(ctx, t, p.TenantID, outbox.BulkImportRequested, BulkImportRequestedEvent{
+		ID: job.ID.String(), Resource: job.Resource, Total: len(records)}); err != nil {
+		return err
+	}
+	c.Location("/v1/bulk/jobs/" + job.ID.String())
+	return c.Status(fiber.StatusAccepted).JSON(toBulkJobJSON(job))
+}
+
+// BulkImportRequestedEvent is the data of the internal bulk.import_requested event.
+type BulkImportRequestedEvent struct {
+	ID       string `json:"id"`
+	Resource string `json:"resource"`
+	Total    int    `json:"total"`
+}
+
+// readableBulkResources are the resources whose jobs and exports the caller may read.
+func readableBulkResources(p *Principal) []string {
+	var out []string
+	for r, br := range bulkResources {
+		if p.Has(br.read) {
+			out = append(out, string(r))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *Server) listBulkJobs(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page, size := q.page(maxBulkJobPageSize)
+	if err := q.done(); err != nil {
+		return err
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	readable := readableBulkResources(p)
+	rows, err := db.Q.BulkJobList(ctx, t, dbsqlc.BulkJobListParams{TenantID: p.TenantID, Resources: readable,
+		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	if err != nil {
+		return err
+	}
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.BulkJobListRow) int64 { return r.TotalCount },
+		func(r dbsqlc.BulkJobListRow) bulkJobJSON { return toBulkJobJSON(r.BulkJob) },
+		func() (int64, error) {
+			return db.Q.BulkJobCount(ctx, t, dbsqlc.BulkJobCountParams{TenantID: p.TenantID, Resources: readable})
+		})
+}
+
+// loadBulkJob finds a job the caller may read (another tenant's, or one of a
+// resource the caller cannot read: 404).
+func loadBulkJob(c *fiber.Ctx) (dbsqlc.BulkJob, error) {
+	id, err := pathID(c, "id", "bulk job")
+	if err != nil {
+		return dbsqlc.BulkJob{}, err
+	}
+	p := principal(c)
+	j, err := db.Q.BulkJobGet(c.UserContext(), tx(c), dbsqlc.BulkJobGetParams{TenantID: p.TenantID, ID: id})
+	if err == nil && !slices.Contains(readableBulkResources(p), j.Resource) {
+		err = pgx.ErrNoRows
+	}
+	return j, found("bulk job", err)
+}
+
+func (s *Server) getBulkJob(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	j, err := loadBulkJob(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toBulkJobJSON(j))
+}
+
+func (s *Server) bulkJobResults(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page, size := q.page(maxBulkJobPageSize)
+	if err := q.done(); err != nil {
+		return err
+	}
+	j, err := loadBulkJob(c)
+	if err != nil {
+		return err
+	}
+	ctx, t := c.UserContext(), tx(c)
+	rows, err := db.Q.BulkJobResults(ctx, t, dbsqlc.BulkJobResultsParams{TenantID: j.TenantID, JobID: j.ID,
+		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	if err != nil {
+		return err
+	}
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.BulkJobResultsRow) int64 { return r.Total },
+		func(r dbsqlc.BulkJobResultsRow) bulk.Result {
+			out := bulk.Result{Index: int(r.Idx), Status: bulk.Status(deref(r.Status)), ID: r.ResourceID, Errors: []bulk.FieldError{}}
+			if len(r.Errors) > 0 {
+				_ = json.Unmarshal(r.Errors, &out.Errors)
+			}
+			return out
+		},
+		func() (int64, error) {
+			return db.Q.BulkJobResultCount(ctx, t, dbsqlc.BulkJobResultCountParams{TenantID: j.TenantID, JobID: j.ID})
+		})
+}
+
+// --- export ---
+
+// bulkExportCursor and bulkExportPage page through a resource's records in
+// key order; each record is a map of the export columns.
+type bulkExportCursor struct {
+	ctx    context.Context
+	tx     pgx.Tx
+	tenant uuid.UUID
+	after  []any // the last key read; nil: from the start
+}
+
+type bulkExportPage struct {
+	records []map[string]any
+	after   []any
+	err     error
+}
+
+// bulkExporters page through each exportable resource.
+var bulkExporters = map[bulk.Resource]func(bulkExportCursor) bulkExportPage{
+	bulk.Actuals:      exportActuals,
+	bulk.Stakeholders: exportStakeholders,
+	bulk.Benefits:     exportBenefits,
+}
+
+const bulkExportPageSize = 5000
+
+func (s *Server) bulkExport(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	resource, _ := q.str("resource")
+	if resource != "" {
+		resource = q.oneOf("resource", "", bulkResourceNames)
+	}
+	format, hasFormat := q.str("format")
+	if hasFormat {
+		format = q.oneOf("format", "", []string{"ndjson", "csv"})
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	if resource == "" {
+		return InvalidParameter("query parameter resource is required (one of %s)", strings.Join(bulkResourceNames, ", "))
+	}
+	if !hasFormat {
+		switch c.Accepts("application/x-ndjson", "text/csv") {
+		case "text/csv":
+			format = "csv"
+		case "application/x-ndjson":
+			format = "ndjson"
+		default:
+			return newError(http.StatusNotAcceptable, CodeInvalidParameter, "the export is application/x-ndjson or text/csv (Accept or format=)")
+		}
+	}
+	br, exporter := bulkResources[bulk.Resource(resource)], bulkExporters[bulk.Resource(resource)]
+	if exporter == nil {
+		return InvalidParameter("bulk export of %s is not available yet; available: %s", resource, strings.Join(validation.Names(bulk.Supported), ", "))
+	}
+	p := principal(c)
+	if !p.Has(br.read) {
+		return Forbidden("missing permission %s", br.read)
+	}
+	// The request's transaction ends here; the stream reads in a snapshot of its own.
+	if err := endTx(c); err != nil {
+		return err
+	}
+	if format == "csv" {
+		c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+	} else {
+		c.Set(fiber.HeaderContentType, "application/x-ndjson")
+	}
+	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s.%s"`, resource, format))
+	pool, tenant, cols, log, rid := s.Pool, p.TenantID, br.export, s.log, requestID(c)
+	c.Context().SetBodyStreamWriter(fasthttp.StreamWriter(func(w *bufio.Writer) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		err := db.InTenant(ctx, snapshot{pool}, tenant, func(t pgx.Tx) error {
+			return writeBulkExport(ctx, t, tenant, exporter, format, cols, w)
+		})
+		if err != nil {
+			// The status is sent: the stream ends short, and the log says why.
+			log.Error("bulk export failed mid-stream", "request_id", rid, "tenant_id", tenant, "resource", resource, "error", err)
+		}
+	}))
+	return nil
+}
+
+// snapshot begins read-only repeatable-read transactions: an export reads
+// one consistent state however many pages it takes.
+type snapshot struct{ pool *pgxpool.Pool }
+
+func (s snapshot) Begin(ctx context.Context) (pgx.Tx, error) {
+	return s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+}
+
+func writeBulkExport(ctx context.Context, t pgx.Tx, tenant uuid.UUID, exporter func(bulkExportCursor) bulkExportPage,
+	format string, cols []string, w *bufio.Writer) error {
+	var cw *bulk.CSVWriter
+	if format == "csv" {
+		var err error
+		if cw, err = bulk.NewCSVWriter(w, cols); err != nil {
+			return err
+		}
+	}
+	cur := bulkExportCursor{ctx: ctx, tx: t, tenant: tenant}
+	for {
+		page := exporter(cur)
+		if page.err != nil {
+			return page.err
+		}
+		for _, r := range page.records {
+			if cw != nil {
+				if err := cw.Write(r); err != nil {
+					return err
+				}
+				continue
+			}
+			line, err := json.Marshal(r)
+			if err != nil {
+				return err
+			}
+			_, _ = w.Write(line)
+			_ = w.WriteByte('\n')
+		}
+		if cw != nil {
+			if err := cw.Flush(); err != nil {
+				return err
+			}
+		}
+		if err := w.Flush(); err != nil {
+			return err // the client went away
+		}
+		if len(page.records) < bulkExportPageSize {
+			return nil
+		}
+		cur.after = page.after
+	}
+}

@@ -1,0 +1,514 @@
+package api
+
+// Dashboards (issue 10): saved sets of analytics widgets, their evaluation in
+// one call, and the built-in portfolio dashboard. Who may see and write which
+// dashboard is internal/dashboard's rule; a widget's params are its analytics
+// endpoint's query parameters, read by the endpoint's own reader
+// (readROIParams, ...) and evaluated by its compute function.
+
+import (
+	"encoding/json"
+	"errors"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/dashboard"
+	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/validation"
+)
+
+const maxDashboardPageSize = 200
+
+// dashboardsRoutes mounts /v1/dashboards on the authenticated /v1 group.
+// Every route needs analytics:read; writing a shared dashboard also needs
+// admin:config (checked against the dashboard, internal/dashboard).
+func (s *Server) dashboardsRoutes(v1 fiber.Router) {
+	read := s.require(rbac.AnalyticsRead)
+	v1.Get("/dashboards", read, s.listDashboards)
+	v1.Post("/dashboards", read, s.createDashboard)
+	v1.Get("/dashboards/portfolio", read, s.portfolioDashboard) // before /:id
+	v1.Get("/dashboards/:id", read, s.getDashboard)
+	v1.Put("/dashboards/:id", read, s.replaceDashboard)
+	v1.Delete("/dashboards/:id", read, s.deleteDashboard)
+	v1.Get("/dashboards/:id/data", read, s.dashboardData)
+}
+
+type dashboardJSON struct {
+	ID          string             `json:"id"`
+	Name        string             `json:"name"`
+	Description string             `json:"description"`
+	Visibility  string             `json:"visibility"`
+	OwnerID     string             `json:"owner_id"`
+	Widgets     []dashboard.Widget `json:"widgets"`
+	CreatedAt   string             `json:"created_at"`
+	UpdatedAt   string             `json:"updated_at"`
+}
+
+// toDashboardJSON maps a stored dashboard. Its widgets were written by
+// readDashboard (a JSON array of dashboard.Widget), so they always decode.
+func toDashboardJSON(d dbsqlc.Dashboard) dashboardJSON {
+	out := dashboardJSON{ID: d.ID.String(), Name: d.Name, Description: d.Description, Visibility: d.Visibility, OwnerID: d.OwnerID,
+		CreatedAt: timestamp(d.CreatedAt), UpdatedAt: timestamp(d.UpdatedAt), Widgets: []dashboard.Widget{}}
+	_ = json.Unmarshal(d.Widgets, &out.Widgets)
+	for i := range out.Widgets {
+		if out.Widgets[i].Params == nil {
+			out.Widgets[i].Params = map[string]string{}
+		}
+	}
+	return out
+}
+
+func dashboardCaller(c *fiber.Ctx) dashboard.Caller {
+	p := principal(c)
+	return dashboard.Caller{Subject: p.Subject, AdminConfig: p.Has(rbac.AdminConfig)}
+}
+
+// dashboardError maps internal/dashboard's errors; anything else passes through.
+func dashboardError(err error) error {
+	switch {
+	case errors.Is(err, dashboard.ErrForbidden):
+		return Forbidden("%s", err.Error())
+	case errors.Is(err, dashboard.ErrLimitReached):
+		return Conflict("%s", err.Error())
+	}
+	return err
+}
+
+// dashboardFields is a create or PUT body.
+type dashboardFields struct {
+	name, description string
+	visibility        dashboard.Visibility
+	widgets           []dashboard.Widget
+}
+
+// readDashboard reads a dashboard body: name and widgets are required,
+// description optional, visibility defaults to personal. Each widget is
+// {type, title, params}; params are checked by the analytics endpoint's own
+// parameter reader, so a widget that would answer 400 is refused here (422).
+func readDashboard(c *fiber.Ctx) (dashboardFields, error) {
+	b, err := parseBody(c)
+	if err != nil {
+		return dashboardFields{}, err
+	}
+	var f dashboardFields
+	if v := trimmed(b.text("name", true, maxNameLen)); v != nil {
+		f.name = *v
+	}
+	f.description = deref(b.text("description", false, dashboard.MaxDescriptionLen))
+	f.visibility = dashboard.Personal
+	if v := b.enum("visibility", false, validation.Names(dashboard.Visibilities)); v != nil {
+		f.visibility = dashboard.Visibility(*v)
+	}
+	f.widgets = readWidgets(b)
+	b.ignore("id", "owner_id", "created_at", "updated_at")
+	if err := b.done(); err != nil {
+		return dashboardFields{}, err
+	}
+	return f, nil
+}
+
+// readWidgets reads the widgets array of a dashboard body.
+func readWidgets(b *body) []dashboard.Widget {
+	if !b.has("widgets") || b.isNull("widgets") {
+		b.fail("widgets", "required", "is required: an array of at most %d widgets (it may be empty)", dashboard.MaxWidgets)
+		return nil
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b.fields["widgets"], &raw); err != nil {
+		b.fail("widgets", "invalid_type", "must be an array of widgets {type, title, params}")
+		return nil
+	}
+	if len(raw) > dashboard.MaxWidgets {
+		b.fail("widgets", "too_long", "must have at most %d widgets (got %d)", dashboard.MaxWidgets, len(raw))
+		return nil
+	}
+	out := make([]dashboard.Widget, 0, len(raw))
+	for i, r := range raw {
+		at := "widgets[" + strconv.Itoa(i) + "]"
+		w := &body{fields: map[string]json.RawMessage{}, seen: map[string]bool{}}
+		if err := json.Unmarshal(r, &w.fields); err != nil || w.fields == nil {
+			b.fail(at, "invalid_type", "must be an object {type, title, params}")
+			continue
+		}
+		var widget dashboard.Widget
+		if v := w.enum("type", true, validation.Names(dashboard.WidgetTypes)); v != nil {
+			widget.Type = dashboard.WidgetType(*v)
+		}
+		if v := trimmed(w.text("title", true, dashboard.MaxTitleLength)); v != nil {
+			widget.Title = *v
+		}
+		widget.Params = readWidgetParams(w)
+		if err := w.done(); err != nil {
+			if e, ok := errors.AsType[*Error](err); ok {
+				for _, fe := range e.Fields {
+					b.fail(at+"."+fe.Field, fe.Code, "%s", fe.Message)
+				}
+			}
+			continue
+		}
+		if err := checkWidgetParams(widget); err != nil {
+			msg := err.Error()
+			if e, ok := errors.AsType[*Error](err); ok {
+				msg = e.Message
+			}
+			b.fail(at+".params", "invalid_value", "%s", msg)
+			continue
+		}
+		out = append(out, widget)
+	}
+	return out
+}
+
+// readWidgetParams reads params: an object of string values (absent or
+// null: none).
+func readWidgetParams(w *body) map[string]string {
+	params := map[string]string{}
+	if !w.has("params") || w.isNull("params") {
+		return params
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(w.fields["params"], &raw); err != nil || raw == nil {
+		w.fail("params", "invalid_type", "must be an object of the analytics query parameters, each a string")
+		return params
+	}
+	if len(raw) > dashboard.MaxParams {
+		w.fail("params", "too_long", "must have at most %d parameters", dashboard.MaxParams)
+		return params
+	}
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range raw {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		var v string
+		if err := json.Unmarshal(raw[k], &v); err != nil {
+			w.fail("params", "invalid_type", "every parameter must be a string, as in the query string")
+			return params
+		}
+		if len(k) > dashboard.MaxParamLength || len(v) > dashboard.MaxParamLength {
+			w.fail("params", "too_long", "parameter names and values must be at most %d characters", dashboard.MaxParamLength)
+			return params
+		}
+		params[k] = v
+	}
+	return params
+}
+
+// widgetQuery presents a widget's params as the query string its analytics
+// endpoint reads.
+func widgetQuery(params map[string]string) *query {
+	v := url.Values{}
+	for k, val := range params {
+		v.Set(k, val)
+	}
+	return &query{values: v, known: map[string]bool{}}
+}
+
+// checkWidgetParams reads the params as the widget's endpoint would.
+func checkWidgetParams(w dashboard.Widget) error {
+	_, err := evaluateWidget(analyticsRun{}, w, false)
+	return err
+}
+
+// evaluateWidget reads a widget's params and, when compute is set, runs its
+// analytics computation: the body GET /v1/analytics/<type> would answer.
+func evaluateWidget(run analyticsRun, w dashboard.Widget, compute bool) (any, error) {
+	q := widgetQuery(w.Params)
+	switch w.Type {
+	case dashboard.ROI:
+		p, err := readROIParams(q)
+		if err != nil || !compute {
+			return nil, err
+		}
+		return computeROI(run, p)
+	case dashboard.Realization:
+		p, err := readRealizationParams(q)
+		if err != nil || !compute {
+			return nil, err
+		}
+		return computeRealization(run, p)
+	case dashboard.Trends:
+		p, err := readTrendsParams(q)
+		if err != nil || !compute {
+			return nil, err
+		}
+		return computeTrends(run, p)
+	case dashboard.Forecasts:
+		p, err := readForecastsParams(q)
+		if err != nil || !compute {
+			return nil, err
+		}
+		data, meta, err := forecastsData(run, p)
+		return analyticsEnvelope[forecastsJSON]{Data: data, Meta: meta}, err
+	case dashboard.Benchmarks:
+		p, err := readBenchmarksParams(q)
+		if err != nil || !compute {
+			return nil, err
+		}
+		data, meta, err := benchmarksData(run, p)
+		return analyticsEnvelope[benchmarksJSON]{Data: data, Meta: meta}, err
+	}
+	return nil, InvalidParameter("widget type %s is not available", w.Type)
+}
+
+func (s *Server) listDashboards(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page, size := q.page(maxDashboardPageSize)
+	visibility := q.oneOf("visibility", "", validation.Names(dashboard.Visibilities))
+	if err := q.done(); err != nil {
+		return err
+	}
+	ctx, t, p := c.UserContext(), tx(c), principal(c)
+	rows, err := db.Q.DashboardList(ctx, t, dbsqlc.DashboardListParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility,
+		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	if err != nil {
+		return err
+	}
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.DashboardListRow) int64 { return r.Total },
+		func(r dbsqlc.DashboardListRow) dashboardJSON { return toDashboardJSON(r.Dashboard) },
+		func() (int64, error) {
+			return db.Q.DashboardCount(ctx, t, dbsqlc.DashboardCountParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility})
+		})
+}
+
+func (s *Server) createDashboard(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	f, err := readDashboard(c)
+	if err != nil {
+		return err
+	}
+	owner, err := dashboard.CheckWrite(nil, f.visibility, dashboardCaller(c))
+	if err != nil {
+		return dashboardError(err)
+	}
+	ctx, t, p := c.UserContext(), tx(c), principal(c)
+	// Two creates of one owner serialise on this transaction lock, so the
+	// count below is exact.
+	if _, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('dashboards/' || $1::text || '/' || $2::text, 0))", p.TenantID, owner); err != nil {
+		return err
+	}
+	n, err := db.Q.DashboardCountByOwner(ctx, t, dbsqlc.DashboardCountByOwnerParams{TenantID: p.TenantID, OwnerID: owner})
+	if err != nil {
+		return err
+	}
+	if err := dashboard.CheckCanAdd(n); err != nil {
+		return dashboardError(err)
+	}
+	widgets, err := json.Marshal(f.widgets)
+	if err != nil {
+		return err
+	}
+	row, err := db.Q.DashboardCreate(ctx, t, dbsqlc.DashboardCreateParams{TenantID: p.TenantID, Name: f.name, Description: f.description,
+		Visibility: string(f.visibility), OwnerID: owner, Widgets: widgets})
+	if err != nil {
+		return err
+	}
+	out := toDashboardJSON(row)
+	c.Location("/v1/dashboards/" + out.ID)
+	return c.Status(fiber.StatusCreated).JSON(out)
+}
+
+// loadDashboard finds a dashboard of the path the caller may see (another
+// user's personal dashboard is not found); locked for a write.
+func loadDashboard(c *fiber.Ctx, forUpdate bool) (dbsqlc.Dashboard, error) {
+	id, err := pathID(c, "id", "dashboard")
+	if err != nil {
+		return dbsqlc.Dashboard{}, err
+	}
+	p := principal(c)
+	var d dbsqlc.Dashboard
+	if forUpdate {
+		d, err = db.Q.DashboardGetLocked(c.UserContext(), tx(c), dbsqlc.DashboardGetLockedParams{TenantID: p.TenantID, ID: id, Subject: p.Subject})
+	} else {
+		d, err = db.Q.DashboardGet(c.UserContext(), tx(c), dbsqlc.DashboardGetParams{TenantID: p.TenantID, ID: id, Subject: p.Subject})
+	}
+	return d, found("dashboard", err)
+}
+
+func (s *Server) getDashboard(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	d, err := loadDashboard(c, false)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toDashboardJSON(d))
+}
+
+// replaceDashboard is PUT: name, widgets and visibility as sent (absent
+// description: empty; absent visibility: personal).
+func (s *Server) replaceDashboard(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	f, err := readDashboard(c)
+	if err != nil {
+		return err
+	}
+	cur, err := loadDashboard(c, true)
+	if err != nil {
+		return err
+	}
+	owner, err := dashboard.CheckWrite(&dashboard.Dashboard{Visibility: dashboard.Visibility(cur.Visibility), OwnerID: cur.OwnerID}, f.visibility, dashboardCaller(c))
+	if err != nil {
+		return dashboardError(err)
+	}
+	widgets, err := json.Marshal(f.widgets)
+	if err != nil {
+		return err
+	}
+	row, err := db.Q.DashboardUpdate(c.UserContext(), tx(c), dbsqlc.DashboardUpdateParams{TenantID: cur.TenantID, ID: cur.ID, Name: f.name,
+		Description: f.description, Visibility: string(f.visibility), OwnerID: owner, Widgets: widgets})
+	if err != nil {
+		return err
+	}
+	return c.JSON(toDashboardJSON(row))
+}
+
+func (s *Server) deleteDashboard(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	cur, err := loadDashboard(c, true)
+	if err != nil {
+		return err
+	}
+	if _, err := dashboard.CheckWrite(&dashboard.Dashboard{Visibility: dashboard.Visibility(cur.Visibility), OwnerID: cur.OwnerID},
+		dashboard.Visibility(cur.Visibility), dashboardCaller(c)); err != nil {
+		return dashboardError(err)
+	}
+	if err := db.Q.DashboardDelete(c.UserContext(), tx(c), dbsqlc.DashboardDeleteParams{TenantID: cur.TenantID, ID: cur.ID}); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+// widgetResultJSON is one widget evaluated: its HTTP status and the body
+// its analytics endpoint would have answered (the analytics envelope, or
+// the error envelope).
+type widgetResultJSON struct {
+	Index  int               `json:"index"`
+	Type   string            `json:"type"`
+	Title  string            `json:"title"`
+	Params map[string]string `json:"params"`
+	Status int               `json:"status"`
+	Body   any               `json:"body"`
+}
+
+type dashboardDataJSON struct {
+	DashboardID string             `json:"dashboard_id"`
+	Name        string             `json:"name"`
+	Widgets     []widgetResultJSON `json:"widgets"`
+}
+
+// dashboardData evaluates every widget in the request's transaction. A
+// widget whose query fails on its own terms (an initiative since deleted:
+// 404; a range now invalid: 400) carries that error; the other widgets are
+// still evaluated. Anything else (the database) fails the request.
+func (s *Server) dashboardData(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	d, err := loadDashboard(c, false)
+	if err != nil {
+		return err
+	}
+	dj := toDashboardJSON(d)
+	run := newAnalyticsRun(c)
+	out := dashboardDataJSON{DashboardID: dj.ID, Name: dj.Name, Widgets: make([]widgetResultJSON, len(dj.Widgets))}
+	for i, w := range dj.Widgets {
+		r := widgetResultJSON{Index: i, Type: string(w.Type), Title: w.Title, Params: w.Params, Status: fiber.StatusOK}
+		body, err := evaluateWidget(run, w, true)
+		if e, ok := errors.AsType[*Error](err); ok {
+			var eb errorBody
+			eb.Error.Code, eb.Error.Message, eb.Error.RequestID = e.Code, e.Message, requestID(c)
+			r.Status, body = e.Status, eb
+		} else if err != nil {
+			return err
+		}
+		r.Body = body
+		out.Widgets[i] = r
+	}
+	return c.JSON(fiber.Map{"data": out})
+}
+
+// ---- the built-in portfolio dashboard ----
+
+type portfolioStatusJSON struct {
+	Status      string `json:"status"`
+	Initiatives int64  `json:"initiatives"`
+}
+
+type portfolioStakeholderJSON struct {
+	StakeholderID  string `json:"stakeholder_id"`
+	Name           string `json:"name"`
+	InitiativeID   string `json:"initiative_id"`
+	InitiativeName string `json:"initiative_name"`
+	Influence      string `json:"influence"`
+	AtRiskSince    string `json:"at_risk_since"`
+}
+
+type portfolioJSON struct {
+	InitiativesByStatus []portfolioStatusJSON  `json:"initiatives_by_status"`
+	InitiativesCount    int64                  `json:"initiatives_count"`
+	Value               realizationAmountsJSON `json:"value"`
+	AtRiskBenefits      []atRiskBenefitJSON    `json:"at_risk_benefits"`
+	AtRiskBenefitsCount int                    `json:"at_risk_benefits_count"`
+	// Null when the caller lacks stakeholders:read (names of people are
+	// that permission's); otherwise at most MaxAtRiskListed.
+	AtRiskStakeholders      []portfolioStakeholderJSON `json:"at_risk_stakeholders"`
+	AtRiskStakeholdersCount *int64                     `json:"at_risk_stakeholders_count"`
+}
+
+// portfolioDashboard is GET /v1/dashboards/portfolio: the portfolio (every
+// initiative not archived) by status, its value expected against realised
+// to date (the portfolio realization), the at-risk benefits (lowest share
+// first) and the stakeholders at risk (the longest at risk first), each
+// list at most dashboard.MaxAtRiskListed long with its full count.
+func (s *Server) portfolioDashboard(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	run := newAnalyticsRun(c)
+	byStatus, err := db.Q.PortfolioInitiativesByStatus(run.ctx, run.tx, run.tenant)
+	if err != nil {
+		return err
+	}
+	realization, err := computeRealization(run, realizationParams{})
+	if err != nil {
+		return err
+	}
+	r := realization.Data
+	out := portfolioJSON{InitiativesByStatus: make([]portfolioStatusJSON, len(byStatus)), Value: r.realizationAmountsJSON,
+		AtRiskBenefits: r.AtRiskBenefits[:min(len(r.AtRiskBenefits), dashboard.MaxAtRiskListed)], AtRiskBenefitsCount: len(r.AtRiskBenefits)}
+	for i, s := range byStatus {
+		out.InitiativesByStatus[i] = portfolioStatusJSON{Status: s.Status, Initiatives: s.Initiatives}
+		out.InitiativesCount += s.Initiatives
+	}
+	if principal(c).Has(rbac.StakeholdersRead) {
+		rows, err := db.Q.PortfolioAtRiskStakeholders(run.ctx, run.tx, dbsqlc.PortfolioAtRiskStakeholdersParams{TenantID: run.tenant,
+			Today: run.now.UTC().Truncate(24 * time.Hour), Top: dashboard.MaxAtRiskListed})
+		if err != nil {
+			return err
+		}
+		out.AtRiskStakeholders, out.AtRiskStakeholdersCount = make([]portfolioStakeholderJSON, len(rows)), new(int64(0))
+		for i, s := range rows {
+			out.AtRiskStakeholders[i] = portfolioStakeholderJSON{StakeholderID: s.ID.String(), Name: s.Name, InitiativeID: s.InitiativeID.String(),
+				InitiativeName: s.InitiativeName, Influence: s.Influence, AtRiskSince: s.AtRiskFrom.Format(time.DateOnly)}
+			*out.AtRiskStakeholdersCount = s.Total
+		}
+	}
+	return c.JSON(analyticsEnvelope[portfolioJSON]{Data: out, Meta: realization.Meta})
+}

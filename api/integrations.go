@@ -1,0 +1,609 @@
+package api
+
+// Integrations (issue 12): connections to Salesforce, HubSpot, Jira or an HTTP feed that sync
+// records in, on a Temporal Schedule in the integration's time zone or on demand. Rules live
+// in internal/integration (states, schedules, what a sync writes) and
+// internal/integration/provider (config keys, the clients); the sync itself is a workflow
+// (workflows/integration_sync.go) started through the outbox. Tokens are sealed at rest and
+// never returned.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/integration"
+	"github.com/valuecase/valuecase/internal/integration/provider"
+	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/secretbox"
+	"github.com/valuecase/valuecase/internal/webhook"
+)
+
+const (
+	maxIntegrationPageSize = 100
+	maxSyncPageSize        = 100
+	maxIntegrationNameLen  = 200
+	maxConfigBytes         = 16 << 10
+	maxExternalKeyLen      = 100 // benefits.external_key (migration 00011)
+)
+
+// integrationsRoutes mounts the integration routes on the authenticated /v1 group.
+func (s *Server) integrationsRoutes(v1 fiber.Router) {
+	admin := s.require(rbac.AdminConfig)
+	v1.Get("/integrations", admin, s.listIntegrations)
+	v1.Post("/integrations", admin, s.createIntegration)
+	v1.Get("/integrations/:id", admin, s.getIntegration)
+	v1.Put("/integrations/:id", admin, s.replaceIntegration)
+	v1.Patch("/integrations/:id", admin, s.patchIntegration)
+	v1.Delete("/integrations/:id", admin, s.deleteIntegration)
+	v1.Get("/integrations/:id/syncs", admin, s.listSyncs)
+	v1.Get("/integrations/:id/syncs/:sync_id", admin, s.getSync)
+	v1.Post("/integrations/:id/sync", admin, s.triggerSync)
+}
+
+type scheduleJSON struct {
+	Frequency string  `json:"frequency"`
+	At        *string `json:"at"`
+	DayOfWeek *string `json:"day_of_week"`
+	Timezone  string  `json:"timezone"`
+}
+
+// integrationJSON is the integration resource. config never holds the token: oauth_token_set
+// and oauth_token_hint (its last 4 characters) say whether one is stored.
+type integrationJSON struct {
+	ID             string         `json:"id"`
+	Provider       string         `json:"provider"`
+	Name           string         `json:"name"`
+	Config         map[string]any `json:"config"`
+	OAuthTokenSet  bool           `json:"oauth_token_set"`
+	OAuthTokenHint *string        `json:"oauth_token_hint"`
+	SyncSchedule   scheduleJSON   `json:"sync_schedule"`
+	State          string         `json:"state"`
+	LastError      *string        `json:"last_error"`
+	Watermark      *string        `json:"watermark"`
+	NextSyncAt     *string        `json:"next_sync_at"`
+	LastSyncAt     *string        `json:"last_sync_at"`
+	SyncsURL       string         `json:"syncs_url"`
+	CreatedAt      string         `json:"created_at"`
+	UpdatedAt      string         `json:"updated_at"`
+	DisconnectedAt *string        `json:"disconnected_at"`
+}
+
+func scheduleOf(in dbsqlc.Integration) integration.Schedule {
+	return integration.SchedulingOf(in.TenantID, in.ID, in.Name, in.Frequency, in.ScheduleAt, in.DayOfWeek, in.Timezone, in.State).Schedule
+}
+
+func toIntegrationJSON(in dbsqlc.Integration, now time.Time) integrationJSON {
+	cfg := map[string]any{}
+	_ = json.Unmarshal(in.Config, &cfg)
+	j := integrationJSON{
+		ID: in.ID.String(), Provider: in.Provider, Name: in.Name, Config: cfg, OAuthTokenSet: in.TokenSealed != nil, OAuthTokenHint: in.TokenHint,
+		SyncSchedule: scheduleJSON{Frequency: in.Frequency, At: in.ScheduleAt, DayOfWeek: in.DayOfWeek, Timezone: in.Timezone},
+		State:        in.State, LastError: in.LastError, Watermark: noneIfBlank(&in.Watermark), LastSyncAt: optTimestamp(in.LastSyncAt),
+		SyncsURL:  "/v1/integrations/" + in.ID.String() + "/syncs",
+		CreatedAt: timestamp(in.CreatedAt), UpdatedAt: timestamp(in.UpdatedAt), DisconnectedAt: optTimestamp(in.DisconnectedAt),
+	}
+	if integration.State(in.State) == integration.Active {
+		if next := scheduleOf(in).Next(now, 1); len(next) == 1 {
+			j.NextSyncAt = new(timestamp(next[0]))
+		}
+	}
+	return j
+}
+
+type syncCountsJSON struct {
+	Fetched   int32 `json:"fetched"`
+	Created   int32 `json:"created"`
+	Updated   int32 `json:"updated"`
+	Unchanged int32 `json:"unchanged"`
+	Failed    int32 `json:"failed"`
+}
+
+// syncJSON is one sync of the history.
+type syncJSON struct {
+	ID            string                  `json:"id"`
+	IntegrationID string                  `json:"integration_id"`
+	Trigger       string                  `json:"trigger"`
+	Status        string                  `json:"status"`
+	StatusURL     string                  `json:"status_url"`
+	Counts        syncCountsJSON          `json:"counts"`
+	Pages         int32                   `json:"pages"`
+	Errors        []integration.ItemError `json:"errors"`
+	Error         *string                 `json:"error"`
+	Cursor        *string                 `json:"cursor"`
+	Since         *string                 `json:"since"`
+	Watermark     *string                 `json:"watermark"`
+	RequestedBy   string                  `json:"requested_by"`
+	CreatedAt     string                  `json:"created_at"`
+	StartedAt     *string                 `json:"started_at"`
+	FinishedAt    *string                 `json:"finished_at"`
+}
+
+func toSyncJSON(s dbsqlc.IntegrationSync) syncJSON {
+	errs := []integration.ItemError{}
+	_ = json.Unmarshal(s.Errors, &errs)
+	return syncJSON{
+		ID: s.ID.String(), IntegrationID: s.IntegrationID.String(), Trigger: s.Trigger, Status: s.Status,
+		StatusURL: fmt.Sprintf("/v1/integrations/%s/syncs/%s", s.IntegrationID, s.ID),
+		Counts:    syncCountsJSON{Fetched: s.Fetched, Created: s.Created, Updated: s.Updated, Unchanged: s.Unchanged, Failed: s.Failed},
+		Pages:     s.Pages, Errors: errs, Error: s.Error, Cursor: noneIfBlank(&s.Cursor), Since: noneIfBlank(&s.Since), Watermark: noneIfBlank(&s.Watermark),
+		RequestedBy: s.RequestedBy, CreatedAt: timestamp(s.CreatedAt), StartedAt: optTimestamp(s.StartedAt), FinishedAt: optTimestamp(s.FinishedAt),
+	}
+}
+
+// integrationFields are the writable fields of create, PUT and PATCH, checked.
+type integrationFields struct {
+	provider string
+	name     *string
+	config   map[string]any // validated and normalised, without the token (nil: not sent)
+	token    string         // "" : not sent (the stored one is kept)
+	schedule *integration.Schedule
+	state    *string
+}
+
+var readOnlyIntegrationFields = []string{"id", "oauth_token_set", "oauth_token_hint", "last_error", "watermark", "next_sync_at",
+	"last_sync_at", "syncs_url", "created_at", "updated_at", "disconnected_at"}
+
+// readIntegrationFields reads a body. mode: "create" (provider, name, config required),
+// "put" (name and config required; provider may be repeated, not changed), "patch" (none).
+// For PATCH, config keys merge into the stored config (a null value removes a key). A config
+// is validated for its provider (unknown keys refused), instance_url must be https (http only
+// with OUTBOUND_ALLOW_PRIVATE_NETWORKS) and resolve to public addresses, and a jira
+// initiative_id must name an initiative of the tenant.
+func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsqlc.Integration) (integrationFields, error) {
+	b, err := parseBody(c)
+	if err != nil {
+		return integrationFields{}, err
+	}
+	create := mode == "create"
+	var f integrationFields
+	prov := b.enum("provider", create, provider.Names())
+	switch {
+	case prov != nil && current != nil && *prov != current.Provider:
+		b.fail("provider", "invalid_value", "cannot change (%s); create a new integration instead", current.Provider)
+	case prov != nil:
+		f.provider = *prov
+	case current != nil:
+		f.provider = current.Provider
+	}
+	f.name = b.text("name", mode != "patch", maxIntegrationNameLen)
+	f.name = trimmed(f.name)
+	f.state = b.enum("state", false, integration.Settable)
+	b.ignore(readOnlyIntegrationFields...)
+
+	// config: an object, the token taken out before validation.
+	var raw map[string]any
+	if b.has("config") && !b.isNull("config") {
+		if len(b.fields["config"]) > maxConfigBytes {
+			b.fail("config", "too_long", "must be at most %d bytes of JSON", maxConfigBytes)
+		} else if err := json.Unmarshal(b.fields["config"], &raw); err != nil || raw == nil {
+			b.fail("config", "invalid_type", "must be an object")
+			raw = nil
+		}
+	} else if mode != "patch" {
+		b.fail("config", "required", "is required")
+	}
+	if raw != nil && f.provider != "" {
+		if mode == "patch" && current != nil {
+			merged := map[string]any{}
+			_ = json.Unmarshal(current.Config, &merged)
+			for k, v := range raw {
+				if v == nil {
+					delete(merged, k)
+				} else {
+					merged[k] = v
+				}
+			}
+			raw = merged
+		}
+		rest, token, _, fe := provider.SplitSecret(raw)
+		for k, msg := range fe {
+			b.fail("config."+k, "invalid_value", "%s", msg)
+		}
+		norm, fields, err := provider.Validate(f.provider, rest, s.Config.OutboundAllowPrivateNetworks)
+		if err != nil {
+			b.fail("provider", "invalid_value", "%s", err.Error())
+		}
+		keys := make([]string, 0, len(fields))
+		for k := range fields {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			b.fail("config."+k, "invalid_value", "%s", fields[k])
+		}
+		if err == nil && len(fields) == 0 {
+			f.config, f.token = norm, token
+			if u, ok := norm["instance_url"].(string); ok {
+				var ue *webhook.URLError
+				if err := webhook.CheckURL(c.UserContext(), u, s.Config.OutboundAllowPrivateNetworks); errors.As(err, &ue) {
+					b.fail("config.instance_url", "invalid_value", "%s", ue.Reason)
+				} else if err != nil {
+					return f, err
+				}
+			}
+			if f.provider == provider.Jira {
+				id, _ := uuid.Parse(fmt.Sprint(norm["initiative_id"]))
+				if _, err := db.Q.InitiativeGet(c.UserContext(), tx(c), dbsqlc.InitiativeGetParams{TenantID: principal(c).TenantID, ID: id}); db.IsNotFound(err) {
+					b.fail("config.initiative_id", "invalid_value", "no initiative of this tenant has this id")
+				} else if err != nil {
+					return f, err
+				}
+			}
+		}
+	}
+
+	// sync_schedule: an object; absent in create and PUT means manual in UTC.
+	if b.has("sync_schedule") && !b.isNull("sync_schedule") {
+		var sj map[string]json.RawMessage
+		if err := json.Unmarshal(b.fields["sync_schedule"], &sj); err != nil || sj == nil {
+			b.fail("sync_schedule", "invalid_type", "must be an object")
+		} else {
+			sch, ok := readSchedule(b, sj)
+			if ok {
+				f.schedule = &sch
+			}
+		}
+	} else if mode != "patch" {
+		f.schedule = &integration.Schedule{Frequency: integration.Manual, TimeZone: "UTC"}
+	}
+	if err := b.done(); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// readSchedule reads the sync_schedule object, reporting on sync_schedule.<key>.
+func readSchedule(b *body, sj map[string]json.RawMessage) (integration.Schedule, bool) {
+	var sch integration.Schedule
+	ok := true
+	str := func(k string) string {
+		v, has := sj[k]
+		if !has || string(v) == "null" {
+			return ""
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil || len(s) > 64 {
+			b.fail("sync_schedule."+k, "invalid_type", "must be a string of at most 64 characters")
+			ok = false
+		}
+		return s
+	}
+	for k := range sj {
+		switch k {
+		case "frequency", "at", "day_of_week", "timezone":
+		default:
+			b.fail("sync_schedule."+k, "unknown_field", "is not a field of sync_schedule (frequency, at, day_of_week, timezone)")
+			ok = false
+		}
+	}
+	sch = integration.Schedule{Frequency: integration.Frequency(str("frequency")), At: str("at"), DayOfWeek: str("day_of_week"), TimeZone: str("timezone")}
+	if !ok {
+		return sch, false
+	}
+	errs := sch.Normalize()
+	keys := make([]string, 0, len(errs))
+	for k := range errs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		b.fail(k, "invalid_value", "%s", errs[k])
+	}
+	return sch, len(errs) == 0
+}
+
+func optText(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (s *Server) listIntegrations(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page, size := q.page(maxIntegrationPageSize)
+	var state, prov *string
+	if _, ok := q.str("state"); ok {
+		state = new(q.oneOf("state", "", integration.States))
+	}
+	if _, ok := q.str("provider"); ok {
+		prov = new(q.oneOf("provider", "", provider.Names()))
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	p, ctx, t, now := principal(c), c.UserContext(), tx(c), time.Now()
+	rows, err := db.Q.IntegrationList(ctx, t, dbsqlc.IntegrationListParams{TenantID: p.TenantID, State: state, Provider: prov,
+		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	if err != nil {
+		return err
+	}
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.IntegrationListRow) int64 { return r.Total },
+		func(r dbsqlc.IntegrationListRow) integrationJSON { return toIntegrationJSON(r.Integration, now) },
+		func() (int64, error) {
+			return db.Q.IntegrationCount(ctx, t, dbsqlc.IntegrationCountParams{TenantID: p.TenantID, State: state, Provider: prov})
+		})
+}
+
+// checkActiveLimit refuses a change that would make more than integration.MaxActive active.
+func checkActiveLimit(c *fiber.Ctx, from, to integration.State, except *uuid.UUID) error {
+	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
+	if to != integration.Active || from == integration.Active {
+		return integrationError(integration.CheckTransition(from, to, 0))
+	}
+	if err := db.Q.IntegrationLockTenantCreates(ctx, t, tenant); err != nil {
+		return err
+	}
+	n, err := db.Q.IntegrationCountActive(ctx, t, dbsqlc.IntegrationCountActiveParams{TenantID: tenant, ExceptID: except})
+	if err != nil {
+		return err
+	}
+	return integrationError(integration.CheckTransition(from, to, n))
+}
+
+// integrationError maps the domain's typed errors.
+func integrationError(err error) error {
+	var na *integration.NotActiveError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, integration.ErrLimit):
+		return Conflict("the tenant already has %d active integrations; pause or delete one first", integration.MaxActive)
+	case errors.Is(err, integration.ErrDisconnected):
+		return Conflict("the integration is disconnected; create a new one")
+	case errors.As(err, &na):
+		return Conflict("%s", na.Error())
+	}
+	return err
+}
+
+func (s *Server) createIntegration(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	f, err := s.readIntegrationFields(c, "create", nil)
+	if err != nil {
+		return err
+	}
+	state := integration.Active
+	if f.state != nil {
+		state = integration.State(*f.state)
+	}
+	if err := checkActiveLimit(c, integration.Paused, state, nil); err != nil {
+		return err
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	id := uuid.New()
+	params := dbsqlc.IntegrationCreateParams{TenantID: p.TenantID, ID: id, Provider: f.provider, Name: *f.name, State: string(state),
+		Frequency: string(f.schedule.Frequency), ScheduleAt: optText(f.schedule.At), DayOfWeek: optText(f.schedule.DayOfWeek), Timezone: f.schedule.TimeZone}
+	if params.Config, err = json.Marshal(f.config); err != nil {
+		return err
+	}
+	if f.token != "" {
+		if params.TokenSealed, err = integration.SealToken(s.Webhooks.Secrets, p.TenantID, id, f.token); err != nil {
+			return err
+		}
+		params.TokenHint = new(secretbox.Hint(f.token))
+	}
+	in, err := db.Q.IntegrationCreate(ctx, t, params)
+	if db.IsUniqueViolation(err, "integrations_tenant_name") {
+		return AlreadyExists("an integration named %q already exists", *f.name)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := outbox.Write(ctx, t, p.TenantID, integration.EventChanged, integration.ChangedEvent{ID: id.String()}); err != nil {
+		return err
+	}
+	c.Location("/v1/integrations/" + id.String())
+	return c.Status(fiber.StatusCreated).JSON(toIntegrationJSON(in, time.Now()))
+}
+
+func loadIntegration(c *fiber.Ctx, forUpdate bool) (dbsqlc.Integration, error) {
+	id, err := pathID(c, "id", "integration")
+	if err != nil {
+		return dbsqlc.Integration{}, err
+	}
+	var in dbsqlc.Integration
+	if forUpdate {
+		in, err = db.Q.IntegrationGetForUpdate(c.UserContext(), tx(c), dbsqlc.IntegrationGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
+	} else {
+		in, err = db.Q.IntegrationGet(c.UserContext(), tx(c), dbsqlc.IntegrationGetParams{TenantID: principal(c).TenantID, ID: id})
+	}
+	return in, found("integration", err)
+}
+
+func (s *Server) getIntegration(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	in, err := loadIntegration(c, false)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toIntegrationJSON(in, time.Now()))
+}
+
+func (s *Server) replaceIntegration(c *fiber.Ctx) error { return s.updateIntegration(c, "put") }
+func (s *Server) patchIntegration(c *fiber.Ctx) error   { return s.updateIntegration(c, "patch") }
+
+// updateIntegration is PUT (name and config required; an absent sync_schedule means manual
+// in UTC) and PATCH (only what is sent changes; config keys merge). Without config.oauth_token
+// the stored token is kept. state may be active or paused; an integration in error goes back
+// to active when a new token is sent or state active is asked for (last_error cleared).
+func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	in, err := loadIntegration(c, true)
+	if err != nil {
+		return err
+	}
+	if integration.State(in.State) == integration.Disconnected {
+		return integrationError(integration.ErrDisconnected)
+	}
+	f, err := s.readIntegrationFields(c, mode, &in)
+	if err != nil {
+		return err
+	}
+	from, to := integration.State(in.State), integration.State(in.State)
+	if f.state != nil {
+		to = integration.State(*f.state)
+	} else if from == integration.Error && f.token != "" {
+		to = integration.Active
+	}
+	if err := checkActiveLimit(c, from, to, &in.ID); err != nil {
+		return err
+	}
+	params := dbsqlc.IntegrationUpdateParams{TenantID: in.TenantID, ID: in.ID, Name: in.Name, Config: in.Config, TokenSealed: in.TokenSealed,
+		TokenHint: in.TokenHint, Frequency: in.Frequency, ScheduleAt: in.ScheduleAt, DayOfWeek: in.DayOfWeek, Timezone: in.Timezone,
+		State: string(to), LastError: in.LastError}
+	if to != integration.Error {
+		params.LastError = nil
+	}
+	if f.name != nil {
+		params.Name = *f.name
+	}
+	if f.config != nil {
+		if params.Config, err = json.Marshal(f.config); err != nil {
+			return err
+		}
+	}
+	if f.token != "" {
+		if params.TokenSealed, err = integration.SealToken(s.Webhooks.Secrets, in.TenantID, in.ID, f.token); err != nil {
+			return err
+		}
+		params.TokenHint = new(secretbox.Hint(f.token))
+	}
+	if f.schedule != nil {
+		params.Frequency, params.ScheduleAt, params.DayOfWeek, params.Timezone = string(f.schedule.Frequency), optText(f.schedule.At), optText(f.schedule.DayOfWeek), f.schedule.TimeZone
+	}
+	ctx, t := c.UserContext(), tx(c)
+	updated, err := db.Q.IntegrationUpdate(ctx, t, params)
+	if db.IsUniqueViolation(err, "integrations_tenant_name") {
+		return AlreadyExists("an integration named %q already exists", params.Name)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := outbox.Write(ctx, t, in.TenantID, integration.EventChanged, integration.ChangedEvent{ID: in.ID.String()}); err != nil {
+		return err
+	}
+	return c.JSON(toIntegrationJSON(updated, time.Now()))
+}
+
+// deleteIntegration disconnects: state disconnected, token erased, schedule deleted (by the
+// relay). The record and its sync history stay readable. Deleting again is a no-op (204).
+func (s *Server) deleteIntegration(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	in, err := loadIntegration(c, true)
+	if err != nil {
+		return err
+	}
+	if integration.State(in.State) != integration.Disconnected {
+		ctx, t := c.UserContext(), tx(c)
+		if _, err := db.Q.IntegrationDisconnect(ctx, t, dbsqlc.IntegrationDisconnectParams{TenantID: in.TenantID, ID: in.ID}); err != nil {
+			return err
+		}
+		if _, err := outbox.Write(ctx, t, in.TenantID, integration.EventChanged, integration.ChangedEvent{ID: in.ID.String()}); err != nil {
+			return err
+		}
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+func (s *Server) listSyncs(c *fiber.Ctx) error {
+	q := parseQuery(c)
+	page, size := q.page(maxSyncPageSize)
+	if err := q.done(); err != nil {
+		return err
+	}
+	in, err := loadIntegration(c, false)
+	if err != nil {
+		return err
+	}
+	ctx, t := c.UserContext(), tx(c)
+	rows, err := db.Q.SyncList(ctx, t, dbsqlc.SyncListParams{TenantID: in.TenantID, IntegrationID: in.ID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	if err != nil {
+		return err
+	}
+	return paginate(c, page, size, rows,
+		func(r dbsqlc.SyncListRow) int64 { return r.Total },
+		func(r dbsqlc.SyncListRow) syncJSON { return toSyncJSON(r.IntegrationSync) },
+		func() (int64, error) {
+			return db.Q.SyncCount(ctx, t, dbsqlc.SyncCountParams{TenantID: in.TenantID, IntegrationID: in.ID})
+		})
+}
+
+func (s *Server) getSync(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	in, err := loadIntegration(c, false)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(c, "sync_id", "sync")
+	if err != nil {
+		return err
+	}
+	sync, err := db.Q.SyncGet(c.UserContext(), tx(c), dbsqlc.SyncGetParams{TenantID: in.TenantID, ID: id})
+	if err == nil && sync.IntegrationID != in.ID {
+		err = pgx.ErrNoRows
+	}
+	if err != nil {
+		return found("sync", err)
+	}
+	return c.JSON(toSyncJSON(sync))
+}
+
+// triggerSync queues a manual sync (no body): 202 with the sync and its status URL. A sync
+// already queued or running is a 409 naming it; so is an integration that is not active.
+func (s *Server) triggerSync(c *fiber.Ctx) error {
+	if err := parseQuery(c).done(); err != nil {
+		return err
+	}
+	if len(c.Body()) > 0 {
+		return InvalidParameter("this request takes no body")
+	}
+	in, err := loadIntegration(c, true)
+	if err != nil {
+		return err
+	}
+	if err := integrationError(integration.CheckSync(integration.State(in.State))); err != nil {
+		return err
+	}
+	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	open, err := db.Q.SyncOpen(ctx, t, dbsqlc.SyncOpenParams{TenantID: in.TenantID, IntegrationID: in.ID})
+	if err == nil {
+		return Conflict("sync %s of this integration is already %s; see /v1/integrations/%s/syncs/%s", open.ID, open.Status, in.ID, open.ID)
+	}
+	if !db.IsNotFound(err) {
+		return err
+	}
+	sync, err := db.Q.SyncCreate(ctx, t, dbsqlc.SyncCreateParams{TenantID: in.TenantID, IntegrationID: in.ID, Trigger: "manual", RequestedBy: p.Subject, Since: in.Watermark})
+	if err != nil {
+		return err
+	}
+	if _, err := outbox.Write(ctx, t, in.TenantID, integration.EventSyncRequested, integration.SyncRequestedEvent{
+		IntegrationID: in.ID.String(), SyncID: sync.ID.String(), Name: in.Name, Provider: in.Provider,
+	}); err != nil {
+		return err
+	}
+	body := toSyncJSON(sync)
+	c.Location(body.StatusURL)
+	return c.Status(fiber.StatusAccepted).JSON(body)
+}

@@ -1,0 +1,222 @@
+-- name: BulkBenefitsLocked :many
+-- The benefits an actuals import names, locked as BenefitGetLocked locks one (the benefit for
+-- update, its initiative for share), with the transaction's time, which stamps every row written.
+SELECT sqlc.embed(b), i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE b.tenant_id = @tenant_id AND b.id = ANY (@ids::uuid[])
+FOR UPDATE OF b FOR SHARE OF i;
+
+-- name: BulkActualsExisting :many
+-- The stored actuals at the (benefit, period) keys of an import, locked, with their revision counts.
+SELECT sqlc.embed(a), (SELECT count(*) FROM benefit_actual_revisions r WHERE r.tenant_id = a.tenant_id AND r.actual_id = a.id) AS revisions
+FROM benefit_actuals a
+JOIN (SELECT unnest(@benefit_ids::uuid[]) AS benefit_id, unnest(@periods::date[]) AS period) k
+  ON a.benefit_id = k.benefit_id AND a.period = k.period
+WHERE a.tenant_id = @tenant_id
+FOR UPDATE OF a;
+
+-- name: BulkActualsInsert :exec
+-- Creates many actuals in one statement (ids chosen by the caller; '' evidence is none).
+INSERT INTO benefit_actuals (tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by)
+SELECT @tenant_id, unnest(@ids::uuid[]), unnest(@benefit_ids::uuid[]), unnest(@periods::date[]), unnest(@values::numeric[]),
+       unnest(@notes::text[]), NULLIF(unnest(@evidence_urls::text[]), ''), @recorded_by;
+
+-- name: BulkActualsCorrect :exec
+-- Corrects many actuals in one statement, keeping each old value as a revision.
+WITH k AS (
+    SELECT unnest(@ids::uuid[]) AS id, unnest(@values::numeric[]) AS value, unnest(@notes::text[]) AS notes,
+           NULLIF(unnest(@evidence_urls::text[]), '') AS evidence_url
+), rev AS (
+    INSERT INTO benefit_actual_revisions (tenant_id, actual_id, old_value, new_value, old_notes, old_evidence_url, changed_by)
+    SELECT a.tenant_id, a.id, a.value, k.value, a.notes, a.evidence_url, @changed_by
+    FROM benefit_actuals a JOIN k ON a.id = k.id
+    WHERE a.tenant_id = @tenant_id
+)
+UPDATE benefit_actuals a
+SET value = k.value, notes = k.notes, evidence_url = k.evidence_url, recorded_by = @changed_by, updated_at = now()
+FROM k
+WHERE a.tenant_id = @tenant_id AND a.id = k.id;
+
+-- name: BulkActualsExport :many
+-- Every actual of the tenant, in a stable order, a page at a time (keyset on benefit and period).
+SELECT a.id, a.benefit_id, a.period, a.value, a.notes, a.evidence_url
+FROM benefit_actuals a
+WHERE a.tenant_id = @tenant_id AND (a.benefit_id, a.period) > (@after_benefit::uuid, @after_period::date)
+ORDER BY a.benefit_id, a.period
+LIMIT @page_limit;
+
+-- name: BulkJobCreate :one
+INSERT INTO bulk_jobs (tenant_id, resource, mode, dry_run, atomic, total, requested_by)
+VALUES (@tenant_id, @resource, @mode, @dry_run, @atomic, @total, @requested_by)
+RETURNING *;
+
+-- name: BulkJobGet :one
+SELECT * FROM bulk_jobs WHERE tenant_id = @tenant_id AND id = @id;
+
+-- name: BulkJobList :many
+SELECT sqlc.embed(bulk_jobs), count(*) OVER () AS total_count
+FROM bulk_jobs
+WHERE tenant_id = @tenant_id AND resource = ANY (@resources::text[])
+ORDER BY created_at DESC, id DESC
+LIMIT @page_limit OFFSET @page_offset;
+
+-- name: BulkJobCount :one
+SELECT count(*) FROM bulk_jobs WHERE tenant_id = @tenant_id AND resource = ANY (@resources::text[]);
+
+-- name: BulkJobRowsInsert :exec
+-- Stores a chunk of a job's records with their positions in the order sent.
+INSERT INTO bulk_job_rows (tenant_id, job_id, idx, record)
+SELECT @tenant_id, @job_id, unnest(@idxs::integer[]), unnest(@records::jsonb[]);
+
+-- name: BulkJobStart :one
+-- Moves a queued (or, after a worker restart, running) job to running; a finished one stays.
+UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, now())
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running')
+RETURNING *;
+
+-- name: BulkJobRowsPending :many
+-- The next rows of a job without an outcome, in order.
+SELECT idx, record FROM bulk_job_rows
+WHERE tenant_id = @tenant_id AND job_id = @job_id AND status IS NULL AND idx >= @from_idx
+ORDER BY idx
+LIMIT @page_limit;
+
+-- name: BulkJobRowsRecord :exec
+-- Stores the outcomes of a chunk of rows.
+UPDATE bulk_job_rows r
+SET status = k.status, resource_id = k.resource_id, errors = k.errors
+FROM (SELECT unnest(@idxs::integer[]) AS idx, unnest(@statuses::text[]) AS status,
+             NULLIF(unnest(@resource_ids::uuid[]), '00000000-0000-0000-0000-000000000000') AS resource_id,
+             unnest(@errors::jsonb[]) AS errors) k
+WHERE r.tenant_id = @tenant_id AND r.job_id = @job_id AND r.idx = k.idx;
+
+-- name: BulkJobProgress :exec
+UPDATE bulk_jobs
+SET processed = processed + @processed, created = created + @created, updated = updated + @updated,
+    unchanged = unchanged + @unchanged, failed = failed + @failed
+WHERE tenant_id = @tenant_id AND id = @id;
+
+-- name: BulkJobFinish :exec
+UPDATE bulk_jobs SET status = @status, error = sqlc.narg('error'), finished_at = now()
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
+
+-- name: BulkJobResults :many
+SELECT idx, status, resource_id, errors, count(*) OVER () AS total
+FROM bulk_job_rows
+WHERE tenant_id = @tenant_id AND job_id = @job_id AND status IS NOT NULL
+ORDER BY idx
+LIMIT @page_limit OFFSET @page_offset;
+
+-- name: BulkJobResultCount :one
+SELECT count(*) FROM bulk_job_rows WHERE tenant_id = @tenant_id AND job_id = @job_id AND status IS NOT NULL;
+
+-- name: BulkInitiativesLocked :many
+-- The initiatives a stakeholders or benefits import names, locked for update in id order as the
+-- single creates lock one (InitiativeGetForUpdate), with how many stakeholders and benefits each
+-- has (the per-initiative limits) and the transaction's time, which stamps every row written.
+SELECT i.id, i.status,
+       (SELECT count(*) FROM stakeholders s WHERE s.tenant_id = i.tenant_id AND s.initiative_id = i.id) AS stakeholders,
+       (SELECT count(*) FROM benefits b WHERE b.tenant_id = i.tenant_id AND b.initiative_id = i.id) AS benefits,
+       transaction_timestamp()::timestamptz AS stamped_at
+FROM initiatives i
+WHERE i.tenant_id = @tenant_id AND i.id = ANY (@ids::uuid[])
+ORDER BY i.id
+FOR UPDATE OF i;
+
+-- name: BulkStakeholdersExisting :many
+-- The stored stakeholders at the (initiative, e-mail) keys of an import, locked, each with the
+-- position of its key (1-based). E-mails compare with lower() as the unique index does.
+SELECT sqlc.embed(s), k.n::integer AS key_n
+FROM stakeholders s
+JOIN (SELECT unnest(@initiative_ids::uuid[]) AS initiative_id, unnest(@emails::text[]) AS email,
+             generate_series(1, cardinality(@emails::text[])) AS n) k
+  ON s.initiative_id = k.initiative_id AND lower(s.email) = lower(k.email)
+WHERE s.tenant_id = @tenant_id
+FOR UPDATE OF s;
+
+-- name: BulkStakeholdersInsert :exec
+-- Creates many stakeholders in one statement (ids chosen by the caller; '' role, department or
+-- at_risk_from is none).
+INSERT INTO stakeholders (tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, at_risk_from)
+SELECT @tenant_id, unnest(@ids::uuid[]), unnest(@initiative_ids::uuid[]), unnest(@names::text[]), unnest(@emails::text[]),
+       NULLIF(unnest(@roles::text[]), ''), NULLIF(unnest(@departments::text[]), ''), unnest(@influences::text[]),
+       unnest(@interests::text[]), unnest(@notes::text[]), NULLIF(unnest(@at_risk_froms::text[]), '')::date;
+
+-- name: BulkStakeholdersUpdate :exec
+-- Replaces the fields of many stakeholders in one statement, as PUT /v1/stakeholders/{id} does.
+UPDATE stakeholders s
+SET name = k.name, email = k.email, role = k.role, department = k.department, influence = k.influence,
+    interest = k.interest, notes = k.notes, at_risk_from = k.at_risk_from, updated_at = now()
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@names::text[]) AS name, unnest(@emails::text[]) AS email,
+             NULLIF(unnest(@roles::text[]), '') AS role, NULLIF(unnest(@departments::text[]), '') AS department,
+             unnest(@influences::text[]) AS influence, unnest(@interests::text[]) AS interest, unnest(@notes::text[]) AS notes,
+             NULLIF(unnest(@at_risk_froms::text[]), '')::date AS at_risk_from) k
+WHERE s.tenant_id = @tenant_id AND s.id = k.id;
+
+-- name: BulkStakeholdersExport :many
+-- Every stakeholder of the tenant, in a stable order, a page at a time (keyset on initiative and id).
+SELECT s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes
+FROM stakeholders s
+WHERE s.tenant_id = @tenant_id AND (s.initiative_id, s.id) > (@after_initiative::uuid, @after_id::uuid)
+ORDER BY s.initiative_id, s.id
+LIMIT @page_limit;
+
+-- name: BulkBenefitsExisting :many
+-- The stored benefits at the (initiative, name) keys of an import, locked, each with the position
+-- of its key (1-based) and its first period with an actual (YYYY-MM-DD; '': none). Names compare with
+-- lower() as the unique index does.
+SELECT sqlc.embed(b), k.n::integer AS key_n,
+       coalesce((SELECT min(a.period) FROM benefit_actuals a WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id)::text, '')::text AS first_actual
+FROM benefits b
+JOIN (SELECT unnest(@initiative_ids::uuid[]) AS initiative_id, unnest(@names::text[]) AS name,
+             generate_series(1, cardinality(@names::text[])) AS n) k
+  ON b.initiative_id = k.initiative_id AND lower(b.name) = lower(k.name)
+WHERE b.tenant_id = @tenant_id
+FOR UPDATE OF b;
+
+-- name: BulkBenefitsInsert :exec
+-- Creates many benefits in one statement (ids chosen by the caller; '' currency or end date is none).
+INSERT INTO benefits (tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit,
+                      measurement_frequency, expected_start_date, expected_end_date, status, owner_id)
+SELECT @tenant_id, unnest(@ids::uuid[]), unnest(@initiative_ids::uuid[]), unnest(@names::text[]), unnest(@descriptions::text[]),
+       unnest(@categories::text[]), unnest(@expected_values::numeric[]), NULLIF(unnest(@currencies::text[]), ''), unnest(@units::text[]),
+       unnest(@frequencies::text[]), unnest(@starts::date[]), NULLIF(unnest(@ends::text[]), '')::date, unnest(@statuses::text[]),
+       unnest(@owner_ids::text[]);
+
+-- name: BulkBenefitsUpdate :exec
+-- Replaces the fields of many benefits in one statement, as PUT /v1/benefits/{id} does.
+UPDATE benefits b
+SET name = k.name, description = k.description, category = k.category, expected_value = k.expected_value, currency = k.currency,
+    unit = k.unit, measurement_frequency = k.frequency, expected_start_date = k.start, expected_end_date = k.end_date,
+    status = k.status, owner_id = k.owner_id, updated_at = now()
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@names::text[]) AS name, unnest(@descriptions::text[]) AS description,
+             unnest(@categories::text[]) AS category, unnest(@expected_values::numeric[]) AS expected_value,
+             NULLIF(unnest(@currencies::text[]), '') AS currency, unnest(@units::text[]) AS unit, unnest(@frequencies::text[]) AS frequency,
+             unnest(@starts::date[]) AS start, NULLIF(unnest(@ends::text[]), '')::date AS end_date, unnest(@statuses::text[]) AS status,
+             unnest(@owner_ids::text[]) AS owner_id) k
+WHERE b.tenant_id = @tenant_id AND b.id = k.id;
+
+-- name: BulkBenefitPlansReplace :exec
+-- Replaces the explicit plans of many benefits in one statement (a benefit without entries: the
+-- even spread applies). The entries a new plan drops are deleted and its entries upserted: the
+-- two sets are disjoint, since a row deleted and inserted again in one statement would still
+-- hold its key.
+WITH k AS (
+    SELECT unnest(@benefit_ids::uuid[]) AS benefit_id, unnest(@periods::date[]) AS period, unnest(@expected::numeric[]) AS expected
+), gone AS (
+    DELETE FROM benefit_plan_entries e
+    WHERE e.tenant_id = @tenant_id AND e.benefit_id = ANY (@replaced::uuid[])
+      AND NOT EXISTS (SELECT 1 FROM k WHERE k.benefit_id = e.benefit_id AND k.period = e.period)
+)
+INSERT INTO benefit_plan_entries (tenant_id, benefit_id, period, expected)
+SELECT @tenant_id, k.benefit_id, k.period, k.expected FROM k
+ON CONFLICT (tenant_id, benefit_id, period) DO UPDATE SET expected = EXCLUDED.expected;
+
+-- name: BulkBenefitsExport :many
+-- Every benefit of the tenant, in a stable order, a page at a time (keyset on initiative and id).
+SELECT sqlc.embed(b)
+FROM benefits b
+WHERE b.tenant_id = @tenant_id AND (b.initiative_id, b.id) > (@after_initiative::uuid, @after_id::uuid)
+ORDER BY b.initiative_id, b.id
+LIMIT @page_limit;

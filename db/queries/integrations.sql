@@ -1,0 +1,212 @@
+-- name: IntegrationLockTenantCreates :exec
+-- Serialises creates and re-activations per tenant so the 10-active cap holds under concurrency.
+SELECT pg_advisory_xact_lock(hashtextextended('integration-active:' || (@tenant_id::uuid)::text, 0));
+
+-- name: IntegrationCountActive :one
+SELECT count(*) FROM integrations WHERE tenant_id = @tenant_id AND state = 'active' AND id <> coalesce(sqlc.narg('except_id')::uuid, '00000000-0000-0000-0000-000000000000');
+
+-- name: IntegrationCreate :one
+INSERT INTO integrations (tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state)
+VALUES (@tenant_id, @id, @provider, @name, @config, sqlc.narg('token_sealed'), sqlc.narg('token_hint'), @frequency,
+        sqlc.narg('schedule_at'), sqlc.narg('day_of_week'), @timezone, @state)
+RETURNING *;
+
+-- name: IntegrationGet :one
+SELECT * FROM integrations WHERE tenant_id = @tenant_id AND id = @id;
+
+-- name: IntegrationGetForUpdate :one
+SELECT * FROM integrations WHERE tenant_id = @tenant_id AND id = @id FOR UPDATE;
+
+-- name: IntegrationList :many
+SELECT sqlc.embed(integrations), count(*) OVER () AS total
+FROM integrations
+WHERE tenant_id = @tenant_id
+  AND (sqlc.narg('state')::text IS NULL OR state = sqlc.narg('state'))
+  AND (sqlc.narg('provider')::text IS NULL OR provider = sqlc.narg('provider'))
+ORDER BY created_at DESC, id DESC
+LIMIT @page_limit OFFSET @page_offset;
+
+-- name: IntegrationCount :one
+SELECT count(*) FROM integrations
+WHERE tenant_id = @tenant_id
+  AND (sqlc.narg('state')::text IS NULL OR state = sqlc.narg('state'))
+  AND (sqlc.narg('provider')::text IS NULL OR provider = sqlc.narg('provider'));
+
+-- name: IntegrationUpdate :one
+UPDATE integrations
+SET name = @name, config = @config, token_sealed = sqlc.narg('token_sealed'), token_hint = sqlc.narg('token_hint'),
+    frequency = @frequency, schedule_at = sqlc.narg('schedule_at'), day_of_week = sqlc.narg('day_of_week'), timezone = @timezone,
+    state = @state, last_error = sqlc.narg('last_error'), updated_at = now()
+WHERE tenant_id = @tenant_id AND id = @id
+RETURNING *;
+
+-- name: IntegrationDisconnect :one
+UPDATE integrations
+SET state = 'disconnected', token_sealed = NULL, token_hint = NULL, last_error = NULL, disconnected_at = now(), updated_at = now()
+WHERE tenant_id = @tenant_id AND id = @id
+RETURNING *;
+
+-- name: IntegrationSetError :exec
+-- A sync found the integration cannot work (e.g. needs_reauth after a 401): it stops until a PUT fixes it.
+UPDATE integrations SET state = 'error', last_error = @last_error, updated_at = now()
+WHERE tenant_id = @tenant_id AND id = @id AND state = 'active';
+
+-- name: IntegrationSyncDone :exec
+-- A finished sync advances the watermark (only when it reached the end of the feed).
+UPDATE integrations
+SET watermark = CASE WHEN @advance::boolean THEN @watermark ELSE watermark END, last_sync_at = now()
+WHERE tenant_id = @tenant_id AND id = @id;
+
+-- name: IntegrationScheduleAll :many
+-- The tenant's integrations that should own a Temporal Schedule (the reconcile reads every tenant's).
+SELECT tenant_id, id, name, frequency, schedule_at, day_of_week, timezone, state
+FROM integrations
+WHERE tenant_id = @tenant_id AND state <> 'disconnected' AND frequency <> 'manual'
+ORDER BY id;
+
+-- name: SyncCreate :one
+INSERT INTO integration_syncs (tenant_id, integration_id, trigger, requested_by, since)
+VALUES (@tenant_id, @integration_id, @trigger, @requested_by, @since)
+RETURNING *;
+
+-- name: SyncOpen :one
+SELECT * FROM integration_syncs
+WHERE tenant_id = @tenant_id AND integration_id = @integration_id AND status IN ('queued', 'running');
+
+-- name: SyncGet :one
+SELECT * FROM integration_syncs WHERE tenant_id = @tenant_id AND id = @id;
+
+-- name: SyncList :many
+SELECT sqlc.embed(integration_syncs), count(*) OVER () AS total
+FROM integration_syncs
+WHERE tenant_id = @tenant_id AND integration_id = @integration_id
+ORDER BY created_at DESC, id DESC
+LIMIT @page_limit OFFSET @page_offset;
+
+-- name: SyncCount :one
+SELECT count(*) FROM integration_syncs WHERE tenant_id = @tenant_id AND integration_id = @integration_id;
+
+-- name: SyncStart :one
+-- queued → running (a retried start finds it running and goes on).
+UPDATE integration_syncs SET status = 'running', started_at = coalesce(started_at, now())
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running')
+RETURNING *;
+
+-- name: SyncPage :one
+-- Records one upserted page: counts add up, the first 20 item errors are kept, the cursor moves on.
+-- Guarded by the cursor the page was fetched at, so a page recorded twice (a retried activity
+-- whose first attempt committed) counts once.
+UPDATE integration_syncs
+SET pages = pages + 1, fetched = fetched + @fetched, created = created + @created, updated = updated + @updated,
+    unchanged = unchanged + @unchanged, failed = failed + @failed,
+    errors = CASE WHEN jsonb_array_length(errors) >= 20 THEN errors
+                  ELSE (SELECT coalesce(jsonb_agg(e), '[]') FROM (SELECT e FROM jsonb_array_elements(errors || @errors::jsonb) e LIMIT 20) x) END,
+    cursor = @next_cursor, watermark = CASE WHEN @watermark::text = '' THEN watermark ELSE @watermark END
+WHERE tenant_id = @tenant_id AND id = @id AND status = 'running' AND cursor = @at_cursor
+RETURNING *;
+
+-- name: SyncFinish :one
+UPDATE integration_syncs SET status = @status, error = sqlc.narg('error'), finished_at = now()
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running')
+RETURNING *;
+
+-- name: SyncUpsertInitiatives :many
+-- One page of initiatives in one statement. A name used by another initiative of the tenant
+-- (names are unique per tenant) is reported as name_taken and skipped; archived initiatives are
+-- read-only and stay unchanged. owner_id is set from the owner's e-mail when a user of the tenant
+-- has it. outcome: created, updated, unchanged or name_taken.
+WITH input AS (
+    SELECT unnest(@external_ids::text[]) AS external_id, unnest(@names::text[]) AS name,
+           unnest(@descriptions::text[]) AS description, unnest(@industries::text[]) AS industry,
+           unnest(@segments::text[]) AS segment, unnest(@owner_emails::text[]) AS owner_email
+), existing AS (
+    SELECT x.external_id FROM initiatives x
+    WHERE x.tenant_id = @tenant_id AND x.source = @source AND x.external_id = ANY(@external_ids::text[])
+), taken AS (
+    SELECT i.external_id FROM input i
+    JOIN initiatives x ON x.tenant_id = @tenant_id AND lower(x.name) = lower(i.name)
+    WHERE x.source IS DISTINCT FROM @source OR x.external_id IS DISTINCT FROM i.external_id
+), up AS (
+    INSERT INTO initiatives AS t (tenant_id, name, description, industry, segment, owner_id, source, external_id)
+    SELECT @tenant_id, i.name, i.description, nullif(i.industry, ''), nullif(i.segment, ''),
+           (SELECT u.id::text FROM users u WHERE u.tenant_id = @tenant_id AND i.owner_email <> '' AND lower(u.email) = lower(i.owner_email)
+            ORDER BY u.created_at LIMIT 1),
+           @source, i.external_id
+    FROM input i WHERE i.external_id NOT IN (SELECT external_id FROM taken)
+    ON CONFLICT (tenant_id, source, external_id) WHERE external_id IS NOT NULL DO UPDATE
+    SET name = excluded.name, description = excluded.description, industry = excluded.industry, segment = excluded.segment,
+        owner_id = coalesce(excluded.owner_id, t.owner_id), updated_at = now()
+    WHERE t.status <> 'archived'
+      AND (t.name, t.description, t.industry, t.segment, t.owner_id) IS DISTINCT FROM
+          (excluded.name, excluded.description, excluded.industry, excluded.segment, coalesce(excluded.owner_id, t.owner_id))
+    RETURNING t.external_id
+)
+SELECT i.external_id::text AS external_id,
+       (CASE WHEN i.external_id IN (SELECT external_id FROM taken) THEN 'name_taken'
+             WHEN i.external_id NOT IN (SELECT external_id FROM up) THEN 'unchanged'
+             WHEN i.external_id IN (SELECT external_id FROM existing) THEN 'updated'
+             ELSE 'created' END)::text AS outcome
+FROM input i;
+
+-- name: SyncUpsertProjects :many
+-- One page of projects of one initiative in one statement; outcome: created, updated or unchanged.
+WITH input AS (
+    SELECT unnest(@external_ids::text[]) AS external_id, unnest(@names::text[]) AS name,
+           unnest(@descriptions::text[]) AS description, unnest(@statuses::text[]) AS status
+), existing AS (
+    SELECT x.external_id FROM projects x
+    WHERE x.tenant_id = @tenant_id AND x.source = @source AND x.external_id = ANY(@external_ids::text[])
+), up AS (
+    INSERT INTO projects AS t (tenant_id, initiative_id, name, description, status, source, external_id)
+    SELECT @tenant_id, @initiative_id, i.name, i.description, i.status, @source, i.external_id FROM input i
+    ON CONFLICT (tenant_id, source, external_id) WHERE external_id IS NOT NULL DO UPDATE
+    SET initiative_id = excluded.initiative_id, name = excluded.name, description = excluded.description, status = excluded.status, updated_at = now()
+    WHERE (t.initiative_id, t.name, t.description, t.status) IS DISTINCT FROM (excluded.initiative_id, excluded.name, excluded.description, excluded.status)
+    RETURNING t.external_id
+)
+SELECT i.external_id::text AS external_id,
+       (CASE WHEN i.external_id NOT IN (SELECT external_id FROM up) THEN 'unchanged'
+             WHEN i.external_id IN (SELECT external_id FROM existing) THEN 'updated'
+             ELSE 'created' END)::text AS outcome
+FROM input i;
+
+-- name: SyncBenefitsByKey :many
+-- The benefits a feed page names, by id or external_key.
+SELECT b.id, b.external_key, b.measurement_frequency, b.expected_start_date, i.status AS initiative_status
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE b.tenant_id = @tenant_id AND (b.id::text = ANY(@keys::text[]) OR b.external_key = ANY(@keys::text[]));
+
+-- name: SyncInitiativeStatus :one
+-- The status of the initiative a jira integration maps its epics to.
+SELECT status FROM initiatives WHERE tenant_id = @tenant_id AND id = @id;
+
+-- name: SyncUpsertActuals :many
+-- One page of actuals in one statement: one value per benefit and period, as the API files them;
+-- a changed value keeps the old one in benefit_actual_revisions (changed_by: the integration).
+WITH input AS (
+    SELECT unnest(@benefit_ids::uuid[]) AS benefit_id, unnest(@periods::date[]) AS period,
+           unnest(@vals::numeric[]) AS value, unnest(@evidence_urls::text[]) AS evidence_url
+), existing AS (
+    SELECT a.id, a.benefit_id, a.period, a.value, a.notes, a.evidence_url FROM benefit_actuals a
+    JOIN input i ON a.benefit_id = i.benefit_id AND a.period = i.period
+    WHERE a.tenant_id = @tenant_id
+), up AS (
+    INSERT INTO benefit_actuals AS t (tenant_id, benefit_id, period, value, evidence_url, recorded_by, source)
+    SELECT @tenant_id, i.benefit_id, i.period, i.value, nullif(i.evidence_url, ''), @source, @source FROM input i
+    ON CONFLICT (tenant_id, benefit_id, period) DO UPDATE
+    SET value = excluded.value, evidence_url = excluded.evidence_url, recorded_by = excluded.recorded_by, source = excluded.source, updated_at = now()
+    WHERE (t.value, t.evidence_url) IS DISTINCT FROM (excluded.value, excluded.evidence_url)
+    RETURNING t.id, t.benefit_id, t.period, t.value
+), revised AS (
+    INSERT INTO benefit_actual_revisions (tenant_id, actual_id, old_value, new_value, old_notes, old_evidence_url, changed_by)
+    SELECT @tenant_id, e.id, e.value, u.value, e.notes, e.evidence_url, @source
+    FROM up u JOIN existing e ON e.id = u.id
+    RETURNING actual_id
+)
+SELECT i.benefit_id, i.period,
+       (CASE WHEN u.id IS NULL THEN 'unchanged' WHEN e.id IS NOT NULL THEN 'updated' ELSE 'created' END)::text AS outcome,
+       (SELECT count(*) FROM revised) AS revisions
+FROM input i
+LEFT JOIN up u ON u.benefit_id = i.benefit_id AND u.period = i.period
+LEFT JOIN existing e ON e.benefit_id = i.benefit_id AND e.period = i.period;

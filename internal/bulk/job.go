@@ -1,0 +1,180 @@
+package bulk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+)
+
+// Jobs runs stored import jobs (the bulk-import workflow's activity is an
+// adapter over Run). The rows and their outcomes live in bulk_job_rows.
+type Jobs struct {
+	Pool      *pgxpool.Pool
+	Importers map[Resource]Importer
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	Found     bool // false: the job is gone or already finished
+	Status    string
+	Committed bool
+	Summary   Summary
+}
+
+// errDiscard rolls back a dry run's or a failed atomic import's transaction.
+var errDiscard = errors.New("bulk: discard the writes")
+
+// Run processes a job. Without dry_run and atomic, each chunk of rows commits
+// with its outcomes and the progress, so a retried run resumes at the first
+// row without an outcome. A dry run or an atomic import runs every chunk in
+// one transaction that commits (with the outcomes) or rolls back, after
+// which the outcomes are stored. heartbeat reports the rows processed.
+func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func(processed int)) (Outcome, error) {
+	var job dbsqlc.BulkJob
+	err := db.InTenant(ctx, j.Pool, tenantID, func(t pgx.Tx) error {
+		var err error
+		job, err = db.Q.BulkJobStart(ctx, t, dbsqlc.BulkJobStartParams{TenantID: tenantID, ID: jobID})
+		return err
+	})
+	if db.IsNotFound(err) {
+		return Outcome{}, nil
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	o := Options{Resource: Resource(job.Resource), Mode: Mode(job.Mode), DryRun: job.DryRun, Atomic: job.Atomic}
+	imp := j.Importers[o.Resource]
+	if imp == nil {
+		return j.fail(ctx, job, fmt.Sprintf("bulk import of %s is not available", o.Resource))
+	}
+	actor := Actor{TenantID: tenantID, Subject: job.RequestedBy}
+	sum := Summary{Total: int(job.Total), Created: int(job.Created), Updated: int(job.Updated), Unchanged: int(job.Unchanged), Failed: int(job.Failed)}
+	if !o.DryRun && !o.Atomic {
+		for {
+			n := 0
+			err := db.InTenant(ctx, j.Pool, tenantID, func(t pgx.Tx) error {
+				results, err := j.chunk(ctx, t, imp, actor, o, job, 0)
+				n = len(results)
+				if err != nil || n == 0 {
+					return err
+				}
+				return record(ctx, t, job, results, &sum)
+			})
+			if err != nil {
+				return Outcome{}, err
+			}
+			if n == 0 {
+				break
+			}
+			heartbeat(int(job.Processed) + n)
+			job.Processed += int32(n)
+		}
+		return j.finish(ctx, job, sum, true)
+	}
+	var all []Result
+	commit := false
+	err = db.InTenant(ctx, j.Pool, tenantID, func(t pgx.Tx) error {
+		all = all[:0]
+		for from := 0; ; {
+			results, err := j.chunk(ctx, t, imp, actor, o, job, from)
+			if err != nil || len(results) == 0 {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			all = append(all, results...)
+			from = results[len(results)-1].Index + 1
+			heartbeat(len(all))
+		}
+		if commit = o.Commit(Summarise(all)); !commit {
+			return errDiscard
+		}
+		return record(ctx, t, job, all, &sum)
+	})
+	if err != nil && !errors.Is(err, errDiscard) {
+		return Outcome{}, err
+	}
+	if !commit { // the writes are gone; the outcomes say what would have happened
+		for from := 0; from < len(all); from += ChunkRows {
+			chunk := all[from:min(from+ChunkRows, len(all))]
+			if err := db.InTenant(ctx, j.Pool, tenantID, func(t pgx.Tx) error { return record(ctx, t, job, chunk, &sum) }); err != nil {
+				return Outcome{}, err
+			}
+		}
+	}
+	return j.finish(ctx, job, sum, commit)
+}
+
+// chunk imports the next rows without an outcome from index from on.
+func (j Jobs) chunk(ctx context.Context, t pgx.Tx, imp Importer, a Actor, o Options, job dbsqlc.BulkJob, from int) ([]Result, error) {
+	rows, err := db.Q.BulkJobRowsPending(ctx, t, dbsqlc.BulkJobRowsPendingParams{TenantID: job.TenantID, JobID: job.ID,
+		FromIdx: int32(from), PageLimit: ChunkRows})
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	records := make([]Record, len(rows))
+	for i, r := range rows {
+		if err := json.Unmarshal(r.Record, &records[i]); err != nil {
+			return nil, fmt.Errorf("bulk job %s row %d: %w", job.ID, r.Idx, err)
+		}
+	}
+	results, err := imp(ctx, t, a, o, records, 0)
+	if err != nil {
+		return nil, err
+	}
+	for i := range results {
+		results[i].Index = int(rows[i].Idx)
+	}
+	return results, nil
+}
+
+// record stores outcomes and adds them to the job's counters.
+func record(ctx context.Context, t pgx.Tx, job dbsqlc.BulkJob, results []Result, sum *Summary) error {
+	p := dbsqlc.BulkJobRowsRecordParams{TenantID: job.TenantID, JobID: job.ID}
+	var add Summary
+	for _, r := range results {
+		errs, err := json.Marshal(r.Errors)
+		if err != nil {
+			return err
+		}
+		id := uuid.Nil
+		if r.ID != nil {
+			id = *r.ID
+		}
+		p.Idxs, p.Statuses, p.ResourceIds, p.Errors = append(p.Idxs, int32(r.Index)), append(p.Statuses, string(r.Status)), append(p.ResourceIds, id), append(p.Errors, errs)
+		add.Add(r.Status)
+	}
+	if err := db.Q.BulkJobRowsRecord(ctx, t, p); err != nil {
+		return err
+	}
+	sum.Created, sum.Updated, sum.Unchanged, sum.Failed = sum.Created+add.Created, sum.Updated+add.Updated, sum.Unchanged+add.Unchanged, sum.Failed+add.Failed
+	return db.Q.BulkJobProgress(ctx, t, dbsqlc.BulkJobProgressParams{TenantID: job.TenantID, ID: job.ID, Processed: int32(len(results)),
+		Created: int32(add.Created), Updated: int32(add.Updated), Unchanged: int32(add.Unchanged), Failed: int32(add.Failed)})
+}
+
+func (j Jobs) finish(ctx context.Context, job dbsqlc.BulkJob, sum Summary, committed bool) (Outcome, error) {
+	err := db.InTenant(ctx, j.Pool, job.TenantID, func(t pgx.Tx) error {
+		return db.Q.BulkJobFinish(ctx, t, dbsqlc.BulkJobFinishParams{TenantID: job.TenantID, ID: job.ID, Status: "succeeded"})
+	})
+	return Outcome{Found: true, Status: "succeeded", Committed: committed, Summary: sum}, err
+}
+
+func (j Jobs) fail(ctx context.Context, job dbsqlc.BulkJob, reason string) (Outcome, error) {
+	return Outcome{Found: true, Status: "failed"}, j.Fail(ctx, job.TenantID, job.ID, reason)
+}
+
+// Fail marks a job failed with a reason a person understands.
+func (j Jobs) Fail(ctx context.Context, tenantID, jobID uuid.UUID, reason string) error {
+	return db.InTenant(ctx, j.Pool, tenantID, func(t pgx.Tx) error {
+		return db.Q.BulkJobFinish(ctx, t, dbsqlc.BulkJobFinishParams{TenantID: tenantID, ID: jobID, Status: "failed", Error: &reason})
+	})
+}

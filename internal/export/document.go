@@ -1,0 +1,437 @@
+package export
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/analytics"
+	"github.com/valuecase/valuecase/internal/businesscase"
+	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/money"
+	"github.com/valuecase/valuecase/internal/render"
+	"github.com/valuecase/valuecase/internal/valuation"
+)
+
+// Freeze builds the document of a case just approved (row, as the approval
+// wrote it) from the rows of its initiative at the frozen figures' moment
+// and stores it in tx, the approval's transaction: every later export of
+// the version renders exactly this (see Store.Snapshot).
+//
+// Beside the document it freezes the inputs of the figures
+// (businesscase.Inputs, key "diff_inputs"), which GET
+// /v1/business-cases/{id}/diff compares; a document frozen before they
+// were has none (FrozenInputs says so).
+func Freeze(ctx context.Context, tx dbsqlc.DBTX, row dbsqlc.BusinessCase, snap businesscase.Snapshot) error {
+	c, rows, err := document(ctx, tx, row, snap)
+	if err != nil {
+		return err
+	}
+	// An approval with a missing rate is refused (Validate), so these are whole.
+	inputs, _, err := businesscase.InputsOf(rows)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(frozen{Case: c, DiffInputs: &inputs})
+	if err != nil {
+		return err
+	}
+	return db.Q.BusinessCaseDocumentFreeze(ctx, tx, dbsqlc.BusinessCaseDocumentFreezeParams{TenantID: row.TenantID, BusinessCaseID: row.ID, Document: raw})
+}
+
+// frozen is the stored form of a frozen document: the document's own
+// fields and the figures' inputs.
+type frozen struct {
+	*render.Case
+	DiffInputs *businesscase.Inputs `json:"diff_inputs,omitempty"`
+}
+
+// FrozenInputs are the inputs frozen with the approval of caseID: found is
+// false when the case has no frozen document (approved before migration
+// 00016, or not approved) or its document was frozen without inputs.
+func FrozenInputs(ctx context.Context, tx dbsqlc.DBTX, tenantID, caseID uuid.UUID) (in businesscase.Inputs, found bool, err error) {
+	raw, err := db.Q.BusinessCaseDocumentGet(ctx, tx, dbsqlc.BusinessCaseDocumentGetParams{TenantID: tenantID, BusinessCaseID: caseID})
+	if db.IsNotFound(err) {
+		return in, false, nil
+	}
+	if err != nil {
+		return in, false, err
+	}
+	var f struct {
+		DiffInputs *businesscase.Inputs `json:"diff_inputs"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return in, false, fmt.Errorf("decode frozen document: %w", err)
+	}
+	if f.DiffInputs == nil {
+		return in, false, nil
+	}
+	return *f.DiffInputs, true, nil
+}
+
+// Document builds what an export of row shows with the figures snap,
+// reading the initiative's rows at snap.AsOf in tx.
+func Document(ctx context.Context, tx dbsqlc.DBTX, row dbsqlc.BusinessCase, snap businesscase.Snapshot) (*render.Case, error) {
+	c, _, err := document(ctx, tx, row, snap)
+	return c, err
+}
+
+// document is Document and the rows it was built from.
+func document(ctx context.Context, tx dbsqlc.DBTX, row dbsqlc.BusinessCase, snap businesscase.Snapshot) (*render.Case, valuation.Rows, error) {
+	in, err := db.Q.InitiativeGet(ctx, tx, dbsqlc.InitiativeGetParams{TenantID: row.TenantID, ID: row.InitiativeID})
+	if err != nil {
+		return nil, valuation.Rows{}, err
+	}
+	rows, err := valuation.Load(ctx, tx, row.TenantID, row.InitiativeID, snap.AsOf)
+	if err != nil {
+		return nil, rows, err
+	}
+	projects, err := db.Q.ProjectListByInitiative(ctx, tx, dbsqlc.ProjectListByInitiativeParams{TenantID: row.TenantID, InitiativeID: row.InitiativeID})
+	if err != nil {
+		return nil, rows, err
+	}
+	c, err := Build(row, in, rows, projects, snap)
+	return c, rows, err
+}
+
+// frozenDocument is the document frozen at the approval of caseID, if any.
+func frozenDocument(ctx context.Context, tx dbsqlc.DBTX, tenantID, caseID uuid.UUID) (*render.Case, bool, error) {
+	raw, err := db.Q.BusinessCaseDocumentGet(ctx, tx, dbsqlc.BusinessCaseDocumentGetParams{TenantID: tenantID, BusinessCaseID: caseID})
+	if db.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	var c render.Case
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, false, fmt.Errorf("decode frozen document: %w", err)
+	}
+	return &c, true, nil
+}
+
+func fig(v *float64, reason *string) render.Figure {
+	f := render.Figure{Value: v}
+	if reason != nil {
+		f.Reason = *reason
+	}
+	return f
+}
+
+// SensitivityAssumptions says how the scenarios differ (analytics' shocks).
+var SensitivityAssumptions = fmt.Sprintf("Best case: benefits %+.0f %%, costs %+.0f %%. Worst case: benefits %+.0f %%, costs %+.0f %%. "+
+	"Both on the case's expected monthly cash flow over the same horizon.",
+	(analytics.BestCase.BenefitFactor-1)*100, (analytics.BestCase.CostFactor-1)*100,
+	(analytics.WorstCase.BenefitFactor-1)*100, (analytics.WorstCase.CostFactor-1)*100)
+
+// Build is the document of row from the stored rows of its initiative and
+// the figures snap computed from them, with the content hash of the rest.
+// It reads nothing: Document and Snapshot read the rows in the tenant's
+// transaction; the sample documents (cmd/render-samples -demo) pass the
+// demo seed's rows.
+func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, projects []dbsqlc.Project, snap businesscase.Snapshot) (*render.Case, error) {
+	var content businesscase.Content
+	if err := json.Unmarshal(row.Content, &content); err != nil {
+		return nil, fmt.Errorf("decode content: %w", err)
+	}
+	current := finance.MonthOfTime(snap.AsOf)
+	c := &render.Case{
+		Name: row.Name, InitiativeName: in.Name, Version: int(row.Version), Status: row.Status,
+		Template: render.Template(row.Template), BaseCurrency: snap.BaseCurrency, DataAsOf: snap.AsOf,
+		Figures: render.KeyFigures{
+			ROIPercent: fig(snap.ROIPercent, snap.ROIReason), NPV: render.Figure{Value: new(snap.NPV)},
+			IRR: fig(snap.IRR, snap.IRRReason), PaybackMonths: fig(snap.PaybackMonths, snap.PaybackReason),
+			DiscountRate: new(snap.DiscountRate),
+		},
+		Sensitivity: render.Sensitivity{
+			ExpectedROIPercent: fig(snap.ROIPercent, snap.ROIReason),
+			Assumptions:        SensitivityAssumptions,
+		},
+		BenefitsPeriod: "to " + render.FormatDate(current.Add(1).FirstDay().AddDate(0, 0, -1)),
+	}
+	if row.Decision != nil && *row.Decision == string(businesscase.Approved) && row.ApprovalLevel != nil {
+		a := &render.Approval{Level: *row.ApprovalLevel}
+		if row.DecidedBy != nil {
+			a.By = *row.DecidedBy
+		}
+		if row.DecidedAt != nil {
+			a.At = *row.DecidedAt
+		}
+		if row.DecisionNotes != nil {
+			a.Notes = *row.DecisionNotes
+		}
+		c.Approval = a
+	}
+	for _, id := range row.Sections {
+		p := content[businesscase.Section(id)]
+		c.Sections = append(c.Sections, render.Section{ID: id, Title: p.Title, Body: p.Body})
+	}
+	fx, err := valuation.FX(rows.Settings.BaseCurrency, rows.Rates)
+	if err != nil {
+		return nil, err
+	}
+	c.Benefits = benefitRows(rows, fx, current)
+	c.Costs = costRows(rows, fx, snap)
+	cf, ok := caseCashFlow(rows, fx, snap)
+	if ok {
+		c.Figures.HorizonMonths = len(cf.Benefits)
+		c.CashFlow = cashFlowMonths(cf, snap.PaybackMonths != nil)
+		c.Periods = quarters(cf, valuation.MoneyBenefits(rows), fx, current)
+		best, worst := cf.Shocked(analytics.BestCase), cf.Shocked(analytics.WorstCase)
+		c.Sensitivity.BestROIPercent = scenario(best)
+		c.Sensitivity.WorstROIPercent = scenario(worst)
+	} else {
+		c.Sensitivity.BestROIPercent, c.Sensitivity.WorstROIPercent = fig(nil, snap.ROIReason), fig(nil, snap.ROIReason)
+	}
+	// Quadrant and sentiment as the stakeholder resource reports them.
+	detail, err := valuation.Compute(rows, snap.AsOf)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range detail.Stakeholders {
+		s := render.Stakeholder{Name: st.Name, Influence: string(st.Influence), Interest: string(st.Interest), Quadrant: st.Quadrant}
+		if st.Role != nil {
+			s.Role = *st.Role
+		}
+		if st.Sentiment != nil {
+			s.Sentiment = string(*st.Sentiment)
+		}
+		c.Stakeholders = append(c.Stakeholders, s)
+	}
+	for _, p := range projects {
+		c.Projects = append(c.Projects, render.Project{Name: p.Name, Status: p.Status, Description: p.Description})
+	}
+	c.Calculations = calculations(c, rows, snap, cf, ok)
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(raw)
+	c.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
+	return c, nil
+}
+
+// caseCashFlow is the expected monthly cash flow the figures were computed
+// from (businesscase.Figures: the default horizon, expected basis).
+func caseCashFlow(rows valuation.Rows, fx finance.FX, snap businesscase.Snapshot) (finance.CashFlows, bool) {
+	if snap.HorizonStart == nil || snap.HorizonEnd == nil {
+		return finance.CashFlows{}, false
+	}
+	start, errS := finance.ParseMonth(*snap.HorizonStart)
+	end, errE := finance.ParseMonth(*snap.HorizonEnd)
+	if errS != nil || errE != nil {
+		return finance.CashFlows{}, false
+	}
+	cf, _ := finance.BuildCashFlows(finance.Horizon{Start: start, End: end}, valuation.MoneyBenefits(rows), valuation.Costs(rows), finance.BasisExpected, fx)
+	return cf, true
+}
+
+// scenario is the ROI of a shocked series, rounded as the figures are.
+func scenario(cf finance.CashFlows) render.Figure {
+	r := finance.ROIPercent(cf.TotalBenefits(), cf.TotalCosts())
+	if v, ok := r.Get(); ok {
+		return render.Figure{Value: new(money.Round(v))}
+	}
+	return render.Figure{Reason: string(r.Reason)}
+}
+
+// cashFlowMonths is the monthly table and the cumulative chart's series;
+// the payback month is the first whose cumulative flow is not negative (the
+// month finance.PaybackMonths interpolates in), only when payback exists.
+func cashFlowMonths(cf finance.CashFlows, paidBack bool) render.CashFlow {
+	var out render.CashFlow
+	cum := 0.0
+	for i := range cf.Benefits {
+		net := cf.Benefits[i] - cf.Costs[i]
+		cum += net
+		out.Months = append(out.Months, render.CashFlowMonth{
+			Label: cf.Start.Add(i).String(), Benefits: cf.Benefits[i], Costs: cf.Costs[i], Net: net, Cumulative: cum,
+		})
+		if paidBack && out.PaybackMonth == nil && cum >= 0 {
+			out.PaybackMonth = new(i)
+		}
+	}
+	return out
+}
+
+// quarters is expected vs actual benefit per calendar quarter of the
+// horizon: expected from the case's expected series; actual the sum of the
+// actuals recorded in the quarter (converted at each period's rate), nil
+// when none is recorded there yet or the quarter starts after the current
+// month (a gap in the chart, never a zero).
+func quarters(cf finance.CashFlows, benefits []finance.Benefit, fx finance.FX, current finance.Month) []render.PeriodValue {
+	actual := map[finance.Month]float64{}
+	for _, b := range benefits {
+		for _, p := range slices.Sorted(maps.Keys(b.Actuals)) {
+			if p > current {
+				continue
+			}
+			if v, ok := fx.Convert(b.Currency, p, b.Actuals[p]); ok {
+				actual[p.QuarterStart()] += v
+			}
+		}
+	}
+	var out []render.PeriodValue
+	for i := range cf.Benefits {
+		m := cf.Start.Add(i)
+		if i == 0 || m.QuarterStart() == m {
+			q := m.QuarterStart()
+			out = append(out, render.PeriodValue{Label: fmt.Sprintf("Q%d %d", (int(q.MonthOfYear())-1)/3+1, q.Year())})
+			if v, ok := actual[q]; ok {
+				out[len(out)-1].Actual = new(v)
+			}
+		}
+		out[len(out)-1].Expected += cf.Benefits[i]
+	}
+	return out
+}
+
+// calculations is the appendix: each figure's formula with its inputs and
+// result, then every input row (benefits, costs, rates) behind them.
+func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapshot, cf finance.CashFlows, ok bool) []render.Calculation {
+	cur := snap.BaseCurrency
+	money := func(v float64) string { return render.FormatMoney(v, cur) }
+	opt := func(f render.Figure, format func(float64) string) string {
+		if f.Value == nil {
+			return "not defined: " + strings.ReplaceAll(f.Reason, "_", " ")
+		}
+		return format(*f.Value)
+	}
+	pct := func(v float64) string { return render.FormatPercent(v) }
+	horizon := "none (no money benefits or costs)"
+	if ok {
+		horizon = fmt.Sprintf("%s to %s (%d months)", *snap.HorizonStart, *snap.HorizonEnd, len(cf.Benefits))
+	}
+	var out []render.Calculation
+	out = append(out,
+		render.Calculation{
+			Name: "Monthly cash flow", Formula: "CFₜ = Σ expected benefits in month t − Σ cost charges in month t, in " + cur + " at month t's rate",
+			Inputs: []render.CalcInput{
+				{Name: "Horizon", Value: horizon},
+				{Name: "Basis", Value: "expected (plan); the actuals are shown beside it, not in it"},
+				{Name: "Money benefits", Value: fmt.Sprint(len(valuation.MoneyBenefits(rows)))},
+				{Name: "Cost lines", Value: fmt.Sprint(len(rows.Costs))},
+			},
+			Result: "total benefits " + money(snap.TotalBenefits) + ", total costs " + money(snap.TotalCosts),
+		},
+		render.Calculation{
+			Name: "Return on investment", Formula: "ROI = (B − C) ÷ C × 100",
+			Inputs: []render.CalcInput{{Name: "B, total benefits", Value: money(snap.TotalBenefits)}, {Name: "C, total costs", Value: money(snap.TotalCosts)}},
+			Result: opt(c.Figures.ROIPercent, pct),
+		},
+		render.Calculation{
+			Name: "Net present value", Formula: "NPV = Σₜ CFₜ ÷ (1 + rₘ)^t, t = 0 for the first month; rₘ = (1 + r)^(1/12) − 1",
+			Inputs: []render.CalcInput{{Name: "r, annual discount rate", Value: pct(snap.DiscountRate * 100)},
+				{Name: "rₘ, monthly rate", Value: fmt.Sprintf("%.6f", finance.MonthlyRate(snap.DiscountRate))}, {Name: "Horizon", Value: horizon}},
+			Result: money(snap.NPV),
+		},
+		render.Calculation{
+			Name: "Internal rate of return", Formula: "IRR = (1 + x)^12 − 1, where x solves Σₜ CFₜ ÷ (1 + x)^t = 0",
+			Inputs: []render.CalcInput{{Name: "Monthly cash flows", Value: horizon}},
+			Result: opt(c.Figures.IRR, func(v float64) string { return pct(v * 100) }),
+		},
+	)
+	payback := render.Calculation{
+		Name: "Payback", Formula: "first month k with cumulative Cₖ ≥ 0; payback = (k − 1) + (−Cₖ₋₁ ÷ CFₖ)",
+		Result: opt(c.Figures.PaybackMonths, render.FormatMonths),
+	}
+	if pm := c.CashFlow.PaybackMonth; pm != nil {
+		m := c.CashFlow.Months[*pm]
+		prev := 0.0
+		if *pm > 0 {
+			prev = c.CashFlow.Months[*pm-1].Cumulative
+		}
+		payback.Inputs = []render.CalcInput{{Name: "k", Value: fmt.Sprintf("%d (%s)", *pm+1, m.Label)},
+			{Name: "Cₖ₋₁", Value: money(prev)}, {Name: "CFₖ", Value: money(m.Net)}}
+	}
+	out = append(out, payback)
+	shock := func(name string, s finance.Shock, f render.Figure) render.Calculation {
+		k := render.Calculation{
+			Name: name, Formula: "ROI = (B × fb − C × fc) ÷ (C × fc) × 100",
+			Inputs: []render.CalcInput{{Name: "fb, benefit factor", Value: fmt.Sprintf("%.2f", s.BenefitFactor)},
+				{Name: "fc, cost factor", Value: fmt.Sprintf("%.2f", s.CostFactor)}},
+			Result: opt(f, pct),
+		}
+		if ok {
+			sh := cf.Shocked(s)
+			k.Inputs = append(k.Inputs, render.CalcInput{Name: "B × fb", Value: money(sh.TotalBenefits())}, render.CalcInput{Name: "C × fc", Value: money(sh.TotalCosts())})
+		}
+		return k
+	}
+	out = append(out, shock("Sensitivity, best case", analytics.BestCase, c.Sensitivity.BestROIPercent),
+		shock("Sensitivity, worst case", analytics.WorstCase, c.Sensitivity.WorstROIPercent))
+	toDate := func(v *float64) string {
+		if v == nil {
+			return "not defined: missing exchange rates"
+		}
+		return money(*v)
+	}
+	out = append(out, render.Calculation{
+		Name: "Value to date", Formula: "expected: Σ expected values of the periods through the current month; realised: Σ actuals recorded for those periods",
+		Inputs: []render.CalcInput{{Name: "Current month", Value: finance.MonthOfTime(snap.AsOf).String()}},
+		Result: "expected " + toDate(snap.ExpectedValueToDate) + ", realised " + toDate(snap.RealizedValueToDate),
+	})
+
+	// The inputs: every benefit, cost line and rate the figures read.
+	plans := valuation.PlansByBenefit(rows.Plans)
+	actuals := map[uuid.UUID]int{}
+	for _, a := range rows.Actuals {
+		actuals[a.BenefitID]++
+	}
+	for _, b := range rows.Benefits {
+		in := []render.CalcInput{
+			{Name: "Expected value per year", Value: benefitAmount(b)},
+			{Name: "Measured", Value: b.MeasurementFrequency},
+			{Name: "Period", Value: b.ExpectedStartDate.Format("2006-01") + " to " + endText(b.ExpectedEndDate)},
+			{Name: "Status", Value: b.Status},
+			{Name: "Plan entries", Value: fmt.Sprint(len(plans[b.ID]))},
+			{Name: "Actuals recorded", Value: fmt.Sprint(actuals[b.ID])},
+		}
+		out = append(out, render.Calculation{Name: "Input: benefit " + b.Name, Formula: "expected per period = value per year ÷ periods per year, or the plan entry", Inputs: in, Result: b.Category})
+	}
+	for _, x := range rows.Costs {
+		in := []render.CalcInput{
+			{Name: "Amount per charge", Value: render.FormatMoney(x.Amount, x.Currency)},
+			{Name: "Recurrence", Value: x.Recurrence},
+			{Name: "From", Value: x.Period.Format("2006-01")},
+			{Name: "To", Value: endText(x.EndPeriod)},
+		}
+		out = append(out, render.Calculation{Name: "Input: cost " + x.Name, Formula: "a charge of the amount in each month of the recurrence", Inputs: in, Result: x.Category})
+	}
+	if len(rows.Rates) > 0 {
+		k := render.Calculation{Name: "Input: exchange rates", Formula: "1 unit of currency = rate × " + cur + " in the month"}
+		for _, r := range rows.Rates {
+			if r.Currency == cur {
+				continue
+			}
+			k.Inputs = append(k.Inputs, render.CalcInput{Name: r.Currency + " " + r.Period.Format("2006-01"), Value: fmt.Sprintf("%.6f", r.Rate)})
+		}
+		k.Result = fmt.Sprintf("%d rates", len(k.Inputs))
+		out = append(out, k)
+	}
+	return out
+}
+
+func benefitAmount(b dbsqlc.Benefit) string {
+	if b.Currency != nil {
+		return render.FormatMoney(b.ExpectedValue, *b.Currency)
+	}
+	return fmt.Sprintf("%s %s", render.FormatAmount(b.ExpectedValue), b.Unit)
+}
+
+func endText(t *time.Time) string {
+	if t == nil {
+		return "open-ended"
+	}
+	return t.Format("2006-01")
+}

@@ -1,0 +1,173 @@
+package integration_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbtest"
+	"github.com/valuecase/valuecase/internal/integration"
+	"github.com/valuecase/valuecase/internal/integration/provider"
+)
+
+func TestScheduleNormalize(t *testing.T) {
+	for _, tc := range []struct {
+		in      integration.Schedule
+		want    integration.Schedule
+		badKeys []string
+	}{
+		{in: integration.Schedule{}, want: integration.Schedule{Frequency: "manual", TimeZone: "UTC"}},
+		{in: integration.Schedule{Frequency: "daily", TimeZone: "Europe/Berlin"}, want: integration.Schedule{Frequency: "daily", At: "00:00", TimeZone: "Europe/Berlin"}},
+		{in: integration.Schedule{Frequency: "weekly", At: "23:59", DayOfWeek: "Sunday", TimeZone: "Asia/Kathmandu"}, want: integration.Schedule{Frequency: "weekly", At: "23:59", DayOfWeek: "sunday", TimeZone: "Asia/Kathmandu"}},
+		{in: integration.Schedule{Frequency: "weekly", TimeZone: "UTC"}, badKeys: []string{"sync_schedule.day_of_week"}},
+		{in: integration.Schedule{Frequency: "hourly", At: "01:00", DayOfWeek: "monday", TimeZone: "UTC"}, badKeys: []string{"sync_schedule.at", "sync_schedule.day_of_week"}},
+		{in: integration.Schedule{Frequency: "daily", At: "7:00", TimeZone: "UTC"}, badKeys: []string{"sync_schedule.at"}},
+		{in: integration.Schedule{Frequency: "daily", At: "12:60", TimeZone: "UTC"}, badKeys: []string{"sync_schedule.at"}},
+		{in: integration.Schedule{Frequency: "monthly", TimeZone: "Local"}, badKeys: []string{"sync_schedule.frequency", "sync_schedule.timezone"}},
+		{in: integration.Schedule{Frequency: "manual", TimeZone: "Europe/Atlantis"}, badKeys: []string{"sync_schedule.timezone"}},
+	} {
+		s := tc.in
+		errs := s.Normalize()
+		if len(errs) != len(tc.badKeys) {
+			t.Errorf("%+v: errors %v, want keys %v", tc.in, errs, tc.badKeys)
+			continue
+		}
+		for _, k := range tc.badKeys {
+			if errs[k] == "" {
+				t.Errorf("%+v: no error on %s (%v)", tc.in, k, errs)
+			}
+		}
+		if len(tc.badKeys) == 0 && s != tc.want {
+			t.Errorf("%+v normalised to %+v, want %+v", tc.in, s, tc.want)
+		}
+	}
+}
+
+func TestCheckTransition(t *testing.T) {
+	for _, tc := range []struct {
+		from, to integration.State
+		others   int64
+		want     error
+	}{
+		{integration.Paused, integration.Active, 9, nil},
+		{integration.Paused, integration.Active, 10, integration.ErrLimit},
+		{integration.Error, integration.Active, 10, integration.ErrLimit},
+		{integration.Active, integration.Active, 10, nil}, // staying active never counts twice
+		{integration.Active, integration.Paused, 10, nil},
+		{integration.Error, integration.Paused, 0, nil},
+		{integration.Disconnected, integration.Active, 0, integration.ErrDisconnected},
+		{integration.Disconnected, integration.Paused, 0, integration.ErrDisconnected},
+	} {
+		if got := integration.CheckTransition(tc.from, tc.to, tc.others); !errors.Is(got, tc.want) {
+			t.Errorf("%s → %s with %d others: %v, want %v", tc.from, tc.to, tc.others, got, tc.want)
+		}
+	}
+	if err := integration.CheckSync(integration.Paused); err == nil {
+		t.Error("a paused integration syncs")
+	}
+}
+
+// WritePage upserts CRM records as initiatives by external id in one statement per page:
+// created, then unchanged when written again, updated when a field changes; a name taken by
+// another initiative, an empty name and an invalid item are failures that do not stop the
+// rest; the owner's e-mail maps to the tenant's user; an archived initiative is left alone.
+// Jira epics become projects of the mapped initiative.
+func TestWritePageUpsertsIdempotently(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	target := integration.Target{TenantID: tenant, IntegrationID: uuid.New(), Provider: provider.Salesforce}
+	var userID, takenID uuid.UUID
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, "INSERT INTO users (tenant_id, email, name) VALUES ($1, 'owner@example.com', 'Owner') RETURNING id", tenant).Scan(&userID); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, "INSERT INTO initiatives (tenant_id, name) VALUES ($1, 'Taken by hand') RETURNING id", tenant).Scan(&takenID)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	opp := func(id, name, industry string) provider.Item {
+		return provider.Item{ExternalID: id, Initiative: &provider.InitiativeFields{Name: name, Industry: industry, Segment: "New Business", Owner: "OWNER@example.com"}}
+	}
+	write := func(items ...provider.Item) integration.Counts {
+		t.Helper()
+		var c integration.Counts
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			var err error
+			c, err = integration.WritePage(ctx, tx, target, items, time.Now())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	page := []provider.Item{opp("006A", "Cloud migration", "Tech"), opp("006B", "taken by HAND", "Retail"), opp("006C", "  ", ""),
+		{ExternalID: "006D", Invalid: "Name is missing"}, opp("006E", "ERP rollout", ""), opp("006E", "ERP rollout (v2)", "")}
+	c := write(page...)
+	if c.Fetched != 6 || c.Created != 2 || c.Failed != 3 || c.Unchanged != 1 || len(c.Errors) != 3 {
+		t.Fatalf("first page: %+v", c)
+	}
+	c = write(page...)
+	if c.Created != 0 || c.Updated != 0 || c.Unchanged != 3 || c.Failed != 3 {
+		t.Fatalf("the same page again: %+v", c)
+	}
+	c = write(opp("006A", "Cloud migration", "Technology"))
+	if c.Updated != 1 {
+		t.Fatalf("a changed industry: %+v", c)
+	}
+	var name, owner, source string
+	var industry *string
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT name, owner_id, industry, source FROM initiatives WHERE external_id = '006E'").Scan(&name, &owner, &industry, &source)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if name != "ERP rollout (v2)" || owner != userID.String() || industry != nil || source != "integration/"+target.IntegrationID.String() {
+		t.Errorf("006E: %q owner %q source %q", name, owner, source)
+	}
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "UPDATE initiatives SET status = 'archived' WHERE external_id = '006A'")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if c = write(opp("006A", "Cloud migration 2", "Tech")); c.Unchanged != 1 {
+		t.Errorf("an archived initiative changed: %+v", c)
+	}
+
+	// Jira: projects of the mapped initiative; an archived initiative stops the sync.
+	jira := integration.Target{TenantID: tenant, IntegrationID: uuid.New(), Provider: provider.Jira, InitiativeID: takenID}
+	epic := provider.Item{ExternalID: "10001", Project: &provider.ProjectFields{Key: "VC-1", Name: "Billing cutover", Status: "In Progress"}}
+	var pc integration.Counts
+	for range 2 {
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			var err error
+			pc, err = integration.WritePage(ctx, tx, jira, []provider.Item{epic}, time.Now())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pc.Unchanged != 1 {
+		t.Errorf("the epic written twice: %+v", pc)
+	}
+	var desc string
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT description FROM projects WHERE initiative_id = $1 AND external_id = '10001'", takenID).Scan(&desc)
+	}); err != nil || desc != "VC-1 · In Progress" {
+		t.Errorf("project: %q (%v)", desc, err)
+	}
+	jira.InitiativeID = uuid.New()
+	err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		_, err := integration.WritePage(ctx, tx, jira, []provider.Item{epic}, time.Now())
+		return err
+	})
+	if !errors.Is(err, integration.ErrTargetGone) {
+		t.Errorf("a missing initiative: %v", err)
+	}
+}

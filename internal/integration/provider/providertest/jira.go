@@ -1,0 +1,229 @@
+package providertest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// JiraProject is the project key of the fake's epics.
+const JiraProject = "VC"
+
+// Jira is a fake Jira Cloud site serving epics through the enhanced JQL
+// search (GET /rest/api/3/search/jql: issues, nextPageToken, isLast; fields;
+// maxResults up to 100) and GET /rest/api/3/myself, with Jira's JSON shapes
+// and error bodies ({"errorMessages": [...], "errors": {}}). It understands
+// the JQL the client sends: clauses joined by AND among issuetype = Epic,
+// project = KEY, updated >=|> "yyyy-MM-dd HH:mm" (read in the user's time
+// zone, as Jira does), and ORDER BY updated.
+//
+// Issue i: id JiraID(i), key VC-<i+1>, summary "Epic <i>", status
+// JiraStatuses[i%3], updated as the package doc says (rendered in the user's
+// zone like 2026-01-01T01:01:00.000+0100). Auth: Basic Email:Token or Bearer Token.
+type Jira struct {
+	*base
+	loc     *time.Location
+	jmu     sync.Mutex
+	lastJQL string
+}
+
+// NewJira starts a fake site. Options.PageSize caps maxResults (default 100).
+func NewJira(t testing.TB, o Options) *Jira {
+	if o.TimeZone == "" {
+		o.TimeZone = "Europe/Berlin"
+	}
+	if o.Email == "" {
+		o.Email = "sync@example.com"
+	}
+	loc, err := time.LoadLocation(o.TimeZone)
+	if err != nil {
+		panic(fmt.Sprintf("providertest: time zone %q: %v", o.TimeZone, err))
+	}
+	j := &Jira{loc: loc}
+	j.base = newBase(t, o, http.HandlerFunc(j.serve))
+	return j
+}
+
+// Email is the account email Basic auth expects.
+func (j *Jira) Email() string { return j.opts.Email }
+
+// JiraID is issue i's id.
+func JiraID(i int) string { return strconv.Itoa(10_000 + i) }
+
+// JiraKey is issue i's key.
+func JiraKey(i int) string { return fmt.Sprintf("%s-%d", JiraProject, i+1) }
+
+// JiraStatuses cycle over the epics (i%3).
+var JiraStatuses = []string{"To Do", "In Progress", "Done"}
+
+// LastJQL is the jql of the last search request.
+func (j *Jira) LastJQL() string { j.jmu.Lock(); defer j.jmu.Unlock(); return j.lastJQL }
+
+func jiraErr(w http.ResponseWriter, status int, msgs ...string) {
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"errorMessages": msgs, "errors": map[string]string{}})
+}
+
+func (j *Jira) failure(w http.ResponseWriter, status int) {
+	switch status {
+	case http.StatusTooManyRequests:
+		jiraErr(w, status, "Rate limit exceeded.")
+	case http.StatusUnauthorized:
+		jiraErr(w, status, "You are not authenticated. Authentication required to perform this operation.")
+	default:
+		jiraErr(w, status, "Internal server error")
+	}
+}
+
+func (j *Jira) authorized(r *http.Request) bool {
+	tok := j.Token()
+	h := r.Header.Get("Authorization")
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte(j.opts.Email+":"+tok))
+	return h == basic || h == "Bearer "+tok
+}
+
+func (j *Jira) serve(w http.ResponseWriter, r *http.Request) {
+	if j.count(w, j.failure) {
+		return
+	}
+	if !j.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `OAuth realm="https://fake.atlassian.net"`)
+		jiraErr(w, http.StatusUnauthorized, "You are not authenticated. Authentication required to perform this operation.")
+		return
+	}
+	switch {
+	case r.URL.Path == "/rest/api/3/myself" && r.Method == http.MethodGet:
+		w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"self": "http://" + r.Host + "/rest/api/3/user?accountId=5b10a2844c20165700ede21g", "accountId": "5b10a2844c20165700ede21g",
+			"accountType": "atlassian", "emailAddress": j.opts.Email, "displayName": "Valuecase Sync", "active": true,
+			"timeZone": j.opts.TimeZone, "locale": "en_US",
+		})
+	case r.URL.Path == "/rest/api/3/search/jql" && r.Method == http.MethodGet:
+		j.search(w, r)
+	default:
+		jiraErr(w, http.StatusNotFound, "Not found")
+	}
+}
+
+var (
+	jqlOrderRe   = regexp.MustCompile(`(?i)\s+ORDER\s+BY\s+(.+)$`)
+	jqlTypeRe    = regexp.MustCompile(`(?i)^issuetype\s*=\s*"?([A-Za-z ]+?)"?$`)
+	jqlProjectRe = regexp.MustCompile(`(?i)^project\s*=\s*"?([A-Z][A-Z0-9_]*)"?$`)
+	jqlUpdatedRe = regexp.MustCompile(`(?i)^updated\s*(>=|>)\s*"([0-9]{4})[-/]([0-9]{2})[-/]([0-9]{2})(?: ([0-9]{2}):([0-9]{2}))?"$`)
+)
+
+func (j *Jira) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	jql := strings.TrimSpace(q.Get("jql"))
+	j.jmu.Lock()
+	j.lastJQL = jql
+	j.jmu.Unlock()
+	if jql == "" {
+		jiraErr(w, http.StatusBadRequest, "Unbounded JQL queries are not allowed here. Please add a search restriction to your query.")
+		return
+	}
+	where := jql
+	if m := jqlOrderRe.FindStringSubmatch(jql); m != nil {
+		where = strings.TrimSpace(jql[:len(jql)-len(m[0])])
+		if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(m[1])), "updated") {
+			jiraErr(w, http.StatusBadRequest, "the fake orders by updated only")
+			return
+		}
+	}
+	var (
+		from      time.Time
+		inclusive bool
+	)
+	for _, clause := range regexp.MustCompile(`(?i)\s+AND\s+`).Split(where, -1) {
+		clause = strings.TrimSpace(clause)
+		switch {
+		case jqlTypeRe.MatchString(clause):
+			if !strings.EqualFold(jqlTypeRe.FindStringSubmatch(clause)[1], "Epic") {
+				jiraErr(w, http.StatusBadRequest, "the fake holds epics only")
+				return
+			}
+		case jqlProjectRe.MatchString(clause):
+			if p := jqlProjectRe.FindStringSubmatch(clause)[1]; p != JiraProject {
+				jiraErr(w, http.StatusBadRequest, fmt.Sprintf("The value '%s' does not exist for the field 'project'.", p))
+				return
+			}
+		case jqlUpdatedRe.MatchString(clause):
+			m := jqlUpdatedRe.FindStringSubmatch(clause)
+			y, mo, d := atoiDefault(m[2], 0), atoiDefault(m[3], 0), atoiDefault(m[4], 0)
+			hh, mm := atoiDefault(m[5], 0), atoiDefault(m[6], 0)
+			from = time.Date(y, time.Month(mo), d, hh, mm, 0, 0, j.loc)
+			inclusive = m[1] == ">="
+		default:
+			jiraErr(w, http.StatusBadRequest, fmt.Sprintf("Error in the JQL Query: the fake does not understand %q.", clause))
+			return
+		}
+	}
+	size := min(max(atoiDefault(q.Get("maxResults"), 50), 1), 100)
+	if j.opts.PageSize > 0 {
+		size = min(size, j.opts.PageSize)
+	}
+	offset := 0
+	if tok := q.Get("nextPageToken"); tok != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(tok)
+		if err != nil || !strings.HasPrefix(string(raw), "o:") {
+			jiraErr(w, http.StatusBadRequest, "Invalid nextPageToken.")
+			return
+		}
+		offset = atoiDefault(strings.TrimPrefix(string(raw), "o:"), 0)
+	}
+	mods := j.snapshot()
+	var idx []int
+	for i, m := range mods {
+		if from.IsZero() || m.After(from) || (inclusive && m.Equal(from)) {
+			idx = append(idx, i)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		if !mods[idx[a]].Equal(mods[idx[b]]) {
+			return mods[idx[a]].Before(mods[idx[b]])
+		}
+		return idx[a] < idx[b]
+	})
+	lo := min(offset, len(idx))
+	hi := min(lo+size, len(idx))
+	fields := map[string]bool{}
+	for _, f := range strings.Split(q.Get("fields"), ",") {
+		fields[strings.TrimSpace(f)] = true
+	}
+	issues := make([]map[string]any, 0, hi-lo)
+	for _, i := range idx[lo:hi] {
+		f := map[string]any{}
+		if fields["summary"] {
+			f["summary"] = fmt.Sprintf("Epic %d", i)
+		}
+		if fields["status"] {
+			f["status"] = map[string]any{
+				"self": "http://" + r.Host + "/rest/api/3/status/1", "name": JiraStatuses[i%3], "id": strconv.Itoa(1 + i%3),
+				"statusCategory": map[string]any{"key": []string{"new", "indeterminate", "done"}[i%3]},
+			}
+		}
+		if fields["updated"] {
+			f["updated"] = mods[i].In(j.loc).Format("2006-01-02T15:04:05.000-0700")
+		}
+		issues = append(issues, map[string]any{
+			"expand": "", "id": JiraID(i), "key": JiraKey(i),
+			"self": "http://" + r.Host + "/rest/api/3/issue/" + JiraID(i), "fields": f,
+		})
+	}
+	body := map[string]any{"issues": issues, "isLast": hi >= len(idx)}
+	if hi < len(idx) {
+		body["nextPageToken"] = base64.RawURLEncoding.EncodeToString([]byte("o:" + strconv.Itoa(hi)))
+	}
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	_ = json.NewEncoder(w).Encode(body)
+}

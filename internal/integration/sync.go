@@ -1,0 +1,330 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/benefit"
+	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/integration/provider"
+	"github.com/valuecase/valuecase/internal/validation"
+)
+
+// Limits of what a sync writes (the API's limits on the same fields).
+const (
+	maxNameLen        = 200
+	maxShortLen       = 200
+	maxDescriptionLen = 10_000
+	maxExternalIDLen  = 255
+)
+
+// ItemError is one item a sync could not write: the provider's id and why.
+type ItemError struct {
+	ExternalID string `json:"external_id"`
+	Message    string `json:"message"`
+}
+
+// Counts is what writing one page did.
+type Counts struct {
+	Fetched, Created, Updated, Unchanged, Failed int
+	Errors                                       []ItemError // the page's item errors, in order
+}
+
+func (c *Counts) fail(id, format string, args ...any) {
+	c.Failed++
+	c.Errors = append(c.Errors, ItemError{ExternalID: id, Message: fmt.Sprintf(format, args...)})
+}
+
+func (c *Counts) outcome(o string) {
+	switch o {
+	case "created":
+		c.Created++
+	case "updated":
+		c.Updated++
+	default:
+		c.Unchanged++
+	}
+}
+
+// Target is what a sync writes into: the tenant, the integration (its records' source) and,
+// for jira, the initiative its epics become projects of.
+type Target struct {
+	TenantID      uuid.UUID
+	IntegrationID uuid.UUID
+	Provider      string
+	InitiativeID  uuid.UUID // jira only
+}
+
+// ErrTargetGone: the jira integration's initiative does not exist (any more) or is archived;
+// the sync fails with this reason (no item can be written).
+var ErrTargetGone = errors.New("the initiative this integration maps epics to does not exist or is archived; set config.initiative_id with PUT")
+
+// WritePage upserts one fetched page in the caller's tenant transaction, idempotently by
+// external id and with one multi-row statement per kind of record (no round trip per row):
+// initiatives (salesforce, hubspot), projects of the mapped initiative (jira) or benefit
+// actuals (http_feed). Items the provider marked invalid, and items that fail validation here,
+// are counted as failed with the reason; the others are written. Writing the same page again
+// changes nothing (unchanged). now is the clock for "period in the future" checks.
+func WritePage(ctx context.Context, tx dbsqlc.DBTX, t Target, items []provider.Item, now time.Time) (Counts, error) {
+	c := Counts{Fetched: len(items)}
+	var ini []provider.Item
+	var proj []provider.Item
+	var act []provider.Item
+	for _, it := range items {
+		id := it.ExternalID
+		switch {
+		case it.Invalid != "":
+			c.fail(id, "%s", it.Invalid)
+		case id == "" || len(id) > maxExternalIDLen:
+			c.fail(truncate(id, 64), "the record has no usable id (1 to %d characters)", maxExternalIDLen)
+		case it.Initiative != nil && (t.Provider == provider.Salesforce || t.Provider == provider.HubSpot):
+			ini = append(ini, it)
+		case it.Project != nil && t.Provider == provider.Jira:
+			proj = append(proj, it)
+		case it.Actual != nil && t.Provider == provider.HTTPFeed:
+			act = append(act, it)
+		default:
+			c.fail(id, "the record is not of the kind this provider writes")
+		}
+	}
+	source := Source(t.IntegrationID)
+	var err error
+	switch {
+	case len(ini) > 0:
+		err = writeInitiatives(ctx, tx, t, source, ini, &c)
+	case len(proj) > 0:
+		err = writeProjects(ctx, tx, t, source, proj, &c)
+	case len(act) > 0:
+		err = writeActuals(ctx, tx, t, source, act, &c, now)
+	}
+	return c, err
+}
+
+// latest keeps one item per key (the last one of the page: providers page oldest first) and
+// reports the earlier duplicates as unchanged: one statement cannot write a row twice.
+func latest(items []provider.Item, key func(provider.Item) string, c *Counts) []provider.Item {
+	last := map[string]int{}
+	for i, it := range items {
+		last[key(it)] = i
+	}
+	out := items[:0:0]
+	for i, it := range items {
+		if last[key(it)] == i {
+			out = append(out, it)
+		} else {
+			c.Unchanged++
+		}
+	}
+	return out
+}
+
+// text checks a provider's text for a field: trimmed, valid UTF-8 without control characters,
+// at most max characters; required ones must not be empty.
+func text(field, s string, required bool, maxLen int) (string, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case required && s == "":
+		return "", fmt.Errorf("%s is empty", field)
+	case utf8.RuneCountInString(s) > maxLen:
+		return "", fmt.Errorf("%s is longer than %d characters", field, maxLen)
+	}
+	if err := validation.Text(field, s, field == "description"); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+func writeInitiatives(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, items []provider.Item, c *Counts) error {
+	items = latest(items, func(it provider.Item) string { return it.ExternalID }, c)
+	p := dbsqlc.SyncUpsertInitiativesParams{TenantID: t.TenantID, Source: &source}
+	names := map[string]string{} // lower(name) → external id, within the page
+	for _, it := range items {
+		f := it.Initiative
+		name, err := text("name", f.Name, true, maxNameLen)
+		if err != nil {
+			c.fail(it.ExternalID, "%s", err)
+			continue
+		}
+		desc, err := text("description", f.Description, false, maxDescriptionLen)
+		if err != nil {
+			c.fail(it.ExternalID, "%s", err)
+			continue
+		}
+		industry, err1 := text("industry", f.Industry, false, maxShortLen)
+		segment, err2 := text("segment", f.Segment, false, maxShortLen)
+		if err := errors.Join(err1, err2); err != nil {
+			c.fail(it.ExternalID, "%s", err)
+			continue
+		}
+		if other, dup := names[strings.ToLower(name)]; dup {
+			c.fail(it.ExternalID, "name %q is also the name of record %s in the same page; initiative names are unique", name, other)
+			continue
+		}
+		names[strings.ToLower(name)] = it.ExternalID
+		owner := strings.TrimSpace(f.Owner)
+		if !strings.Contains(owner, "@") || len(owner) > 254 {
+			owner = ""
+		}
+		p.ExternalIds = append(p.ExternalIds, it.ExternalID)
+		p.Names = append(p.Names, name)
+		p.Descriptions = append(p.Descriptions, desc)
+		p.Industries = append(p.Industries, industry)
+		p.Segments = append(p.Segments, segment)
+		p.OwnerEmails = append(p.OwnerEmails, owner)
+	}
+	if len(p.ExternalIds) == 0 {
+		return nil
+	}
+	rows, err := db.Q.SyncUpsertInitiatives(ctx, tx, p)
+	if err != nil {
+		return fmt.Errorf("upsert initiatives: %w", err)
+	}
+	for i, r := range rows {
+		if r.Outcome == "name_taken" {
+			c.fail(r.ExternalID, "another initiative of the tenant is already named %q", p.Names[i])
+			continue
+		}
+		c.outcome(r.Outcome)
+	}
+	return nil
+}
+
+func writeProjects(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, items []provider.Item, c *Counts) error {
+	status, err := db.Q.SyncInitiativeStatus(ctx, tx, dbsqlc.SyncInitiativeStatusParams{TenantID: t.TenantID, ID: t.InitiativeID})
+	if db.IsNotFound(err) || (err == nil && initiative.CheckWritable(initiative.Status(status)) != nil) {
+		return ErrTargetGone
+	}
+	if err != nil {
+		return err
+	}
+	items = latest(items, func(it provider.Item) string { return it.ExternalID }, c)
+	p := dbsqlc.SyncUpsertProjectsParams{TenantID: t.TenantID, Source: &source, InitiativeID: t.InitiativeID}
+	for _, it := range items {
+		f := it.Project
+		name, err := text("name", f.Name, true, maxNameLen)
+		if err != nil {
+			c.fail(it.ExternalID, "%s", err)
+			continue
+		}
+		// The epic's key and status name become the description; Jira's workflow states do not
+		// map onto a project's active/archived, so projects stay active (archived with the initiative).
+		desc := strings.TrimSpace(f.Key)
+		if s := strings.TrimSpace(f.Status); s != "" {
+			desc += " · " + s
+		}
+		p.ExternalIds = append(p.ExternalIds, it.ExternalID)
+		p.Names = append(p.Names, name)
+		p.Descriptions = append(p.Descriptions, truncate(desc, maxShortLen))
+		p.Statuses = append(p.Statuses, "active")
+	}
+	if len(p.ExternalIds) == 0 {
+		return nil
+	}
+	rows, err := db.Q.SyncUpsertProjects(ctx, tx, p)
+	if err != nil {
+		return fmt.Errorf("upsert projects: %w", err)
+	}
+	for _, r := range rows {
+		c.outcome(r.Outcome)
+	}
+	return nil
+}
+
+func writeActuals(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, items []provider.Item, c *Counts, now time.Time) error {
+	keys := make([]string, 0, len(items))
+	for _, it := range items {
+		keys = append(keys, strings.TrimSpace(it.Actual.BenefitKey))
+	}
+	found, err := db.Q.SyncBenefitsByKey(ctx, tx, dbsqlc.SyncBenefitsByKeyParams{TenantID: t.TenantID, Keys: keys})
+	if err != nil {
+		return fmt.Errorf("benefits by key: %w", err)
+	}
+	byKey := map[string]dbsqlc.SyncBenefitsByKeyRow{}
+	for _, b := range found {
+		byKey[b.ID.String()] = b
+		if b.ExternalKey != nil {
+			byKey[*b.ExternalKey] = b
+		}
+	}
+	type row struct {
+		id     string
+		bid    uuid.UUID
+		period time.Time
+		value  float64
+		url    string
+	}
+	var rows []row
+	for _, it := range items {
+		f := it.Actual
+		b, ok := byKey[strings.TrimSpace(f.BenefitKey)]
+		if !ok {
+			c.fail(it.ExternalID, "no benefit has the id or external_key %q", truncate(f.BenefitKey, 100))
+			continue
+		}
+		if err := benefit.CheckWritable(initiative.Status(b.InitiativeStatus)); err != nil {
+			c.fail(it.ExternalID, "the benefit's initiative is archived; its actuals are read-only")
+			continue
+		}
+		v, perr := strconv.ParseFloat(strings.TrimSpace(f.Value), 64)
+		if perr != nil {
+			c.fail(it.ExternalID, "value %q is not a decimal number", truncate(f.Value, 40))
+			continue
+		}
+		var errs validation.Errors
+		errs.Append(benefit.CheckValue("value", v))
+		m, err := benefit.CheckActualPeriod(benefit.Frequency(b.MeasurementFrequency), strings.TrimSpace(f.Period), b.ExpectedStartDate, now)
+		errs.Append(err)
+		evidence := strings.TrimSpace(f.EvidenceURL)
+		if evidence != "" {
+			errs.Append(benefit.CheckEvidenceURL(evidence))
+		}
+		if err := errs.Err(); err != nil {
+			c.fail(it.ExternalID, "%s", err)
+			continue
+		}
+		rows = append(rows, row{id: it.ExternalID, bid: b.ID, period: m.FirstDay(), value: v, url: evidence})
+	}
+	// One value per benefit and period (quarterly benefits file any month of a quarter under its first).
+	seen := map[string]int{}
+	for i, r := range rows {
+		seen[r.bid.String()+r.period.Format(time.DateOnly)] = i
+	}
+	p := dbsqlc.SyncUpsertActualsParams{TenantID: t.TenantID, Source: source}
+	for i, r := range rows {
+		if seen[r.bid.String()+r.period.Format(time.DateOnly)] != i {
+			c.Unchanged++ // a later row of the page files the same period
+			continue
+		}
+		p.BenefitIds = append(p.BenefitIds, r.bid)
+		p.Periods = append(p.Periods, r.period)
+		p.Vals = append(p.Vals, r.value)
+		p.EvidenceUrls = append(p.EvidenceUrls, r.url)
+	}
+	if len(p.BenefitIds) == 0 {
+		return nil
+	}
+	out, err := db.Q.SyncUpsertActuals(ctx, tx, p)
+	if err != nil {
+		return fmt.Errorf("upsert actuals: %w", err)
+	}
+	for _, r := range out {
+		c.outcome(r.Outcome)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
