@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -57,16 +58,39 @@ func LoadKeyStore(dir string) (*KeyStore, error) {
 		return nil, fmt.Errorf("AUTH_SIGNING_KEYS_DIR: %w", err)
 	}
 	ks, err := readKeys(dir)
+	if err != nil || len(ks.keys) > 0 {
+		return ks, err
+	}
+	// Processes started together on an empty directory (the API, a worker, the
+	// token command) must agree on one first key, or a token signed by one is
+	// unknown to another until its next reload: the first to hold the lock
+	// creates it, the others read it.
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("AUTH_SIGNING_KEYS_DIR: %w", err)
+	}
+	defer unlock()
+	if ks, err = readKeys(dir); err != nil || len(ks.keys) > 0 {
+		return ks, err
+	}
+	if _, err := GenerateKey(dir); err != nil {
+		return nil, err
+	}
+	return readKeys(dir)
+}
+
+// lockDir takes an exclusive advisory lock on dir's lock file, waiting for
+// another process that holds it.
+func lockDir(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if len(ks.keys) == 0 {
-		if _, err := GenerateKey(dir); err != nil {
-			return nil, err
-		}
-		return readKeys(dir)
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
 	}
-	return ks, nil
+	return func() { f.Close() }, nil // closing the file releases the lock
 }
 
 func readKeys(dir string) (*KeyStore, error) {
@@ -113,8 +137,25 @@ func GenerateKey(dir string) (string, error) {
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
 	kid := time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(suffix[:])
-	path := filepath.Join(dir, kid+".pem")
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+	// Written under a name readKeys skips, then renamed: a process reading the
+	// directory meanwhile sees the whole key or none of it.
+	tmp, err := os.CreateTemp(dir, ".new-key-*") // mode 0600
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if _, err := tmp.Write(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, kid+".pem")); err != nil {
 		return "", err
 	}
 	return kid, nil
