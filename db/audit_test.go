@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbtest"
 )
@@ -85,5 +87,42 @@ func TestAuditTriggerPairsRowsOfOneStatement(t *testing.T) {
 	}
 	if len(renames) != 2 || renames["I1"] != "I1-x" || renames["I3"] != "I3-x" {
 		t.Errorf("each update pairs its row's old and new name: %v", renames)
+	}
+}
+
+// TestAuditCompositeKey: a table keyed by several columns (fx_rates: currency
+// and period) is recorded under the key's values joined with ':', and its
+// update pairs old and new by that key.
+func TestAuditCompositeKey(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "starter")
+	if err := db.InTenant(ctx, pool, tenant, func(tx db.Tx) error {
+		if _, err := tx.Exec(ctx, "INSERT INTO fx_rates (tenant_id, currency, period, rate) VALUES ($1, 'EUR', '2026-01-01', 1.1), ($1, 'GBP', '2026-01-01', 1.3)", tenant); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "UPDATE fx_rates SET rate = 1.2 WHERE currency = 'EUR'")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := db.InTenant(ctx, pool, tenant, func(tx db.Tx) error {
+		rows, err := tx.Query(ctx, "SELECT action || ' ' || resource_id || ' ' || array_to_string(changed_fields, ',') || ' ' || changes::text FROM audit_events WHERE resource_type = 'fx_rate' ORDER BY id")
+		if err != nil {
+			return err
+		}
+		got, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`create EUR:2026-01-01 rate {"rate": {"new": 1.1}}`,
+		`create GBP:2026-01-01 rate {"rate": {"new": 1.3}}`,
+		`update EUR:2026-01-01 rate {"rate": {"new": 1.2, "old": 1.1}}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("fx_rate events\n got %q\nwant %q", got, want)
 	}
 }

@@ -37,6 +37,9 @@ CREATE POLICY tenant_isolation ON audit_events USING (tenant_id = app_tenant_id(
 -- not 10,000 function calls. Arguments: resource type, key columns (comma-separated, joined with
 -- ':' into resource_id), redacted columns (named in changed_fields, values never stored: secrets,
 -- hashes, large content), ignored columns (bookkeeping whose change alone is not a write worth a row).
+-- Each row's fields are expanded once (one jsonb_each feeding both aggregates) and a one-column key
+-- is read directly: this trigger is most of the cost of a bulk insert (10,000 actuals: ~0.95 s with
+-- two expansions and a key subquery per row, ~0.75 s like this).
 -- +goose StatementBegin
 CREATE FUNCTION audit_write() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -49,42 +52,44 @@ DECLARE
 BEGIN
     IF TG_OP = 'INSERT' THEN
         INSERT INTO audit_events (tenant_id, actor, request_id, action, resource_type, resource_id, changed_fields, changes)
-        SELECT (r->>'tenant_id')::uuid, who, req, 'create', rtype,
-               (SELECT string_agg(r->>k, ':' ORDER BY i) FROM unnest(keys) WITH ORDINALITY AS u(k, i)),
-               coalesce((SELECT array_agg(k ORDER BY k) FROM jsonb_each(r) AS e(k, v) WHERE k <> ALL (skip) AND v <> 'null'), '{}'),
-               coalesce((SELECT jsonb_object_agg(k, jsonb_build_object('new', v)) FROM jsonb_each(r) AS e(k, v)
-                         WHERE k <> ALL (skip) AND k <> ALL (redact) AND v <> 'null'), '{}')
-        FROM (SELECT to_jsonb(n) AS r FROM new_rows n) s;
+        SELECT (s.r->>'tenant_id')::uuid, who, req, 'create', rtype, audit_key(s.r, keys),
+               coalesce(f.fields, '{}'), coalesce(f.changes, '{}')
+        FROM (SELECT to_jsonb(n) AS r FROM new_rows n) s,
+        LATERAL (SELECT array_agg(k ORDER BY k) AS fields,
+                        jsonb_object_agg(k, jsonb_build_object('new', v)) FILTER (WHERE k <> ALL (redact)) AS changes
+                 FROM jsonb_each(s.r) AS e(k, v) WHERE k <> ALL (skip) AND v <> 'null') f;
     ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO audit_events (tenant_id, actor, request_id, action, resource_type, resource_id, changed_fields, changes)
-        SELECT (r->>'tenant_id')::uuid, who, req, 'delete', rtype,
-               (SELECT string_agg(r->>k, ':' ORDER BY i) FROM unnest(keys) WITH ORDINALITY AS u(k, i)),
-               coalesce((SELECT array_agg(k ORDER BY k) FROM jsonb_each(r) AS e(k, v) WHERE k <> ALL (skip) AND v <> 'null'), '{}'),
-               coalesce((SELECT jsonb_object_agg(k, jsonb_build_object('old', v)) FROM jsonb_each(r) AS e(k, v)
-                         WHERE k <> ALL (skip) AND k <> ALL (redact) AND v <> 'null'), '{}')
-        FROM (SELECT to_jsonb(o) AS r FROM old_rows o) s;
+        SELECT (s.r->>'tenant_id')::uuid, who, req, 'delete', rtype, audit_key(s.r, keys),
+               coalesce(f.fields, '{}'), coalesce(f.changes, '{}')
+        FROM (SELECT to_jsonb(o) AS r FROM old_rows o) s,
+        LATERAL (SELECT array_agg(k ORDER BY k) AS fields,
+                        jsonb_object_agg(k, jsonb_build_object('old', v)) FILTER (WHERE k <> ALL (redact)) AS changes
+                 FROM jsonb_each(s.r) AS e(k, v) WHERE k <> ALL (skip) AND v <> 'null') f;
     ELSE
         INSERT INTO audit_events (tenant_id, actor, request_id, action, resource_type, resource_id, changed_fields, changes)
-        SELECT d.tenant_id, who, req,
-               CASE WHEN 'status' = ANY (d.fields) THEN 'status:' || (d.nr->>'status')
-                    WHEN 'state' = ANY (d.fields) THEN 'state:' || (d.nr->>'state') ELSE 'update' END,
-               rtype, d.rid, d.fields, d.changes
-        FROM (
-            SELECT (n.r->>'tenant_id')::uuid AS tenant_id, n.rid, n.r AS nr,
-                   (SELECT array_agg(k ORDER BY k) FROM jsonb_each(n.r) AS e(k, v)
-                     WHERE k <> ALL (skip) AND v IS DISTINCT FROM o.r->k) AS fields,
-                   coalesce((SELECT jsonb_object_agg(k, jsonb_build_object('old', o.r->k, 'new', v)) FROM jsonb_each(n.r) AS e(k, v)
-                              WHERE k <> ALL (skip) AND k <> ALL (redact) AND v IS DISTINCT FROM o.r->k), '{}') AS changes
-            FROM (SELECT r, (SELECT string_agg(r->>k, ':' ORDER BY i) FROM unnest(keys) WITH ORDINALITY AS u(k, i)) AS rid
-                  FROM (SELECT to_jsonb(x) AS r FROM new_rows x) a) n
-            JOIN (SELECT r, (SELECT string_agg(r->>k, ':' ORDER BY i) FROM unnest(keys) WITH ORDINALITY AS u(k, i)) AS rid
-                  FROM (SELECT to_jsonb(x) AS r FROM old_rows x) b) o
-              ON o.rid = n.rid AND o.r->>'tenant_id' = n.r->>'tenant_id'
-        ) d
-        WHERE d.fields IS NOT NULL; -- an update that changed nothing (or only ignored columns) is no event
+        SELECT (n.r->>'tenant_id')::uuid, who, req,
+               CASE WHEN 'status' = ANY (f.fields) THEN 'status:' || (n.r->>'status')
+                    WHEN 'state' = ANY (f.fields) THEN 'state:' || (n.r->>'state') ELSE 'update' END,
+               rtype, n.rid, f.fields, coalesce(f.changes, '{}')
+        FROM (SELECT to_jsonb(x) AS r, audit_key(to_jsonb(x), keys) AS rid FROM new_rows x) n
+        JOIN (SELECT to_jsonb(x) AS r, audit_key(to_jsonb(x), keys) AS rid FROM old_rows x) o
+          ON o.rid = n.rid AND o.r->>'tenant_id' = n.r->>'tenant_id',
+        LATERAL (SELECT array_agg(k ORDER BY k) AS fields,
+                        jsonb_object_agg(k, jsonb_build_object('old', o.r->k, 'new', v)) FILTER (WHERE k <> ALL (redact)) AS changes
+                 FROM jsonb_each(n.r) AS e(k, v) WHERE k <> ALL (skip) AND v IS DISTINCT FROM o.r->k) f
+        WHERE f.fields IS NOT NULL; -- an update that changed nothing (or only ignored columns) is no event
     END IF;
     RETURN NULL;
 END $$;
+-- +goose StatementEnd
+
+-- audit_key is a row's resource id: its key columns' values joined with ':' (one column: its value).
+-- +goose StatementBegin
+CREATE FUNCTION audit_key(r jsonb, keys text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN cardinality(keys) = 1 THEN r->>keys[1]
+                ELSE (SELECT string_agg(r->>k, ':' ORDER BY i) FROM unnest(keys) WITH ORDINALITY AS u(k, i)) END
+$$;
 -- +goose StatementEnd
 
 -- The audited tables (a listed table that does not exist is skipped). Not audited: the log itself;
@@ -151,4 +156,5 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 DROP FUNCTION audit_write();
+DROP FUNCTION audit_key(jsonb, text[]);
 DROP TABLE audit_events;
