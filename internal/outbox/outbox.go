@@ -83,5 +83,18 @@ func WriteMany(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, eventType str
 	if len(data) == 0 {
 		return nil
 	}
-	return db.Q.OutboxInsertMany(ctx, tx, dbsqlc.OutboxInsertManyParams{TenantID: tenantID, Type: eventType, Data: data})
+	size := 1 + len(data)
+	for _, d := range data {
+		size += len(d)
+	}
+	events := make([]byte, 0, size)
+	events = append(events, '[')
+	for i, d := range data {
+		if i > 0 {
+			events = append(events, ',')
+		}
+		events = append(events, d...)
+	}
+	events = append(events, ']')
+	return db.Q.OutboxInsertMany(ctx, tx, dbsqlc.OutboxInsertManyParams{TenantID: tenantID, Type: eventType, Events: events})
 }
