@@ -41,6 +41,7 @@ type Verifier struct {
 	external keyfunc.Keyfunc // nil without AUTH_JWKS_URLS
 	issuer   string
 	audience string
+	verified verifiedCache
 }
 
 // VerifierOptions configures the external identity providers.
@@ -90,9 +91,16 @@ var parser = jwt.NewParser(
 
 // Verify checks signature, exp, nbf, and iss/aud, and that sub and org_id are present.
 func (v *Verifier) Verify(ctx context.Context, raw string) (*Claims, error) {
-	self := false
+	key, now := sha256Of(raw), time.Now()
+	if hit, ok := v.verified.get(key, now); ok {
+		if _, stillKnown := v.own.PublicKey(hit.kid); stillKnown || !hit.claims.Self {
+			claims := hit.claims // a copy: callers may not change the cached one
+			return &claims, nil
+		}
+	}
+	self, kid := false, ""
 	keyFor := func(t *jwt.Token) (any, error) {
-		kid, _ := t.Header["kid"].(string)
+		kid, _ = t.Header["kid"].(string)
 		if k, ok := v.own.PublicKey(kid); ok {
 			self = true
 			return k, nil
@@ -120,6 +128,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (*Claims, error) {
 		return nil, fmt.Errorf("%w: sub and org_id are required", ErrInvalidToken)
 	}
 	claims.Self = self
+	v.verified.put(key, verifiedToken{claims: *claims, kid: kid, until: claims.ExpiresAt.Time}, now)
 	return claims, nil
 }
 

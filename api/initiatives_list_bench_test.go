@@ -1,0 +1,63 @@
+package api
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/valyala/fasthttp"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbtest"
+	"github.com/valuecase/valuecase/internal/auth"
+	"github.com/valuecase/valuecase/internal/config"
+	"github.com/valuecase/valuecase/internal/ratelimit"
+)
+
+// BenchmarkInitiativeList is the bench's GET /v1/initiatives run in-process
+// (page 1, 50 of 944, default sort), for a profile of the service's share.
+//
+//	go test ./api/ -run '^$' -bench InitiativeList -benchmem -cpuprofile cpu.out
+func BenchmarkInitiativeList(b *testing.B) {
+	ctx := context.Background()
+	pool := dbtest.NewPool(b)
+	tenant := dbtest.NewTenant(b, pool, "enterprise_plus")
+	keys, err := auth.LoadKeyStore(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	verifier, err := auth.NewVerifier(ctx, keys, auth.VerifierOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := New(Deps{Config: cfg, Pool: pool, Keys: keys, Verifier: verifier, Limits: allowAll{},
+		Concurrency: ratelimit.NewMemoryConcurrency(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
+		_, err := t.Exec(ctx, `INSERT INTO initiatives (tenant_id, name, description, owner_id) SELECT $1, 'Initiative ' || g, 'A bench initiative', 'bench' FROM generate_series(1, 944) g`, tenant)
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	tok, _ := keys.Mint(auth.MintOptions{Subject: "bench", TenantID: tenant.String(), Permissions: []string{"initiatives:read"}, TTL: time.Hour})
+	handler := s.App().Handler()
+	var req fasthttp.Request
+	req.SetRequestURI("/v1/initiatives")
+	req.Header.SetMethod("GET")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("X-Tenant-ID", tenant.String())
+	var rc fasthttp.RequestCtx
+	for b.Loop() {
+		rc.Init(&req, nil, nil)
+		handler(&rc)
+		if st := rc.Response.StatusCode(); st != 200 {
+			b.Fatalf("status %d: %.300s", st, rc.Response.Body())
+		}
+	}
+}
