@@ -39,6 +39,10 @@ func NewPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 		// pgxpool's default (max(4, CPUs)) starves concurrent requests on small machines.
 		cfg.MaxConns = max(16, int32(4*runtime.NumCPU()))
 	}
+	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+		registerUUID(conn)
+		return nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err

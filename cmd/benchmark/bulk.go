@@ -52,7 +52,7 @@ func runBulk(ctx context.Context, e *env) error {
 	// The baseline COPYs into benefit_actuals itself, which takes a role that bypasses row security.
 	var copyPool *pgxpool.Pool
 	if u := os.Getenv("BENCH_COPY_DATABASE_URL"); u != "" {
-		if copyPool, err = pgxpool.New(ctx, u); err != nil {
+		if copyPool, err = db.NewPool(ctx, u); err != nil { // the API's pool settings and type codecs
 			return err
 		}
 		defer copyPool.Close()
