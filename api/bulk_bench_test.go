@@ -1,11 +1,8 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -13,10 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/valuecase/valuecase/db"
-	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/auth"
-	"github.com/valuecase/valuecase/internal/config"
-	"github.com/valuecase/valuecase/internal/ratelimit"
 )
 
 // BenchmarkBulkImportActuals is the bench's bulk round in-process, for a
@@ -25,23 +19,8 @@ import (
 //
 //	go test ./api/ -run '^$' -bench BulkImportActuals -benchtime 5x -cpuprofile cpu.out
 func BenchmarkBulkImportActuals(b *testing.B) {
-	ctx := context.Background()
-	pool := dbtest.NewPool(b)
-	tenant := dbtest.NewTenant(b, pool, "enterprise_plus")
-	keys, err := auth.LoadKeyStore(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	verifier, err := auth.NewVerifier(ctx, keys, auth.VerifierOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := config.Load()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(Deps{Config: cfg, Pool: pool, Keys: keys, Verifier: verifier, Limits: allowAll{},
-		Concurrency: ratelimit.NewMemoryConcurrency(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	app := newBenchApp(b)
+	ctx, pool, tenant, keys, s := app.ctx, app.pool, app.tenant, app.keys, app.server
 	tok, _ := keys.Mint(auth.MintOptions{Subject: "bench", TenantID: tenant.String(), Permissions: []string{"benefits:write", "benefits:read"}, TTL: time.Hour})
 	handler := s.App().Handler()
 	round := 0

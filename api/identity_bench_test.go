@@ -12,13 +12,10 @@ import (
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
-	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/auth"
-	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/credential"
 	"github.com/valuecase/valuecase/internal/ratelimit"
 	"github.com/valuecase/valuecase/internal/rbac"
-	"github.com/valuecase/valuecase/internal/testenv"
 )
 
 // allowAll is a rate-limit store that admits everything, so the benchmark
@@ -38,23 +35,9 @@ func (allowAll) Allow(_ context.Context, _ string, l ratelimit.Limit) (ratelimit
 //
 //	go test ./api/ -run '^$' -bench AuthMiddleware -benchmem
 func BenchmarkAuthMiddleware(b *testing.B) {
-	ctx := context.Background()
-	pool := dbtest.NewPool(b)
-	tenant := dbtest.NewTenant(b, pool, "enterprise_plus")
-	keys, err := auth.LoadKeyStore(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	verifier, err := auth.NewVerifier(ctx, keys, auth.VerifierOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := config.Load()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(Deps{Config: cfg, Pool: pool, Keys: keys, Verifier: verifier, Limits: allowAll{},
-		Concurrency: ratelimit.NewMemoryConcurrency(), Log: testenv.QuietLogger()})
+	bench := newBenchApp(b)
+	ctx, pool, tenant, keys, verifier, s := bench.ctx, bench.pool, bench.tenant, bench.keys, bench.verifier, bench.server
+	var err error
 
 	// A user with a stored custom role, a token naming a built-in and a custom role, and a session.
 	sub := "bench-user"

@@ -1,9 +1,6 @@
 package api
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -11,10 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/valuecase/valuecase/db"
-	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/auth"
-	"github.com/valuecase/valuecase/internal/config"
-	"github.com/valuecase/valuecase/internal/ratelimit"
 )
 
 // BenchmarkInitiativeList is the bench's GET /v1/initiatives run in-process
@@ -22,23 +16,8 @@ import (
 //
 //	go test ./api/ -run '^$' -bench InitiativeList -benchmem -cpuprofile cpu.out
 func BenchmarkInitiativeList(b *testing.B) {
-	ctx := context.Background()
-	pool := dbtest.NewPool(b)
-	tenant := dbtest.NewTenant(b, pool, "enterprise_plus")
-	keys, err := auth.LoadKeyStore(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	verifier, err := auth.NewVerifier(ctx, keys, auth.VerifierOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := config.Load()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(Deps{Config: cfg, Pool: pool, Keys: keys, Verifier: verifier, Limits: allowAll{},
-		Concurrency: ratelimit.NewMemoryConcurrency(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	app := newBenchApp(b)
+	ctx, pool, tenant, keys, s := app.ctx, app.pool, app.tenant, app.keys, app.server
 	if err := db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
 		_, err := t.Exec(ctx, `INSERT INTO initiatives (tenant_id, name, description, owner_id) SELECT $1, 'Initiative ' || g, 'A bench initiative', 'bench' FROM generate_series(1, 944) g`, tenant)
 		return err

@@ -1,10 +1,7 @@
 package api
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -14,10 +11,7 @@ import (
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
-	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/auth"
-	"github.com/valuecase/valuecase/internal/config"
-	"github.com/valuecase/valuecase/internal/ratelimit"
 	"github.com/valuecase/valuecase/internal/stakeholder"
 	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/valuation"
@@ -30,29 +24,14 @@ import (
 //
 //	go test ./api/ -run '^$' -bench StakeholderList -benchmem
 func BenchmarkStakeholderList(b *testing.B) {
-	ctx := context.Background()
-	pool := dbtest.NewPool(b)
-	tenant := dbtest.NewTenant(b, pool, "enterprise_plus")
-	keys, err := auth.LoadKeyStore(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	verifier, err := auth.NewVerifier(ctx, keys, auth.VerifierOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := config.Load()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(Deps{Config: cfg, Pool: pool, Keys: keys, Verifier: verifier, Limits: allowAll{},
-		Concurrency: ratelimit.NewMemoryConcurrency(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	app := newBenchApp(b)
+	ctx, pool, tenant, keys, s := app.ctx, app.pool, app.tenant, app.keys, app.server
 
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	sentiments := []string{"positive", "neutral", "cautious", "negative"}
 	influences := validation.Names(stakeholder.Influences)
 	var initiativeID uuid.UUID
-	err = db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
+	err := db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
 		in, err := db.Q.InitiativeCreate(ctx, t, dbsqlc.InitiativeCreateParams{TenantID: tenant, Name: "Bench"})
 		if err != nil {
 			return err
