@@ -19,6 +19,9 @@
 -- because each statement first locks its benefits' rows (creating a missing one) in key order
 -- and only then reads: a later statement of the function takes a new snapshot (READ
 -- COMMITTED), so a writer that waited for another's lock sees that one's committed actuals.
+--
+-- Not audited (db/audit_catalog_test.go): a derived copy of the audited benefit_actuals, like
+-- benefit_actual_months.
 CREATE TABLE benefit_actual_stats (
     tenant_id       uuid    NOT NULL,
     benefit_id      uuid    NOT NULL,
