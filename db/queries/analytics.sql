@@ -64,35 +64,32 @@ WHERE m.tenant_id = @tenant_id AND m.period <= @through::date
 ORDER BY 1, 2;
 
 -- name: AnalyticsLatestActuals :many
--- The two latest actuals through @through of each benefit (for the at-risk rule), of the benefits
--- AnalyticsBenefits lists: from its benefit_actual_stats row (migration 00017, kept exact by
--- triggers; k = 1 the previous, k = 2 the latest) when its latest actual is through @through, as
--- it is unless an actual was recorded for a later month; else two backward steps on the
--- (tenant_id, benefit_id, period) index.
-SELECT b.id AS benefit_id,
+-- The two latest actuals through @through of each benefit of the tenant, or of the initiative
+-- named (for the at-risk rule; the caller keeps those of the benefits AnalyticsBenefits lists):
+-- from its benefit_actual_stats row (migration 00017, kept exact by triggers; k = 1 the
+-- previous, k = 2 the latest) when its latest actual is through @through, as it is unless an
+-- actual was recorded for a later month; else two backward steps on the (tenant_id,
+-- benefit_id, period) index. The portfolio reads the 10,000 stats rows alone, no join.
+SELECT s.benefit_id,
        (CASE k WHEN 1 THEN s.previous_period ELSE s.latest_period END)::date AS period,
        (CASE k WHEN 1 THEN s.previous_value ELSE s.latest_value END)::numeric AS value
-FROM benefits b
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
+FROM benefit_actual_stats s
 CROSS JOIN generate_series(1, 2) AS k
-WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
-  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-  AND s.latest_period <= @through::date AND (k = 2 OR s.previous_period IS NOT NULL)
+WHERE s.tenant_id = @tenant_id AND s.latest_period <= @through::date AND (k = 2 OR s.previous_period IS NOT NULL)
+  AND (sqlc.narg('initiative_id')::uuid IS NULL
+       OR EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = s.tenant_id AND b.id = s.benefit_id AND b.initiative_id = sqlc.narg('initiative_id')::uuid))
 UNION ALL
-SELECT b.id, l.period, l.value
-FROM benefits b
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
+SELECT s.benefit_id, l.period, l.value
+FROM benefit_actual_stats s
 CROSS JOIN LATERAL (
   SELECT a.period, a.value FROM benefit_actuals a
-  WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id AND a.period <= @through::date
+  WHERE a.tenant_id = s.tenant_id AND a.benefit_id = s.benefit_id AND a.period <= @through::date
   ORDER BY a.period DESC
   LIMIT 2
 ) l
-WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
-  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-  AND s.latest_period > @through::date
+WHERE s.tenant_id = @tenant_id AND s.latest_period > @through::date
+  AND (sqlc.narg('initiative_id')::uuid IS NULL
+       OR EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = s.tenant_id AND b.id = s.benefit_id AND b.initiative_id = sqlc.narg('initiative_id')::uuid))
 ORDER BY 1, 2;
 
 -- name: AnalyticsActualsByMonth :many
