@@ -51,6 +51,14 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 				t.Errorf("%s: rollup differs at %s %s %s %s: rollup %v (%v actuals), fresh %v (%v actuals)", name, d.InitiativeID, d.Category,
 					d.Currency, d.Period.Format("2006-01"), d.RollupTotal, d.RollupActuals, d.FreshTotal, d.FreshActuals)
 			}
+			// benefit_actual_stats (migration 00017): each benefit's count, Σ and two latest actuals.
+			stats, err := db.Q.AnalyticsActualStatsCheck(ctx, tx, tenant)
+			if err != nil {
+				return err
+			}
+			for _, d := range stats {
+				t.Errorf("%s: benefit_actual_stats differs for %s: stats %s (%d actuals), fresh %s (%d actuals)", name, d.BenefitID, d.Stats, d.StatsActuals, d.Fresh, d.FreshActuals)
+			}
 			r, err := tx.Query(ctx, `SELECT i.name || ' ' || m.category || ' ' || m.currency || ' ' || to_char(m.period, 'YYYY-MM'), m.total::text
 				FROM benefit_actual_months m JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id`)
 			if err != nil {
@@ -75,6 +83,22 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 		t.Helper()
 		if got[key] != total {
 			t.Errorf("%s: %s = %q, want %q (all: %v)", name, key, got[key], total, got)
+		}
+	}
+
+	// wantStats reads a benefit's benefit_actual_stats row as "actuals total latest previous".
+	wantStats := func(name string, benefit uuid.UUID, want string) {
+		t.Helper()
+		var got string
+		err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, `SELECT coalesce((SELECT actuals || ' ' || total || ' ' || to_char(latest_period, 'YYYY-MM') || '=' || latest_value || ' ' ||
+				coalesce(to_char(previous_period, 'YYYY-MM') || '=' || previous_value, '-') FROM benefit_actual_stats WHERE benefit_id = $1), 'none')`, benefit).Scan(&got)
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got != want {
+			t.Errorf("%s: stats of %s = %q, want %q", name, benefit, got, want)
 		}
 	}
 
@@ -135,16 +159,21 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 	want("after inserts", got, "Rollup B cost_savings USD 2026-01", "300")
 	want("after inserts", got, "Rollup A cost_savings USD 2026-02", "2000")
 	want("after inserts", got, "Rollup A revenue_growth EUR 2026-01", "500.5")
+	wantStats("after inserts", saving, "2 3000.10 2026-02=2000 2026-01=1000.10")
+	wantStats("after inserts", hours, "1 40 2026-01=40 -") // every benefit has its row: the at-risk rule reads any unit
 
 	step("correct a value", tenant, `UPDATE benefit_actuals SET value = 2500.25 WHERE benefit_id = $1 AND period = '2026-02-01'`, saving)
 	want("after correction", exact("after correction"), "Rollup A cost_savings USD 2026-02", "2500.25")
+	wantStats("after correction", saving, "2 3500.35 2026-02=2500.25 2026-01=1000.10")
 	step("move to another month", tenant, `UPDATE benefit_actuals SET period = '2026-03-01' WHERE benefit_id = $1 AND period = '2026-02-01'`, saving)
 	got = exact("after the move")
 	want("after the move", got, "Rollup A cost_savings USD 2026-03", "2500.25")
 	if _, ok := got["Rollup A cost_savings USD 2026-02"]; ok {
 		t.Errorf("after the move: 2026-02 still has a row: %v", got)
 	}
+	wantStats("after the move", saving, "2 3500.35 2026-03=2500.25 2026-01=1000.10")
 	step("delete an actual", tenant, `DELETE FROM benefit_actuals WHERE benefit_id = $1 AND period = '2026-03-01'`, saving)
+	wantStats("after deleting the latest", saving, "1 1000.10 2026-01=1000.10 -") // the one before it is the latest again
 	if got := exact("after delete"); len(got) != 3 {
 		t.Errorf("after delete: %v, want the empty month's row gone", got)
 	}
@@ -171,6 +200,7 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 	if _, ok := got["Rollup B cost_savings USD 2026-01"]; ok {
 		t.Errorf("after deleting a benefit: its month is still there: %v", got)
 	}
+	wantStats("after deleting a benefit", savingB, "none")
 
 	// One statement writing actuals of two benefits: a correction of one and a period move of
 	// the other. Worked by hand: A savings 2026-01 1000.10 + 1 = 1001.10; A revenue GBP 500.5 + 1
@@ -229,11 +259,67 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 	}
 	want("after concurrent inserts", exact("after concurrent inserts"), "Rollup A revenue_growth USD 2027-01", "12")
 
+	// Two transactions adding actuals of the SAME benefit at once (different months): the second
+	// waits on the first's benefit_actual_stats row, then reads the first's committed actual, so
+	// its count, Σ and latest two include both: 2027-02 = 11, 2027-03 = 13.
+	concurrent := func(name string, first, second func(tx pgx.Tx) error) {
+		t.Helper()
+		started, release, errs := make(chan struct{}), make(chan struct{}), make(chan error, 2)
+		go func() {
+			errs <- db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+				err := first(tx)
+				close(started)
+				<-release
+				return err
+			})
+		}()
+		<-started
+		go func() { errs <- db.InTenant(ctx, pool, tenant, second) }()
+		time.Sleep(200 * time.Millisecond) // the second is now waiting on the first's stats row
+		close(release)
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	insert := func(benefit uuid.UUID, period, value string) func(tx pgx.Tx) error {
+		return func(tx pgx.Tx) error { _, err := tx.Exec(ctx, actual, benefit, period, value); return err }
+	}
+	concurrent("concurrent inserts of one benefit", insert(hours, "2027-02-01", "11"), insert(hours, "2027-03-01", "13"))
+	exact("after concurrent inserts of one benefit")
+	wantStats("after concurrent inserts of one benefit", hours, "3 64 2027-03=13 2027-02=11")
+	// And a delete of its latest against an insert before it: 2027-03 goes, 2026-12 comes: the
+	// latest two are 2027-02 and 2026-12 whichever commits first.
+	concurrent("concurrent delete and insert of one benefit",
+		func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `DELETE FROM benefit_actuals WHERE benefit_id = $1 AND period = '2027-03-01'`, hours)
+			return err
+		}, insert(hours, "2026-12-01", "5"))
+	exact("after a concurrent delete and insert of one benefit")
+	wantStats("after a concurrent delete and insert of one benefit", hours, "3 56 2027-02=11 2026-12=5")
+
+	// A bulk import's shape: one multi-row INSERT of many benefits' actuals, then a multi-row
+	// UPDATE of some (a re-import correcting values) — exact after each.
+	step("multi-row insert of three benefits", tenant, `INSERT INTO benefit_actuals (tenant_id, benefit_id, period, value, recorded_by)
+		SELECT app_tenant_id(), b, date '2028-01-01' + make_interval(months => m), 1 + m, 'test'
+		FROM unnest($1::uuid[]) b, generate_series(0, 2) m`, []uuid.UUID{saving, revenue, hours})
+	exact("after a multi-row insert of three benefits")
+	wantStats("after a multi-row insert of three benefits", hours, "6 62 2028-03=3 2028-02=2")
+	step("multi-row correction of three benefits", tenant, `UPDATE benefit_actuals SET value = value * 10 WHERE period >= '2028-02-01'`)
+	exact("after a multi-row correction")
+	wantStats("after a multi-row correction", hours, "6 107 2028-03=30 2028-02=20")
+
 	// The rollup is RLS-forced: the other tenant sees only its own row.
 	var n int
 	if err := db.InTenant(ctx, pool, other, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT count(*) FROM benefit_actual_months`).Scan(&n)
 	}); err != nil || n != 1 {
 		t.Errorf("other tenant sees %d rollup rows (%v), want its own 1", n, err)
+	}
+	if err := db.InTenant(ctx, pool, other, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT count(*) FROM benefit_actual_stats`).Scan(&n)
+	}); err != nil || n != 1 {
+		t.Errorf("other tenant sees %d benefit_actual_stats rows (%v), want its own 1", n, err)
 	}
 }

@@ -12,6 +12,61 @@ import (
 	"github.com/google/uuid"
 )
 
+const analyticsActualStatsCheck = `-- name: AnalyticsActualStatsCheck :many
+SELECT coalesce(s.benefit_id, f.benefit_id) AS benefit_id,
+       coalesce(s.actuals, 0)::integer AS stats_actuals, coalesce(f.actuals, 0)::integer AS fresh_actuals,
+       coalesce(s.total::text || ' ' || s.latest_period || '=' || s.latest_value || ' ' || coalesce(s.previous_period || '=' || s.previous_value, '-'), 'none')::text AS stats,
+       coalesce(f.total::text || ' ' || f.latest_period || '=' || f.latest_value || ' ' || coalesce(f.previous_period || '=' || f.previous_value, '-'), 'none')::text AS fresh
+FROM (SELECT x.tenant_id, x.benefit_id, x.actuals, x.total, x.latest_period, x.latest_value, x.previous_period, x.previous_value FROM benefit_actual_stats x WHERE x.tenant_id = $1) s
+FULL JOIN (
+  SELECT a.benefit_id, count(*)::integer AS actuals, sum(a.value) AS total,
+         (array_agg(a.period ORDER BY a.period DESC))[1] AS latest_period, (array_agg(a.value ORDER BY a.period DESC))[1] AS latest_value,
+         (array_agg(a.period ORDER BY a.period DESC))[2] AS previous_period, (array_agg(a.value ORDER BY a.period DESC))[2] AS previous_value
+  FROM benefit_actuals a WHERE a.tenant_id = $1
+  GROUP BY a.benefit_id
+) f ON f.benefit_id = s.benefit_id
+WHERE s.actuals IS DISTINCT FROM f.actuals OR s.total IS DISTINCT FROM f.total
+   OR s.latest_period IS DISTINCT FROM f.latest_period OR s.latest_value IS DISTINCT FROM f.latest_value
+   OR s.previous_period IS DISTINCT FROM f.previous_period OR s.previous_value IS DISTINCT FROM f.previous_value
+ORDER BY 1
+`
+
+type AnalyticsActualStatsCheckRow struct {
+	BenefitID    uuid.UUID
+	StatsActuals int32
+	FreshActuals int32
+	Stats        string
+	Fresh        string
+}
+
+// benefit_actual_stats next to a fresh recomputation from benefit_actuals: every benefit where
+// the two differ (empty when the stats are exact). Used by tests and the benchmark's check.
+func (q *Queries) AnalyticsActualStatsCheck(ctx context.Context, db DBTX, tenantID uuid.UUID) ([]AnalyticsActualStatsCheckRow, error) {
+	rows, err := db.Query(ctx, analyticsActualStatsCheck, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsActualStatsCheckRow{}
+	for rows.Next() {
+		var i AnalyticsActualStatsCheckRow
+		if err := rows.Scan(
+			&i.BenefitID,
+			&i.StatsActuals,
+			&i.FreshActuals,
+			&i.Stats,
+			&i.Fresh,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const analyticsActuals = `-- name: AnalyticsActuals :many
 SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
 JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
@@ -406,23 +461,32 @@ func (q *Queries) AnalyticsInitiativeNames(ctx context.Context, db DBTX, arg Ana
 }
 
 const analyticsLatestActuals = `-- name: AnalyticsLatestActuals :many
-SELECT b.id AS benefit_id, l.period, l.value
-FROM benefits b
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+SELECT s.benefit_id,
+       (CASE k WHEN 1 THEN s.previous_period ELSE s.latest_period END)::date AS period,
+       (CASE k WHEN 1 THEN s.previous_value ELSE s.latest_value END)::numeric AS value
+FROM benefit_actual_stats s
+CROSS JOIN generate_series(1, 2) AS k
+WHERE s.tenant_id = $1 AND s.latest_period <= $2::date AND (k = 2 OR s.previous_period IS NOT NULL)
+  AND ($3::uuid IS NULL
+       OR EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = s.tenant_id AND b.id = s.benefit_id AND b.initiative_id = $3::uuid))
+UNION ALL
+SELECT s.benefit_id, l.period, l.value
+FROM benefit_actual_stats s
 CROSS JOIN LATERAL (
   SELECT a.period, a.value FROM benefit_actuals a
-  WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id AND a.period <= $1::date
+  WHERE a.tenant_id = s.tenant_id AND a.benefit_id = s.benefit_id AND a.period <= $2::date
   ORDER BY a.period DESC
   LIMIT 2
 ) l
-WHERE b.tenant_id = $2 AND b.status <> 'cancelled'
-  AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-ORDER BY b.id, l.period
+WHERE s.tenant_id = $1 AND s.latest_period > $2::date
+  AND ($3::uuid IS NULL
+       OR EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = s.tenant_id AND b.id = s.benefit_id AND b.initiative_id = $3::uuid))
+ORDER BY 1, 2
 `
 
 type AnalyticsLatestActualsParams struct {
-	Through      time.Time
 	TenantID     uuid.UUID
+	Through      time.Time
 	InitiativeID *uuid.UUID
 }
 
@@ -432,10 +496,14 @@ type AnalyticsLatestActualsRow struct {
 	Value     float64
 }
 
-// The two latest actuals through @through of each benefit (for the at-risk rule), of the benefits
-// AnalyticsBenefits lists: two backward steps on the (tenant_id, benefit_id, period) index each.
+// The two latest actuals through @through of each benefit of the tenant, or of the initiative
+// named (for the at-risk rule; the caller keeps those of the benefits AnalyticsBenefits lists):
+// from its benefit_actual_stats row (migration 00017, kept exact by triggers; k = 1 the
+// previous, k = 2 the latest) when its latest actual is through @through, as it is unless an
+// actual was recorded for a later month; else two backward steps on the (tenant_id,
+// benefit_id, period) index. The portfolio reads the 10,000 stats rows alone, no join.
 func (q *Queries) AnalyticsLatestActuals(ctx context.Context, db DBTX, arg AnalyticsLatestActualsParams) ([]AnalyticsLatestActualsRow, error) {
-	rows, err := db.Query(ctx, analyticsLatestActuals, arg.Through, arg.TenantID, arg.InitiativeID)
+	rows, err := db.Query(ctx, analyticsLatestActuals, arg.TenantID, arg.Through, arg.InitiativeID)
 	if err != nil {
 		return nil, err
 	}
@@ -461,7 +529,7 @@ JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
 LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
 WHERE m.tenant_id = $1 AND m.period <= $2::date
   AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-  AND m.currency <> $4::text AND r.rate IS NULL
+  AND (m.currency < $4::text OR m.currency > $4::text) AND r.rate IS NULL
 ORDER BY 1, 2
 `
 
@@ -477,7 +545,8 @@ type AnalyticsMissingActualRatesRow struct {
 	Period   time.Time
 }
 
-// The (currency, period) of actuals through @through that have no FX rate (from the rollup).
+// The (currency, period) of actuals through @through that have no FX rate (from the rollup; the
+// currencies other than the base are two ranges of its currency index).
 func (q *Queries) AnalyticsMissingActualRates(ctx context.Context, db DBTX, arg AnalyticsMissingActualRatesParams) ([]AnalyticsMissingActualRatesRow, error) {
 	rows, err := db.Query(ctx, analyticsMissingActualRates,
 		arg.TenantID,
@@ -509,7 +578,7 @@ FROM benefit_actual_months m
 JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
 LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
 WHERE m.tenant_id = $1 AND m.period BETWEEN $2::date AND $3::date AND i.status <> 'archived'
-  AND m.currency <> $4::text AND r.rate IS NULL
+  AND (m.currency < $4::text OR m.currency > $4::text) AND r.rate IS NULL
 ORDER BY 1, 2
 `
 
@@ -525,7 +594,8 @@ type AnalyticsMissingActualRatesInRangeRow struct {
 	Period   time.Time
 }
 
-// The (currency, period) of the months AnalyticsActualsByMonth sums that have no FX rate.
+// The (currency, period) of the months AnalyticsActualsByMonth sums that have no FX rate (the
+// currencies other than the base are two ranges of the rollup's currency index).
 func (q *Queries) AnalyticsMissingActualRatesInRange(ctx context.Context, db DBTX, arg AnalyticsMissingActualRatesInRangeParams) ([]AnalyticsMissingActualRatesInRangeRow, error) {
 	rows, err := db.Query(ctx, analyticsMissingActualRatesInRange,
 		arg.TenantID,
@@ -592,22 +662,40 @@ func (q *Queries) AnalyticsPlans(ctx context.Context, db DBTX, arg AnalyticsPlan
 }
 
 const analyticsRealizedByCategory = `-- name: AnalyticsRealizedByCategory :many
-SELECT m.initiative_id, m.category,
-       coalesce(sum(m.total * CASE WHEN m.currency = $1::text THEN 1 ELSE r.rate END), 0)::float8 AS realized,
-       count(*) FILTER (WHERE m.currency <> $1::text AND r.rate IS NULL) AS missing
-FROM benefit_actual_months m
-JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
-WHERE m.tenant_id = $2 AND m.period <= $3::date
-  AND ($4::uuid IS NULL AND i.status <> 'archived' OR i.id = $4::uuid)
-GROUP BY m.initiative_id, m.category
+WITH parts AS (
+  SELECT b.initiative_id, b.category, sum(s.total) AS total, 0 AS missing
+  FROM benefit_actual_stats s
+  JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
+  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+  WHERE s.tenant_id = $1 AND b.unit = 'currency' AND b.currency = $2::text AND b.status <> 'cancelled'
+    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
+  GROUP BY 1, 2
+  UNION ALL
+  SELECT m.initiative_id, m.category, -sum(m.total), 0
+  FROM benefit_actual_months m
+  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+  WHERE m.tenant_id = $1 AND m.currency = $2::text AND m.period > $4::date
+    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
+  GROUP BY 1, 2
+  UNION ALL
+  SELECT m.initiative_id, m.category, sum(m.total * r.rate), count(*) FILTER (WHERE r.rate IS NULL)
+  FROM benefit_actual_months m
+  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+  LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+  WHERE m.tenant_id = $1 AND (m.currency < $2::text OR m.currency > $2::text) AND m.period <= $4::date
+    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
+  GROUP BY 1, 2
+)
+SELECT initiative_id, category, coalesce(sum(total), 0)::float8 AS realized, sum(missing)::bigint AS missing
+FROM parts
+GROUP BY 1, 2
 `
 
 type AnalyticsRealizedByCategoryParams struct {
-	Base         string
 	TenantID     uuid.UUID
-	Through      time.Time
+	Base         string
 	InitiativeID *uuid.UUID
+	Through      time.Time
 }
 
 type AnalyticsRealizedByCategoryRow struct {
@@ -618,16 +706,20 @@ type AnalyticsRealizedByCategoryRow struct {
 }
 
 // Realised to date per initiative and benefit category: Σ of the actuals through @through of the
-// money benefits that count (not cancelled), read from the benefit_actual_months rollup (kept exact
-// by triggers, migration 00013), each month's sum converted at its period's rate (1 for the base
-// currency). missing counts the months without a rate; their values are left out of realized (the
-// caller then shows the figure as null).
+// money benefits that count (not cancelled), each at its period's rate (1 for the base currency).
+// Base-currency benefits: their Σ from benefit_actual_stats (one row per benefit, migration 00017)
+// less the months after @through (none unless an actual was recorded for a later month) from
+// benefit_actual_months; other currencies: the month rows of benefit_actual_months at their rate
+// (currency < base OR currency > base: two ranges of its currency index). Both are kept exact by
+// triggers; sums are numeric until the end, so the figure equals Σ value × rate over the actuals.
+// missing counts the months without a rate; their values are left out of realized (the caller
+// then shows the figure as null).
 func (q *Queries) AnalyticsRealizedByCategory(ctx context.Context, db DBTX, arg AnalyticsRealizedByCategoryParams) ([]AnalyticsRealizedByCategoryRow, error) {
 	rows, err := db.Query(ctx, analyticsRealizedByCategory,
-		arg.Base,
 		arg.TenantID,
-		arg.Through,
+		arg.Base,
 		arg.InitiativeID,
+		arg.Through,
 	)
 	if err != nil {
 		return nil, err

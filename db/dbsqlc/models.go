@@ -108,6 +108,17 @@ type BenefitActualRevision struct {
 	ChangedAt      time.Time
 }
 
+type BenefitActualStat struct {
+	TenantID       uuid.UUID
+	BenefitID      uuid.UUID
+	Actuals        int32
+	Total          float64
+	LatestPeriod   time.Time
+	LatestValue    float64
+	PreviousPeriod *time.Time
+	PreviousValue  *float64
+}
+
 type BenefitPlanEntry struct {
 	TenantID  uuid.UUID
 	BenefitID uuid.UUID

@@ -15,46 +15,82 @@ ORDER BY b.initiative_id, b.id;
 
 -- name: AnalyticsRealizedByCategory :many
 -- Realised to date per initiative and benefit category: Σ of the actuals through @through of the
--- money benefits that count (not cancelled), read from the benefit_actual_months rollup (kept exact
--- by triggers, migration 00013), each month's sum converted at its period's rate (1 for the base
--- currency). missing counts the months without a rate; their values are left out of realized (the
--- caller then shows the figure as null).
-SELECT m.initiative_id, m.category,
-       coalesce(sum(m.total * CASE WHEN m.currency = @base::text THEN 1 ELSE r.rate END), 0)::float8 AS realized,
-       count(*) FILTER (WHERE m.currency <> @base::text AND r.rate IS NULL) AS missing
-FROM benefit_actual_months m
-JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
-WHERE m.tenant_id = @tenant_id AND m.period <= @through::date
-  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-GROUP BY m.initiative_id, m.category;
+-- money benefits that count (not cancelled), each at its period's rate (1 for the base currency).
+-- Base-currency benefits: their Σ from benefit_actual_stats (one row per benefit, migration 00017)
+-- less the months after @through (none unless an actual was recorded for a later month) from
+-- benefit_actual_months; other currencies: the month rows of benefit_actual_months at their rate
+-- (currency < base OR currency > base: two ranges of its currency index). Both are kept exact by
+-- triggers; sums are numeric until the end, so the figure equals Σ value × rate over the actuals.
+-- missing counts the months without a rate; their values are left out of realized (the caller
+-- then shows the figure as null).
+WITH parts AS (
+  SELECT b.initiative_id, b.category, sum(s.total) AS total, 0 AS missing
+  FROM benefit_actual_stats s
+  JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
+  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+  WHERE s.tenant_id = @tenant_id AND b.unit = 'currency' AND b.currency = @base::text AND b.status <> 'cancelled'
+    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+  GROUP BY 1, 2
+  UNION ALL
+  SELECT m.initiative_id, m.category, -sum(m.total), 0
+  FROM benefit_actual_months m
+  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+  WHERE m.tenant_id = @tenant_id AND m.currency = @base::text AND m.period > @through::date
+    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+  GROUP BY 1, 2
+  UNION ALL
+  SELECT m.initiative_id, m.category, sum(m.total * r.rate), count(*) FILTER (WHERE r.rate IS NULL)
+  FROM benefit_actual_months m
+  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+  LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+  WHERE m.tenant_id = @tenant_id AND (m.currency < @base::text OR m.currency > @base::text) AND m.period <= @through::date
+    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+  GROUP BY 1, 2
+)
+SELECT initiative_id, category, coalesce(sum(total), 0)::float8 AS realized, sum(missing)::bigint AS missing
+FROM parts
+GROUP BY 1, 2;
 
 -- name: AnalyticsMissingActualRates :many
--- The (currency, period) of actuals through @through that have no FX rate (from the rollup).
+-- The (currency, period) of actuals through @through that have no FX rate (from the rollup; the
+-- currencies other than the base are two ranges of its currency index).
 SELECT DISTINCT m.currency::text AS currency, m.period
 FROM benefit_actual_months m
 JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
 LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
 WHERE m.tenant_id = @tenant_id AND m.period <= @through::date
   AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-  AND m.currency <> @base::text AND r.rate IS NULL
+  AND (m.currency < @base::text OR m.currency > @base::text) AND r.rate IS NULL
 ORDER BY 1, 2;
 
 -- name: AnalyticsLatestActuals :many
--- The two latest actuals through @through of each benefit (for the at-risk rule), of the benefits
--- AnalyticsBenefits lists: two backward steps on the (tenant_id, benefit_id, period) index each.
-SELECT b.id AS benefit_id, l.period, l.value
-FROM benefits b
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+-- The two latest actuals through @through of each benefit of the tenant, or of the initiative
+-- named (for the at-risk rule; the caller keeps those of the benefits AnalyticsBenefits lists):
+-- from its benefit_actual_stats row (migration 00017, kept exact by triggers; k = 1 the
+-- previous, k = 2 the latest) when its latest actual is through @through, as it is unless an
+-- actual was recorded for a later month; else two backward steps on the (tenant_id,
+-- benefit_id, period) index. The portfolio reads the 10,000 stats rows alone, no join.
+SELECT s.benefit_id,
+       (CASE k WHEN 1 THEN s.previous_period ELSE s.latest_period END)::date AS period,
+       (CASE k WHEN 1 THEN s.previous_value ELSE s.latest_value END)::numeric AS value
+FROM benefit_actual_stats s
+CROSS JOIN generate_series(1, 2) AS k
+WHERE s.tenant_id = @tenant_id AND s.latest_period <= @through::date AND (k = 2 OR s.previous_period IS NOT NULL)
+  AND (sqlc.narg('initiative_id')::uuid IS NULL
+       OR EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = s.tenant_id AND b.id = s.benefit_id AND b.initiative_id = sqlc.narg('initiative_id')::uuid))
+UNION ALL
+SELECT s.benefit_id, l.period, l.value
+FROM benefit_actual_stats s
 CROSS JOIN LATERAL (
   SELECT a.period, a.value FROM benefit_actuals a
-  WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id AND a.period <= @through::date
+  WHERE a.tenant_id = s.tenant_id AND a.benefit_id = s.benefit_id AND a.period <= @through::date
   ORDER BY a.period DESC
   LIMIT 2
 ) l
-WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
-  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-ORDER BY b.id, l.period;
+WHERE s.tenant_id = @tenant_id AND s.latest_period > @through::date
+  AND (sqlc.narg('initiative_id')::uuid IS NULL
+       OR EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = s.tenant_id AND b.id = s.benefit_id AND b.initiative_id = sqlc.narg('initiative_id')::uuid))
+ORDER BY 1, 2;
 
 -- name: AnalyticsActualsByMonth :many
 -- Σ of the actuals of money benefits that count (not cancelled) of the portfolio's initiatives
@@ -74,13 +110,14 @@ GROUP BY 1, 2
 ORDER BY 1, 2;
 
 -- name: AnalyticsMissingActualRatesInRange :many
--- The (currency, period) of the months AnalyticsActualsByMonth sums that have no FX rate.
+-- The (currency, period) of the months AnalyticsActualsByMonth sums that have no FX rate (the
+-- currencies other than the base are two ranges of the rollup's currency index).
 SELECT DISTINCT m.currency::text AS currency, m.period
 FROM benefit_actual_months m
 JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
 LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
 WHERE m.tenant_id = @tenant_id AND m.period BETWEEN @from_period::date AND @through::date AND i.status <> 'archived'
-  AND m.currency <> @base::text AND r.rate IS NULL
+  AND (m.currency < @base::text OR m.currency > @base::text) AND r.rate IS NULL
 ORDER BY 1, 2;
 
 -- name: AnalyticsRollupCheck :many
@@ -100,6 +137,26 @@ FULL JOIN (
 ) f ON f.initiative_id = m.initiative_id AND f.category = m.category AND f.currency = m.currency AND f.period = m.period
 WHERE m.total IS DISTINCT FROM f.total OR m.actuals IS DISTINCT FROM f.actuals
 ORDER BY 1, 2, 3, 4;
+
+-- name: AnalyticsActualStatsCheck :many
+-- benefit_actual_stats next to a fresh recomputation from benefit_actuals: every benefit where
+-- the two differ (empty when the stats are exact). Used by tests and the benchmark's check.
+SELECT coalesce(s.benefit_id, f.benefit_id) AS benefit_id,
+       coalesce(s.actuals, 0)::integer AS stats_actuals, coalesce(f.actuals, 0)::integer AS fresh_actuals,
+       coalesce(s.total::text || ' ' || s.latest_period || '=' || s.latest_value || ' ' || coalesce(s.previous_period || '=' || s.previous_value, '-'), 'none')::text AS stats,
+       coalesce(f.total::text || ' ' || f.latest_period || '=' || f.latest_value || ' ' || coalesce(f.previous_period || '=' || f.previous_value, '-'), 'none')::text AS fresh
+FROM (SELECT x.* FROM benefit_actual_stats x WHERE x.tenant_id = @tenant_id) s
+FULL JOIN (
+  SELECT a.benefit_id, count(*)::integer AS actuals, sum(a.value) AS total,
+         (array_agg(a.period ORDER BY a.period DESC))[1] AS latest_period, (array_agg(a.value ORDER BY a.period DESC))[1] AS latest_value,
+         (array_agg(a.period ORDER BY a.period DESC))[2] AS previous_period, (array_agg(a.value ORDER BY a.period DESC))[2] AS previous_value
+  FROM benefit_actuals a WHERE a.tenant_id = @tenant_id
+  GROUP BY a.benefit_id
+) f ON f.benefit_id = s.benefit_id
+WHERE s.actuals IS DISTINCT FROM f.actuals OR s.total IS DISTINCT FROM f.total
+   OR s.latest_period IS DISTINCT FROM f.latest_period OR s.latest_value IS DISTINCT FROM f.latest_value
+   OR s.previous_period IS DISTINCT FROM f.previous_period OR s.previous_value IS DISTINCT FROM f.previous_value
+ORDER BY 1;
 
 -- name: AnalyticsCosts :many
 -- The costs of the initiatives an analysis covers: the portfolio (not archived), or the one named.
