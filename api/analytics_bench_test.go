@@ -1,10 +1,7 @@
 package api
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -14,10 +11,7 @@ import (
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
-	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/auth"
-	"github.com/valuecase/valuecase/internal/config"
-	"github.com/valuecase/valuecase/internal/ratelimit"
 )
 
 // BenchmarkAnalyticsPortfolio measures the analytics endpoints through the
@@ -28,23 +22,9 @@ import (
 //
 //	go test ./api/ -run '^$' -bench AnalyticsPortfolio -benchtime 5x
 func BenchmarkAnalyticsPortfolio(b *testing.B) {
-	ctx := context.Background()
-	pool := dbtest.NewPool(b)
-	tenant := dbtest.NewTenant(b, pool, "enterprise_plus")
-	keys, err := auth.LoadKeyStore(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	verifier, err := auth.NewVerifier(ctx, keys, auth.VerifierOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := config.Load()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := New(Deps{Config: cfg, Pool: pool, Keys: keys, Verifier: verifier, Limits: allowAll{},
-		Concurrency: ratelimit.NewMemoryConcurrency(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	app := newBenchApp(b)
+	ctx, pool, tenant, keys, s := app.ctx, app.pool, app.tenant, app.keys, app.server
+	var err error
 	var one string
 	start := time.Now()
 	err = db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
