@@ -172,7 +172,12 @@ func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 		if err != nil {
 			return nil, err
 		}
+		byName := map[string]dbsqlc.Initiative{}
 		for _, in := range list {
+			byName[in.Name] = in
+		}
+		for _, name := range ins.Names { // in row order, as the single creates would have written them
+			in := byName[name]
 			if !o.DryRun {
 				results[created[in.Name]].ID = new(in.ID)
 			}
