@@ -52,6 +52,7 @@ var bulkResources = map[bulk.Resource]bulkResource{
 		columns: bulk.Columns{"expected_value": bulk.Number, "plan": bulk.Nested}, export: benefitExportColumns},
 	bulk.Stakeholders: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: importStakeholders,
 		export: stakeholderExportColumns},
+	bulk.Initiatives: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: importInitiatives, export: initiativeExportColumns},
 }
 
 // BulkImporters are the importers the worker runs jobs with (the same functions as the API's).
@@ -139,7 +140,7 @@ func (s *Server) bulkImport(c *fiber.Ctx) error {
 		return err
 	}
 	defer func() { _ = sp.Rollback(context.WithoutCancel(ctx)) }()
-	results, err := res.importer(ctx, sp, bulk.Actor{TenantID: p.TenantID, Subject: p.Subject}, o, records, 0)
+	results, err := res.importer(ctx, sp, bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}, o, records, 0)
 	if err != nil {
 		return err
 	}
@@ -342,7 +343,7 @@ func toBulkJobJSON(j dbsqlc.BulkJob) bulkJobJSON {
 func (s *Server) startBulkJob(c *fiber.Ctx, o bulk.Options, records []bulk.Record) error {
 	ctx, p, t := c.UserContext(), principal(c), tx(c)
 	job, err := db.Q.BulkJobCreate(ctx, t, dbsqlc.BulkJobCreateParams{TenantID: p.TenantID, Resource: string(o.Resource), Mode: string(o.Mode),
-		DryRun: o.DryRun, Atomic: o.Atomic, Total: int32(len(records)), RequestedBy: p.Subject})
+		DryRun: o.DryRun, Atomic: o.Atomic, Total: int32(len(records)), RequestedBy: p.Subject, RequestedRoles: p.Roles})
 	if err != nil {
 		return err
 	}
@@ -485,6 +486,7 @@ var bulkExporters = map[bulk.Resource]func(bulkExportCursor) bulkExportPage{
 	bulk.Actuals:      exportActuals,
 	bulk.Stakeholders: exportStakeholders,
 	bulk.Benefits:     exportBenefits,
+	bulk.Initiatives:  exportInitiatives,
 }
 
 const bulkExportPageSize = 5000

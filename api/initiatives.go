@@ -161,6 +161,15 @@ func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, er
 	if err != nil {
 		return initiativeFields{}, err
 	}
+	f := readInitiative(b, nameRequired)
+	if err := b.done(); err != nil {
+		return initiativeFields{}, err
+	}
+	return f, nil
+}
+
+// readInitiative reads the writable fields from b (the caller ends with b.done).
+func readInitiative(b *body, nameRequired bool) initiativeFields {
 	f := initiativeFields{has: map[string]bool{}}
 	for _, name := range writableInitiativeFields {
 		f.has[name] = b.has(name)
@@ -174,10 +183,7 @@ func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, er
 	f.end = b.date("expected_end_date")
 	f.status = b.enum("status", false, statusNames)
 	b.ignore(readOnlyInitiativeFields...)
-	if err := b.done(); err != nil {
-		return initiativeFields{}, err
-	}
-	return f, nil
+	return f
 }
 
 func checkDates(start, end *time.Time) error {
@@ -363,7 +369,7 @@ func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
 	}
 	ctx, p, t := c.UserContext(), principal(c), tx(c)
 	if f.status != nil && *f.status != in.Status {
-		if err := s.authorizeTransition(c, in, initiative.Status(*f.status)); err != nil {
+		if err := authorizeTransition(principal(c), in, initiative.Status(*f.status)); err != nil {
 			return err
 		}
 		next.Status = *f.status
@@ -410,8 +416,8 @@ func authorizeOwnerChange(p *Principal, in dbsqlc.Initiative, next *string) erro
 	return err
 }
 
-func (s *Server) authorizeTransition(c *fiber.Ctx, in dbsqlc.Initiative, to initiative.Status) error {
-	p := principal(c)
+// authorizeTransition refuses a transition that does not exist (422) or that p may not make (403).
+func authorizeTransition(p *Principal, in dbsqlc.Initiative, to initiative.Status) error {
 	err := initiative.CheckTransition(initiative.Status(in.Status), to, deref(in.OwnerID), initiative.Actor{Subject: p.Subject, Roles: p.Roles})
 	var te *initiative.TransitionError
 	if errors.As(err, &te) {
@@ -458,7 +464,7 @@ func (s *Server) changeInitiativeStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := s.authorizeTransition(c, in, initiative.Status(*to)); err != nil {
+	if err := authorizeTransition(principal(c), in, initiative.Status(*to)); err != nil {
 		return err
 	}
 	return s.setStatus(c, in, *to, deref(reason), fiber.StatusOK)

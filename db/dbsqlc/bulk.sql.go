@@ -587,19 +587,20 @@ func (q *Queries) BulkJobCount(ctx context.Context, db DBTX, arg BulkJobCountPar
 }
 
 const bulkJobCreate = `-- name: BulkJobCreate :one
-INSERT INTO bulk_jobs (tenant_id, resource, mode, dry_run, atomic, total, requested_by)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING tenant_id, id, resource, mode, dry_run, atomic, status, total, processed, created, updated, unchanged, failed, error, requested_by, created_at, started_at, finished_at
+INSERT INTO bulk_jobs (tenant_id, resource, mode, dry_run, atomic, total, requested_by, requested_roles)
+VALUES ($1, $2, $3, $4, $5, $6, $7, coalesce($8::text[], '{}'))
+RETURNING tenant_id, id, resource, mode, dry_run, atomic, status, total, processed, created, updated, unchanged, failed, error, requested_by, created_at, started_at, finished_at, requested_roles
 `
 
 type BulkJobCreateParams struct {
-	TenantID    uuid.UUID
-	Resource    string
-	Mode        string
-	DryRun      bool
-	Atomic      bool
-	Total       int32
-	RequestedBy string
+	TenantID       uuid.UUID
+	Resource       string
+	Mode           string
+	DryRun         bool
+	Atomic         bool
+	Total          int32
+	RequestedBy    string
+	RequestedRoles []string
 }
 
 func (q *Queries) BulkJobCreate(ctx context.Context, db DBTX, arg BulkJobCreateParams) (BulkJob, error) {
@@ -611,6 +612,7 @@ func (q *Queries) BulkJobCreate(ctx context.Context, db DBTX, arg BulkJobCreateP
 		arg.Atomic,
 		arg.Total,
 		arg.RequestedBy,
+		arg.RequestedRoles,
 	)
 	var i BulkJob
 	err := row.Scan(
@@ -632,6 +634,7 @@ func (q *Queries) BulkJobCreate(ctx context.Context, db DBTX, arg BulkJobCreateP
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.RequestedRoles,
 	)
 	return i, err
 }
@@ -659,7 +662,7 @@ func (q *Queries) BulkJobFinish(ctx context.Context, db DBTX, arg BulkJobFinishP
 }
 
 const bulkJobGet = `-- name: BulkJobGet :one
-SELECT tenant_id, id, resource, mode, dry_run, atomic, status, total, processed, created, updated, unchanged, failed, error, requested_by, created_at, started_at, finished_at FROM bulk_jobs WHERE tenant_id = $1 AND id = $2
+SELECT tenant_id, id, resource, mode, dry_run, atomic, status, total, processed, created, updated, unchanged, failed, error, requested_by, created_at, started_at, finished_at, requested_roles FROM bulk_jobs WHERE tenant_id = $1 AND id = $2
 `
 
 type BulkJobGetParams struct {
@@ -689,12 +692,13 @@ func (q *Queries) BulkJobGet(ctx context.Context, db DBTX, arg BulkJobGetParams)
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.RequestedRoles,
 	)
 	return i, err
 }
 
 const bulkJobList = `-- name: BulkJobList :many
-SELECT bulk_jobs.tenant_id, bulk_jobs.id, bulk_jobs.resource, bulk_jobs.mode, bulk_jobs.dry_run, bulk_jobs.atomic, bulk_jobs.status, bulk_jobs.total, bulk_jobs.processed, bulk_jobs.created, bulk_jobs.updated, bulk_jobs.unchanged, bulk_jobs.failed, bulk_jobs.error, bulk_jobs.requested_by, bulk_jobs.created_at, bulk_jobs.started_at, bulk_jobs.finished_at, count(*) OVER () AS total_count
+SELECT bulk_jobs.tenant_id, bulk_jobs.id, bulk_jobs.resource, bulk_jobs.mode, bulk_jobs.dry_run, bulk_jobs.atomic, bulk_jobs.status, bulk_jobs.total, bulk_jobs.processed, bulk_jobs.created, bulk_jobs.updated, bulk_jobs.unchanged, bulk_jobs.failed, bulk_jobs.error, bulk_jobs.requested_by, bulk_jobs.created_at, bulk_jobs.started_at, bulk_jobs.finished_at, bulk_jobs.requested_roles, count(*) OVER () AS total_count
 FROM bulk_jobs
 WHERE tenant_id = $1 AND resource = ANY ($2::text[])
 ORDER BY created_at DESC, id DESC
@@ -746,6 +750,7 @@ func (q *Queries) BulkJobList(ctx context.Context, db DBTX, arg BulkJobListParam
 			&i.BulkJob.CreatedAt,
 			&i.BulkJob.StartedAt,
 			&i.BulkJob.FinishedAt,
+			&i.BulkJob.RequestedRoles,
 			&i.TotalCount,
 		); err != nil {
 			return nil, err
@@ -960,7 +965,7 @@ func (q *Queries) BulkJobRowsRecord(ctx context.Context, db DBTX, arg BulkJobRow
 const bulkJobStart = `-- name: BulkJobStart :one
 UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, now())
 WHERE tenant_id = $1 AND id = $2 AND status IN ('queued', 'running')
-RETURNING tenant_id, id, resource, mode, dry_run, atomic, status, total, processed, created, updated, unchanged, failed, error, requested_by, created_at, started_at, finished_at
+RETURNING tenant_id, id, resource, mode, dry_run, atomic, status, total, processed, created, updated, unchanged, failed, error, requested_by, created_at, started_at, finished_at, requested_roles
 `
 
 type BulkJobStartParams struct {
@@ -991,6 +996,7 @@ func (q *Queries) BulkJobStart(ctx context.Context, db DBTX, arg BulkJobStartPar
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.RequestedRoles,
 	)
 	return i, err
 }

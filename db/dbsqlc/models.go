@@ -127,24 +127,25 @@ type BenefitPlanEntry struct {
 }
 
 type BulkJob struct {
-	TenantID    uuid.UUID
-	ID          uuid.UUID
-	Resource    string
-	Mode        string
-	DryRun      bool
-	Atomic      bool
-	Status      string
-	Total       int32
-	Processed   int32
-	Created     int32
-	Updated     int32
-	Unchanged   int32
-	Failed      int32
-	Error       *string
-	RequestedBy string
-	CreatedAt   time.Time
-	StartedAt   *time.Time
-	FinishedAt  *time.Time
+	TenantID       uuid.UUID
+	ID             uuid.UUID
+	Resource       string
+	Mode           string
+	DryRun         bool
+	Atomic         bool
+	Status         string
+	Total          int32
+	Processed      int32
+	Created        int32
+	Updated        int32
+	Unchanged      int32
+	Failed         int32
+	Error          *string
+	RequestedBy    string
+	CreatedAt      time.Time
+	StartedAt      *time.Time
+	FinishedAt     *time.Time
+	RequestedRoles []string
 }
 
 type BulkJobRow struct {

@@ -47,8 +47,8 @@ ORDER BY a.benefit_id, a.period
 LIMIT @page_limit;
 
 -- name: BulkJobCreate :one
-INSERT INTO bulk_jobs (tenant_id, resource, mode, dry_run, atomic, total, requested_by)
-VALUES (@tenant_id, @resource, @mode, @dry_run, @atomic, @total, @requested_by)
+INSERT INTO bulk_jobs (tenant_id, resource, mode, dry_run, atomic, total, requested_by, requested_roles)
+VALUES (@tenant_id, @resource, @mode, @dry_run, @atomic, @total, @requested_by, coalesce(@requested_roles::text[], '{}'))
 RETURNING *;
 
 -- name: BulkJobGet :one

@@ -47,7 +47,7 @@ const (
 // Resources are the values of `resource`; Supported those built so far.
 var (
 	Resources = []Resource{Initiatives, Benefits, Actuals, Costs, Stakeholders, Engagements}
-	Supported = []Resource{Benefits, Actuals, Stakeholders}
+	Supported = []Resource{Initiatives, Benefits, Actuals, Stakeholders}
 )
 
 // Mode says what an existing record at a row's key means.
@@ -78,10 +78,12 @@ type Options struct {
 	Atomic   bool // any row error: write nothing
 }
 
-// Actor is who imports: the tenant and the subject recorded on the rows.
+// Actor is who imports: the tenant, the subject recorded on the rows and
+// the roles some rules ask for (initiative transitions and owner changes).
 type Actor struct {
 	TenantID uuid.UUID
 	Subject  string
+	Roles    []string
 }
 
 // Record is one row as sent: a JSON object, field by field.

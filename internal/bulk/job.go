@@ -55,7 +55,7 @@ func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func
 	if imp == nil {
 		return j.fail(ctx, job, fmt.Sprintf("bulk import of %s is not available", o.Resource))
 	}
-	actor := Actor{TenantID: tenantID, Subject: job.RequestedBy}
+	actor := Actor{TenantID: tenantID, Subject: job.RequestedBy, Roles: job.RequestedRoles}
 	sum := Summary{Total: int(job.Total), Created: int(job.Created), Updated: int(job.Updated), Unchanged: int(job.Unchanged), Failed: int(job.Failed)}
 	if !o.DryRun && !o.Atomic {
 		for {
