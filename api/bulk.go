@@ -52,6 +52,10 @@ var bulkResources = map[bulk.Resource]bulkResource{
 		columns: bulk.Columns{"expected_value": bulk.Number, "plan": bulk.Nested}, export: benefitExportColumns},
 	bulk.Stakeholders: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: importStakeholders,
 		export: stakeholderExportColumns},
+	bulk.Costs: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: importCosts,
+		columns: bulk.Columns{"amount": bulk.Number}, export: costExportColumns},
+	bulk.Engagements: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: importEngagements,
+		export: engagementExportColumns},
 }
 
 // BulkImporters are the importers the worker runs jobs with (the same functions as the API's).
@@ -485,6 +489,8 @@ var bulkExporters = map[bulk.Resource]func(bulkExportCursor) bulkExportPage{
 	bulk.Actuals:      exportActuals,
 	bulk.Stakeholders: exportStakeholders,
 	bulk.Benefits:     exportBenefits,
+	bulk.Costs:        exportCosts,
+	bulk.Engagements:  exportEngagements,
 }
 
 const bulkExportPageSize = 5000

@@ -47,7 +47,7 @@ const (
 // Resources are the values of `resource`; Supported those built so far.
 var (
 	Resources = []Resource{Initiatives, Benefits, Actuals, Costs, Stakeholders, Engagements}
-	Supported = []Resource{Benefits, Actuals, Stakeholders}
+	Supported = []Resource{Benefits, Actuals, Costs, Stakeholders, Engagements}
 )
 
 // Mode says what an existing record at a row's key means.
