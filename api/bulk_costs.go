@@ -199,4 +199,3 @@ func exportCosts(cur bulkExportCursor) bulkExportPage {
 	}
 	return out
 }
-
