@@ -31,7 +31,6 @@ import (
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/stakeholder"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // engagementExportColumns are the fields of an exported engagement (id is the upsert key).
@@ -191,8 +190,7 @@ func importEngagements(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 	risk := dbsqlc.BulkStakeholdersSetAtRiskFromParams{TenantID: a.TenantID}
 	for _, row := range refreshed {
 		risk.Ids = append(risk.Ids, row.ID)
-		risk.AtRiskFroms = append(risk.AtRiskFroms, dateText(stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence),
-			valuation.StoredEngagements(row).Engagements(), row.CreatedAt)))
+		risk.AtRiskFroms = append(risk.AtRiskFroms, dateText(engagedAtRiskFrom(row)))
 	}
 	final, err := db.Q.BulkStakeholdersSetAtRiskFrom(ctx, t, risk)
 	if err != nil {

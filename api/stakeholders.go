@@ -451,6 +451,12 @@ func readEngagementBody(b *body) (stakeholder.EngagementInput, string) {
 	return in, deref(notes)
 }
 
+// engagedAtRiskFrom is at_risk_from of a stakeholder whose engagement summary
+// was just refreshed (logging one engagement, or importing many).
+func engagedAtRiskFrom(row dbsqlc.Stakeholder) *time.Time {
+	return stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), valuation.StoredEngagements(row).Engagements(), row.CreatedAt)
+}
+
 func (s *Server) logEngagement(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
@@ -482,7 +488,7 @@ func (s *Server) logEngagement(c *fiber.Ctx) error {
 	}
 	row := refreshed[0]
 	if row, err = db.Q.StakeholderSetAtRiskFrom(ctx, t, dbsqlc.StakeholderSetAtRiskFromParams{TenantID: row.TenantID, ID: row.ID,
-		AtRiskFrom: stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), valuation.StoredEngagements(row).Engagements(), row.CreatedAt)}); err != nil {
+		AtRiskFrom: engagedAtRiskFrom(row)}); err != nil {
 		return err
 	}
 	body := engagementLoggedJSON{engagementJSON: toEngagementJSON(e), Stakeholder: toStakeholderJSON(row, now)}
