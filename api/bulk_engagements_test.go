@@ -11,7 +11,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/internal/config"
+	"github.com/valuecase/valuecase/internal/testenv"
+	"github.com/valuecase/valuecase/worker"
 )
 
 // TestBulkImportEngagementsMatchesSingleRoute: importing engagements leaves a
@@ -295,4 +299,52 @@ func TestBulkImportEngagements(t *testing.T) {
 	expect(t, ts.do(&reader, "POST", "/v1/bulk/import", map[string]any{"resource": "engagements", "records": []any{}}), 403, "AUTHORIZATION_ERROR")
 	expect(t, ts.do(&none, "GET", "/v1/bulk/export?resource=engagements", nil), 403, "AUTHORIZATION_ERROR")
 	expect(t, ts.do(&reader, "GET", "/v1/bulk/export?resource=engagements", nil), 200)
+}
+
+// TestBulkImportEngagementsJob: past 10,000 rows an engagements import is a
+// job the worker runs with the same importer; the limit of 10,000 per
+// stakeholder holds across the job's chunks, the stakeholder's summary counts
+// every engagement, and each logged engagement has its event.
+func TestBulkImportEngagementsJob(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	initID := ts.createInitiative(admin, map[string]any{"name": "Busy"})
+	r := ts.do(&admin, "POST", "/v1/stakeholders", map[string]any{"initiative_id": initID, "name": "Ada", "email": "ada@example.com",
+		"influence": "low", "interest": "low"})
+	expect(t, r, 201)
+	sid := r.json(t)["id"].(string)
+	rows := make([]any, 10_001)
+	for i := range rows {
+		rows[i] = map[string]any{"stakeholder_id": sid, "type": "email", "sentiment": "neutral",
+			"date": time.Now().UTC().AddDate(0, 0, -1-i%365).Format(time.DateOnly)}
+	}
+	r = ts.do(&admin, "POST", "/v1/bulk/import", map[string]any{"resource": "engagements", "records": rows})
+	expect(t, r, 202)
+	loc := r.header.Get("Location")
+
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := testenv.TemporalClient(t)
+	wctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger(), BulkImporters: api.BulkImporters()}
+	go func() { defer close(done); _ = w.Run(wctx) }()
+	t.Cleanup(func() { stop(); <-done })
+
+	var job map[string]any
+	testenv.Eventually(t, 90*time.Second, "the bulk job to finish", func() bool {
+		job = ts.do(&admin, "GET", loc, nil).json(t)
+		return job["status"] == "succeeded" || job["status"] == "failed"
+	})
+	if s := job["summary"].(map[string]any); job["status"] != "succeeded" || s["created"] != 10_000.0 || s["failed"] != 1.0 {
+		t.Fatalf("finished job: %v", job)
+	}
+	if s := ts.do(&admin, "GET", "/v1/stakeholders/"+sid, nil).json(t); s["engagement_count"] != 10_000.0 {
+		t.Errorf("stakeholder after the job: %v", s)
+	}
+	if n := countRows(t, ts, ts.tenant, `SELECT count(*) FROM outbox_events WHERE type = 'stakeholder.engagement'`); n != 10_000 {
+		t.Errorf("%d events, want 10,000", n)
+	}
 }
