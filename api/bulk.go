@@ -44,7 +44,7 @@ type bulkResource struct {
 	export      []string     // export columns, in order
 }
 
-// bulkResources are the resources built so far; the others answer 422 not_supported.
+// bulkResources are the importable resources: every value of bulk.Resources.
 var bulkResources = map[bulk.Resource]bulkResource{
 	bulk.Actuals: {read: rbac.BenefitsRead, write: rbac.BenefitsWrite, importer: importActuals,
 		columns: bulk.Columns{"value": bulk.Number}, export: actualExportColumns},
@@ -53,6 +53,10 @@ var bulkResources = map[bulk.Resource]bulkResource{
 	bulk.Stakeholders: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: importStakeholders,
 		export: stakeholderExportColumns},
 	bulk.Initiatives: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: importInitiatives, export: initiativeExportColumns},
+	bulk.Costs: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: importCosts,
+		columns: bulk.Columns{"amount": bulk.Number}, export: costExportColumns},
+	bulk.Engagements: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: importEngagements,
+		export: engagementExportColumns},
 }
 
 // BulkImporters are the importers the worker runs jobs with (the same functions as the API's).
@@ -122,11 +126,7 @@ func (s *Server) bulkImport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res := bulkResources[o.Resource]
-	if res.importer == nil {
-		return Invalid(FieldError{Field: "resource", Code: "not_supported",
-			Message: fmt.Sprintf("bulk import of %s is not available yet; available: %s", o.Resource, strings.Join(validation.Names(bulk.Supported), ", "))})
-	}
+	res := bulkResources[o.Resource] // every resource of the enum has one (TestBulkEveryResourceBuilt)
 	p := principal(c)
 	if !p.Has(res.write) {
 		return Forbidden("missing permission %s", res.write)
@@ -487,6 +487,8 @@ var bulkExporters = map[bulk.Resource]func(bulkExportCursor) bulkExportPage{
 	bulk.Stakeholders: exportStakeholders,
 	bulk.Benefits:     exportBenefits,
 	bulk.Initiatives:  exportInitiatives,
+	bulk.Costs:        exportCosts,
+	bulk.Engagements:  exportEngagements,
 }
 
 const bulkExportPageSize = 5000
@@ -518,9 +520,6 @@ func (s *Server) bulkExport(c *fiber.Ctx) error {
 		}
 	}
 	br, exporter := bulkResources[bulk.Resource(resource)], bulkExporters[bulk.Resource(resource)]
-	if exporter == nil {
-		return InvalidParameter("bulk export of %s is not available yet; available: %s", resource, strings.Join(validation.Names(bulk.Supported), ", "))
-	}
 	p := principal(c)
 	if !p.Has(br.read) {
 		return Forbidden("missing permission %s", br.read)

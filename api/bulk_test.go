@@ -477,13 +477,9 @@ func TestContractBulk(t *testing.T) {
 		body: map[string]any{"resource": "actuals", "records": []any{}}, docSkip: true})
 	call(contractCall{as: &admin, method: "POST", path: imp, want: 400, code: "INVALID_PARAMETER", body: `{"resource":`})
 	call(contractCall{as: &admin, method: "POST", path: imp, want: 400, code: "INVALID_PARAMETER", body: map[string]any{"resource": "actuals", "records": []any{1}}, docRejects: true})
-	// 422: bad resource, bad mode, resource not available yet, records missing.
+	// 422: bad resource, bad mode, records missing.
 	call(contractCall{as: &admin, method: "POST", path: imp, want: 422, code: "VALIDATION_ERROR", body: map[string]any{"resource": "widgets", "records": []any{}}, docRejects: true})
 	call(contractCall{as: &admin, method: "POST", path: imp, want: 422, code: "VALIDATION_ERROR", body: map[string]any{"resource": "actuals", "mode": "merge", "records": []any{}}, docRejects: true})
-	r = call(contractCall{as: &admin, method: "POST", path: imp, want: 422, code: "VALIDATION_ERROR", body: map[string]any{"resource": "costs", "records": []any{}}})
-	if !strings.Contains(string(r.body), "not_supported") {
-		t.Errorf("costs: %s", r.body)
-	}
 	call(contractCall{as: &admin, method: "POST", path: imp, want: 422, code: "VALIDATION_ERROR", body: map[string]any{"resource": "actuals"}, docRejects: true})
 	// 401, 403 (benefits:write is needed), 415, 413 over the bulk limit (50 MB; 6 MB is fine here).
 	call(contractCall{method: "POST", path: imp, want: 401, body: map[string]any{"resource": "actuals", "records": []any{}}})
@@ -515,7 +511,7 @@ func TestContractBulk(t *testing.T) {
 	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export?resource=actuals", headers: []string{"Accept", "application/x-ndjson"}, want: 200})
 	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export", want: 400, code: "INVALID_PARAMETER", docRejects: true})
 	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export?resource=actuals&format=xml", want: 400, code: "INVALID_PARAMETER", docRejects: true})
-	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export?resource=costs", want: 400, code: "INVALID_PARAMETER"})
+	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export?resource=initiatives", want: 400, code: "INVALID_PARAMETER"})
 	call(contractCall{method: "GET", path: "/v1/bulk/export?resource=actuals", want: 401})
 	call(contractCall{as: &nobody, method: "GET", path: "/v1/bulk/export?resource=actuals", want: 403, code: "AUTHORIZATION_ERROR"})
 	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export?resource=actuals", headers: []string{"Accept", "application/xml"}, want: 406, code: "INVALID_PARAMETER"})

@@ -107,6 +107,16 @@ func readCostFields(c *fiber.Ctx, full bool) (costFields, error) {
 	if err != nil {
 		return costFields{}, err
 	}
+	f := readCost(b, full)
+	if err := b.done(); err != nil {
+		return costFields{}, err
+	}
+	return f, nil
+}
+
+// readCost reads a cost body's fields (the body's errors are left in b): the
+// single routes' reader and bulk import's.
+func readCost(b *body, full bool) costFields {
 	f := costFields{has: map[string]bool{}}
 	for _, name := range writableCostFields {
 		f.has[name] = b.has(name)
@@ -120,10 +130,7 @@ func readCostFields(c *fiber.Ctx, full bool) (costFields, error) {
 	f.endPeriod = b.text("end_period", false, maxShortTextLen)
 	f.initiativeID = b.text("initiative_id", false, maxShortTextLen)
 	b.ignore("id", "created_at", "updated_at")
-	if err := b.done(); err != nil {
-		return costFields{}, err
-	}
-	return f, nil
+	return f
 }
 
 // definition is the stored cost with the sent fields laid over it (PUT

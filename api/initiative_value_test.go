@@ -96,7 +96,7 @@ func TestInitiativeDetailValue(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := db.Q.StakeholderRefreshEngagementSummary(ctx, tx, dbsqlc.StakeholderRefreshEngagementSummaryParams{TenantID: ts.tenant, ID: s.ID}); err != nil {
+			if _, err := db.Q.StakeholdersRefreshEngagementSummary(ctx, tx, dbsqlc.StakeholdersRefreshEngagementSummaryParams{TenantID: ts.tenant, Ids: []uuid.UUID{s.ID}}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -424,6 +424,16 @@ func readEngagement(c *fiber.Ctx) (stakeholder.EngagementInput, string, error) {
 	if err != nil {
 		return stakeholder.EngagementInput{}, "", err
 	}
+	in, notes := readEngagementBody(b)
+	if err := b.done(); err != nil {
+		return in, "", err
+	}
+	return in, notes, nil
+}
+
+// readEngagementBody reads an engagement's fields (the body's errors are left
+// in b): the single route's reader and bulk import's.
+func readEngagementBody(b *body) (stakeholder.EngagementInput, string) {
 	var in stakeholder.EngagementInput
 	if v := b.text("type", true, maxShortTextLen); v != nil {
 		in.Type = stakeholder.EngagementType(*v)
@@ -438,10 +448,13 @@ func readEngagement(c *fiber.Ctx) (stakeholder.EngagementInput, string, error) {
 	}
 	notes := b.text("notes", false, maxDescriptionLen)
 	b.ignore("id", "stakeholder_id", "recorded_by", "created_at")
-	if err := b.done(); err != nil {
-		return in, "", err
-	}
-	return in, deref(notes), nil
+	return in, deref(notes)
+}
+
+// engagedAtRiskFrom is at_risk_from of a stakeholder whose engagement summary
+// was just refreshed (logging one engagement, or importing many).
+func engagedAtRiskFrom(row dbsqlc.Stakeholder) *time.Time {
+	return stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), valuation.StoredEngagements(row).Engagements(), row.CreatedAt)
 }
 
 func (s *Server) logEngagement(c *fiber.Ctx) error {
@@ -469,12 +482,13 @@ func (s *Server) logEngagement(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	row, err := db.Q.StakeholderRefreshEngagementSummary(ctx, t, dbsqlc.StakeholderRefreshEngagementSummaryParams{TenantID: cur.TenantID, ID: cur.ID})
+	refreshed, err := db.Q.StakeholdersRefreshEngagementSummary(ctx, t, dbsqlc.StakeholdersRefreshEngagementSummaryParams{TenantID: cur.TenantID, Ids: []uuid.UUID{cur.ID}})
 	if err != nil {
 		return err
 	}
+	row := refreshed[0]
 	if row, err = db.Q.StakeholderSetAtRiskFrom(ctx, t, dbsqlc.StakeholderSetAtRiskFromParams{TenantID: row.TenantID, ID: row.ID,
-		AtRiskFrom: stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), valuation.StoredEngagements(row).Engagements(), row.CreatedAt)}); err != nil {
+		AtRiskFrom: engagedAtRiskFrom(row)}); err != nil {
 		return err
 	}
 	body := engagementLoggedJSON{engagementJSON: toEngagementJSON(e), Stakeholder: toStakeholderJSON(row, now)}

@@ -49,9 +49,11 @@ func BenchmarkStakeholderList(b *testing.B) {
 					return err
 				}
 			}
-			if row, err = db.Q.StakeholderRefreshEngagementSummary(ctx, t, dbsqlc.StakeholderRefreshEngagementSummaryParams{TenantID: tenant, ID: row.ID}); err != nil {
+			refreshed, err := db.Q.StakeholdersRefreshEngagementSummary(ctx, t, dbsqlc.StakeholdersRefreshEngagementSummaryParams{TenantID: tenant, Ids: []uuid.UUID{row.ID}})
+			if err != nil {
 				return err
 			}
+			row = refreshed[0]
 			if _, err := db.Q.StakeholderSetAtRiskFrom(ctx, t, dbsqlc.StakeholderSetAtRiskFromParams{TenantID: tenant, ID: row.ID,
 				AtRiskFrom: stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), valuation.StoredEngagements(row).Engagements(), row.CreatedAt)}); err != nil {
 				return err

@@ -467,55 +467,6 @@ func (q *Queries) StakeholderListByInitiative(ctx context.Context, db DBTX, arg 
 	return items, nil
 }
 
-const stakeholderRefreshEngagementSummary = `-- name: StakeholderRefreshEngagementSummary :one
-UPDATE stakeholders s
-SET engagement_count   = e.n,
-    last_engagement_on = e.last_on,
-    recent_sentiments  = e.recent,
-    updated_at         = now()
-FROM (
-    SELECT count(*)::integer AS n, max(date) AS last_on,
-           coalesce((SELECT array_agg(sentiment ORDER BY date DESC, created_at DESC)
-                     FROM (SELECT sentiment, date, created_at FROM stakeholder_engagements
-                           WHERE tenant_id = $1 AND stakeholder_id = $2
-                           ORDER BY date DESC, created_at DESC LIMIT 3) r), '{}')::text[] AS recent
-    FROM stakeholder_engagements
-    WHERE tenant_id = $1 AND stakeholder_id = $2
-) e
-WHERE s.tenant_id = $1 AND s.id = $2
-RETURNING s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes, s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at
-`
-
-type StakeholderRefreshEngagementSummaryParams struct {
-	TenantID uuid.UUID
-	ID       uuid.UUID
-}
-
-// Recomputed from the engagements themselves, so a back-dated engagement lands in order.
-func (q *Queries) StakeholderRefreshEngagementSummary(ctx context.Context, db DBTX, arg StakeholderRefreshEngagementSummaryParams) (Stakeholder, error) {
-	row := db.QueryRow(ctx, stakeholderRefreshEngagementSummary, arg.TenantID, arg.ID)
-	var i Stakeholder
-	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.InitiativeID,
-		&i.Name,
-		&i.Email,
-		&i.Role,
-		&i.Department,
-		&i.Influence,
-		&i.Interest,
-		&i.Notes,
-		&i.EngagementCount,
-		&i.LastEngagementOn,
-		&i.RecentSentiments,
-		&i.AtRiskFrom,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-	)
-	return i, err
-}
-
 const stakeholderSetAtRiskFrom = `-- name: StakeholderSetAtRiskFrom :one
 UPDATE stakeholders SET at_risk_from = $1 WHERE tenant_id = $2 AND id = $3
 RETURNING tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at
@@ -605,4 +556,68 @@ func (q *Queries) StakeholderUpdate(ctx context.Context, db DBTX, arg Stakeholde
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+const stakeholdersRefreshEngagementSummary = `-- name: StakeholdersRefreshEngagementSummary :many
+UPDATE stakeholders s
+SET engagement_count   = e.n,
+    last_engagement_on = e.last_on,
+    recent_sentiments  = e.recent,
+    updated_at         = now()
+FROM unnest($2::uuid[]) k(id)
+CROSS JOIN LATERAL (
+    SELECT count(*)::integer AS n, max(date) AS last_on,
+           coalesce((SELECT array_agg(sentiment ORDER BY date DESC, created_at DESC)
+                     FROM (SELECT sentiment, date, created_at FROM stakeholder_engagements
+                           WHERE tenant_id = $1 AND stakeholder_id = k.id
+                           ORDER BY date DESC, created_at DESC LIMIT 3) r), '{}')::text[] AS recent
+    FROM stakeholder_engagements
+    WHERE tenant_id = $1 AND stakeholder_id = k.id
+) e
+WHERE s.tenant_id = $1 AND s.id = k.id
+RETURNING s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes, s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at
+`
+
+type StakeholdersRefreshEngagementSummaryParams struct {
+	TenantID uuid.UUID
+	Ids      []uuid.UUID
+}
+
+// Recomputed from the engagements themselves, so a back-dated engagement lands in order; one
+// stakeholder for the single route, every stakeholder a bulk import logged engagements for.
+func (q *Queries) StakeholdersRefreshEngagementSummary(ctx context.Context, db DBTX, arg StakeholdersRefreshEngagementSummaryParams) ([]Stakeholder, error) {
+	rows, err := db.Query(ctx, stakeholdersRefreshEngagementSummary, arg.TenantID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Stakeholder{}
+	for rows.Next() {
+		var i Stakeholder
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.InitiativeID,
+			&i.Name,
+			&i.Email,
+			&i.Role,
+			&i.Department,
+			&i.Influence,
+			&i.Interest,
+			&i.Notes,
+			&i.EngagementCount,
+			&i.LastEngagementOn,
+			&i.RecentSentiments,
+			&i.AtRiskFrom,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -80,23 +80,25 @@ INSERT INTO stakeholder_engagements (tenant_id, stakeholder_id, type, date, sent
 VALUES (@tenant_id, @stakeholder_id, @type, @date, @sentiment, @notes, @recorded_by)
 RETURNING *;
 
--- name: StakeholderRefreshEngagementSummary :one
--- Recomputed from the engagements themselves, so a back-dated engagement lands in order.
+-- name: StakeholdersRefreshEngagementSummary :many
+-- Recomputed from the engagements themselves, so a back-dated engagement lands in order; one
+-- stakeholder for the single route, every stakeholder a bulk import logged engagements for.
 UPDATE stakeholders s
 SET engagement_count   = e.n,
     last_engagement_on = e.last_on,
     recent_sentiments  = e.recent,
     updated_at         = now()
-FROM (
+FROM unnest(@ids::uuid[]) k(id)
+CROSS JOIN LATERAL (
     SELECT count(*)::integer AS n, max(date) AS last_on,
            coalesce((SELECT array_agg(sentiment ORDER BY date DESC, created_at DESC)
                      FROM (SELECT sentiment, date, created_at FROM stakeholder_engagements
-                           WHERE tenant_id = @tenant_id AND stakeholder_id = @id
+                           WHERE tenant_id = @tenant_id AND stakeholder_id = k.id
                            ORDER BY date DESC, created_at DESC LIMIT 3) r), '{}')::text[] AS recent
     FROM stakeholder_engagements
-    WHERE tenant_id = @tenant_id AND stakeholder_id = @id
+    WHERE tenant_id = @tenant_id AND stakeholder_id = k.id
 ) e
-WHERE s.tenant_id = @tenant_id AND s.id = @id
+WHERE s.tenant_id = @tenant_id AND s.id = k.id
 RETURNING s.*;
 
 -- name: EngagementList :many

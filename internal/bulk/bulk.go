@@ -44,11 +44,8 @@ const (
 	Engagements  Resource = "engagements"
 )
 
-// Resources are the values of `resource`; Supported those built so far.
-var (
-	Resources = []Resource{Initiatives, Benefits, Actuals, Costs, Stakeholders, Engagements}
-	Supported = []Resource{Initiatives, Benefits, Actuals, Stakeholders}
-)
+// Resources are the values of `resource`.
+var Resources = []Resource{Initiatives, Benefits, Actuals, Costs, Stakeholders, Engagements}
 
 // Mode says what an existing record at a row's key means.
 type Mode string

@@ -1,0 +1,201 @@
+package api
+
+// Bulk import and export of costs: a row is the body of POST
+// /v1/initiatives/{id}/costs plus initiative_id, read by the same readCost
+// and checked by the same costFields.definition and internal/cost rules
+// (archived initiative read-only, 500 costs per initiative). Costs have no
+// natural key (two equal lines are two charges), so the key is id: in upsert
+// mode a row with the id of a cost of its initiative replaces it as PUT
+// does, an unknown id is not found, a row without id is created; create mode
+// ignores id as the single create does. No cost route emits an event, so
+// neither does the import.
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/bulk"
+	"github.com/valuecase/valuecase/internal/cost"
+)
+
+// costExportColumns are the fields of an exported cost (id is the upsert key).
+var costExportColumns = []string{"id", "initiative_id", "name", "category", "amount", "currency", "period", "recurrence", "end_period"}
+
+// costValues are the columns a cost write sets, in the order of the bulk statements.
+type costValues struct {
+	name, category, currency, recurrence string
+	amount                               float64
+	period                               time.Time
+	end                                  *time.Time
+}
+
+func storedCostValues(c dbsqlc.InitiativeCost) costValues {
+	return costValues{name: c.Name, category: c.Category, currency: c.Currency, recurrence: c.Recurrence, amount: c.Amount, period: c.Period, end: c.EndPeriod}
+}
+
+func (v costValues) equal(o costValues) bool {
+	sameEnd := (v.end == nil) == (o.end == nil) && (v.end == nil || v.end.Equal(*o.end))
+	return v.name == o.name && v.category == o.category && v.currency == o.currency && v.recurrence == o.recurrence &&
+		v.amount == o.amount && v.period.Equal(o.period) && sameEnd
+}
+
+// costColumns are the array parameters of BulkCostsInsert and BulkCostsUpdate.
+type costColumns struct {
+	ids                                                  []uuid.UUID
+	names, categories, currencies, recurrences, endTexts []string
+	amounts                                              []float64
+	periods                                              []time.Time
+}
+
+func (c *costColumns) add(id uuid.UUID, v costValues) {
+	c.ids, c.names, c.categories, c.currencies = append(c.ids, id), append(c.names, v.name), append(c.categories, v.category), append(c.currencies, v.currency)
+	c.recurrences, c.amounts, c.periods = append(c.recurrences, v.recurrence), append(c.amounts, v.amount), append(c.periods, v.period)
+	c.endTexts = append(c.endTexts, dateText(v.end))
+}
+
+func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
+	results, fields, initiativeIDs, initiatives, err := initiativeRows(ctx, t, a.TenantID, records, offset,
+		func(b *body) costFields {
+			f := readCost(b, true)
+			if !b.has("initiative_id") || b.isNull("initiative_id") { // the path's part of the single route
+				b.fail("initiative_id", "required", "is required")
+			}
+			return f
+		}, func(f costFields) *string { return f.initiativeID }, cost.CheckWritable)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(i int, errs []bulk.FieldError) { results[i].Status, results[i].Errors = bulk.Failed, errs }
+	notFound := []bulk.FieldError{{Field: "id", Code: "not_found", Message: "no such cost in this initiative"}}
+	// 1. In upsert mode, the ids rows name (once each); create ignores them.
+	ids := make([]*uuid.UUID, len(records))
+	var lookup []uuid.UUID
+	firstOf := map[uuid.UUID]int{}
+	for i, rec := range records {
+		if results[i].Status == bulk.Failed || o.Mode != bulk.Upsert {
+			continue
+		}
+		id, ok := bulkRowID(rec)
+		if !ok {
+			fail(i, notFound)
+			continue
+		}
+		if id == nil {
+			continue
+		}
+		if j, dup := firstOf[*id]; dup {
+			fail(i, []bulk.FieldError{{Field: "id", Code: "duplicate", Message: fmt.Sprintf("row %d already has this id", offset+j)}})
+			continue
+		}
+		firstOf[*id], ids[i] = i, id
+		lookup = append(lookup, *id)
+	}
+	existing := map[uuid.UUID]dbsqlc.InitiativeCost{}
+	if len(lookup) > 0 {
+		list, err := db.Q.BulkCostsExisting(ctx, t, dbsqlc.BulkCostsExistingParams{TenantID: a.TenantID, Ids: lookup})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range list {
+			existing[c.ID] = c
+		}
+	}
+	counts := map[uuid.UUID]int{}
+	if len(initiatives) > 0 {
+		list, err := db.Q.BulkCostCounts(ctx, t, dbsqlc.BulkCostCountsParams{TenantID: a.TenantID, InitiativeIds: slices.Collect(maps.Keys(initiatives))})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range list {
+			counts[c.InitiativeID] = int(c.N)
+		}
+	}
+	// 2. Each row checked as the single create (or PUT, over the stored cost) checks it.
+	var ins, upd costColumns
+	var insInitiatives []uuid.UUID
+	for i := range records {
+		if results[i].Status == bulk.Failed {
+			continue
+		}
+		var stored dbsqlc.InitiativeCost
+		if ids[i] != nil {
+			var ok bool
+			if stored, ok = existing[*ids[i]]; !ok || stored.InitiativeID != initiativeIDs[i] { // a cost never moves
+				fail(i, notFound)
+				continue
+			}
+		}
+		name, def := fields[i].definition(stored, true)
+		checked, err := cost.CheckDefinition(def)
+		if err != nil {
+			fail(i, rowErrors(nil, err))
+			continue
+		}
+		v := costValues{name: name, category: string(def.Category), currency: def.Currency, recurrence: string(def.Recurrence),
+			amount: def.Amount, period: checked.Period.FirstDay(), end: firstDay(checked.End)}
+		if ids[i] != nil {
+			results[i].ID = new(stored.ID)
+			if v.equal(storedCostValues(stored)) {
+				results[i].Status = bulk.Unchanged
+				continue
+			}
+			upd.add(stored.ID, v)
+			results[i].Status = bulk.Updated
+			continue
+		}
+		if err := cost.CheckCanAdd(counts[initiativeIDs[i]]); err != nil {
+			fail(i, []bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
+			continue
+		}
+		counts[initiativeIDs[i]]++
+		id := uuid.New()
+		ins.add(id, v)
+		insInitiatives = append(insInitiatives, initiativeIDs[i])
+		results[i].Status = bulk.Created
+		if !o.DryRun {
+			results[i].ID = new(id)
+		}
+	}
+	// 3. The writes: one statement each for the new costs and the replaced ones.
+	if len(ins.ids) > 0 {
+		if err := db.Q.BulkCostsInsert(ctx, t, dbsqlc.BulkCostsInsertParams{TenantID: a.TenantID, Ids: ins.ids, InitiativeIds: insInitiatives,
+			Names: ins.names, Categories: ins.categories, Amounts: ins.amounts, Currencies: ins.currencies, Periods: ins.periods,
+			Recurrences: ins.recurrences, EndPeriods: ins.endTexts}); err != nil {
+			return nil, err
+		}
+	}
+	if len(upd.ids) > 0 {
+		if err := db.Q.BulkCostsUpdate(ctx, t, dbsqlc.BulkCostsUpdateParams{TenantID: a.TenantID, Ids: upd.ids,
+			Names: upd.names, Categories: upd.categories, Amounts: upd.amounts, Currencies: upd.currencies, Periods: upd.periods,
+			Recurrences: upd.recurrences, EndPeriods: upd.endTexts}); err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
+
+// exportCosts reads a page of the tenant's costs in (initiative, id) order,
+// each as the cost resource shows it but with the amount unrounded (so it imports back unchanged).
+func exportCosts(cur bulkExportCursor) bulkExportPage {
+	p := dbsqlc.BulkCostsExportParams{TenantID: cur.tenant, PageLimit: bulkExportPageSize}
+	if cur.after != nil {
+		p.AfterInitiative, p.AfterID = cur.after[0].(uuid.UUID), cur.after[1].(uuid.UUID)
+	}
+	rows, err := db.Q.BulkCostsExport(cur.ctx, cur.tx, p)
+	out := bulkExportPage{err: err, records: make([]map[string]any, len(rows))}
+	for i, r := range rows {
+		j := toCostJSON(r)
+		out.records[i] = map[string]any{"id": j.ID, "initiative_id": j.InitiativeID, "name": j.Name, "category": j.Category,
+			"amount": r.Amount, "currency": j.Currency, "period": j.Period, "recurrence": j.Recurrence, "end_period": j.EndPeriod}
+		out.after = []any{r.InitiativeID, r.ID}
+	}
+	return out
+}

@@ -1,0 +1,38 @@
+-- name: BulkCostCounts :many
+-- How many costs each initiative of an import has (the per-initiative limit), read after
+-- BulkInitiativesLocked locked them as the single create's count is.
+SELECT c.initiative_id, count(*) AS n
+FROM initiative_costs c
+WHERE c.tenant_id = @tenant_id AND c.initiative_id = ANY (@initiative_ids::uuid[])
+GROUP BY c.initiative_id;
+
+-- name: BulkCostsExisting :many
+-- The stored costs an upsert names by id, locked for update as CostGetForUpdate locks one.
+SELECT * FROM initiative_costs
+WHERE tenant_id = @tenant_id AND id = ANY (@ids::uuid[])
+ORDER BY id
+FOR UPDATE;
+
+-- name: BulkCostsInsert :exec
+-- Creates many costs in one statement (ids chosen by the caller; '' end_period is none).
+INSERT INTO initiative_costs (tenant_id, id, initiative_id, name, category, amount, currency, period, recurrence, end_period)
+SELECT @tenant_id, unnest(@ids::uuid[]), unnest(@initiative_ids::uuid[]), unnest(@names::text[]), unnest(@categories::text[]),
+       unnest(@amounts::numeric[]), unnest(@currencies::text[]), unnest(@periods::date[]), unnest(@recurrences::text[]),
+       NULLIF(unnest(@end_periods::text[]), '')::date;
+
+-- name: BulkCostsUpdate :exec
+-- Replaces many costs in one statement, as PUT /v1/initiatives/{id}/costs/{cost_id} does.
+UPDATE initiative_costs c
+SET name = k.name, category = k.category, amount = k.amount, currency = k.currency, period = k.period,
+    recurrence = k.recurrence, end_period = k.end_period, updated_at = now()
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@names::text[]) AS name, unnest(@categories::text[]) AS category,
+             unnest(@amounts::numeric[]) AS amount, unnest(@currencies::text[]) AS currency, unnest(@periods::date[]) AS period,
+             unnest(@recurrences::text[]) AS recurrence, NULLIF(unnest(@end_periods::text[]), '')::date AS end_period) k
+WHERE c.tenant_id = @tenant_id AND c.id = k.id;
+
+-- name: BulkCostsExport :many
+-- Every cost of the tenant, in a stable order, a page at a time (keyset on initiative and id).
+SELECT * FROM initiative_costs
+WHERE tenant_id = @tenant_id AND (initiative_id, id) > (@after_initiative::uuid, @after_id::uuid)
+ORDER BY initiative_id, id
+LIMIT @page_limit;
