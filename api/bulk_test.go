@@ -511,7 +511,7 @@ func TestContractBulk(t *testing.T) {
 	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export?resource=actuals", headers: []string{"Accept", "application/x-ndjson"}, want: 200})
 	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export", want: 400, code: "INVALID_PARAMETER", docRejects: true})
 	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export?resource=actuals&format=xml", want: 400, code: "INVALID_PARAMETER", docRejects: true})
-	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export?resource=initiatives", want: 400, code: "INVALID_PARAMETER"})
+	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export?resource=widgets", want: 400, code: "INVALID_PARAMETER", docRejects: true})
 	call(contractCall{method: "GET", path: "/v1/bulk/export?resource=actuals", want: 401})
 	call(contractCall{as: &nobody, method: "GET", path: "/v1/bulk/export?resource=actuals", want: 403, code: "AUTHORIZATION_ERROR"})
 	call(contractCall{as: &reader, method: "GET", path: "/v1/bulk/export?resource=actuals", headers: []string{"Accept", "application/xml"}, want: 406, code: "INVALID_PARAMETER"})
