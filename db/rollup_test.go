@@ -2,6 +2,9 @@ package db_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +62,48 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 			for _, d := range stats {
 				t.Errorf("%s: benefit_actual_stats differs for %s: stats %s (%d actuals), fresh %s (%d actuals)", name, d.BenefitID, d.Stats, d.StatsActuals, d.Fresh, d.FreshActuals)
 			}
+			// benefit_actual_portfolio_months (migration 00019): Σ per (category, currency, month).
+			portfolio, err := db.Q.AnalyticsPortfolioRollupCheck(ctx, tx, tenant)
+			if err != nil {
+				return err
+			}
+			for _, d := range portfolio {
+				t.Errorf("%s: portfolio rollup differs at %s %s %s: rollup %v (%v actuals), fresh %v (%v actuals)", name, d.Category,
+					d.Currency, d.Period.Format("2006-01"), d.RollupTotal, d.RollupActuals, d.FreshTotal, d.FreshActuals)
+			}
+			// Trends' sums (the portfolio rollup less the archived initiatives' months) equal the
+			// month rows of the live initiatives summed directly, in every grouping.
+			for _, groupBy := range []string{"", "category", "initiative"} {
+				sums, err := db.Q.AnalyticsActualsByMonth(ctx, tx, dbsqlc.AnalyticsActualsByMonthParams{GroupBy: groupBy, Base: "USD",
+					TenantID: tenant, FromPeriod: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), Through: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)})
+				if err != nil {
+					return err
+				}
+				var gotSums []string
+				for _, s := range sums {
+					gotSums = append(gotSums, fmt.Sprintf("%s %s %v %v", s.GroupKey, s.Period.Format("2006-01"), s.Actual, s.Missing > 0))
+				}
+				r, err := tx.Query(ctx, `SELECT g || ' ' || to_char(period, 'YYYY-MM') || ' ' || actual || ' ' || missing FROM (
+					SELECT (CASE $1::text WHEN 'category' THEN m.category WHEN 'initiative' THEN m.initiative_id::text ELSE '' END) AS g, m.period,
+					       coalesce(sum(m.total * CASE WHEN m.currency = 'USD' THEN 1 ELSE r.rate END), 0)::float8 AS actual,
+					       count(*) FILTER (WHERE m.currency <> 'USD' AND r.rate IS NULL) > 0 AS missing
+					FROM benefit_actual_months m JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+					LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
+					WHERE i.status <> 'archived' GROUP BY 1, 2) x`, groupBy)
+				if err != nil {
+					return err
+				}
+				wantSums, err := pgx.CollectRows(r, pgx.RowTo[string])
+				if err != nil {
+					return err
+				}
+				slices.Sort(gotSums)
+				slices.Sort(wantSums)
+				if strings.Join(gotSums, "\n") != strings.Join(wantSums, "\n") {
+					t.Errorf("%s: trends sums by %q:\n%s\nwant (live initiatives' month rows):\n%s", name, groupBy,
+						strings.Join(gotSums, "\n"), strings.Join(wantSums, "\n"))
+				}
+			}
 			r, err := tx.Query(ctx, `SELECT i.name || ' ' || m.category || ' ' || m.currency || ' ' || to_char(m.period, 'YYYY-MM'), m.total::text
 				FROM benefit_actual_months m JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id`)
 			if err != nil {
@@ -84,6 +129,32 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 		if got[key] != total {
 			t.Errorf("%s: %s = %q, want %q (all: %v)", name, key, got[key], total, got)
 		}
+	}
+
+	// portfolio reads benefit_actual_portfolio_months as "category currency period" → "total/actuals".
+	portfolio := func(name string) map[string]string {
+		t.Helper()
+		rows := map[string]string{}
+		err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			r, err := tx.Query(ctx, `SELECT category || ' ' || currency || ' ' || to_char(period, 'YYYY-MM'), total || '/' || actuals
+				FROM benefit_actual_portfolio_months`)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			for r.Next() {
+				var k, v string
+				if err := r.Scan(&k, &v); err != nil {
+					return err
+				}
+				rows[k] = v
+			}
+			return r.Err()
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return rows
 	}
 
 	// wantStats reads a benefit's benefit_actual_stats row as "actuals total latest previous".
@@ -146,6 +217,9 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 	otherSaving := benefit(other, otherIni, "Savings", "cost_savings", "currency", usd)
 	step("other tenant's actual", other, actual, otherSaving, "2026-01-01", "999999")
 
+	// Rates for two of the foreign months (the others have none: trends count them missing).
+	step("fx rates", tenant, `INSERT INTO fx_rates (tenant_id, currency, period, rate) VALUES
+		(app_tenant_id(), 'EUR', '2026-01-01', 1.1), (app_tenant_id(), 'GBP', '2026-08-01', 1.3)`)
 	step("insert", tenant, actual, saving, "2026-01-01", "1000.10")
 	step("insert", tenant, actual, saving, "2026-02-01", "2000")
 	step("insert", tenant, actual, revenue, "2026-01-01", "500.5")
@@ -159,6 +233,8 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 	want("after inserts", got, "Rollup B cost_savings USD 2026-01", "300")
 	want("after inserts", got, "Rollup A cost_savings USD 2026-02", "2000")
 	want("after inserts", got, "Rollup A revenue_growth EUR 2026-01", "500.5")
+	// Worked by hand: A's and B's savings of 2026-01 share one portfolio row.
+	want("after inserts", portfolio("after inserts"), "cost_savings USD 2026-01", "1300.10/2")
 	wantStats("after inserts", saving, "2 3000.10 2026-02=2000 2026-01=1000.10")
 	wantStats("after inserts", hours, "1 40 2026-01=40 -") // every benefit has its row: the at-risk rule reads any unit
 
@@ -194,9 +270,29 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 	step("bulk insert", tenant, `INSERT INTO benefit_actuals (tenant_id, benefit_id, period, value, recorded_by)
 		SELECT app_tenant_id(), $1, date '2026-04-01' + make_interval(months => m), 0.01 * m, 'test' FROM generate_series(0, 8) m`, saving)
 	want("after a bulk insert", exact("after a bulk insert"), "Rollup A cost_savings USD 2026-12", "0.08")
+	// A benefit moved to another initiative: its months move between month rows, the portfolio
+	// row keeps its Σ (A's 1000.10 + B's 300 in 2026-01, now both A's). Then B is archived and
+	// unarchived: the portfolio never changes, trends drop B's months while it is archived.
+	step("move a benefit to another initiative", tenant, `UPDATE benefits SET initiative_id = $2 WHERE id = $1`, savingB, ini)
+	want("after moving a benefit", exact("after moving a benefit"), "Rollup A cost_savings USD 2026-01", "1300.10")
+	want("after moving a benefit", portfolio("after moving a benefit"), "cost_savings USD 2026-01", "1300.10/2")
+	step("move it back", tenant, `UPDATE benefits SET initiative_id = $2 WHERE id = $1`, savingB, ini2)
+	want("after moving it back", exact("after moving it back"), "Rollup B cost_savings USD 2026-01", "300")
+	step("archive B", tenant, `UPDATE initiatives SET status = 'archived' WHERE id = $1`, ini2)
+	exact("after archiving B")
+	want("after archiving B", portfolio("after archiving B"), "cost_savings USD 2026-01", "1300.10/2")
+	step("B's actual while archived", tenant, actual, savingB, "2026-05-01", "77") // a month only B has
+	exact("after B's actual while archived")
+	want("after B's actual while archived", portfolio("after B's actual while archived"), "cost_savings USD 2026-05", "77.01/2")
+	step("unarchive B", tenant, `UPDATE initiatives SET status = 'active' WHERE id = $1`, ini2)
+	exact("after unarchiving B")
+	step("archive B again", tenant, `UPDATE initiatives SET status = 'archived' WHERE id = $1`, ini2)
+	exact("after archiving B again")
 	step("delete a benefit", tenant, `DELETE FROM benefits WHERE id = $1`, savingB)
 	got = exact("after deleting a benefit")
 	want("after deleting a benefit", got, "Rollup A cost_savings USD 2026-01", "1000.10")
+	want("after deleting a benefit", portfolio("after deleting a benefit"), "cost_savings USD 2026-01", "1000.10/1")
+	want("after deleting a benefit", portfolio("after deleting a benefit"), "cost_savings USD 2026-05", "0.01/1")
 	if _, ok := got["Rollup B cost_savings USD 2026-01"]; ok {
 		t.Errorf("after deleting a benefit: its month is still there: %v", got)
 	}
@@ -310,6 +406,10 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 	exact("after a multi-row correction")
 	wantStats("after a multi-row correction", hours, "6 107 2028-03=30 2028-02=20")
 
+	// Worked by hand: the merged 2026-08 row of the multi-row benefit change (then the
+	// concurrent and bulk writes never touched 2026-08).
+	want("at the end", portfolio("at the end"), "revenue_growth USD 2026-08", "501.54/2")
+
 	// The rollup is RLS-forced: the other tenant sees only its own row.
 	var n int
 	if err := db.InTenant(ctx, pool, other, func(tx pgx.Tx) error {
@@ -321,5 +421,10 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 		return tx.QueryRow(ctx, `SELECT count(*) FROM benefit_actual_stats`).Scan(&n)
 	}); err != nil || n != 1 {
 		t.Errorf("other tenant sees %d benefit_actual_stats rows (%v), want its own 1", n, err)
+	}
+	if err := db.InTenant(ctx, pool, other, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT count(*) FROM benefit_actual_portfolio_months`).Scan(&n)
+	}); err != nil || n != 1 {
+		t.Errorf("other tenant sees %d portfolio rollup rows (%v), want its own 1", n, err)
 	}
 }

@@ -188,12 +188,14 @@ func (e *env) seedAnalytics(ctx context.Context, t benchutil.Tenant) (string, er
 	return one, nil
 }
 
-// checkAnalytics verifies that the rollup equals a fresh GROUP BY of the
-// actuals, that benefit_actual_stats equals a fresh recomputation, and that the API's realised to date is the sum of every stored
+// checkAnalytics verifies that the rollup and the portfolio rollup equal a
+// fresh GROUP BY of the actuals, that benefit_actual_stats equals a fresh
+// recomputation, and that the API's realised to date is the sum of every stored
 // actual (Σ over 10,000 benefits of Σ_{m=0..35} (900 + m) = 10,000 × 33,030).
 func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
 	var diff []dbsqlc.AnalyticsRollupCheckRow
 	var statsDiff []dbsqlc.AnalyticsActualStatsCheckRow
+	var portfolioDiff []dbsqlc.AnalyticsPortfolioRollupCheckRow
 	var stored float64
 	err := db.InTenant(ctx, e.pool, t.ID, func(tx pgx.Tx) error {
 		var err error
@@ -203,6 +205,9 @@ func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
 		if statsDiff, err = db.Q.AnalyticsActualStatsCheck(ctx, tx, t.ID); err != nil {
 			return err
 		}
+		if portfolioDiff, err = db.Q.AnalyticsPortfolioRollupCheck(ctx, tx, t.ID); err != nil {
+			return err
+		}
 		return tx.QueryRow(ctx, `SELECT coalesce(sum(value), 0)::float8 FROM benefit_actuals`).Scan(&stored)
 	})
 	if err != nil {
@@ -210,6 +215,9 @@ func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
 	}
 	if len(diff) > 0 {
 		return fmt.Errorf("the rollup differs from a fresh GROUP BY in %d rows", len(diff))
+	}
+	if len(portfolioDiff) > 0 {
+		return fmt.Errorf("benefit_actual_portfolio_months differs from a fresh GROUP BY in %d rows", len(portfolioDiff))
 	}
 	if len(statsDiff) > 0 {
 		return fmt.Errorf("benefit_actual_stats differs from a fresh recomputation for %d benefits", len(statsDiff))

@@ -96,6 +96,15 @@ type BenefitActualMonth struct {
 	Actuals      int32
 }
 
+type BenefitActualPortfolioMonth struct {
+	TenantID uuid.UUID
+	Category string
+	Currency string
+	Period   time.Time
+	Total    float64
+	Actuals  int32
+}
+
 type BenefitActualRevision struct {
 	TenantID       uuid.UUID
 	ID             int64

@@ -95,17 +95,40 @@ ORDER BY 1, 2;
 -- name: AnalyticsActualsByMonth :many
 -- Σ of the actuals of money benefits that count (not cancelled) of the portfolio's initiatives
 -- (not archived) per month in [@from, @through] and per group: the benefit's category
--- (@group_by 'category'), its initiative ('initiative') or none (''), from the
--- benefit_actual_months rollup. Each month's sum at its period's rate (1 for the base currency);
--- missing counts the months without a rate.
-SELECT (CASE @group_by::text WHEN 'category' THEN m.category WHEN 'initiative' THEN m.initiative_id::text ELSE '' END)::text AS group_key,
-       m.period,
-       coalesce(sum(m.total * CASE WHEN m.currency = @base::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
-       count(*) FILTER (WHERE m.currency <> @base::text AND r.rate IS NULL) AS missing
-FROM benefit_actual_months m
-JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
-WHERE m.tenant_id = @tenant_id AND m.period BETWEEN @from_period::date AND @through::date AND i.status <> 'archived'
+-- (@group_by 'category'), its initiative ('initiative') or none (''). By category or none: the
+-- portfolio rollup benefit_actual_portfolio_months (all initiatives) less the month rows of the
+-- archived initiatives (few, read by benefit_actual_months' primary key); a (group, currency,
+-- month) whose count nets to 0 had only archived actuals and is dropped, as the join used to drop
+-- them. By initiative: the month rows of the live initiatives. Sums stay numeric until the
+-- end, so the subtraction is exact. Each month's sum at its period's rate (1 for the base
+-- currency); missing counts the (group, currency, month) sums without a rate.
+WITH parts AS (
+  SELECT m.initiative_id::text AS group_key, m.currency, m.period, m.total, m.actuals
+  FROM benefit_actual_months m
+  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
+  WHERE @group_by::text = 'initiative' AND m.tenant_id = @tenant_id
+    AND m.period BETWEEN @from_period::date AND @through::date AND i.status <> 'archived'
+  UNION ALL
+  SELECT CASE WHEN @group_by::text = 'category' THEN p.category ELSE '' END, p.currency, p.period, p.total, p.actuals
+  FROM benefit_actual_portfolio_months p
+  WHERE @group_by::text <> 'initiative' AND p.tenant_id = @tenant_id
+    AND p.period BETWEEN @from_period::date AND @through::date
+  UNION ALL
+  SELECT CASE WHEN @group_by::text = 'category' THEN m.category ELSE '' END, m.currency, m.period, -m.total, -m.actuals
+  FROM initiatives i
+  JOIN benefit_actual_months m ON m.tenant_id = i.tenant_id AND m.initiative_id = i.id
+  WHERE @group_by::text <> 'initiative' AND i.tenant_id = @tenant_id AND i.status = 'archived'
+    AND m.period BETWEEN @from_period::date AND @through::date
+), net AS (
+  SELECT x.group_key, x.currency, x.period, sum(x.total) AS total
+  FROM parts x GROUP BY 1, 2, 3 HAVING sum(x.actuals) > 0
+)
+SELECT n.group_key::text AS group_key,
+       n.period,
+       coalesce(sum(n.total * CASE WHEN n.currency = @base::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
+       count(*) FILTER (WHERE n.currency <> @base::text AND r.rate IS NULL) AS missing
+FROM net n
+LEFT JOIN fx_rates r ON r.tenant_id = @tenant_id AND r.currency = n.currency AND r.period = n.period
 GROUP BY 1, 2
 ORDER BY 1, 2;
 
@@ -137,6 +160,25 @@ FULL JOIN (
 ) f ON f.initiative_id = m.initiative_id AND f.category = m.category AND f.currency = m.currency AND f.period = m.period
 WHERE m.total IS DISTINCT FROM f.total OR m.actuals IS DISTINCT FROM f.actuals
 ORDER BY 1, 2, 3, 4;
+
+-- name: AnalyticsPortfolioRollupCheck :many
+-- benefit_actual_portfolio_months next to a fresh GROUP BY of benefit_actuals over the benefits
+-- that count (all initiatives): every row where the two differ (empty when it is exact). Used by
+-- tests and the benchmark's check.
+SELECT coalesce(p.category, f.category)::text AS category, coalesce(p.currency, f.currency)::text AS currency,
+       coalesce(p.period, f.period)::date AS period,
+       coalesce(p.total::text, 'none')::text AS rollup_total, coalesce(f.total::text, 'none')::text AS fresh_total,
+       coalesce(p.actuals, 0)::integer AS rollup_actuals, coalesce(f.actuals, 0)::integer AS fresh_actuals
+FROM (SELECT x.* FROM benefit_actual_portfolio_months x WHERE x.tenant_id = @tenant_id) p
+FULL JOIN (
+  SELECT b.category, b.currency, a.period, sum(a.value) AS total, count(*)::integer AS actuals
+  FROM benefit_actuals a
+  JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+  WHERE a.tenant_id = @tenant_id AND b.unit = 'currency' AND b.currency IS NOT NULL AND b.status <> 'cancelled'
+  GROUP BY 1, 2, 3
+) f ON f.category = p.category AND f.currency = p.currency AND f.period = p.period
+WHERE p.total IS DISTINCT FROM f.total OR p.actuals IS DISTINCT FROM f.actuals
+ORDER BY 1, 2, 3;
 
 -- name: AnalyticsActualStatsCheck :many
 -- benefit_actual_stats next to a fresh recomputation from benefit_actuals: every benefit where
