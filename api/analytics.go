@@ -493,7 +493,7 @@ func (s *Server) analyticsTrends(c *fiber.Ctx) error {
 }
 
 // computeTrends is the monthly series of expected against actual; actuals
-// are summed from the benefit_actual_months rollup.
+// are summed from the portfolio month rollup (by initiative: the month rows).
 func computeTrends(run analyticsRun, p trendsParams) (analyticsEnvelope[trendsJSON], error) {
 	var zero analyticsEnvelope[trendsJSON]
 	ctx, t, tenant, groupBy := run.ctx, run.tx, run.tenant, p.GroupBy
