@@ -395,6 +395,14 @@ func TestBenefitActualMonthsRollup(t *testing.T) {
 	exact("after a concurrent delete and insert of one benefit")
 	wantStats("after a concurrent delete and insert of one benefit", hours, "3 56 2027-02=11 2026-12=5")
 
+	// Two transactions of different initiatives adding to the same category and month at once:
+	// their month rows differ, the portfolio row is shared; the second waits on it and neither
+	// delta is lost: 5 + 7 = 12 over 2 actuals (B is archived: trends show only A's 5).
+	revenueB := benefit(tenant, ini2, "Revenue B", "revenue_growth", "currency", usd)
+	concurrent("concurrent inserts of two initiatives", insert(saving, "2027-04-01", "5"), insert(revenueB, "2027-04-01", "7"))
+	want("after concurrent inserts of two initiatives", portfolio("after concurrent inserts of two initiatives"), "revenue_growth USD 2027-04", "12/2")
+	exact("after concurrent inserts of two initiatives")
+
 	// A bulk import's shape: one multi-row INSERT of many benefits' actuals, then a multi-row
 	// UPDATE of some (a re-import correcting values) — exact after each.
 	step("multi-row insert of three benefits", tenant, `INSERT INTO benefit_actuals (tenant_id, benefit_id, period, value, recorded_by)
