@@ -114,6 +114,10 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	case errors.Is(err, db.ErrUnavailable):
 		s.log.ErrorContext(c.UserContext(), "database unavailable", "request_id", requestID(c), "route", routeOf(c), "error", err)
 		apiErr = newError(http.StatusServiceUnavailable, CodeUnavailable, "the database is unavailable; retry shortly")
+	case db.IsWriteCollision(err):
+		s.log.WarnContext(c.UserContext(), "write collided with a concurrent one", "request_id", requestID(c), "route", routeOf(c), "error", err)
+		c.Set(fiber.HeaderRetryAfter, "1")
+		apiErr = newError(http.StatusServiceUnavailable, CodeUnavailable, "the write collided with a concurrent one and was not applied; retry it (with the same Idempotency-Key, if any)")
 	default:
 		s.log.ErrorContext(c.UserContext(), "request failed", "request_id", requestID(c), "route", routeOf(c), "error", err)
 		apiErr = newError(http.StatusInternalServerError, CodeInternal, "internal error; quote request id %s when reporting it", requestID(c))
