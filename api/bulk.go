@@ -238,6 +238,28 @@ func rowErrors(fields []FieldError, err error) []bulk.FieldError {
 	return out
 }
 
+// bulkRowID reads a row's id for an upsert: nil without one; a value that
+// cannot name a record fails as the single routes' 404 does.
+func bulkRowID(rec bulk.Record) (id *uuid.UUID, ok bool) {
+	if rec["id"] == nil || string(rec["id"]) == "null" {
+		return nil, true
+	}
+	s := recordBody(rec).text("id", false, maxShortTextLen)
+	v, err := uuid.Parse(deref(s))
+	if s == nil || err != nil {
+		return nil, false
+	}
+	return &v, true
+}
+
+// dateText is a date as the text[] columns of the bulk statements carry it ("" is none).
+func dateText(d *time.Time) string {
+	if d == nil {
+		return ""
+	}
+	return d.Format(time.DateOnly)
+}
+
 // initiativeRows is the first half of importing records that each belong to
 // an initiative (benefits, stakeholders): every record read by its single
 // create route's reader (read), the initiatives they name locked as the single

@@ -44,20 +44,6 @@ type engagementRow struct {
 	notes         string
 }
 
-// bulkRowID reads a row's id for an upsert: nil without one; a value that
-// cannot name a record fails as the single routes' 404 does.
-func bulkRowID(rec bulk.Record) (id *uuid.UUID, ok bool) {
-	if rec["id"] == nil || string(rec["id"]) == "null" {
-		return nil, true
-	}
-	s := recordBody(rec).text("id", false, maxShortTextLen)
-	v, err := uuid.Parse(deref(s))
-	if s == nil || err != nil {
-		return nil, false
-	}
-	return &v, true
-}
-
 func importEngagements(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
 	results, rows := make([]bulk.Result, len(records)), make([]engagementRow, len(records))
 	fail := func(i int, errs []bulk.FieldError) { results[i].Status, results[i].Errors = bulk.Failed, errs }

@@ -159,14 +159,6 @@ func appendStakeholderValues(names, emails, roles, departments, influences, inte
 	}
 }
 
-// dateText is a date as the text[] columns of the bulk statements carry it ("" is none).
-func dateText(d *time.Time) string {
-	if d == nil {
-		return ""
-	}
-	return d.Format(time.DateOnly)
-}
-
 // exportStakeholders reads a page of the tenant's stakeholders in (initiative, id) order.
 func exportStakeholders(cur bulkExportCursor) bulkExportPage {
 	p := dbsqlc.BulkStakeholdersExportParams{TenantID: cur.tenant, PageLimit: bulkExportPageSize}
