@@ -88,16 +88,6 @@ type Beginner interface {
 // could start), as opposed to a statement failing inside one.
 var ErrUnavailable = errors.New("database unavailable")
 
-// IsWriteCollision reports a transaction PostgreSQL aborted because it
-// collided with a concurrent one (deadlock 40P01, serialization failure
-// 40001): nothing of it was written, and the same request succeeds when
-// retried. The rollups' shared rows (migrations 00013, 00017, 00019) make such
-// collisions possible between concurrent multi-statement writes of actuals.
-func IsWriteCollision(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
-}
-
 // SetTenantSQL scopes the current transaction to a tenant ($1, its id as text).
 const SetTenantSQL = "SELECT set_config('app.tenant_id', $1, true)"
 
@@ -184,6 +174,16 @@ func IsNotFound(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 func IsUniqueViolation(err error, constraint string) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505" && (constraint == "" || pgErr.ConstraintName == constraint)
+}
+
+// IsWriteCollision reports a transaction PostgreSQL aborted because it
+// collided with a concurrent one (deadlock 40P01, serialization failure
+// 40001): nothing of it was written, and the same request succeeds when
+// retried. The rollups' shared rows (migrations 00013, 00017, 00019) make such
+// collisions possible between concurrent multi-statement writes of actuals.
+func IsWriteCollision(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }
 
 func init() {
