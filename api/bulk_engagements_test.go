@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -92,26 +91,10 @@ func TestBulkImportEngagementsMatchesSingleRoute(t *testing.T) {
 
 	// One event per engagement, in row order, with the single route's data.
 	var events []map[string]any
-	if err := db.InTenant(context.Background(), ts.pool, ts.tenant, func(tx pgx.Tx) error {
-		rows, err := tx.Query(context.Background(), `SELECT data FROM outbox_events WHERE type = 'stakeholder.engagement' AND data->>'stakeholder_id' = $1 ORDER BY seq`, bulk)
-		if err != nil {
-			return err
+	for _, e := range eventsOf(t, ts, ts.tenant, "stakeholder.engagement") {
+		if e["stakeholder_id"] == bulk {
+			events = append(events, e)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var raw []byte
-			var m map[string]any
-			if err := rows.Scan(&raw); err != nil {
-				return err
-			}
-			if err := json.Unmarshal(raw, &m); err != nil {
-				return err
-			}
-			events = append(events, m)
-		}
-		return rows.Err()
-	}); err != nil {
-		t.Fatal(err)
 	}
 	if len(events) != len(engagements) {
 		t.Fatalf("%d events, want %d", len(events), len(engagements))
@@ -161,7 +144,7 @@ func TestBulkImportEngagements(t *testing.T) {
 	foreign := stakeholderIn(other, ts.createInitiative(other, map[string]any{"name": "Theirs"}), "eve")
 	engagementRows := func() int { return countRows(t, ts, ts.tenant, `SELECT count(*) FROM stakeholder_engagements`) }
 	events := func() int {
-		return countRows(t, ts, ts.tenant, `SELECT count(*) FROM outbox_events WHERE type = 'stakeholder.engagement'`)
+		return countEvents(t, ts, ts.tenant, `type = 'stakeholder.engagement'`)
 	}
 	post := func(body map[string]any) importAnswer {
 		t.Helper()
@@ -344,7 +327,7 @@ func TestBulkImportEngagementsJob(t *testing.T) {
 	if s := ts.do(&admin, "GET", "/v1/stakeholders/"+sid, nil).json(t); s["engagement_count"] != 10_000.0 {
 		t.Errorf("stakeholder after the job: %v", s)
 	}
-	if n := countRows(t, ts, ts.tenant, `SELECT count(*) FROM outbox_events WHERE type = 'stakeholder.engagement'`); n != 10_000 {
+	if n := countEvents(t, ts, ts.tenant, `type = 'stakeholder.engagement'`); n != 10_000 {
 		t.Errorf("%d events, want 10,000", n)
 	}
 }

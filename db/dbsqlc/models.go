@@ -380,6 +380,7 @@ type OutboxEvent struct {
 	Attempts      int32
 	NextAttemptAt time.Time
 	LastError     *string
+	Batch         []byte
 }
 
 type PeerBenchmarkDataset struct {

@@ -70,6 +70,29 @@ func (q *Queries) OutboxClaim(ctx context.Context, db DBTX, arg OutboxClaimParam
 	return items, nil
 }
 
+const outboxExpandBatch = `-- name: OutboxExpandBatch :execrows
+WITH b AS (
+    UPDATE outbox_events SET published_at = now(), locked_until = NULL
+    WHERE outbox_events.seq = $1 AND outbox_events.published_at IS NULL AND outbox_events.batch IS NOT NULL
+    RETURNING tenant_id, data->>'type' AS type, batch, created_at)
+INSERT INTO outbox_events (tenant_id, type, data, created_at)
+SELECT b.tenant_id, b.type, e.value::jsonb, b.created_at
+FROM b, json_array_elements(b.batch) WITH ORDINALITY AS e (value, n)
+ORDER BY e.n
+`
+
+// Replaces a batch row by one row per event, in array order, with the batch's tenant and time,
+// and publishes the batch in the same statement (system scope). A batch already published
+// (another relay got there first: the UPDATE re-checks after waiting for its lock) expands to
+// nothing, so no event is written twice.
+func (q *Queries) OutboxExpandBatch(ctx context.Context, db DBTX, seq int64) (int64, error) {
+	result, err := db.Exec(ctx, outboxExpandBatch, seq)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const outboxHandled = `-- name: OutboxHandled :exec
 UPDATE outbox_events
 SET handled_by = $1, published_at = CASE WHEN $2::boolean THEN now() END, locked_until = NULL
@@ -111,26 +134,32 @@ func (q *Queries) OutboxInsert(ctx context.Context, db DBTX, arg OutboxInsertPar
 	return i, err
 }
 
-const outboxInsertMany = `-- name: OutboxInsertMany :exec
-INSERT INTO outbox_events (tenant_id, type, data)
-SELECT $1, $2, e FROM jsonb_array_elements($3::jsonb) AS e
+const outboxInsertBatch = `-- name: OutboxInsertBatch :exec
+INSERT INTO outbox_events (tenant_id, type, data, batch)
+VALUES ($1, 'outbox.batch', jsonb_build_object('type', $2::text, 'count', $3::int), $4::json)
 `
 
-type OutboxInsertManyParams struct {
-	TenantID uuid.UUID
-	Type     string
-	Events   []byte
+type OutboxInsertBatchParams struct {
+	TenantID  uuid.UUID
+	EventType string
+	Count     int32
+	Events    []byte
 }
 
-// Many events of one type in one statement (bulk import): one row per element of the JSON
-// array @events (one parameter: pgx encodes a jsonb[] of 10,000 elements ~100 ms slower).
-func (q *Queries) OutboxInsertMany(ctx context.Context, db DBTX, arg OutboxInsertManyParams) error {
-	_, err := db.Exec(ctx, outboxInsertMany, arg.TenantID, arg.Type, arg.Events)
+// Many events of one type as one batch row (bulk import; migration 00020): @events is the JSON
+// array of their data, expanded by the relay after commit (OutboxExpandBatch).
+func (q *Queries) OutboxInsertBatch(ctx context.Context, db DBTX, arg OutboxInsertBatchParams) error {
+	_, err := db.Exec(ctx, outboxInsertBatch,
+		arg.TenantID,
+		arg.EventType,
+		arg.Count,
+		arg.Events,
+	)
 	return err
 }
 
 const outboxListByTenant = `-- name: OutboxListByTenant :many
-SELECT seq, id, tenant_id, type, data, created_at, handled_by, published_at, locked_until, attempts, next_attempt_at, last_error FROM outbox_events WHERE tenant_id = $1 ORDER BY seq
+SELECT seq, id, tenant_id, type, data, created_at, handled_by, published_at, locked_until, attempts, next_attempt_at, last_error, batch FROM outbox_events WHERE tenant_id = $1 ORDER BY seq
 `
 
 func (q *Queries) OutboxListByTenant(ctx context.Context, db DBTX, tenantID uuid.UUID) ([]OutboxEvent, error) {
@@ -155,6 +184,7 @@ func (q *Queries) OutboxListByTenant(ctx context.Context, db DBTX, tenantID uuid
 			&i.Attempts,
 			&i.NextAttemptAt,
 			&i.LastError,
+			&i.Batch,
 		); err != nil {
 			return nil, err
 		}

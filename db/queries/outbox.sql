@@ -29,8 +29,22 @@ WHERE seq = @seq;
 -- name: OutboxListByTenant :many
 SELECT * FROM outbox_events WHERE tenant_id = @tenant_id ORDER BY seq;
 
--- name: OutboxInsertMany :exec
--- Many events of one type in one statement (bulk import): one row per element of the JSON
--- array @events (one parameter: pgx encodes a jsonb[] of 10,000 elements ~100 ms slower).
-INSERT INTO outbox_events (tenant_id, type, data)
-SELECT @tenant_id, @type, e FROM jsonb_array_elements(@events::jsonb) AS e;
+-- name: OutboxInsertBatch :exec
+-- Many events of one type as one batch row (bulk import; migration 00020): @events is the JSON
+-- array of their data, expanded by the relay after commit (OutboxExpandBatch).
+INSERT INTO outbox_events (tenant_id, type, data, batch)
+VALUES (@tenant_id, 'outbox.batch', jsonb_build_object('type', @event_type::text, 'count', @count::int), @events::json);
+
+-- name: OutboxExpandBatch :execrows
+-- Replaces a batch row by one row per event, in array order, with the batch's tenant and time,
+-- and publishes the batch in the same statement (system scope). A batch already published
+-- (another relay got there first: the UPDATE re-checks after waiting for its lock) expands to
+-- nothing, so no event is written twice.
+WITH b AS (
+    UPDATE outbox_events SET published_at = now(), locked_until = NULL
+    WHERE outbox_events.seq = @seq AND outbox_events.published_at IS NULL AND outbox_events.batch IS NOT NULL
+    RETURNING tenant_id, data->>'type' AS type, batch, created_at)
+INSERT INTO outbox_events (tenant_id, type, data, created_at)
+SELECT b.tenant_id, b.type, e.value::jsonb, b.created_at
+FROM b, json_array_elements(b.batch) WITH ORDINALITY AS e (value, n)
+ORDER BY e.n;

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -77,8 +78,15 @@ func Write(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, eventType string,
 	return Event{ID: row.ID, TenantID: tenantID, Type: eventType, Data: b, CreatedAt: row.CreatedAt}, nil
 }
 
-// WriteMany records many events of one type in one statement (bulk import),
-// inside the caller's tenant transaction; data holds each event's JSON.
+// Batch is the type of a batch row (WriteMany): the relay expands it into
+// one row per event and no handler sees it.
+const Batch = "outbox.batch"
+
+// WriteMany records many events of one type (bulk import) inside the caller's
+// tenant transaction; data holds each event's JSON. They are written as one
+// batch row (one JSON array: 10,000 rows cost the import ~0.3 s, the batch
+// ~35 ms) that the relay expands after commit into one row per event, in
+// order, before any handler sees them (migration 00020).
 func WriteMany(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, eventType string, data [][]byte) error {
 	if len(data) == 0 {
 		return nil
@@ -96,5 +104,14 @@ func WriteMany(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, eventType str
 		events = append(events, d...)
 	}
 	events = append(events, ']')
-	return db.Q.OutboxInsertMany(ctx, tx, dbsqlc.OutboxInsertManyParams{TenantID: tenantID, Type: eventType, Events: events})
+	return db.Q.OutboxInsertBatch(ctx, tx, dbsqlc.OutboxInsertBatchParams{
+		TenantID: tenantID, EventType: eventType, Count: int32(len(data)), Events: events,
+	})
+}
+
+// ExpandBatch replaces the pending batch row seq by its events, in one
+// statement of its own transaction (system scope), and returns how many it
+// wrote: 0 when it was expanded already.
+func ExpandBatch(ctx context.Context, pool *pgxpool.Pool, seq int64) (int64, error) {
+	return db.Q.OutboxExpandBatch(ctx, db.OneTripSystem(pool, false), seq)
 }

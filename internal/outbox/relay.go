@@ -180,6 +180,9 @@ func (r *Relay) RunOnce(ctx context.Context) (int, error) {
 }
 
 func (r *Relay) handle(ctx context.Context, row dbsqlc.OutboxClaimRow) error {
+	if row.Type == Batch {
+		return r.expand(ctx, row)
+	}
 	ev := Event{ID: row.ID, TenantID: row.TenantID, Type: row.Type, Data: row.Data, CreatedAt: row.CreatedAt, Attempts: int(row.Attempts)}
 	done := slices.Clone(row.HandledBy)
 	var failures []error
@@ -206,6 +209,19 @@ func (r *Relay) handle(ctx context.Context, row dbsqlc.OutboxClaimRow) error {
 	return db.Q.OutboxRetryLater(ctx, q, dbsqlc.OutboxRetryLaterParams{
 		Seq: row.Seq, HandledBy: done, DelaySeconds: delay.Seconds(), LastError: err.Error(),
 	})
+}
+
+// expand turns a batch row into its events, which come to the handlers as
+// any others; a failure leaves the batch for a later retry.
+func (r *Relay) expand(ctx context.Context, row dbsqlc.OutboxClaimRow) error {
+	if _, err := ExpandBatch(ctx, r.Pool, row.Seq); err != nil {
+		delay := Backoff(int(row.Attempts) + 1)
+		r.Log.Warn("outbox batch expansion failed; retrying later", "event_id", row.ID, "retry_in", delay, "error", err)
+		return db.Q.OutboxRetryLater(ctx, db.OneTripSystem(r.Pool, true), dbsqlc.OutboxRetryLaterParams{
+			Seq: row.Seq, HandledBy: row.HandledBy, DelaySeconds: delay.Seconds(), LastError: err.Error(),
+		})
+	}
+	return nil
 }
 
 // Backoff is the wait before a handler's retry: 1s doubling, capped at 5 minutes.
