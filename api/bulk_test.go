@@ -601,3 +601,72 @@ func TestContractBulk(t *testing.T) {
 		t.Errorf("documented but never exercised: %s", u)
 	}
 }
+
+// TestBulkImportEventsReachAReceiver: an import's events, committed as one
+// batch row, reach a real subscribed receiver through the relay as one
+// signed benefit.actual_recorded delivery per created actual, each once,
+// with its own event id and the import's data.
+func TestBulkImportEventsReachAReceiver(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus", allowPrivate)
+	admin := ts.admin()
+	rc := newHookReceiver(t, 200)
+	ts.createWebhook(admin, rc.URL, "benefit.actual_recorded")
+	initID := ts.createInitiative(admin, map[string]any{"name": "Bulk hooked"})
+	ids := seedLongBenefits(t, ts, initID, 2)
+	var records []any
+	want := map[string]float64{} // benefit + period → value
+	for i := range 30 {
+		b, period := ids[i%2], fmt.Sprintf("2001-%02d", i/2%12+1)
+		if i >= 24 {
+			period = fmt.Sprintf("2002-%02d", i/2%12+1)
+		}
+		records = append(records, map[string]any{"benefit_id": b, "period": period, "value": 100 + i})
+		want[b+" "+period] = float64(100 + i)
+	}
+	got := decodeImport(t, ts.do(&admin, "POST", "/v1/bulk/import", map[string]any{"resource": "actuals", "records": records}))
+	if got.Summary.Created != 30 {
+		t.Fatalf("import: %+v", got.Summary)
+	}
+
+	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{ts.srv.Webhooks}, Log: testenv.QuietLogger()}
+	for {
+		n, err := relay.RunOnce(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	testenv.Eventually(t, 10*time.Second, "30 deliveries", func() bool { return len(rc.Requests()) >= 30 })
+	time.Sleep(200 * time.Millisecond) // a 31st (a duplicate) would be in by now
+	reqs := rc.Requests()
+	if len(reqs) != 30 || rc.SignatureErrors() != 0 {
+		t.Fatalf("receiver saw %d deliveries (bad signatures %d), want 30", len(reqs), rc.SignatureErrors())
+	}
+	seenIDs := map[string]bool{}
+	for _, r := range reqs {
+		var env struct {
+			Type string `json:"type"`
+			Data struct {
+				Period  string  `json:"period"`
+				Value   float64 `json:"value"`
+				Benefit struct {
+					ID string `json:"id"`
+				} `json:"benefit"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(r.Body, &env); err != nil {
+			t.Fatal(err)
+		}
+		key := env.Data.Benefit.ID + " " + env.Data.Period
+		if env.Type != "benefit.actual_recorded" || seenIDs[r.EventID] || want[key] != env.Data.Value {
+			t.Fatalf("delivery %s: %s (want value %v for %s, each event id once)", r.EventID, r.Body, want[key], key)
+		}
+		seenIDs[r.EventID] = true
+		delete(want, key)
+	}
+	if len(want) != 0 {
+		t.Errorf("no delivery for %v", want)
+	}
+}

@@ -1079,6 +1079,7 @@ func contractCheckTransitionError(t *testing.T, r response) {
 // webhook envelopes, against components.schemas.WebhookEvent and the data schemas.
 func contractCheckEvents(t *testing.T, spec *contractSpec, ts *testServer, want map[string]int) {
 	t.Helper()
+	expandBatches(t, ts) // the relay's first step: handlers see a bulk import's events one by one
 	ctx := context.Background()
 	schemas := spec.doc.Components.Schemas
 	dataSchema := map[string]string{"initiative.created": "Initiative", "initiative.status_changed": "InitiativeStatusChangedData",
