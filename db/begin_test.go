@@ -1,0 +1,115 @@
+package db_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbtest"
+)
+
+// queryLog records the SQL a pool sends.
+type queryLog struct {
+	mu  sync.Mutex
+	sql []string
+}
+
+func (l *queryLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sql = append(l.sql, d.SQL)
+	return ctx
+}
+func (l *queryLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (l *queryLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.sql
+	l.sql = nil
+	return out
+}
+
+// A tenant transaction carries the tenant, the actor and the request id to
+// the audit trigger exactly as given, whatever characters they hold, and
+// begins in one round trip when SQL literals can hold them.
+func TestBeginTenantSettings(t *testing.T) {
+	ctx := context.Background()
+	base := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, base, "starter")
+	cfg, err := pgxpool.ParseConfig(base.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &queryLog{}
+	cfg.ConnConfig.Tracer = log
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+
+	for _, tc := range []struct {
+		actor, requestID string
+		oneTrip          bool
+	}{
+		{"user-1", "req-1", true},
+		{"O'Brien", "", true},
+		{"x', true); DROP TABLE initiatives; --", "r'); SELECT 1; --", true},
+		{"ünïcødé ✓", "req-ü", true},
+		{`back\slash'`, "req", false}, // a backslash goes as a parameter
+	} {
+		log.take()
+		var gotTenant, gotActor, gotRequest string
+		err := db.InTenant(db.WithActor(ctx, tc.actor, tc.requestID), pool, tenant, func(tx pgx.Tx) error {
+			sent := log.take()
+			if tc.oneTrip && (len(sent) != 1 || !strings.HasPrefix(sent[0], "BEGIN; ")) {
+				t.Errorf("actor %q: began with %q; want one query", tc.actor, sent)
+			}
+			if !tc.oneTrip && len(sent) != 2 {
+				t.Errorf("actor %q: began with %q; want begin and the parameterised settings", tc.actor, sent)
+			}
+			return tx.QueryRow(ctx, `SELECT current_setting('app.tenant_id'), current_setting('app.actor'), current_setting('app.request_id')`).
+				Scan(&gotTenant, &gotActor, &gotRequest)
+		})
+		if err != nil {
+			t.Fatalf("actor %q: %v", tc.actor, err)
+		}
+		if gotTenant != tenant.String() || gotActor != tc.actor || gotRequest != tc.requestID {
+			t.Errorf("settings %q %q %q; want %q %q %q", gotTenant, gotActor, gotRequest, tenant, tc.actor, tc.requestID)
+		}
+	}
+	var tables int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE tablename = 'initiatives'`).Scan(&tables); err != nil || tables != 1 {
+		t.Fatalf("initiatives table: %d, %v", tables, err)
+	}
+
+	// The settings are the transaction's: gone after it, and a failed fn rolls back.
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO initiatives (tenant_id, name) VALUES ($1, 'rolled back')`, tenant)
+		if err != nil {
+			return err
+		}
+		return context.Canceled
+	}); err != context.Canceled {
+		t.Fatalf("InTenant returned %v", err)
+	}
+	var n int
+	var after string
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT count(*) FROM initiatives`).Scan(&n)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT coalesce(current_setting('app.tenant_id', true), '')`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 || after != "" {
+		t.Errorf("after a failed transaction: %d initiatives visible, tenant setting %q; want 0 and none", n, after)
+	}
+}
