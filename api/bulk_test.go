@@ -629,14 +629,8 @@ func TestBulkImportEventsReachAReceiver(t *testing.T) {
 	}
 
 	relay := &outbox.Relay{Pool: ts.pool, Handlers: []outbox.Handler{ts.srv.Webhooks}, Log: testenv.QuietLogger()}
-	for {
-		n, err := relay.RunOnce(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
+	if _, err := relay.Drain(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	testenv.Eventually(t, 10*time.Second, "30 deliveries", func() bool { return len(rc.Requests()) >= 30 })
 	time.Sleep(200 * time.Millisecond) // a 31st (a duplicate) would be in by now

@@ -102,14 +102,8 @@ func TestRelayExpandsABatchIntoItsEvents(t *testing.T) {
 		types[ev.Type]++
 	})
 	relay := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{h}, Log: quiet}
-	for {
-		n, err := relay.RunOnce(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
+	if _, err := relay.Drain(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	if types[outbox.Batch] != 0 || types[outbox.BenefitActualRecorded] != 503 || types[outbox.InitiativeCreated] != 2 {
 		t.Errorf("handler saw types %v; want 503 benefit.actual_recorded, 2 initiative.created, no batch", types)

@@ -179,6 +179,19 @@ func (r *Relay) RunOnce(ctx context.Context) (int, error) {
 	return len(claimed), errors.Join(errs...)
 }
 
+// Drain runs RunOnce until no event is due (a batch's events included) and
+// returns how many rows it handled in all (for tests and one-shot use).
+func (r *Relay) Drain(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, err := r.RunOnce(ctx)
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+}
+
 func (r *Relay) handle(ctx context.Context, row dbsqlc.OutboxClaimRow) error {
 	if row.Type == Batch {
 		return r.expand(ctx, row)

@@ -73,14 +73,8 @@ func TestRelayDeliversEveryEventToEveryHandler(t *testing.T) {
 	ids := append(writeEvents(t, pool, tenantA, 150), writeEvents(t, pool, tenantB, 30)...)
 	a, b := newRecorder("a"), newRecorder("b")
 	relay := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{a, b}, Log: quiet}
-	for {
-		n, err := relay.RunOnce(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			break
-		}
+	if _, err := relay.Drain(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	for _, h := range []*recorder{a, b} {
 		got := h.counts()
