@@ -22,7 +22,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/valyala/fasthttp"
 
 	"github.com/valuecase/valuecase/db"
@@ -269,23 +268,21 @@ func dateText(d *time.Time) string {
 func initiativeRows[F any](ctx context.Context, t pgx.Tx, tenant uuid.UUID, records []bulk.Record, offset int,
 	read func(*body) F, initiativeOf func(F) *string, checkWritable func(initiative.Status) error,
 ) (results []bulk.Result, fields []F, initiativeIDs []uuid.UUID, initiatives map[uuid.UUID]dbsqlc.BulkInitiativesLockedRow, err error) {
-	results, fields, initiativeIDs = make([]bulk.Result, len(records)), make([]F, len(records)), make([]uuid.UUID, len(records))
-	fail := func(i int, errs []bulk.FieldError) { results[i].Status, results[i].Errors = bulk.Failed, errs }
+	results, fields, initiativeIDs = bulk.NewResults(len(records), offset), make([]F, len(records)), make([]uuid.UUID, len(records))
 	notFound := []bulk.FieldError{{Field: "initiative_id", Code: "not_found", Message: "no such initiative"}}
 	var distinct []uuid.UUID
 	seen := map[uuid.UUID]bool{}
 	for i, rec := range records {
-		results[i] = bulk.Result{Index: offset + i, Errors: []bulk.FieldError{}}
 		b := recordBody(rec)
 		fields[i] = read(b)
 		_ = b.done()
 		if len(b.errs) > 0 {
-			fail(i, rowErrors(b.errs, nil))
+			results[i].Fail(rowErrors(b.errs, nil))
 			continue
 		}
 		id, err := uuid.Parse(*initiativeOf(fields[i]))
 		if err != nil { // the single route: 404, an id that cannot name an initiative
-			fail(i, notFound)
+			results[i].Fail(notFound)
 			continue
 		}
 		initiativeIDs[i] = id
@@ -310,11 +307,11 @@ func initiativeRows[F any](ctx context.Context, t pgx.Tx, tenant uuid.UUID, reco
 		}
 		in, ok := initiatives[initiativeIDs[i]]
 		if !ok {
-			fail(i, notFound)
+			results[i].Fail(notFound)
 			continue
 		}
 		if err := checkWritable(initiative.Status(in.Status)); err != nil {
-			fail(i, []bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
+			results[i].Fail([]bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
 		}
 	}
 	return results, fields, initiativeIDs, initiatives, nil
@@ -560,7 +557,8 @@ func (s *Server) bulkExport(c *fiber.Ctx) error {
 	c.Context().SetBodyStreamWriter(fasthttp.StreamWriter(func(w *bufio.Writer) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		err := db.InTenant(ctx, snapshot{pool}, tenant, func(t pgx.Tx) error {
+		// One read-only snapshot: the export is one consistent state however many pages it takes.
+		err := db.InTenant(ctx, db.Snapshot{Pool: pool}, tenant, func(t pgx.Tx) error {
 			return writeBulkExport(ctx, t, tenant, exporter, format, cols, w)
 		})
 		if err != nil {
@@ -569,14 +567,6 @@ func (s *Server) bulkExport(c *fiber.Ctx) error {
 		}
 	}))
 	return nil
-}
-
-// snapshot begins read-only repeatable-read transactions: an export reads
-// one consistent state however many pages it takes.
-type snapshot struct{ pool *pgxpool.Pool }
-
-func (s snapshot) Begin(ctx context.Context) (pgx.Tx, error) {
-	return s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 }
 
 func writeBulkExport(ctx context.Context, t pgx.Tx, tenant uuid.UUID, exporter func(bulkExportCursor) bulkExportPage,

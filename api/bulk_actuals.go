@@ -41,16 +41,12 @@ type actualRow struct {
 
 func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
 	now := time.Now()
-	results := make([]bulk.Result, len(records))
+	results := bulk.NewResults(len(records), offset)
 	rows := make([]actualRow, len(records))
-	fail := func(i int, errs []bulk.FieldError) {
-		results[i].Status, results[i].Errors = bulk.Failed, errs
-	}
 	// 1. Each row as the single route reads its body.
 	var benefitIDs []uuid.UUID
 	seen := map[uuid.UUID]bool{}
 	for i, rec := range records {
-		results[i] = bulk.Result{Index: offset + i, Errors: []bulk.FieldError{}}
 		b := recordBody(rec)
 		id := b.text("benefit_id", true, maxShortTextLen)
 		rows[i].in = readActual(b)
@@ -64,7 +60,7 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 			rows[i].benefitID = parsed
 		}
 		if len(b.errs) > 0 {
-			fail(i, rowErrors(b.errs, nil))
+			results[i].Fail(rowErrors(b.errs, nil))
 			continue
 		}
 		if !seen[rows[i].benefitID] {
@@ -94,21 +90,21 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 		}
 		l, ok := locked[rows[i].benefitID]
 		if !ok {
-			fail(i, []bulk.FieldError{{Field: "benefit_id", Code: "not_found", Message: "no such benefit"}})
+			results[i].Fail([]bulk.FieldError{{Field: "benefit_id", Code: "not_found", Message: "no such benefit"}})
 			continue
 		}
 		if err := benefit.CheckWritable(initiative.Status(l.InitiativeStatus)); err != nil {
-			fail(i, []bulk.FieldError{{Field: "benefit_id", Code: "conflict", Message: err.Error()}})
+			results[i].Fail([]bulk.FieldError{{Field: "benefit_id", Code: "conflict", Message: err.Error()}})
 			continue
 		}
 		filed, next, err := rows[i].in.check(l.Benefit, now)
 		if err != nil {
-			fail(i, rowErrors(nil, err))
+			results[i].Fail(rowErrors(nil, err))
 			continue
 		}
 		rows[i].key, rows[i].next = actualKey{rows[i].benefitID, filed}, next
 		if j, dup := firstOf[rows[i].key]; dup {
-			fail(i, []bulk.FieldError{{Field: "period", Code: "duplicate",
+			results[i].Fail([]bulk.FieldError{{Field: "period", Code: "duplicate",
 				Message: fmt.Sprintf("row %d already files this benefit and period", offset+j)}})
 			continue
 		}
@@ -138,7 +134,7 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 		e, stored := existing[r.key]
 		if stored {
 			if o.Mode == bulk.Create {
-				fail(i, []bulk.FieldError{{Field: "period", Code: "already_exists",
+				results[i].Fail([]bulk.FieldError{{Field: "period", Code: "already_exists",
 					Message: "this benefit already has an actual for the period; import with mode upsert to correct it"}})
 				continue
 			}
@@ -160,7 +156,7 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 			}
 		case benefit.Correction:
 			if err := benefit.CheckCanCorrect(int(e.Revisions)); err != nil {
-				fail(i, []bulk.FieldError{{Field: "value", Code: "conflict", Message: err.Error()}})
+				results[i].Fail([]bulk.FieldError{{Field: "value", Code: "conflict", Message: err.Error()}})
 				continue
 			}
 			actual = e.BenefitActual

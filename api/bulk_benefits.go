@@ -52,9 +52,6 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 	for i := range rows {
 		rows[i].f, rows[i].initiativeID = fields[i], initiativeIDs[i]
 	}
-	fail := func(i int, errs []bulk.FieldError) {
-		results[i].Status, results[i].Errors = bulk.Failed, errs
-	}
 	firstOf := map[benefitKey]int{}
 	var keyInitiatives []uuid.UUID
 	var keyNames []string
@@ -64,12 +61,12 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 			continue
 		}
 		if _, err := benefit.CheckDefinition(rows[i].f.definition(dbsqlc.Benefit{}, nil, true)); err != nil {
-			fail(i, rowErrors(nil, err))
+			results[i].Fail(rowErrors(nil, err))
 			continue
 		}
 		rows[i].key = benefitKey{rows[i].initiativeID, strings.ToLower(*rows[i].f.name)}
 		if j, dup := firstOf[rows[i].key]; dup {
-			fail(i, []bulk.FieldError{{Field: "name", Code: "duplicate",
+			results[i].Fail([]bulk.FieldError{{Field: "name", Code: "duplicate",
 				Message: fmt.Sprintf("row %d already has this name in this initiative (names compare case-insensitively)", offset+j)}})
 			continue
 		}
@@ -109,7 +106,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 		r := rows[i]
 		e, stored := existing[i]
 		if stored && o.Mode == bulk.Create {
-			fail(i, []bulk.FieldError{{Field: "name", Code: "already_exists",
+			results[i].Fail([]bulk.FieldError{{Field: "name", Code: "already_exists",
 				Message: fmt.Sprintf("the initiative already has a benefit named %q; import with mode upsert to replace it", e.Benefit.Name)}})
 			continue
 		}
@@ -117,7 +114,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 		def := r.f.definition(e.Benefit, plans[e.Benefit.ID], true)
 		checked, err := benefit.CheckDefinition(def)
 		if err != nil {
-			fail(i, rowErrors(nil, err))
+			results[i].Fail(rowErrors(nil, err))
 			continue
 		}
 		next := dbsqlc.Benefit{Name: *r.f.name, Description: deref(r.f.description), Category: string(def.Category), ExpectedValue: def.ExpectedValue,
@@ -137,7 +134,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 			was := benefit.Basis{Unit: benefit.Unit(s.Unit), Currency: deref(s.Currency), Frequency: benefit.Frequency(s.MeasurementFrequency), Start: s.ExpectedStartDate}
 			now := benefit.Basis{Unit: def.Unit, Currency: def.Currency, Frequency: def.Frequency, Start: def.Start}
 			if err := benefit.CheckRedefinition(was, now, first); err != nil {
-				fail(i, []bulk.FieldError{{Field: basisField(was, now), Code: "conflict", Message: err.Error()}})
+				results[i].Fail([]bulk.FieldError{{Field: basisField(was, now), Code: "conflict", Message: err.Error()}})
 				continue
 			}
 			next.OwnerID = s.OwnerID
@@ -157,7 +154,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 		} else {
 			in := initiatives[r.initiativeID]
 			if err := benefit.CheckCanAdd(int(in.Benefits) + added[r.initiativeID]); err != nil {
-				fail(i, []bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
+				results[i].Fail([]bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
 				continue
 			}
 			added[r.initiativeID]++

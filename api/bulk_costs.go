@@ -73,7 +73,6 @@ func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, re
 	if err != nil {
 		return nil, err
 	}
-	fail := func(i int, errs []bulk.FieldError) { results[i].Status, results[i].Errors = bulk.Failed, errs }
 	notFound := []bulk.FieldError{{Field: "id", Code: "not_found", Message: "no such cost in this initiative"}}
 	// 1. In upsert mode, the ids rows name (once each); create ignores them.
 	ids := make([]*uuid.UUID, len(records))
@@ -85,14 +84,14 @@ func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, re
 		}
 		id, ok := bulkRowID(rec)
 		if !ok {
-			fail(i, notFound)
+			results[i].Fail(notFound)
 			continue
 		}
 		if id == nil {
 			continue
 		}
 		if j, dup := firstOf[*id]; dup {
-			fail(i, []bulk.FieldError{{Field: "id", Code: "duplicate", Message: fmt.Sprintf("row %d already has this id", offset+j)}})
+			results[i].Fail([]bulk.FieldError{{Field: "id", Code: "duplicate", Message: fmt.Sprintf("row %d already has this id", offset+j)}})
 			continue
 		}
 		firstOf[*id], ids[i] = i, id
@@ -129,14 +128,14 @@ func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, re
 		if ids[i] != nil {
 			var ok bool
 			if stored, ok = existing[*ids[i]]; !ok || stored.InitiativeID != initiativeIDs[i] { // a cost never moves
-				fail(i, notFound)
+				results[i].Fail(notFound)
 				continue
 			}
 		}
 		name, def := fields[i].definition(stored, true)
 		checked, err := cost.CheckDefinition(def)
 		if err != nil {
-			fail(i, rowErrors(nil, err))
+			results[i].Fail(rowErrors(nil, err))
 			continue
 		}
 		v := costValues{name: name, category: string(def.Category), currency: def.Currency, recurrence: string(def.Recurrence),
@@ -152,7 +151,7 @@ func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, re
 			continue
 		}
 		if err := cost.CheckCanAdd(counts[initiativeIDs[i]]); err != nil {
-			fail(i, []bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
+			results[i].Fail([]bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
 			continue
 		}
 		counts[initiativeIDs[i]]++

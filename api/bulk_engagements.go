@@ -45,38 +45,36 @@ type engagementRow struct {
 }
 
 func importEngagements(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
-	results, rows := make([]bulk.Result, len(records)), make([]engagementRow, len(records))
-	fail := func(i int, errs []bulk.FieldError) { results[i].Status, results[i].Errors = bulk.Failed, errs }
+	results, rows := bulk.NewResults(len(records), offset), make([]engagementRow, len(records))
 	noStakeholder := []bulk.FieldError{{Field: "stakeholder_id", Code: "not_found", Message: "no such stakeholder"}}
 	noEngagement := []bulk.FieldError{{Field: "id", Code: "not_found", Message: "no such engagement of this stakeholder"}}
 	// 1. Each row read as the single route reads its body (stakeholder_id is its path).
 	var stakeholderIDs, engagementIDs []uuid.UUID
 	seen, firstOf := map[uuid.UUID]bool{}, map[uuid.UUID]int{}
 	for i, rec := range records {
-		results[i] = bulk.Result{Index: offset + i, Errors: []bulk.FieldError{}}
 		b := recordBody(rec)
 		sid := b.text("stakeholder_id", true, maxShortTextLen)
 		rows[i].in, rows[i].notes = readEngagementBody(b)
 		_ = b.done()
 		if len(b.errs) > 0 {
-			fail(i, rowErrors(b.errs, nil))
+			results[i].Fail(rowErrors(b.errs, nil))
 			continue
 		}
 		id, err := uuid.Parse(*sid)
 		if err != nil {
-			fail(i, noStakeholder)
+			results[i].Fail(noStakeholder)
 			continue
 		}
 		rows[i].stakeholderID = id
 		if o.Mode == bulk.Upsert {
 			eid, ok := bulkRowID(rec)
 			if !ok {
-				fail(i, noEngagement)
+				results[i].Fail(noEngagement)
 				continue
 			}
 			if eid != nil {
 				if j, dup := firstOf[*eid]; dup {
-					fail(i, []bulk.FieldError{{Field: "id", Code: "duplicate", Message: fmt.Sprintf("row %d already has this id", offset+j)}})
+					results[i].Fail([]bulk.FieldError{{Field: "id", Code: "duplicate", Message: fmt.Sprintf("row %d already has this id", offset+j)}})
 					continue
 				}
 				firstOf[*eid], rows[i].id = i, eid
@@ -120,25 +118,25 @@ func importEngagements(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 		r := rows[i]
 		s, ok := stakeholders[r.stakeholderID]
 		if !ok {
-			fail(i, noStakeholder)
+			results[i].Fail(noStakeholder)
 			continue
 		}
 		if err := stakeholder.CheckWritable(initiative.Status(s.InitiativeStatus)); err != nil {
-			fail(i, []bulk.FieldError{{Field: "stakeholder_id", Code: "conflict", Message: err.Error()}})
+			results[i].Fail([]bulk.FieldError{{Field: "stakeholder_id", Code: "conflict", Message: err.Error()}})
 			continue
 		}
 		if err := stakeholder.CheckEngagement(r.in, now); err != nil {
-			fail(i, rowErrors(nil, err))
+			results[i].Fail(rowErrors(nil, err))
 			continue
 		}
 		if r.id != nil {
 			e, ok := existing[*r.id]
 			if !ok || e.StakeholderID != r.stakeholderID {
-				fail(i, noEngagement)
+				results[i].Fail(noEngagement)
 				continue
 			}
 			if e.Type != string(r.in.Type) || !e.Date.Equal(r.in.Date) || e.Sentiment != string(r.in.Sentiment) || e.Notes != r.notes {
-				fail(i, []bulk.FieldError{{Field: "id", Code: "conflict",
+				results[i].Fail([]bulk.FieldError{{Field: "id", Code: "conflict",
 					Message: "an engagement is a log entry and is never changed; import it without id to log a new one"}})
 				continue
 			}
@@ -146,7 +144,7 @@ func importEngagements(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 			continue
 		}
 		if err := stakeholder.CheckCanEngage(int(s.Stakeholder.EngagementCount) + added[r.stakeholderID]); err != nil {
-			fail(i, []bulk.FieldError{{Field: "stakeholder_id", Code: "conflict", Message: err.Error()}})
+			results[i].Fail([]bulk.FieldError{{Field: "stakeholder_id", Code: "conflict", Message: err.Error()}})
 			continue
 		}
 		added[r.stakeholderID]++

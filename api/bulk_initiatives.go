@@ -33,31 +33,27 @@ var initiativeExportColumns = []string{"id", "name", "description", "status", "i
 
 func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
 	p := &Principal{TenantID: a.TenantID, Subject: a.Subject, Roles: a.Roles} // whom the single routes' checks ask about
-	results := make([]bulk.Result, len(records))
+	results := bulk.NewResults(len(records), offset)
 	rows := make([]initiativeFields, len(records))
-	fail := func(i int, errs []bulk.FieldError) {
-		results[i].Status, results[i].Errors = bulk.Failed, errs
-	}
 	// 1. Each row as the single create reads its body; the key is the lower-case name.
 	firstOf := map[string]int{}
 	var keyNames []string
 	var keyRows []int
 	for i, rec := range records {
-		results[i] = bulk.Result{Index: offset + i, Errors: []bulk.FieldError{}}
 		b := recordBody(rec)
 		rows[i] = readInitiative(b, true)
 		_ = b.done()
 		if len(b.errs) > 0 {
-			fail(i, rowErrors(b.errs, nil))
+			results[i].Fail(rowErrors(b.errs, nil))
 			continue
 		}
 		if err := checkDates(rows[i].start, rows[i].end); err != nil {
-			fail(i, apiRowErrors("expected_end_date", err))
+			results[i].Fail(apiRowErrors("expected_end_date", err))
 			continue
 		}
 		key := strings.ToLower(*rows[i].name)
 		if j, dup := firstOf[key]; dup {
-			fail(i, []bulk.FieldError{{Field: "name", Code: "duplicate",
+			results[i].Fail([]bulk.FieldError{{Field: "name", Code: "duplicate",
 				Message: fmt.Sprintf("row %d already has this name (names compare case-insensitively)", offset+j)}})
 			continue
 		}
@@ -98,11 +94,11 @@ func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 		e, stored := existing[i]
 		if !stored {
 			if err := initiative.CheckCreateStatus((*initiative.Status)(f.status)); err != nil {
-				fail(i, rowErrors(nil, err))
+				results[i].Fail(rowErrors(nil, err))
 				continue
 			}
 			if err := initiative.CheckCanCreate(live + int64(len(ins.Names))); err != nil {
-				fail(i, []bulk.FieldError{{Field: "name", Code: "conflict", Message: err.Error()}})
+				results[i].Fail([]bulk.FieldError{{Field: "name", Code: "conflict", Message: err.Error()}})
 				continue
 			}
 			created[*f.name] = i
@@ -114,7 +110,7 @@ func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 			continue
 		}
 		if o.Mode == bulk.Create {
-			fail(i, []bulk.FieldError{{Field: "name", Code: "already_exists",
+			results[i].Fail([]bulk.FieldError{{Field: "name", Code: "already_exists",
 				Message: "an initiative with this name already exists (names compare case-insensitively); import with mode upsert to replace it"}})
 			continue
 		}
@@ -131,16 +127,16 @@ func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 			continue
 		}
 		if err := initiative.CheckWritable(initiative.Status(e.Status)); err != nil {
-			fail(i, []bulk.FieldError{{Field: "name", Code: "conflict", Message: err.Error()}})
+			results[i].Fail([]bulk.FieldError{{Field: "name", Code: "conflict", Message: err.Error()}})
 			continue
 		}
 		if err := authorizeOwnerChange(p, e, next.OwnerID); err != nil {
-			fail(i, apiRowErrors("owner_id", err))
+			results[i].Fail(apiRowErrors("owner_id", err))
 			continue
 		}
 		if next.Status != e.Status {
 			if err := authorizeTransition(p, e, initiative.Status(next.Status)); err != nil {
-				fail(i, apiRowErrors("status", err))
+				results[i].Fail(apiRowErrors("status", err))
 				continue
 			}
 		}

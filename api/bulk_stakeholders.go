@@ -48,9 +48,6 @@ func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Opti
 	for i := range rows {
 		rows[i].f, rows[i].initiativeID = fields[i], initiativeIDs[i]
 	}
-	fail := func(i int, errs []bulk.FieldError) {
-		results[i].Status, results[i].Errors = bulk.Failed, errs
-	}
 	// Every locked row carries the transaction's time: the single create's "now".
 	var stamp time.Time
 	for _, in := range initiatives {
@@ -66,12 +63,12 @@ func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Opti
 		}
 		_, _, checked, err := rows[i].f.check(dbsqlc.Stakeholder{}, true)
 		if err != nil {
-			fail(i, rowErrors(nil, err))
+			results[i].Fail(rowErrors(nil, err))
 			continue
 		}
 		rows[i].key = stakeholderKey{rows[i].initiativeID, checked.EmailKey}
 		if j, dup := firstOf[rows[i].key]; dup {
-			fail(i, []bulk.FieldError{{Field: "email", Code: "duplicate",
+			results[i].Fail([]bulk.FieldError{{Field: "email", Code: "duplicate",
 				Message: fmt.Sprintf("row %d already has this e-mail in this initiative (addresses compare case-insensitively)", offset+j)}})
 			continue
 		}
@@ -99,13 +96,13 @@ func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Opti
 		r := rows[i]
 		e, stored := existing[i]
 		if stored && o.Mode == bulk.Create {
-			fail(i, []bulk.FieldError{{Field: "email", Code: "already_exists",
+			results[i].Fail([]bulk.FieldError{{Field: "email", Code: "already_exists",
 				Message: "a stakeholder with this e-mail already exists in this initiative; import with mode upsert to replace it"}})
 			continue
 		}
 		next, fields, checked, err := r.f.check(e, true) // PUT's replace over the stored record (or create's over none)
 		if err != nil {
-			fail(i, rowErrors(nil, err))
+			results[i].Fail(rowErrors(nil, err))
 			continue
 		}
 		values := []string{next.Name, next.Email, deref(checked.Role), deref(checked.Department), next.Influence, next.Interest, next.Notes}
@@ -122,7 +119,7 @@ func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Opti
 		}
 		in := initiatives[r.initiativeID]
 		if err := stakeholder.CheckCanAdd(int(in.Stakeholders) + added[r.initiativeID]); err != nil {
-			fail(i, []bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
+			results[i].Fail([]bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
 			continue
 		}
 		added[r.initiativeID]++

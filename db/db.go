@@ -80,9 +80,10 @@ func MigrateDB(ctx context.Context, conn *sql.DB) error {
 // Tx is what query code receives inside InTenant/InSystem.
 type Tx = pgx.Tx
 
-// Beginner is a pool or a connection that can start transactions.
+// Beginner is a pool or a connection that can start transactions (not a
+// transaction: its Begin is a savepoint, which cannot carry a scope).
 type Beginner interface {
-	Begin(ctx context.Context) (pgx.Tx, error)
+	BeginTx(ctx context.Context, o pgx.TxOptions) (pgx.Tx, error)
 }
 
 // ErrUnavailable marks a failure to reach the database at all (no transaction
@@ -120,60 +121,52 @@ func setTenant(ctx context.Context, tenantID uuid.UUID) (string, []any) {
 
 // BeginTenant starts a transaction scoped to one tenant: row-level security
 // shows and accepts only that tenant's rows until it ends. The actor and
-// request id of WithActor go with it for the audit trigger. A pool or a
-// connection sends BEGIN and the settings in one round trip (every request
-// begins this way: one of its five round trips saved).
+// request id of WithActor go with it for the audit trigger, in the same round
+// trip as the BEGIN (beginWith).
 func BeginTenant(ctx context.Context, b Beginner, tenantID uuid.UUID) (pgx.Tx, error) {
-	if tb, ok := b.(txBeginner); ok {
-		if begin, ok := beginTenantSQL(ctx, tenantID); ok {
-			tx, err := tb.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
-			}
-			return tx, nil
+	set := "SELECT set_config('app.tenant_id', '" + tenantID.String() + "', true)"
+	if a, ok := ctx.Value(auditKey{}).(audit); ok {
+		actor, err := literalText(a.actor)
+		if err != nil {
+			return nil, fmt.Errorf("audit actor: %w", err)
 		}
+		req, err := literalText(a.requestID)
+		if err != nil {
+			return nil, fmt.Errorf("audit request id: %w", err)
+		}
+		set += ", set_config('app.actor', " + actor + ", true), set_config('app.request_id', " + req + ", true)"
 	}
-	tx, err := b.Begin(ctx)
+	return beginWith(ctx, b, set)
+}
+
+// beginWith starts a transaction whose first statement is set (the scope's
+// settings), sent with the BEGIN as one simple-protocol query: one round trip.
+func beginWith(ctx context.Context, b Beginner, set string) (pgx.Tx, error) {
+	tx, err := b.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN; " + set})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	sql, args := setTenant(ctx, tenantID)
-	if _, err := tx.Exec(ctx, sql, args...); err != nil {
-		_ = tx.Rollback(ctx)
-		return nil, err
 	}
 	return tx, nil
 }
 
-// txBeginner is a pool or a connection (a transaction's Begin is a savepoint).
-type txBeginner interface {
-	BeginTx(ctx context.Context, o pgx.TxOptions) (pgx.Tx, error)
+// Snapshot begins read-only repeatable-read transactions on Pool: every
+// statement of one reads the same state (an export of many pages).
+type Snapshot struct{ Pool *pgxpool.Pool }
+
+// BeginTx makes the BEGIN of beginWith's query a read-only repeatable read.
+func (s Snapshot) BeginTx(ctx context.Context, o pgx.TxOptions) (pgx.Tx, error) {
+	o.BeginQuery = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" + strings.TrimPrefix(o.BeginQuery, "BEGIN")
+	return s.Pool.BeginTx(ctx, o)
 }
 
-// beginTenantSQL is BEGIN and the tenant settings as one simple-protocol query
-// (several statements, no parameters), so the values are SQL literals: false
-// for a value literalText cannot write, which then goes as a parameter.
-func beginTenantSQL(ctx context.Context, tenantID uuid.UUID) (string, bool) {
-	set := "SELECT set_config('app.tenant_id', '" + tenantID.String() + "', true)"
-	if a, ok := ctx.Value(auditKey{}).(audit); ok {
-		actor, ok1 := literalText(a.actor)
-		req, ok2 := literalText(a.requestID)
-		if !ok1 || !ok2 {
-			return "", false
-		}
-		set += ", set_config('app.actor', " + actor + ", true), set_config('app.request_id', " + req + ", true)"
+// literalText is s as a SQL escape-string literal (E'...': backslashes and
+// quotes doubled), which reads the same whatever standard_conforming_strings
+// says. A NUL or invalid UTF-8 is no PostgreSQL text at all, literal or parameter.
+func literalText(s string) (string, error) {
+	if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
+		return "", errors.New("not valid text (a NUL or invalid UTF-8)")
 	}
-	return "BEGIN; " + set, true
-}
-
-// literalText is s as a SQL string literal, quotes doubled. A backslash (an
-// escape where standard_conforming_strings is off), a NUL or invalid UTF-8
-// is refused rather than trusted to the server's settings.
-func literalText(s string) (string, bool) {
-	if strings.ContainsAny(s, "\\\x00") || !utf8.ValidString(s) {
-		return "", false
-	}
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'", true
+	return "E'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'", nil
 }
 
 // InTenant runs fn in a tenant-scoped transaction, committing when fn succeeds.
@@ -191,12 +184,8 @@ const systemScopeSQL = "SELECT set_config('app.scope', 'system', true)"
 // InSystem runs fn in a transaction that may see every tenant's outbox events
 // (and nothing else); only the outbox relay uses it.
 func InSystem(ctx context.Context, b Beginner, fn func(tx pgx.Tx) error) error {
-	tx, err := b.Begin(ctx)
+	tx, err := beginWith(ctx, b, systemScopeSQL)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	if _, err := tx.Exec(ctx, systemScopeSQL); err != nil {
-		_ = tx.Rollback(ctx)
 		return err
 	}
 	return finish(ctx, tx, fn(tx))

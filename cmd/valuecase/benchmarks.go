@@ -89,7 +89,7 @@ func importBenchmarks(ctx context.Context, b db.Beginner, r io.Reader) (benchmar
 		sources[row.Source] = true
 	}
 	out := benchmarkImport{Sources: slices.Sorted(maps.Keys(sources))}
-	tx, err := b.Begin(ctx)
+	tx, err := b.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
 		return out, err
 	}

@@ -102,6 +102,19 @@ type Result struct {
 	Errors []FieldError `json:"errors"`
 }
 
+// NewResults are the results of n records numbered from offset (a job's
+// chunk starts past 0), each without an outcome or errors yet.
+func NewResults(n, offset int) []Result {
+	out := make([]Result, n)
+	for i := range out {
+		out[i] = Result{Index: offset + i, Errors: []FieldError{}}
+	}
+	return out
+}
+
+// Fail marks the row failed with errs.
+func (r *Result) Fail(errs []FieldError) { r.Status, r.Errors = Failed, errs }
+
 // Summary counts the outcomes.
 type Summary struct {
 	Total     int `json:"total"`
