@@ -66,7 +66,7 @@ func runAnalytics(ctx context.Context, e *env) error {
 	}
 	runs := []analyticsRun{
 		{run: "GET /v1/analytics/realization (portfolio)", path: "/v1/analytics/realization", name: "analytics-realization", queries: realizationQueries,
-			binds: map[string]string{"initiative_id": "NULL"}, what: "the portfolio: 1,000 initiatives, 10,000 benefits, 360,000 actuals"},
+			binds: map[string]string{"initiative_id": benchutil.Null}, what: "the portfolio: 1,000 initiatives, 10,000 benefits, 360,000 actuals"},
 		{run: "GET /v1/analytics/trends (36 months by category)", path: "/v1/analytics/trends?from=2023-01&to=2025-12&group_by=category", name: "analytics-trends",
 			queries: trendsQueries, binds: map[string]string{"through": "'2025-12-01'"}, what: "the portfolio's 36 months 2023-01 .. 2025-12, grouped by category"},
 		{run: "GET /v1/analytics/roi (one initiative)", path: "/v1/analytics/roi?initiative_id=", name: "analytics-roi", queries: roiQueries,
@@ -123,8 +123,8 @@ func (e *env) analyticsScript(name string, queries []string, binds map[string]st
 			return "", err
 		}
 		b := binds
-		if q == "FxRateList" { // every rate of the tenant: no filter (pgx sends NULL; pgbench needs the literal)
-			b = map[string]string{"currency": "NULL", "from_period": "NULL", "to_period": "NULL"}
+		if q == "FxRateList" { // every rate of the tenant: no filter (NULL parameters)
+			b = map[string]string{"currency": benchutil.Null, "from_period": benchutil.Null, "to_period": benchutil.Null}
 		}
 		s.SQL(benchutil.Bind(sql, b))
 	}

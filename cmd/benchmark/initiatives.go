@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/valyala/fasthttp"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/internal/benchutil"
@@ -43,8 +44,8 @@ var (
 	// tenantTx: BEGIN; set the tenant; resolveCaller's one query (user, session, role permissions).
 	txPrologue = []string{"UserAuthenticate"}
 	// The prologue's parameters that are not pgbench variables: bench tokens carry no
-	// session and the role Admin (pgbench cannot send NULL or arrays as variables).
-	prologueBinds = map[string]string{"session_id": "NULL", "token_roles": "'{Admin}'"}
+	// session (benchutil.Null) and the role Admin (a literal: pgbench has no array variables).
+	prologueBinds = map[string]string{"session_id": benchutil.Null, "token_roles": "'{Admin}'"}
 	// createInitiative, after the prologue.
 	createQueries = []string{"InitiativeLockTenantCreates", "InitiativeCountLive", "InitiativeCreate", "InitiativeStatusHistoryAdd", "OutboxInsert"}
 	// listInitiatives, after the prologue (page 1: the window count gives the total).
@@ -91,10 +92,11 @@ func runInitiatives(ctx context.Context, e *env) error {
 		logf("%s round %d: API, %d creates (%d clients x %d, first %d each warm-up), tenant %s", postRun, r+1, creates, c, perClient, e.warmup, t.ID)
 		pool.start(ctx)
 		res, err := benchutil.HTTPLoad{
-			Client: e.client, Workers: c, Warmup: e.warmup, PerWorker: perClient - e.warmup,
-			NewRequest: func(ctx context.Context, n int) (*http.Request, error) {
+			BaseURL: e.apiURL, Workers: c, Warmup: e.warmup, PerWorker: perClient - e.warmup,
+			NewRequest: func(n int, req *fasthttp.Request) error {
 				body, _ := json.Marshal(map[string]string{"name": strconv.Itoa(initiativeNameMin + n), "description": benchDescription})
-				return e.request(ctx, http.MethodPost, "/v1/initiatives", t, body)
+				setRequest(req, http.MethodPost, "/v1/initiatives", t, body)
+				return nil
 			},
 		}.Run(ctx)
 		if err != nil {
@@ -137,7 +139,7 @@ func runInitiatives(ctx context.Context, e *env) error {
 		c, post,
 		fmt.Sprintf("fixed count: in each round each side creates %d initiatives on a fresh tenant of its own (a tenant holds at most 1,000 live initiatives)", creates),
 		"creates of one tenant are serialised by the advisory lock of InitiativeLockTenantCreates, on both sides (the real behaviour): one create commits at a time and the other clients' time goes into waiting for the lock",
-		"pgbench sends literal NULL for the optional fields (industry, segment, dates, from_status; pgbench cannot send a NULL parameter) and a representative initiative.created JSON of the same shape as the API's as the outbox data; names are random 12-digit numbers (API: sequential ones)",
+		"pgbench sends NULL for the optional fields (industry, segment, dates, from_status) as benchutil.Null, NULLIF of a parameter (pgbench cannot send a NULL parameter, and a literal NULL would be planned away), and a representative initiative.created JSON of the same shape as the API's as the outbox data; names are random 12-digit numbers (API: sequential ones)",
 		pool.note(),
 	))
 
@@ -161,13 +163,12 @@ func runInitiatives(ctx context.Context, e *env) error {
 		"pgbench {BEGIN; set tenant; "+joinNames(txPrologue, listQueries)+"; COMMIT}",
 		c, get,
 		fmt.Sprintf("duration-based: %s per side and round; both sides read page 1 (page_size %d, sort created_at desc) of the same tenant's %d initiatives", slice, listPageSize, creates),
-		"pgbench sends literal NULL for the status and industry filters (no filter; pgx sends NULL parameters), so PostgreSQL folds that filter to status <> 'archived' for pgbench only; the rest plans alike (generic plans after 5 executions on both sides)",
+		"no status or industry filter: the API sends NULL parameters, pgbench benchutil.Null (NULLIF of a parameter: NULL when run, unknown when planned, as a NULL parameter; a literal NULL would let PostgreSQL fold the filters away for pgbench only); generic plans after 5 executions on both sides",
 		pool.note(),
 	))
 	return nil
 }
 
-// request builds an authenticated tenant request.
 // durationSlice is the measured time per side and round (pgbench -T takes whole seconds).
 func (e *env) durationSlice() time.Duration {
 	return time.Duration(max(1, int(math.Round(e.duration.Seconds()/float64(e.rounds))))) * time.Second
@@ -183,9 +184,10 @@ func (e *env) compareGET(ctx context.Context, run, what, path string, t benchuti
 		logf("%s round %d: API, %s, %d clients%s", run, r+1, slice, c, what)
 		pool.start(ctx)
 		res, err := benchutil.HTTPLoad{
-			Client: e.client, Workers: c, Warmup: e.warmup, Duration: slice,
-			NewRequest: func(ctx context.Context, _ int) (*http.Request, error) {
-				return e.request(ctx, http.MethodGet, path, t, nil)
+			BaseURL: e.apiURL, Workers: c, Warmup: e.warmup, Duration: slice,
+			NewRequest: func(_ int, req *fasthttp.Request) error {
+				setRequest(req, http.MethodGet, path, t, nil)
+				return nil
 			},
 		}.Run(ctx)
 		if err != nil {
@@ -212,6 +214,8 @@ func (e *env) compareGET(ctx context.Context, run, what, path string, t benchuti
 	return got, nil
 }
 
+// request builds an authenticated tenant request (single calls; the load
+// runs set theirs with setRequest).
 func (e *env) request(ctx context.Context, method, path string, t benchutil.Tenant, body []byte) (*http.Request, error) {
 	var r io.Reader
 	if body != nil {
@@ -227,6 +231,18 @@ func (e *env) request(ctx context.Context, method, path string, t benchutil.Tena
 		req.Header.Set("Content-Type", "application/json")
 	}
 	return req, nil
+}
+
+// setRequest sets req to what request builds, for an HTTPLoad.
+func setRequest(req *fasthttp.Request, method, path string, t benchutil.Tenant, body []byte) {
+	req.Header.SetMethod(method)
+	req.SetRequestURI(path)
+	req.Header.Set("Authorization", "Bearer "+t.Token)
+	req.Header.Set("X-Tenant-ID", t.ID.String())
+	if body != nil {
+		req.Header.SetContentType("application/json")
+		req.SetBody(body)
+	}
 }
 
 // pgbench is a run with the suite's settings; its script and logs go to the work directory.
@@ -261,9 +277,9 @@ func (e *env) createScript(t benchutil.Tenant) (string, map[string]string, error
 	}
 	// Bindings of the parameters whose pgbench variable is not their own name.
 	binds := map[string]map[string]string{
-		"InitiativeCreate": {"industry": "NULL", "segment": "NULL", "owner_id": ":subject",
-			"expected_start_date": "NULL", "expected_end_date": "NULL"},
-		"InitiativeStatusHistoryAdd": {"initiative_id": ":ins_id", "from_status": "NULL", "to_status": ":ins_status", "actor": ":subject"},
+		"InitiativeCreate": {"industry": benchutil.Null, "segment": benchutil.Null, "owner_id": ":subject",
+			"expected_start_date": benchutil.Null + "::date", "expected_end_date": benchutil.Null + "::date"},
+		"InitiativeStatusHistoryAdd": {"initiative_id": ":ins_id", "from_status": benchutil.Null, "to_status": ":ins_status", "actor": ":subject"},
 		"OutboxInsert":               {"type": ":event_type", "data": ":event_data"},
 	}
 	for _, name := range createQueries {
@@ -316,7 +332,7 @@ func (e *env) listScript(t benchutil.Tenant) (string, map[string]string, error) 
 		if err != nil {
 			return "", nil, err
 		}
-		s.SQL(benchutil.Bind(sql, map[string]string{"status": "NULL", "industry": "NULL"}))
+		s.SQL(benchutil.Bind(sql, map[string]string{"status": benchutil.Null, "industry": benchutil.Null}))
 	}
 	s.SQL("COMMIT")
 	path := filepath.Join(e.workDir, "initiatives-list.pgbench")

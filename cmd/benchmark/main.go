@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -177,7 +176,7 @@ func run(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	pgbenchPath, err := findPGBench(*pgbench)
+	pgbenchPath, err := benchutil.FindPGBench(*pgbench)
 	if err != nil {
 		return err
 	}
@@ -348,22 +347,6 @@ func (p *poolTracker) note() string {
 	}
 	return fmt.Sprintf("API pool: max %.0f connections; %.0f acquires waited for a free connection, %.2f s waiting in total",
 		p.maxConns, p.waits, p.secs)
-}
-
-func findPGBench(name string) (string, error) {
-	if strings.Contains(name, "/") {
-		return name, nil
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	// Debian keeps the versioned binaries here.
-	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/" + name)
-	if len(matches) > 0 {
-		slices.Sort(matches)
-		return matches[len(matches)-1], nil
-	}
-	return "", fmt.Errorf("%s not found; install it (Debian: apt-get install postgresql-contrib) or set PGBENCH", name)
 }
 
 // freePort prints a TCP port on 127.0.0.1 that nothing listens on.

@@ -3,14 +3,21 @@ package benchutil
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/valuecase/valuecase/db/dbtest"
 )
 
 func TestPercentile(t *testing.T) {
@@ -81,8 +88,8 @@ LIMIT @page_limit;
 	if got, want := strings.Join(Params(create), ","), "name,note,tenant_id"; got != want {
 		t.Errorf("Params = %s, want %s", got, want)
 	}
-	got := Bind(create, map[string]string{"note": "NULL"})
-	want := "INSERT INTO things (tenant_id, name, note)\nVALUES (:tenant_id, :name, NULL)\nRETURNING *"
+	got := Bind(create, map[string]string{"note": Null})
+	want := "INSERT INTO things (tenant_id, name, note)\nVALUES (:tenant_id, :name, NULLIF(:null_param, '-'))\nRETURNING *"
 	if got != want {
 		t.Errorf("Bind:\n%s\nwant\n%s", got, want)
 	}
@@ -175,7 +182,7 @@ func TestPGBenchArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(args, " ")
-	want := "-n -M prepared -c 1 -j 1 -f s.pgbench -l --log-prefix /tmp/l -t 5 -D a=x y -D b=2 postgres://u:p@h:5432/d?sslmode=disable"
+	want := "-n -M prepared -c 1 -j 1 -f s.pgbench -l --log-prefix /tmp/l -t 5 -D a=x y -D b=2 -D null_param=- postgres://u:p@h:5432/d?sslmode=disable"
 	if got != want {
 		t.Errorf("args:\n%s\nwant\n%s", got, want)
 	}
@@ -185,9 +192,53 @@ func TestPGBenchArgs(t *testing.T) {
 	}
 }
 
+// Null is a NULL when real pgbench runs it against PostgreSQL, in custom and
+// generic plans alike (10 executions of a prepared statement), as a text, a
+// uuid and in a filter; a non-NULL value would divide by zero and abort the client.
+func TestNullRunsAsNULL(t *testing.T) {
+	path, err := FindPGBench("pgbench")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%v; CI installs PostgreSQL's server package, which ships pgbench", err)
+		}
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	s := NewScript()
+	s.SQL("SELECT 1 / ((" + Null + "::text IS NULL)::int * (" + Null + "::uuid IS NULL)::int)")
+	s.SQL("SELECT 1 / count(*)::int FROM (VALUES ('a'), (NULL)) v(x) WHERE (" + Null + "::text IS NULL OR x = " + Null + "::text)")
+	script := filepath.Join(dir, "null.pgbench")
+	if err := s.Write(script); err != nil {
+		t.Fatal(err)
+	}
+	res, err := PGBench{Path: path, ConnURL: dbtest.URL(t), Script: script, Clients: 1, Transactions: 10,
+		LogPrefix: filepath.Join(dir, "log")}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 0 || res.Processed != 10 {
+		t.Fatalf("%d transactions, %d errors, want 10 and 0:\n%s", res.Processed, res.Errors, res.Output)
+	}
+}
+
 func TestHTTPLoad(t *testing.T) {
-	var n atomic.Int64
+	var (
+		n      atomic.Int64
+		mu     sync.Mutex
+		paths  = map[string]bool{} // every request is sent once, as NewRequest set it
+		posted int
+	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		if paths[r.Method+" "+r.URL.Path] {
+			t.Errorf("%s %s sent twice", r.Method, r.URL.Path)
+		}
+		paths[r.Method+" "+r.URL.Path] = true
+		if r.Method == http.MethodPost && string(body) == "x" {
+			posted++
+		}
+		mu.Unlock()
 		if n.Add(1)%10 == 0 {
 			http.Error(w, "boom", http.StatusInternalServerError)
 			return
@@ -197,17 +248,18 @@ func TestHTTPLoad(t *testing.T) {
 	defer srv.Close()
 	var seen atomic.Int64
 	res, err := HTTPLoad{
-		Client: NewHTTPClient(4), Workers: 4, Warmup: 2, PerWorker: 10,
-		NewRequest: func(ctx context.Context, i int) (*http.Request, error) {
+		BaseURL: srv.URL, Workers: 4, Warmup: 2, PerWorker: 10,
+		NewRequest: func(i int, req *fasthttp.Request) error {
 			seen.Add(1)
-			return http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+			req.SetRequestURI("/n/" + strconv.Itoa(i))
+			return nil
 		},
 	}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if seen.Load() != 48 {
-		t.Errorf("%d requests, want 4 x (2 + 10)", seen.Load())
+	if seen.Load() != 48 || len(paths) != 48 || !paths["GET /n/0"] || !paths["GET /n/47"] {
+		t.Errorf("%d requests built, %d distinct received, want 4 x (2 + 10) of GET /n/0 to /n/47", seen.Load(), len(paths))
 	}
 	if res.Errors == 0 || res.ErrorStatus[500] != res.Errors || len(res.Samples)+res.Errors > 48 || len(res.Samples) < 40-res.Errors {
 		t.Errorf("samples %d, errors %d (%v)", len(res.Samples), res.Errors, res.ErrorStatus)
@@ -217,14 +269,17 @@ func TestHTTPLoad(t *testing.T) {
 	}
 
 	res, err = HTTPLoad{
-		Client: NewHTTPClient(2), Workers: 2, Duration: 200 * time.Millisecond,
-		NewRequest: func(ctx context.Context, i int) (*http.Request, error) {
-			return http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+		BaseURL: srv.URL, Workers: 2, Duration: 200 * time.Millisecond,
+		NewRequest: func(i int, req *fasthttp.Request) error {
+			req.Header.SetMethod(http.MethodPost)
+			req.SetRequestURI("/n/" + strconv.Itoa(i))
+			req.SetBodyString("x")
+			return nil
 		},
 		OK: func(int) bool { return true },
 	}.Run(context.Background())
-	if err != nil || res.Errors != 0 || len(res.Samples) == 0 {
-		t.Errorf("duration run: err %v, errors %d, samples %d", err, res.Errors, len(res.Samples))
+	if err != nil || res.Errors != 0 || len(res.Samples) == 0 || posted < len(res.Samples) {
+		t.Errorf("duration run: err %v, errors %d, samples %d, POSTs with the body received %d", err, res.Errors, len(res.Samples), posted)
 	}
 }
 

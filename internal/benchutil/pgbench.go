@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,6 +73,7 @@ func (p PGBench) Args() ([]string, error) {
 	for _, k := range names {
 		args = append(args, "-D", k+"="+p.Vars[k])
 	}
+	args = append(args, "-D", nullVar+"="+nullValue) // Null's value
 	conn, err := LibpqURL(p.ConnURL)
 	if err != nil {
 		return nil, err
@@ -199,4 +201,22 @@ func tail(s string, lines int) string {
 		l = l[len(l)-lines:]
 	}
 	return strings.Join(l, "\n")
+}
+
+// FindPGBench is the pgbench binary called name: a path as given, else from
+// PATH, else the newest of Debian's versioned ones.
+func FindPGBench(name string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	// Debian keeps the versioned binaries here.
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/" + name)
+	if len(matches) > 0 {
+		slices.Sort(matches)
+		return matches[len(matches)-1], nil
+	}
+	return "", fmt.Errorf("%s not found; install it (Debian: apt-get install postgresql-contrib) or set PGBENCH", name)
 }
