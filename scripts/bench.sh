@@ -24,7 +24,15 @@
 #   BENCH_EXPORTS      exports per format, side and round of the export suite (default 3)
 #   BENCH_SYNC_RECORDS, BENCH_SYNC_PAGE_SIZE  the sync suite's fake feed (default 10000 records,
 #                      pages of 200)
-#   BENCH_POOL_MAX_CONNS  the API's pool size (pool_max_conns; default: pgxpool's, max(4, CPUs))
+#   BENCH_POOL_MAX_CONNS  the API's pool size (pool_max_conns; default 2 per CPU: see below)
+#   BENCH_API_GOMAXPROCS  the API's GOMAXPROCS (default half the CPUs, at least 1: see below)
+#
+# The API, PostgreSQL and the load share one machine here, so the API runs as configured for a
+# host it shares with its database (README, "Sizing"): Go gets half the cores (GOMAXPROCS) and
+# the pool two connections per database core. With the service's defaults for a host of its
+# own (every core, 16 connections) on 2 cores, Go's idle threads spinning for work and 8
+# backends at once contend with PostgreSQL for the CPUs: the GET list's p99 was 1.7-2.1x
+# pgbench's instead of 1.1-1.4x (README, the measured runs).
 # shellcheck disable=SC2317 # functions run from traps look unreachable to shellcheck
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -111,14 +119,16 @@ api_database_url="$DATABASE_URL"
 notes=(--note "the API runs with LOG_LEVEL=warn: access logs are off during the measurement"
 	--note "the API's TEMPORAL_ADDRESS points at an unused port: its CRUD does not touch Temporal"
 	--note "the API runs with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true: the sync suite's fake provider listens on 127.0.0.1")
-if [[ -n ${BENCH_POOL_MAX_CONNS:-} ]]; then
-	[[ $BENCH_POOL_MAX_CONNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_POOL_MAX_CONNS must be a positive integer"
-	api_database_url+="&pool_max_conns=$BENCH_POOL_MAX_CONNS"
-	notes+=(--note "the API's pool size is set to $BENCH_POOL_MAX_CONNS connections (BENCH_POOL_MAX_CONNS)")
-fi
+cpus="$(nproc)"
+api_pool="${BENCH_POOL_MAX_CONNS:-$((2 * cpus))}"
+[[ $api_pool =~ ^[1-9][0-9]*$ ]] || die "BENCH_POOL_MAX_CONNS must be a positive integer"
+api_gomaxprocs="${BENCH_API_GOMAXPROCS:-$((cpus > 1 ? cpus / 2 : 1))}"
+[[ $api_gomaxprocs =~ ^[1-9][0-9]*$ ]] || die "BENCH_API_GOMAXPROCS must be a positive integer"
+api_database_url+="&pool_max_conns=$api_pool"
+notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for a host it shares with its database (README, Sizing): GOMAXPROCS=$api_gomaxprocs of $cpus CPUs, a pool of $api_pool connections (BENCH_API_GOMAXPROCS, BENCH_POOL_MAX_CONNS)")
 
 log "starting the API on $api_url (log: $api_log; LOG_LEVEL=warn: no access log during the measurement)"
-DATABASE_URL="$api_database_url" HTTP_ADDR="127.0.0.1:$api_port" LOG_LEVEL=warn AUTH_SIGNING_KEYS_DIR="$keys_dir" \
+GOMAXPROCS="$api_gomaxprocs" DATABASE_URL="$api_database_url" HTTP_ADDR="127.0.0.1:$api_port" LOG_LEVEL=warn AUTH_SIGNING_KEYS_DIR="$keys_dir" \
 	TEMPORAL_ADDRESS="127.0.0.1:$temporal_port" OUTBOUND_ALLOW_PRIVATE_NETWORKS=true \
 	bin/valuecase api >"$api_log" 2>&1 </dev/null &
 api_pid=$!
