@@ -48,15 +48,17 @@ func runExport(ctx context.Context, e *env) error {
 	if exportTemporal == "" {
 		return errors.New("the export suite needs a Temporal frontend (--temporal or BENCH_TEMPORAL_ADDRESS; make bench starts a dev server)")
 	}
-	// A worker of its own, started fresh, so its peak RSS is the exports'.
-	if err := e.waitOutboxDrained(ctx, time.Minute); err != nil {
-		return err
-	}
+	// A worker of its own, started fresh, so its peak RSS is the exports' (and that of
+	// publishing the earlier suites' few pending events first, as in the other suites:
+	// waiting for them with no worker running would wait in vain).
 	stopWorker, workerPID, err := e.startWorker(ctx, "export", exportTemporal)
 	if err != nil {
 		return err
 	}
 	defer stopWorker()
+	if err := e.waitOutboxDrained(ctx, time.Minute); err != nil {
+		return err
+	}
 	perms := []string{string(rbac.InitiativesWrite), string(rbac.InitiativesRead), string(rbac.BusinessCasesRead), string(rbac.BusinessCasesWrite)}
 	t, err := benchutil.NewTenant(ctx, e.pool, e.keys, "bench export "+time.Now().UTC().Format(time.RFC3339Nano), benchSubject, []string{rbac.RoleAdmin}, perms)
 	if err != nil {
