@@ -569,40 +569,6 @@ func (q *Queries) BenefitGet(ctx context.Context, db DBTX, arg BenefitGetParams)
 	return i, err
 }
 
-const benefitGetForUpdate = `-- name: BenefitGetForUpdate :one
-SELECT tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at, external_key FROM benefits WHERE tenant_id = $1 AND id = $2 FOR UPDATE
-`
-
-type BenefitGetForUpdateParams struct {
-	TenantID uuid.UUID
-	ID       uuid.UUID
-}
-
-func (q *Queries) BenefitGetForUpdate(ctx context.Context, db DBTX, arg BenefitGetForUpdateParams) (Benefit, error) {
-	row := db.QueryRow(ctx, benefitGetForUpdate, arg.TenantID, arg.ID)
-	var i Benefit
-	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.InitiativeID,
-		&i.Name,
-		&i.Description,
-		&i.Category,
-		&i.ExpectedValue,
-		&i.Currency,
-		&i.Unit,
-		&i.MeasurementFrequency,
-		&i.ExpectedStartDate,
-		&i.ExpectedEndDate,
-		&i.Status,
-		&i.OwnerID,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.ExternalKey,
-	)
-	return i, err
-}
-
 const benefitGetLocked = `-- name: BenefitGetLocked :one
 SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, b.external_key, i.name AS initiative_name, i.status AS initiative_status
 FROM benefits b

@@ -11,9 +11,6 @@ RETURNING *;
 -- name: BenefitGet :one
 SELECT * FROM benefits WHERE tenant_id = @tenant_id AND id = @id;
 
--- name: BenefitGetForUpdate :one
-SELECT * FROM benefits WHERE tenant_id = @tenant_id AND id = @id FOR UPDATE;
-
 -- name: BenefitGetLocked :one
 -- A benefit, locked for update, with its initiative's name and status, locked for share: writes
 -- to one benefit and its actuals serialise, writes to different benefits of an initiative do not,
