@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -188,4 +189,43 @@ func TestBulkImportCosts(t *testing.T) {
 	expect(t, ts.do(&reader, "POST", "/v1/bulk/import", map[string]any{"resource": "costs", "records": []any{}}), 403, "AUTHORIZATION_ERROR")
 	expect(t, ts.do(&none, "GET", "/v1/bulk/export?resource=costs", nil), 403, "AUTHORIZATION_ERROR")
 	expect(t, ts.do(&reader, "GET", "/v1/bulk/export?resource=costs", nil), 200)
+}
+
+// TestBulkImportCostsJob: past 10,000 rows a costs import is a job the worker
+// runs with the same importer, and the 500 costs per initiative hold across
+// the job's chunks: 20 initiatives' rows interleaved, 500 each, then a 501st
+// for the first, which fails as the single route's would.
+func TestBulkImportCostsJob(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	inits := make([]string, 20)
+	for i := range inits {
+		inits[i] = ts.createInitiative(admin, map[string]any{"name": fmt.Sprintf("Costly %d", i)})
+	}
+	rows := make([]any, 10_001)
+	for i := range rows {
+		rows[i] = map[string]any{"initiative_id": inits[i%len(inits)], "name": fmt.Sprintf("Line %d", i), "category": "opex",
+			"amount": float64(i%97 + 1), "currency": "USD", "period": "2026-01"}
+	}
+	r := ts.do(&admin, "POST", "/v1/bulk/import", map[string]any{"resource": "costs", "records": rows})
+	expect(t, r, 202)
+	loc := r.header.Get("Location")
+
+	job := finishBulkJob(t, ts, admin, loc)
+	s := job["summary"].(map[string]any)
+	if job["status"] != "succeeded" || job["resource"] != "costs" || s["created"] != 10_000.0 || s["failed"] != 1.0 {
+		t.Fatalf("finished job: %v", job)
+	}
+	for _, id := range []string{inits[0], inits[19]} {
+		if n := countRows(t, ts, ts.tenant, `SELECT count(*) FROM initiative_costs WHERE initiative_id = '`+id+`'`); n != 500 {
+			t.Errorf("initiative %s holds %d costs, want 500", id, n)
+		}
+	}
+	last := ts.do(&admin, "GET", loc+"/results?page=21&page_size=500", nil).json(t)["data"].([]any)[0].(map[string]any)
+	if last["index"] != 10_000.0 || last["status"] != "error" || last["errors"].([]any)[0].(map[string]any)["code"] != "conflict" {
+		t.Errorf("the 501st cost: %v", last)
+	}
+	if n := countEvents(t, ts, ts.tenant, `type LIKE 'cost%'`); n != 0 {
+		t.Errorf("%d cost events, want none (costs emit none, as the single routes)", n)
+	}
 }

@@ -10,11 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/db"
-	"github.com/valuecase/valuecase/internal/config"
-	"github.com/valuecase/valuecase/internal/testenv"
-	"github.com/valuecase/valuecase/worker"
 )
 
 // TestBulkImportEngagementsMatchesSingleRoute: importing engagements leaves a
@@ -305,22 +301,7 @@ func TestBulkImportEngagementsJob(t *testing.T) {
 	expect(t, r, 202)
 	loc := r.header.Get("Location")
 
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := testenv.TemporalClient(t)
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger(), BulkImporters: api.BulkImporters()}
-	go func() { defer close(done); _ = w.Run(wctx) }()
-	t.Cleanup(func() { stop(); <-done })
-
-	var job map[string]any
-	testenv.Eventually(t, 90*time.Second, "the bulk job to finish", func() bool {
-		job = ts.do(&admin, "GET", loc, nil).json(t)
-		return job["status"] == "succeeded" || job["status"] == "failed"
-	})
+	job := finishBulkJob(t, ts, admin, loc)
 	if s := job["summary"].(map[string]any); job["status"] != "succeeded" || s["created"] != 10_000.0 || s["failed"] != 1.0 {
 		t.Fatalf("finished job: %v", job)
 	}

@@ -1,18 +1,11 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/valuecase/valuecase/api"
-	"github.com/valuecase/valuecase/internal/config"
-	"github.com/valuecase/valuecase/internal/testenv"
-	"github.com/valuecase/valuecase/worker"
 )
 
 // TestBulkImportInitiatives: each row passes the reading and checks of POST
@@ -247,22 +240,7 @@ func TestBulkImportInitiativesJob(t *testing.T) {
 	benefitsOnly := caller{sub: "b", tenant: ts.tenant, permissions: []string{"benefits:read"}}
 	expect(t, ts.do(&benefitsOnly, "GET", loc, nil), 404)
 
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := testenv.TemporalClient(t)
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger(), BulkImporters: api.BulkImporters()}
-	go func() { defer close(done); _ = w.Run(wctx) }()
-	t.Cleanup(func() { stop(); <-done })
-
-	var job map[string]any
-	testenv.Eventually(t, 90*time.Second, "the bulk job to finish", func() bool {
-		job = ts.do(&admin, "GET", loc, nil).json(t)
-		return job["status"] == "succeeded" || job["status"] == "failed"
-	})
+	job := finishBulkJob(t, ts, admin, loc)
 	s := job["summary"].(map[string]any)
 	// One live initiative before: 999 more fit.
 	if job["status"] != "succeeded" || job["resource"] != "initiatives" || s["updated"] != 1.0 || s["created"] != 999.0 || s["failed"] != 9_001.0 {

@@ -5,15 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/db"
-	"github.com/valuecase/valuecase/internal/config"
-	"github.com/valuecase/valuecase/internal/testenv"
-	"github.com/valuecase/valuecase/worker"
 )
 
 // TestBulkImportStakeholders: each row passes the reading and checks of POST
@@ -213,22 +208,7 @@ func TestBulkImportStakeholdersJob(t *testing.T) {
 	benefitsOnly := caller{sub: "b", tenant: ts.tenant, permissions: []string{"benefits:read"}}
 	expect(t, ts.do(&benefitsOnly, "GET", loc, nil), 404)
 
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := testenv.TemporalClient(t)
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger(), BulkImporters: api.BulkImporters()}
-	go func() { defer close(done); _ = w.Run(wctx) }()
-	t.Cleanup(func() { stop(); <-done })
-
-	var job map[string]any
-	testenv.Eventually(t, 90*time.Second, "the bulk job to finish", func() bool {
-		job = ts.do(&admin, "GET", loc, nil).json(t)
-		return job["status"] == "succeeded" || job["status"] == "failed"
-	})
+	job := finishBulkJob(t, ts, admin, loc)
 	s := job["summary"].(map[string]any)
 	if job["status"] != "succeeded" || job["resource"] != "stakeholders" || s["created"] != 500.0 || s["failed"] != 9_501.0 {
 		t.Fatalf("finished job: %v", job)

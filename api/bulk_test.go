@@ -403,21 +403,7 @@ func TestBulkImportJobEndToEnd(t *testing.T) {
 	other := contractTenant(t, ts, "enterprise_plus")
 	expect(t, ts.do(&other, "GET", loc, nil), 404)
 
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := testenv.TemporalClient(t)
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger(), BulkImporters: api.BulkImporters()}
-	go func() { defer close(done); _ = w.Run(wctx) }()
-	t.Cleanup(func() { stop(); <-done })
-
-	testenv.Eventually(t, 90*time.Second, "the bulk job to finish", func() bool {
-		job = ts.do(&admin, "GET", loc, nil).json(t)
-		return job["status"] == "succeeded" || job["status"] == "failed"
-	})
+	job = finishBulkJob(t, ts, admin, loc)
 	s := job["summary"].(map[string]any)
 	if job["status"] != "succeeded" || job["progress"] != 100.0 || job["committed"] != true || s["created"] != 10_049.0 || s["failed"] != 1.0 {
 		t.Fatalf("finished job: %v", job)
@@ -444,6 +430,29 @@ func TestBulkImportJobEndToEnd(t *testing.T) {
 	if n := len(ts.do(&other, "GET", "/v1/bulk/jobs", nil).json(t)["data"].([]any)); n != 0 {
 		t.Errorf("another tenant lists %d jobs", n)
 	}
+}
+
+// finishBulkJob runs a worker (the API's importers, on the test's Temporal
+// dev server) until the bulk job at loc has finished, and returns the job as
+// as reads it. The worker stops when the test ends.
+func finishBulkJob(t *testing.T, ts *testServer, as caller, loc string) map[string]any {
+	t.Helper()
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := testenv.TemporalClient(t)
+	wctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger(), BulkImporters: api.BulkImporters()}
+	go func() { defer close(done); _ = w.Run(wctx) }()
+	t.Cleanup(func() { stop(); <-done })
+	var job map[string]any
+	testenv.Eventually(t, 90*time.Second, "the bulk job to finish", func() bool {
+		job = ts.do(&as, "GET", loc, nil).json(t)
+		return job["status"] == "succeeded" || job["status"] == "failed"
+	})
+	return job
 }
 
 // TestBulkRateLimit: 5 bulk calls per minute per tenant, then 429 with Retry-After.
