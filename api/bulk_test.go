@@ -14,7 +14,6 @@ import (
 
 	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/db"
-	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
@@ -437,16 +436,8 @@ func TestBulkImportJobEndToEnd(t *testing.T) {
 // as reads it. The worker stops when the test ends.
 func finishBulkJob(t *testing.T, ts *testServer, as caller, loc string) map[string]any {
 	t.Helper()
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := testenv.TemporalClient(t)
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger(), BulkImporters: api.BulkImporters()}
-	go func() { defer close(done); _ = w.Run(wctx) }()
-	t.Cleanup(func() { stop(); <-done })
+	runWorker(t, &worker.Worker{Config: testConfig(t), Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger(),
+		BulkImporters: api.BulkImporters()})
 	var job map[string]any
 	testenv.Eventually(t, 90*time.Second, "the bulk job to finish", func() bool {
 		job = ts.do(&as, "GET", loc, nil).json(t)

@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/valuecase/valuecase/db"
-	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
@@ -23,16 +22,9 @@ import (
 func TestBusinessCaseApprovalEndToEnd(t *testing.T) {
 	ts := newTestServer(t, "enterprise")
 	tc := testenv.TemporalClient(t)
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t)
 	cfg.BusinessCaseRemindAfter, cfg.BusinessCaseEscalateAfter = time.Second, 2*time.Second
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger()}
-	go func() { defer close(done); _ = w.Run(wctx) }()
-	t.Cleanup(func() { stop(); <-done })
+	runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger()})
 
 	admin := ts.admin()
 	initID := ts.createInitiative(admin, map[string]any{"name": "Approved end to end"})

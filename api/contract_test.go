@@ -40,7 +40,6 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/db/dbtest"
-	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/ratelimit"
 	"github.com/valuecase/valuecase/internal/webhook"
 )
@@ -577,11 +576,7 @@ func TestContractDocument(t *testing.T) {
 func TestContractRouteCoverage(t *testing.T) {
 	t.Parallel()
 	spec := contractLoadSpec(t)
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := api.New(api.Deps{Config: cfg, Limits: ratelimit.NewMemory(nil), Concurrency: ratelimit.NewMemoryConcurrency()})
+	srv := api.New(api.Deps{Config: testConfig(t), Limits: ratelimit.NewMemory(nil), Concurrency: ratelimit.NewMemoryConcurrency()})
 	inApp := map[string]bool{}
 	for _, r := range srv.App().GetRoutes(true) {
 		if r.Method == http.MethodHead || r.Method == "USE" {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"go.temporal.io/api/enums/v1"
 
 	"github.com/valuecase/valuecase/internal/benchutil"
-	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/render"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
@@ -178,20 +176,9 @@ func TestBusinessCaseExportContent(t *testing.T) {
 // and dev server until stop is called; stop waits for it to return.
 func startExportWorker(t *testing.T, ts *testServer) (stop func()) {
 	t.Helper()
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t)
 	cfg.OutboundAllowPrivateNetworks = true // the webhook receivers listen on 127.0.0.1
-	tc := testenv.TemporalClient(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger()}
-	go func() { defer close(done); _ = w.Run(ctx) }()
-	var once sync.Once
-	stop = func() { once.Do(func() { cancel(); <-done }) }
-	t.Cleanup(stop)
-	return stop
+	return runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger()})
 }
 
 // TestBusinessCaseExportSurvivesAWorkerCrash: the worker goes away while

@@ -3,7 +3,6 @@ package api_test
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
 )
@@ -46,16 +44,7 @@ func TestBusinessCaseExportsEndToEnd(t *testing.T) {
 	expect(t, ts.do(&other, "GET", first["status_url"].(string), nil), 404)
 	expect(t, ts.do(&other, "GET", first["status_url"].(string)+"/download", nil), 404)
 
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := testenv.TemporalClient(t)
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger()}
-	go func() { defer close(done); _ = w.Run(wctx) }()
-	t.Cleanup(func() { stop(); <-done })
+	runWorker(t, &worker.Worker{Config: testConfig(t), Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger()})
 
 	urls := map[string]string{"pdf": first["status_url"].(string)}
 	for _, f := range []string{"docx", "pptx"} {

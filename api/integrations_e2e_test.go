@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/db"
-	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
@@ -60,19 +58,9 @@ func newIntegrationStack(t *testing.T) *integrationStack {
 
 // startWorker runs a worker (relay + Temporal workers) until the returned stop is called.
 func (st *integrationStack) startWorker(t *testing.T) (stop func()) {
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t)
 	cfg.OutboundAllowPrivateNetworks = true
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: st.pool, Temporal: testenv.TemporalClient(t), Log: st.log}
-	go func() { defer close(done); _ = w.Run(ctx) }()
-	var once sync.Once
-	stop = func() { once.Do(func() { cancel(); <-done }) }
-	t.Cleanup(stop)
-	return stop
+	return runWorker(t, &worker.Worker{Config: cfg, Pool: st.pool, Temporal: testenv.TemporalClient(t), Log: st.log})
 }
 
 // waitSync polls a sync's status URL until it finished.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/valuecase/valuecase/db"
 
-	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
@@ -21,16 +20,9 @@ import (
 // startWorker runs the real worker (Temporal workers + outbox relay) against the test's database.
 func startWorker(t *testing.T, ts *testServer, tc client.Client, remindAfter time.Duration) {
 	t.Helper()
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t)
 	cfg.ReviewReminderAfter = remindAfter
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger()}
-	go func() { defer close(done); _ = w.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger()})
 }
 
 func TestReviewWorkflowEndToEnd(t *testing.T) {

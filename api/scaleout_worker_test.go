@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 	"github.com/valuecase/valuecase/worker"
@@ -32,10 +30,7 @@ func TestScaleOutTwoWorkersDeliverEachEventOnce(t *testing.T) {
 	})
 	ts.createWebhook(admin, rc.URL, "initiative.created")
 
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t)
 	cfg.OutboundAllowPrivateNetworks = true
 	cfg.WebhookRetryDelays = []time.Duration{time.Second, 2 * time.Second}
 	tc := testenv.TemporalClient(t)
@@ -48,14 +43,7 @@ func TestScaleOutTwoWorkersDeliverEachEventOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.ClaimLease = lease
-		w := &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger(), Webhooks: d, OutboxLease: lease}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { defer close(done); _ = w.Run(ctx) }()
-		var once sync.Once
-		kill := func() { once.Do(func() { cancel(); <-done }) }
-		t.Cleanup(kill)
-		return kill
+		return runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger(), Webhooks: d, OutboxLease: lease})
 	}
 	emit := func(prefix string, n int) map[string]bool {
 		t.Helper()

@@ -17,7 +17,6 @@ import (
 	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/auth"
-	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/ratelimit"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/testenv"
@@ -45,12 +44,8 @@ func newTestServer(t testing.TB, plan string, mod ...func(*api.Deps)) *testServe
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	deps := api.Deps{
-		Config: cfg, Pool: pool, Keys: keys, Verifier: verifier,
+		Config: testConfig(t), Pool: pool, Keys: keys, Verifier: verifier,
 		Limits: ratelimit.NewMemory(nil), Concurrency: ratelimit.NewMemoryConcurrency(),
 		Log: testenv.QuietLogger(),
 	}
