@@ -214,6 +214,16 @@ func (e *env) compareGET(ctx context.Context, run, what, path string, t benchuti
 	return got, nil
 }
 
+// tenantHeaders are the headers of an authenticated tenant request, with a
+// body's Content-Type when it has one.
+func tenantHeaders(t benchutil.Tenant, hasBody bool) [][2]string {
+	h := [][2]string{{"Authorization", "Bearer " + t.Token}, {"X-Tenant-ID", t.ID.String()}}
+	if hasBody {
+		h = append(h, [2]string{"Content-Type", "application/json"})
+	}
+	return h
+}
+
 // request builds an authenticated tenant request (single calls; the load
 // runs set theirs with setRequest).
 func (e *env) request(ctx context.Context, method, path string, t benchutil.Tenant, body []byte) (*http.Request, error) {
@@ -225,10 +235,8 @@ func (e *env) request(ctx context.Context, method, path string, t benchutil.Tena
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+t.Token)
-	req.Header.Set("X-Tenant-ID", t.ID.String())
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	for _, h := range tenantHeaders(t, body != nil) {
+		req.Header.Set(h[0], h[1])
 	}
 	return req, nil
 }
@@ -237,12 +245,10 @@ func (e *env) request(ctx context.Context, method, path string, t benchutil.Tena
 func setRequest(req *fasthttp.Request, method, path string, t benchutil.Tenant, body []byte) {
 	req.Header.SetMethod(method)
 	req.SetRequestURI(path)
-	req.Header.Set("Authorization", "Bearer "+t.Token)
-	req.Header.Set("X-Tenant-ID", t.ID.String())
-	if body != nil {
-		req.Header.SetContentType("application/json")
-		req.SetBody(body)
+	for _, h := range tenantHeaders(t, body != nil) {
+		req.Header.Set(h[0], h[1])
 	}
+	req.SetBody(body)
 }
 
 // pgbench is a run with the suite's settings; its script and logs go to the work directory.
