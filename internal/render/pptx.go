@@ -522,6 +522,7 @@ func (w *pptxWriter) keyFigures(k keyFigures) {
 		paras := []pPara{
 			{runs: []pRun{{text: it.Label, size: labelSize, color: colorGrey}}},
 			{runs: []pRun{{text: it.Value, size: size, bold: true, color: colorNavy}}, before: 10},
+			{runs: []pRun{{text: it.Forecast, size: fitSize(it.Forecast, cardW-300000, 2*int(labelSize*1.2*emuPerPt), labelSize, 9, 1), bold: true, color: colorNavy}}, before: 6},
 			{runs: []pRun{{text: it.Note, size: labelSize - 2, color: colorGrey}}, before: 8},
 		}
 		s.text(x, y+60000, cardW, cardH-60000, paras, boxStyle{fill: colorShade, inset: 150000})
