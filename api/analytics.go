@@ -58,7 +58,7 @@ type roiJSON struct {
 	InitiativeID     *string  `json:"initiative_id"` // null for the portfolio
 	Period           string   `json:"period"`
 	Basis            string   `json:"basis"` // plan or forecast
-	From             *string  `json:"from"` // the months of the series; null when there is nothing to analyse
+	From             *string  `json:"from"`  // the months of the series; null when there is nothing to analyse
 	To               *string  `json:"to"`
 	InitiativesCount int      `json:"initiatives_count"`
 	TotalBenefits    *float64 `json:"total_benefits"`
@@ -72,7 +72,7 @@ type roiJSON struct {
 	IRRRoots   []float64 `json:"irr_roots"`
 	MIRR       *float64  `json:"mirr"`
 	Confidence string    `json:"confidence"`
-	Coverage         *float64 `json:"coverage"`
+	Coverage   *float64  `json:"coverage"`
 	// ForecastWAPEPercent is the WAPE of expected against actual over the
 	// periods with an actual (confidence drops a level above 25 %).
 	ForecastWAPEPercent *float64 `json:"forecast_wape_percent"`

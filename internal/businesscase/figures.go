@@ -23,22 +23,22 @@ type Snapshot struct {
 	DefinitionsVersion int       `json:"definitions_version"`
 	Basis              string    `json:"basis"` // of the top-level figures: always "plan"
 	AsOf               time.Time `json:"as_of"`
-	BaseCurrency  string    `json:"base_currency"`
-	DiscountRate  float64   `json:"discount_rate"`
-	HorizonStart  *string   `json:"horizon_start"` // YYYY-MM; null without money benefits or costs
-	HorizonEnd    *string   `json:"horizon_end"`
-	TotalBenefits float64   `json:"total_benefits"` // expected, over the horizon
-	TotalCosts    float64   `json:"total_costs"`
-	NPV           float64   `json:"npv"`
-	IRR           *float64  `json:"irr"` // annual, as a fraction
-	IRRReason     *string   `json:"irr_reason"`
-	PaybackMonths *float64  `json:"payback_months"`
-	PaybackReason *string   `json:"payback_reason"`
-	ROIPercent    *float64  `json:"roi_percent"`
-	ROIReason     *string   `json:"roi_reason"`
-	IRRRoots      []float64 `json:"irr_roots"` // every IRR root, annual; several when irr_reason is multiple_roots
-	MIRR          *float64  `json:"mirr"`      // annual, as a fraction, at the discount rate
-	MIRRReason    *string   `json:"mirr_reason"`
+	BaseCurrency       string    `json:"base_currency"`
+	DiscountRate       float64   `json:"discount_rate"`
+	HorizonStart       *string   `json:"horizon_start"` // YYYY-MM; null without money benefits or costs
+	HorizonEnd         *string   `json:"horizon_end"`
+	TotalBenefits      float64   `json:"total_benefits"` // expected, over the horizon
+	TotalCosts         float64   `json:"total_costs"`
+	NPV                float64   `json:"npv"`
+	IRR                *float64  `json:"irr"` // annual, as a fraction
+	IRRReason          *string   `json:"irr_reason"`
+	PaybackMonths      *float64  `json:"payback_months"`
+	PaybackReason      *string   `json:"payback_reason"`
+	ROIPercent         *float64  `json:"roi_percent"`
+	ROIReason          *string   `json:"roi_reason"`
+	IRRRoots           []float64 `json:"irr_roots"` // every IRR root, annual; several when irr_reason is multiple_roots
+	MIRR               *float64  `json:"mirr"`      // annual, as a fraction, at the discount rate
+	MIRRReason         *string   `json:"mirr_reason"`
 	// Forecast is the headline figures on the forecast basis over the same
 	// horizon; nil in a snapshot of definitions version 1, and without
 	// money benefits or costs.
