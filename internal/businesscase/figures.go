@@ -80,6 +80,9 @@ func ReadSnapshot(raw []byte) (Snapshot, error) {
 	if s.DefinitionsVersion == 0 {
 		s.DefinitionsVersion, s.Basis = 1, finance.BasisExpected.String()
 	}
+	if s.IRRRoots == nil { // none recorded under version 1
+		s.IRRRoots = []float64{}
+	}
 	return s, nil
 }
 
