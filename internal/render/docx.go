@@ -274,9 +274,9 @@ func (w *docxWriter) note(s string) {
 func (w *docxWriter) keyFigures(k keyFigures) {
 	w.exhibitTitle(k.Title)
 	valueSize, labelSize := 30, 16
-	perRow := len(k.Items)
-	if k.Big { // three a row, board-sized
-		valueSize, labelSize, perRow = 48, 20, 3
+	perRow := 3 // three a row, so "Plan CHF 2.46m" stays on one line
+	if k.Big { // board-sized
+		valueSize, labelSize = 44, 20
 	}
 	colW := w.textW / perRow
 	var b strings.Builder

@@ -261,6 +261,11 @@ func (c *Case) headlines(short bool) []headline {
 	} else {
 		fc = BasisFigures{ROIPercent: notRecorded, NPV: notRecorded, IRR: notRecorded, MIRR: notRecorded, PaybackMonths: notRecorded}
 	}
+	for _, x := range []*Figure{&f.ROIPercent, &f.NPV, &f.IRR, &f.MIRR, &f.PaybackMonths} {
+		if x.Value == nil && x.Reason == "" { // MIRR, before definitions version 2
+			*x = notRecorded
+		}
+	}
 	return []headline{
 		{"Return on investment", f.ROIPercent, fc.ROIPercent, c.roiText},
 		{"Net present value", f.NPV, fc.NPV, func(x Figure) string { return c.npvText(x, short) }},

@@ -506,17 +506,18 @@ func splitToFit(p prosePara, cx, cy int, size float64) []prosePara {
 
 func (w *pptxWriter) keyFigures(k keyFigures) {
 	s := w.newSlide(k.Title)
-	n := len(k.Items)
+	// Three cards a row, so "Plan CHF 2.46m" stays on one line.
+	perRow := min(len(k.Items), 3)
 	gap := 230000
-	cardW := (contentW - gap*(n-1)) / n
-	cardH := 2400000
+	cardW := (contentW - gap*(perRow-1)) / perRow
+	cardH := (contentH - gap) / 2
 	valueSize, labelSize := 36.0, 14.0
 	if k.Big {
-		cardH, valueSize, labelSize = 3400000, 54, 16
+		valueSize, labelSize = 44, 16
 	}
-	y := contentY + (contentH-cardH)/3
 	for i, it := range k.Items {
-		x := marginX + i*(cardW+gap)
+		x := marginX + (i%perRow)*(cardW+gap)
+		y := contentY + (i/perRow)*(cardH+gap)
 		s.rect(x, y, cardW, 60000, colorCash)
 		size := fitSize(it.Value, cardW-300000, 2*int(valueSize*1.2*emuPerPt), valueSize, 18, 1)
 		paras := []pPara{
