@@ -8,8 +8,8 @@ import (
 )
 
 // The Monte Carlo golden values come from testdata/montecarlo_golden.py, an
-// independent Python implementation of the documented method (README "How
-// the numbers are computed", ROI analysis); its output is recorded in
+// independent Python implementation of the documented method (docs/numbers.md,
+// ROI analysis); its output is recorded in
 // testdata/montecarlo_golden.out:
 //
 //	P: seed b92687b82d650b9c p10 45.1422533533 p50 75.1970120798 p90 104.7344732387 min 24.445804 max 135.089047
