@@ -275,7 +275,7 @@ func (w *docxWriter) keyFigures(k keyFigures) {
 	w.exhibitTitle(k.Title)
 	valueSize, labelSize := 30, 16
 	perRow := 3 // three a row, so "Plan CHF 2.46m" stays on one line
-	if k.Big { // board-sized
+	if k.Big {  // board-sized
 		valueSize, labelSize = 44, 20
 	}
 	colW := w.textW / perRow
