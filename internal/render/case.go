@@ -195,7 +195,8 @@ type PeriodValue struct {
 }
 
 // CashFlow is the monthly cash flow; PaybackMonth is the index in Months of
-// the first month whose cumulative value is not negative (nil: never).
+// the month the payback falls in: after it the cumulative value is never
+// negative again (nil: never paid back).
 type CashFlow struct {
 	Months       []CashFlowMonth `json:"months"`
 	PaybackMonth *int            `json:"payback_month"`

@@ -84,8 +84,8 @@ func DemoCase() *Case {
 			Label: start.AddDate(0, m-1, 0).Format("2006-01"), Benefits: ben, Costs: cost,
 			Net: ben - cost, Cumulative: cum,
 		})
-		if cum >= 0 && c.CashFlow.PaybackMonth == nil {
-			c.CashFlow.PaybackMonth = new(m - 1)
+		if cum < 0 { // the payback month follows the last negative cumulative value
+			c.CashFlow.PaybackMonth = new(m)
 		}
 	}
 
@@ -170,7 +170,7 @@ func DemoCase() *Case {
 		{"Internal rate of return", "IRR: the annual rate r at which NPV = 0; monthly rate m solves Σ CFₜ ÷ (1 + m)^t = 0, r = (1 + m)^12 − 1",
 			[]CalcInput{{"Monthly rate m", FormatPercent(7.111)}, {"Monthly net cash flows CFₜ", "the monthly cash-flow table"}},
 			FormatPercent(128.04)},
-		{"Payback", "Payback = months before the cumulative cash flow turns positive + the missing amount ÷ that month's net flow",
+		{"Payback", "Payback = the last month the cumulative cash flow is negative + the missing amount ÷ the next month's net flow",
 			[]CalcInput{{"Cumulative cash flow after month 17", FormatMoney(-60000, "CHF")}, {"Net cash flow in month 18", FormatMoney(140000, "CHF")}},
 			FormatMonths(17.43)},
 		{"Benefit variance", "Variance = actual − expected; variance % = variance ÷ expected × 100, per benefit to date",
