@@ -84,17 +84,18 @@ func NPV(net []float64, annualRate float64) float64 {
 }
 
 // PaybackMonths is the number of months until the investment is paid back
-// for good. With C_k the cumulative net flow after month k (k = 1..n,
-// C_0 = 0): absent (NeverPaidBack) when C_n < 0; otherwise, with j the last
+// for good. With CF_k the net flow of month k and C_k the cumulative net
+// flow after it (k = 1..n, C_0 = 0): absent (NeverPaidBack) when C_n < 0; otherwise, with j the last
 // month whose C_j < 0, payback is reached inside month j+1, interpolated
 // linearly: j + (−C_j / CF_{j+1}). So a series that dips below 0 again after
 // turning positive is paid back only when it turns positive the last time.
 // When no C_k is negative, payback is 0 if something was invested (cf has
 // costs) and absent (NoCosts) otherwise: nothing was at stake.
 //
-// The cumulative flow is summed with Neumaier's compensation, so a series
-// whose exact sum returns to 0 (−300, +100 ×3) is not tipped below 0 by a
-// rounding error of the running sum.
+// The cumulative flow is summed with Neumaier's compensation, so its sign
+// is that of the exact sum of the flows (as the golden oracle computes it)
+// unless that sum is within a few ulps of 0, not merely within the error
+// of a plain running sum over a long series.
 func PaybackMonths(cf CashFlows) Result {
 	net := cf.Net()
 	last, lastCum := -1, 0.0 // the last month index whose cumulative flow is < 0, and that flow
