@@ -190,3 +190,28 @@ func TestFrozenUnderOldDefinitions(t *testing.T) {
 		}
 	}
 }
+
+// TestROIMultipleRoots: the golden case "two_sign_changes" (invest 10,000,
+// earn 1,200 a month for 23 months, 18,000 to wind down) through the API:
+// no single IRR, both roots listed, MIRR and NPV as the oracle computes
+// them (internal/finance/testdata/golden.json), never paid back (the series
+// ends at −1,400).
+func TestROIMultipleRoots(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	cc := newContractClient(t, ts)
+	admin := ts.admin()
+	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "EUR", "discount_rate": 0.08, "fiscal_year_start_month": 1}), 200)
+	initID := ts.createInitiative(admin, map[string]any{"name": "Wind-down"})
+	ts.createBenefit(admin, map[string]any{"initiative_id": initID, "name": "Service", "category": "revenue_growth", "expected_value": 14_400,
+		"currency": "EUR", "unit": "currency", "measurement_frequency": "monthly", "expected_start_date": "2024-02-01", "expected_end_date": "2025-12-01"})
+	costs := "/v1/initiatives/" + initID + "/costs"
+	expect(t, ts.do(&admin, "POST", costs, map[string]any{"name": "Build", "category": "capex", "amount": 10_000, "currency": "EUR", "period": "2024-01"}), 201)
+	expect(t, ts.do(&admin, "POST", costs, map[string]any{"name": "Wind-down", "category": "opex", "amount": 18_000, "currency": "EUR", "period": "2026-01"}), 201)
+	r := cc.call(t, contractCall{as: &admin, method: "GET", path: "/v1/analytics/roi?basis=plan&initiative_id=" + initID, want: 200})
+	d := r.json(t)["data"].(map[string]any)
+	if d["from"] != "2024-01" || d["to"] != "2026-01" || d["irr"] != nil || d["npv"] != 146.59 || d["mirr"] != 0.083108 || d["payback_months"] != nil ||
+		fmt.Sprint(d["irr_roots"]) != "[0.054928 1.236715]" ||
+		fmt.Sprint(d["null_reasons"]) != "map[irr:multiple_roots payback_months:never_paid_back]" {
+		t.Errorf("ROI of a series with two IRRs: %s", r.body)
+	}
+}
