@@ -57,7 +57,8 @@ type roiScenarioJSON struct {
 type roiJSON struct {
 	InitiativeID     *string  `json:"initiative_id"` // null for the portfolio
 	Period           string   `json:"period"`
-	From             *string  `json:"from"` // the months of the series; null when there is nothing to analyse
+	Basis            string   `json:"basis"` // plan or forecast
+	From             *string  `json:"from"`  // the months of the series; null when there is nothing to analyse
 	To               *string  `json:"to"`
 	InitiativesCount int      `json:"initiatives_count"`
 	TotalBenefits    *float64 `json:"total_benefits"`
@@ -66,8 +67,12 @@ type roiJSON struct {
 	PaybackMonths    *float64 `json:"payback_months"`
 	NPV              *float64 `json:"npv"`
 	IRR              *float64 `json:"irr"`
-	Confidence       string   `json:"confidence"`
-	Coverage         *float64 `json:"coverage"`
+	// IRRRoots are every root of the NPV found in the search range (annual):
+	// one when irr has a value, several when irr is null (multiple_roots).
+	IRRRoots   []float64 `json:"irr_roots"`
+	MIRR       *float64  `json:"mirr"`
+	Confidence string    `json:"confidence"`
+	Coverage   *float64  `json:"coverage"`
 	// ForecastWAPEPercent is the WAPE of expected against actual over the
 	// periods with an actual (confidence drops a level above 25 %).
 	ForecastWAPEPercent *float64 `json:"forecast_wape_percent"`
@@ -127,23 +132,37 @@ func initiativeParam(q *query) (*uuid.UUID, error) {
 type roiParams struct {
 	InitiativeID *uuid.UUID
 	Period       string
+	Basis        finance.Basis
 }
+
+// defaultROIBasis is the basis of an ROI analysis that names none: actuals
+// to date, then plan.
+const defaultROIBasis = finance.BasisActual
 
 func readROIParams(q *query) (roiParams, error) {
 	id, idErr := initiativeParam(q)
 	period, _ := q.str("period")
+	basisText, hasBasis := q.str("basis")
 	if err := q.done(); err != nil {
 		return roiParams{}, err
 	}
 	if idErr != nil {
 		return roiParams{}, idErr
 	}
+	basis := defaultROIBasis
+	if hasBasis {
+		b, ok := finance.ParseBasis(basisText)
+		if !ok {
+			return roiParams{}, InvalidParameter("query parameter basis must be plan or forecast")
+		}
+		basis = b
+	}
 	// The form of a period does not depend on the fiscal year: checked here
 	// so a widget is refused when saved; computeROI reads it at the tenant's.
 	if _, err := analytics.ParseWindow(period, finance.MonthOfTime(time.Now()), 1); err != nil {
 		return roiParams{}, InvalidParameter("%s", err.Error())
 	}
-	return roiParams{InitiativeID: id, Period: period}, nil
+	return roiParams{InitiativeID: id, Period: period, Basis: basis}, nil
 }
 
 func (s *Server) analyticsROI(c *fiber.Ctx) error {
@@ -177,14 +196,14 @@ func computeROI(run analyticsRun, p roiParams) (analyticsEnvelope[roiJSON], erro
 	if err != nil {
 		return analyticsEnvelope[roiJSON]{}, err
 	}
-	r := analytics.ComputeROI(ins, w, current, st.DiscountRate, fx)
+	r := analytics.ComputeROI(ins, w, current, st.DiscountRate, p.Basis, fx)
 	wape, err := roiForecastWAPE(run, st.BaseCurrency, w, current, p.InitiativeID)
 	if err != nil {
 		return analyticsEnvelope[roiJSON]{}, err
 	}
 	r.ApplyAccuracy(wape)
 
-	out := roiJSON{Period: w.Label, InitiativesCount: len(ids), Confidence: string(r.Confidence), NullReasons: map[string]string{}}
+	out := roiJSON{Period: w.Label, Basis: r.Basis.String(), InitiativesCount: len(ids), Confidence: string(r.Confidence), NullReasons: map[string]string{}}
 	if p.InitiativeID != nil {
 		out.InitiativeID = new(p.InitiativeID.String())
 	}
@@ -201,7 +220,11 @@ func computeROI(run analyticsRun, p roiParams) (analyticsEnvelope[roiJSON], erro
 	}
 	out.TotalBenefits, out.TotalCosts = figure("total_benefits", r.TotalBenefits, 2), figure("total_costs", r.TotalCosts, 2)
 	out.ROIPercent, out.PaybackMonths = figure("roi_percent", r.ROIPercent, 2), figure("payback_months", r.PaybackMonths, 2)
-	out.NPV, out.IRR = figure("npv", r.NPV, 2), figure("irr", r.IRR, 6)
+	out.NPV, out.IRR, out.MIRR = figure("npv", r.NPV, 2), figure("irr", r.IRR, 6), figure("mirr", r.MIRR, 6)
+	out.IRRRoots = make([]float64, len(r.IRRRoots))
+	for i, x := range r.IRRRoots {
+		out.IRRRoots[i] = roundTo(x, 6)
+	}
 	out.Sensitivity.Expected.ROIPercent = out.ROIPercent
 	out.Sensitivity.BestCase.ROIPercent = figure("sensitivity.best_case.roi_percent", r.Best, 2)
 	out.Sensitivity.WorstCase.ROIPercent = figure("sensitivity.worst_case.roi_percent", r.Worst, 2)

@@ -430,7 +430,7 @@ func benchmarksData(run analyticsRun, p benchmarksParams) (benchmarksJSON, analy
 	if err != nil {
 		return out, analyticsMetaJSON{}, err
 	}
-	roi := analytics.ComputeROI(mine, analytics.Window{Label: analytics.Lifetime, Lifetime: true}, current, st.DiscountRate, fx)
+	roi := analytics.ComputeROI(mine, analytics.Window{Label: analytics.Lifetime, Lifetime: true}, current, st.DiscountRate, finance.BasisActual, fx)
 	missing := slices.Clone(roi.Missing)
 	expected, missExpected := valuation.ExpectedToDate(benefits, current, fx)
 	realized, missRealized := valuation.RealizedToDate(benefits, current, fx)

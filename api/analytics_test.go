@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"net/url"
@@ -51,11 +52,12 @@ func analyticsPortfolio(t *testing.T, ts *testServer, admin caller) (p, r string
 
 // roiWant is what a user reads in an ROI analysis (nil: null).
 type roiWant struct {
-	from, to                                      string
-	count                                         float64
-	roi, payback, npv, irr, best, worst, coverage *float64
-	confidence                                    string
-	nullReasons                                   map[string]string
+	from, to                                            string
+	basis                                               string // "" for the default, forecast
+	count                                               float64
+	roi, payback, npv, irr, mirr, best, worst, coverage *float64
+	confidence                                          string
+	nullReasons                                         map[string]string
 }
 
 func checkROI(t *testing.T, r response, w roiWant) {
@@ -85,7 +87,14 @@ func checkROI(t *testing.T, r response, w roiWant) {
 	num("payback_months", d["payback_months"], w.payback)
 	num("npv", d["npv"], w.npv)
 	num("irr", d["irr"], w.irr)
+	num("mirr", d["mirr"], w.mirr)
 	num("coverage", d["coverage"], w.coverage)
+	if basis := cmp.Or(w.basis, "forecast"); d["basis"] != basis {
+		t.Errorf("basis %v, want %s", d["basis"], basis)
+	}
+	if roots, _ := d["irr_roots"].([]any); (w.irr != nil) != (len(roots) == 1) || (w.irr != nil && roots[0] != *w.irr) {
+		t.Errorf("irr_roots %v with irr %v", d["irr_roots"], d["irr"])
+	}
 	month := func(m string) any {
 		if m == "" {
 			return nil
@@ -126,7 +135,9 @@ func TestContractAnalytics(t *testing.T) {
 
 	// P over its lifetime (2024-01 .. 2024-12): the golden P figures; coverage
 	// 5 of 16 elapsed periods (A 4 of 12, B 1 of 4): low.
-	pLifetime := roiWant{from: "2024-01", to: "2024-12", count: 1, roi: new(79.33), payback: new(5.75), npv: new(13172.50), irr: new(6.92087),
+	// MIRR at 10 % for both rates: internal/finance/testdata/oracle.py's
+	// mirr() on these flows (60-digit decimals) gives 1.837482.
+	pLifetime := roiWant{from: "2024-01", to: "2024-12", count: 1, roi: new(79.33), payback: new(5.75), npv: new(13172.50), irr: new(6.92087), mirr: new(1.837482),
 		best: new(139.11), worst: new(30.42), coverage: new(0.3125), confidence: "low", nullReasons: map[string]string{}}
 	r := call(contractCall{as: &analyst, method: "GET", path: roi(p, ""), want: 200})
 	checkROI(t, r, pLifetime)
@@ -134,17 +145,24 @@ func TestContractAnalytics(t *testing.T) {
 		fmt.Sprint(d["meta"]) != "map[as_of:"+d["meta"].(map[string]any)["as_of"].(string)+" base_currency:USD missing_fx_rates:[]]" {
 		t.Errorf("envelope: %s", r.body)
 	}
-	// Fiscal year 2024 is the same series.
+	// Fiscal year 2024 is the same series; basis=forecast is the default.
 	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi(p, "2024"), want: 200}), pLifetime)
+	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi(p, "") + "&basis=forecast", want: 200}), pLifetime)
+	// The plan basis leaves the actuals out: benefits 24,000 + 2,000 × (1.10 + 1.20 + 1.20 +
+	// 1.25) = 33,500; ROI 15,500 / 18,000 = 86.11 %; cumulative −8,300, −6,800, −5,300, −1,400,
+	// +100: payback 4 + 1,400 / 1,500 = 4.93; NPV, IRR and MIRR by oracle.py on these flows.
+	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi(p, "") + "&basis=plan", want: 200}), roiWant{from: "2024-01", to: "2024-12", basis: "plan", count: 1,
+		roi: new(86.11), payback: new(4.93), npv: new(14396.43), irr: new(10.686776), mirr: new(2.296009), best: new(148.15), worst: new(35.35),
+		coverage: new(0.3125), confidence: "low", nullReasons: map[string]string{}})
 	// 2024-Q2: benefits 8,400, costs 1,500; every month positive: no IRR;
 	// NPV 3,900 + 1,500/1.1^(1/12) + 1,500/1.1^(2/12) = 6,864.49.
 	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi(p, "2024-Q2"), want: 200}), roiWant{from: "2024-04", to: "2024-06", count: 1,
 		roi: new(460.0), payback: new(0.0), npv: new(6864.49), best: new(646.67), worst: new(307.27), coverage: new(0.25), confidence: "low",
-		nullReasons: map[string]string{"irr": "no_sign_change"}})
+		nullReasons: map[string]string{"irr": "no_sign_change", "mirr": "no_sign_change"}})
 	// The portfolio: P and Q, not the archived R (its 1,000,000 cost would sink the ROI);
 	// coverage 5 of 22 (Q's 6 months have no actual).
 	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi("", "lifetime"), want: 200}), roiWant{from: "2024-01", to: "2024-12", count: 2,
-		roi: new(59.5), payback: new(6.33), npv: new(13056.93), irr: new(4.76119), best: new(112.67), worst: new(16.0), coverage: new(0.2273), confidence: "low",
+		roi: new(59.5), payback: new(6.33), npv: new(13056.93), irr: new(4.76119), mirr: new(1.403016), best: new(112.67), worst: new(16.0), coverage: new(0.2273), confidence: "low",
 		nullReasons: map[string]string{}})
 	// Realisation to date (every 2024 month has passed): expected A 24,000 + B 2,000 ×
 	// (1.10 + 1.20 + 1.20 + 1.25) = 9,500 → P 33,500; Q 6,000. Realised A 1,000 + 1,500 + 2,500
@@ -203,7 +221,7 @@ func TestContractAnalytics(t *testing.T) {
 	// An archived initiative can still be analysed by id.
 	r = call(contractCall{as: &analyst, method: "GET", path: roi(archived, ""), want: 200})
 	checkROI(t, r, roiWant{from: "2024-01", to: "2024-01", count: 1, roi: new(-100.0), npv: new(-1e6), best: new(-100.0), worst: new(-100.0),
-		confidence: "low", nullReasons: map[string]string{"irr": "no_sign_change", "payback_months": "never_paid_back"}})
+		confidence: "low", nullReasons: map[string]string{"irr": "no_sign_change", "mirr": "no_sign_change", "payback_months": "never_paid_back"}})
 
 	// A missing FX rate: every money figure null, the rate named.
 	// (A change of base clears the rates; back to USD, the rates but 2024-10 again.)
@@ -214,7 +232,7 @@ func TestContractAnalytics(t *testing.T) {
 		map[string]any{"currency": "EUR", "period": "2024-07", "rate": 1.20}}}), 200)
 	r = call(contractCall{as: &analyst, method: "GET", path: roi(p, ""), want: 200})
 	missing := map[string]string{}
-	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "total_benefits", "total_costs", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent",
+	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "mirr", "total_benefits", "total_costs", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent",
 		"sensitivity.delayed_one_month.roi_percent", "monte_carlo"} {
 		missing[f] = "missing_fx_rates"
 	}
@@ -225,7 +243,7 @@ func TestContractAnalytics(t *testing.T) {
 	// A window that does not need the rate is unaffected.
 	checkROI(t, call(contractCall{as: &analyst, method: "GET", path: roi(p, "2024-Q2"), want: 200}), roiWant{from: "2024-04", to: "2024-06", count: 1,
 		roi: new(460.0), payback: new(0.0), npv: new(6864.49), best: new(646.67), worst: new(307.27), coverage: new(0.25), confidence: "low",
-		nullReasons: map[string]string{"irr": "no_sign_change"}})
+		nullReasons: map[string]string{"irr": "no_sign_change", "mirr": "no_sign_change"}})
 
 	// Realisation: B's expected needs the 2024-10 rate: P and the total are null, Q is not.
 	r = call(contractCall{as: &analyst, method: "GET", path: realization, want: 200})
@@ -252,7 +270,7 @@ func TestContractAnalytics(t *testing.T) {
 	}
 	r = call(contractCall{as: &other, method: "GET", path: roi("", ""), want: 200})
 	nothing := map[string]string{}
-	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent",
+	for _, f := range []string{"roi_percent", "payback_months", "npv", "irr", "mirr", "sensitivity.best_case.roi_percent", "sensitivity.worst_case.roi_percent",
 		"sensitivity.delayed_one_month.roi_percent", "monte_carlo"} {
 		nothing[f] = "no_data"
 	}
@@ -273,6 +291,7 @@ func TestContractAnalytics(t *testing.T) {
 	}{
 		{"period=2024-q2", true}, {"period=2024-Q5", true}, {"period=24", true}, {"period=1999", false}, {"period=2024-06", true},
 		{"initiative_id=nope", true}, {"initiative_id=" + p + "&initiative_id=" + p, false}, {"colour=red", false}, {"period=%zz", false},
+		{"basis=actual", true}, {"basis=PLAN", true}, {"basis=plan&basis=forecast", false},
 	} {
 		call(contractCall{as: &analyst, method: "GET", path: "/v1/analytics/roi?" + c.query, want: 400, code: "INVALID_PARAMETER", docRejects: c.docRejects, docSkip: !c.docRejects})
 	}

@@ -6,7 +6,6 @@ package api
 // (Attribute); this handler finds each case's inputs.
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -76,7 +75,8 @@ func loadDiffSide(c *fiber.Ctx, row dbsqlc.BusinessCase, now time.Time) (diffSid
 	if businesscase.Status(row.Status) == businesscase.Approved {
 		var snap businesscase.Snapshot
 		if row.Snapshot != nil {
-			if err := json.Unmarshal(row.Snapshot, &snap); err != nil {
+			var err error
+			if snap, err = businesscase.ReadSnapshot(row.Snapshot); err != nil {
 				return side, err
 			}
 		}

@@ -104,8 +104,7 @@ func toBusinessCaseJSON(b dbsqlc.BusinessCase) businessCaseJSON {
 		out.Approval = &businessCaseApproval{Decision: *b.Decision, Level: b.ApprovalLevel, Notes: b.DecisionNotes, By: *b.DecidedBy, At: timestamp(*b.DecidedAt)}
 	}
 	if b.Snapshot != nil {
-		var snap businesscase.Snapshot
-		if json.Unmarshal(b.Snapshot, &snap) == nil {
+		if snap, err := businesscase.ReadSnapshot(b.Snapshot); err == nil {
 			out.Snapshot = &snap
 		}
 	}

@@ -31,7 +31,7 @@ func TestContractDashboards(t *testing.T) {
 	// 201: a personal dashboard of any analytics:read holder; trimmed, visibility personal by default.
 	r := call(contractCall{as: &analyst, method: "POST", path: "/v1/dashboards", want: 201, body: map[string]any{
 		"name": " Mine ", "widgets": []any{
-			map[string]any{"type": "roi", "title": "ROI of P", "params": map[string]any{"initiative_id": p, "period": "2024"}},
+			map[string]any{"type": "roi", "title": "ROI of P", "params": map[string]any{"initiative_id": p, "period": "2024", "basis": "plan"}},
 			map[string]any{"type": "realization", "title": "Realisation"},
 			map[string]any{"type": "trends", "title": "Trends", "params": map[string]any{"from": "2024-01", "to": "2024-12", "group_by": "category"}},
 			map[string]any{"type": "roi", "title": "Gone", "params": map[string]any{"initiative_id": uuid.NewString()}},
@@ -92,7 +92,8 @@ func TestContractDashboards(t *testing.T) {
 	}
 	body := func(i int) map[string]any { return widgets[i].(map[string]any)["body"].(map[string]any) }
 	roi := body(0)["data"].(map[string]any)
-	if roi["roi_percent"] != 79.33 || roi["npv"] != 13172.50 || roi["period"] != "2024" || widgets[0].(map[string]any)["status"] != 200.0 {
+	// The plan basis asked for (TestContractAnalytics: P on the plan basis).
+	if roi["roi_percent"] != 86.11 || roi["npv"] != 14396.43 || roi["mirr"] != 2.296009 || roi["basis"] != "plan" || roi["period"] != "2024" || widgets[0].(map[string]any)["status"] != 200.0 {
 		t.Errorf("roi widget: %v", widgets[0])
 	}
 	if fmt.Sprint(body(1)) != fmt.Sprint(jsonOf(t, direct("/v1/analytics/realization"))) {
@@ -153,6 +154,7 @@ func TestContractDashboards(t *testing.T) {
 		{widget(map[string]any{"type": "forecasts", "title": "f", "params": map[string]any{"group_by": "colour"}}), "widgets[0].params", false},
 		{widget(map[string]any{"type": "roi", "title": "p", "params": map[string]any{"period": "2024-Q5"}}), "widgets[0].params", false},
 		{widget(map[string]any{"type": "roi", "title": "p", "params": map[string]any{"colour": "red"}}), "widgets[0].params", false},
+		{widget(map[string]any{"type": "roi", "title": "p", "params": map[string]any{"basis": "actual"}}), "widgets[0].params", false},
 		{widget(map[string]any{"type": "roi", "title": "p", "params": map[string]any{"initiative_id": "nope"}}), "widgets[0].params", false},
 		{widget(map[string]any{"type": "trends", "title": "t", "params": map[string]any{"from": "2019-01", "to": "2024-12"}}), "widgets[0].params", false},
 		{widget(map[string]any{"type": "trends", "title": "t", "params": map[string]any{"group_by": 3}}), "widgets[0].params", true},

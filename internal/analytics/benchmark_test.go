@@ -31,13 +31,13 @@ func TestNormalizeAndDefaultIndustry(t *testing.T) {
 // realisation 8,980 / 39,500.
 func TestBenchmarkFigures(t *testing.T) {
 	p, q, fx := goldenPortfolio()
-	roi := ComputeROI([]Initiative{p, q}, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.10, fx)
+	roi := ComputeROI([]Initiative{p, q}, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.10, finance.BasisActual, fx)
 	f := BenchmarkFigures(roi, 2, new(39_500.0), new(8_980.0))
 	near(t, "roi", f[MetricROIPercent], 59.5, 1e-12)
 	near(t, "payback", f[MetricPaybackMonths], 6+1_620.0/4_900, 1e-12)
 	near(t, "npv per initiative", f[MetricNPVPerInitiative], 13056.9312385905/2, 1e-9)
 	near(t, "realisation", f[MetricRealizationRate], 8_980.0/39_500*100, 1e-12)
-	f = BenchmarkFigures(ComputeROI(nil, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.1, finance.FX{}), 0, new(0.0), new(0.0))
+	f = BenchmarkFigures(ComputeROI(nil, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.1, finance.BasisActual, finance.FX{}), 0, new(0.0), new(0.0))
 	for _, m := range Metrics {
 		if f[m].Value != nil {
 			t.Errorf("%s of nothing: %v", m, f[m])

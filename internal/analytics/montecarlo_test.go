@@ -8,8 +8,8 @@ import (
 )
 
 // The Monte Carlo golden values come from testdata/montecarlo_golden.py, an
-// independent Python implementation of the documented method (README "How
-// the numbers are computed", ROI analysis); its output is recorded in
+// independent Python implementation of the documented method (docs/numbers.md,
+// ROI analysis); its output is recorded in
 // testdata/montecarlo_golden.out:
 //
 //	P: seed b92687b82d650b9c p10 45.1422533533 p50 75.1970120798 p90 104.7344732387 min 24.445804 max 135.089047
@@ -77,7 +77,7 @@ func TestSimulateROIGolden(t *testing.T) {
 // 24,000) / 24,000 = 51.1666 %.
 func TestComputeROIDelayAndMonteCarlo(t *testing.T) {
 	p, q, fx := goldenPortfolio()
-	r := ComputeROI([]Initiative{p}, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.10, fx)
+	r := ComputeROI([]Initiative{p}, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.10, finance.BasisActual, fx)
 	near(t, "P delayed", r.Delayed, 12_280.0/180, 1e-12)
 	if r.MonteCarlo == nil || r.MonteCarlo.Runs != MonteCarloRuns {
 		t.Fatalf("monte carlo %+v (%s)", r.MonteCarlo, r.MonteCarloReason)
@@ -88,10 +88,10 @@ func TestComputeROIDelayAndMonteCarlo(t *testing.T) {
 	if mc := r.MonteCarlo; !(mc.P10 <= mc.P50 && mc.P50 <= mc.P90) || mc.P10 < 4_424.0/198 || mc.P90 > 22_536.0/162 {
 		t.Errorf("monte carlo %+v", mc)
 	}
-	r = ComputeROI([]Initiative{p, q}, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.10, fx)
+	r = ComputeROI([]Initiative{p, q}, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.10, finance.BasisActual, fx)
 	near(t, "P+Q delayed", r.Delayed, 12_280.0/240, 1e-12)
 	// No data: every scenario absent, no simulation.
-	r = ComputeROI(nil, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.1, finance.FX{})
+	r = ComputeROI(nil, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.1, finance.BasisActual, finance.FX{})
 	if r.Delayed.Reason != NoData || r.MonteCarlo != nil || r.MonteCarloReason != NoData {
 		t.Errorf("no data: %+v", r)
 	}

@@ -2,8 +2,8 @@
 // (GET /v1/analytics/*): the periods an analysis covers, the ROI analysis of
 // an initiative or a portfolio with its sensitivity scenarios and
 // confidence. It is pure: the API loads the rows (internal/valuation maps
-// them onto the finance core) and calls it. The definitions are README "How
-// the numbers are computed", section "ROI analysis".
+// them onto the finance core) and calls it. The definitions are
+// docs/numbers.md, section "ROI analysis".
 package analytics
 
 import (

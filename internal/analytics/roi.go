@@ -63,6 +63,7 @@ const NoData finance.Reason = "no_data"
 
 // ROI is the ROI analysis of one initiative or a portfolio.
 type ROI struct {
+	Basis         finance.Basis    // which benefit values the series carries
 	Horizon       *finance.Horizon // the months the series covers; nil when there is nothing to analyse
 	TotalBenefits finance.Result
 	TotalCosts    finance.Result
@@ -70,6 +71,8 @@ type ROI struct {
 	PaybackMonths finance.Result
 	NPV           finance.Result
 	IRR           finance.Result // annual, as a fraction
+	IRRRoots      []float64      // every root found, annual, ascending (finance.IRR)
+	MIRR          finance.Result // annual, as a fraction, at the discount rate
 	Best, Worst   finance.Result // ROI % under BestCase and WorstCase
 	Delayed       finance.Result // ROI % under DelayedOneMonth
 	// MonteCarlo is the seeded Monte Carlo of ROI % (SimulateROI); nil when
@@ -87,16 +90,17 @@ type ROI struct {
 // ComputeROI analyses the initiatives together over w at the current month
 // with an annual discount rate, converting with fx.
 //
-// The series is each initiative's monthly cash flow on the actual basis
-// (finance.BasisActual: actuals where recorded through the latest actual,
-// expected values elsewhere) over the window, or over its own default
+// The series is each initiative's monthly cash flow on the basis asked for
+// (finance.BasisActual, "forecast": actuals where recorded through the
+// latest actual, expected values elsewhere; finance.BasisExpected, "plan":
+// expected values only) over the window, or over its own default
 // horizon for Lifetime; a portfolio adds them month by month over the union
 // of the horizons, so NPV discounts from the portfolio's first month. ROI,
-// payback, NPV and IRR are finance.Evaluate's on that series; the scenarios
+// payback, NPV, IRR and MIRR are finance.Evaluate's on that series; the scenarios
 // are the ROI of the shocked series. When any amount lacks an FX rate every
 // money figure is absent (MissingFXRates) and Missing lists the rates.
-func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate float64, fx finance.FX) ROI {
-	var out ROI
+func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate float64, basis finance.Basis, fx finance.FX) ROI {
+	out := ROI{Basis: basis}
 	var all []finance.CashFlows
 	missing := map[finance.MissingRate]bool{}
 	for _, in := range ins {
@@ -107,7 +111,7 @@ func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate fl
 		if !ok || h.Len() == 0 {
 			continue
 		}
-		cf, miss := finance.BuildCashFlows(h, in.Benefits, in.Costs, finance.BasisActual, fx)
+		cf, miss := finance.BuildCashFlows(h, in.Benefits, in.Costs, basis, fx)
 		for _, m := range miss {
 			missing[m] = true
 		}
@@ -120,7 +124,7 @@ func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate fl
 	if len(all) == 0 {
 		r := finance.Result{Reason: NoData}
 		out.TotalBenefits, out.TotalCosts = value(0), value(0)
-		out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR, out.Best, out.Worst, out.Delayed = r, r, r, r, r, r, r
+		out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR, out.MIRR, out.Best, out.Worst, out.Delayed = r, r, r, r, r, r, r, r
 		out.MonteCarloReason = r.Reason
 		return out
 	}
@@ -130,13 +134,14 @@ func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate fl
 	if len(out.Missing) > 0 {
 		r := finance.Result{Reason: MissingFXRates}
 		out.TotalBenefits, out.TotalCosts = r, r
-		out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR, out.Best, out.Worst, out.Delayed = r, r, r, r, r, r, r
+		out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR, out.MIRR, out.Best, out.Worst, out.Delayed = r, r, r, r, r, r, r, r
 		out.MonteCarloReason = r.Reason
 		return out
 	}
 	m := finance.Evaluate(cf, annualRate)
 	out.TotalBenefits, out.TotalCosts = value(m.TotalBenefits), value(m.TotalCosts)
-	out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR = m.ROIPercent, m.PaybackMonths, value(m.NPV), m.IRR
+	out.ROIPercent, out.PaybackMonths, out.NPV = m.ROIPercent, m.PaybackMonths, value(m.NPV)
+	out.IRR, out.IRRRoots, out.MIRR = m.IRR, m.IRRRoots, m.MIRR
 	best, worst := cf.Shocked(BestCase), cf.Shocked(WorstCase)
 	out.Best = finance.ROIPercent(best.TotalBenefits(), best.TotalCosts())
 	out.Worst = finance.ROIPercent(worst.TotalBenefits(), worst.TotalCosts())

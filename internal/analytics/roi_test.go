@@ -125,20 +125,31 @@ func TestComputeROIGolden(t *testing.T) {
 		name   string
 		ins    []Initiative
 		period string
+		basis  finance.Basis
 		want   want
 	}{
-		{"P lifetime", []Initiative{p}, "lifetime", want{"2026-01", "2026-12", 32_280, 18_000, 14_280.0 / 180, 5 + 1_120.0/1_500, 13172.5022854592, 6.92087006599256,
+		{"P lifetime", []Initiative{p}, "lifetime", finance.BasisActual, want{"2026-01", "2026-12", 32_280, 18_000, 14_280.0 / 180, 5 + 1_120.0/1_500, 13172.5022854592, 6.92087006599256,
 			22_536.0 / 162, 6_024.0 / 198, 0.625, "", Medium}},
-		{"P ytd", []Initiative{p}, "ytd", want{"2026-01", "2026-06", 15_380, 15_000, 380.0 / 150, 5 + 1_120.0/1_500, 143.433246570246, 0.166969985603247,
+		{"P ytd", []Initiative{p}, "ytd", finance.BasisActual, want{"2026-01", "2026-06", 15_380, 15_000, 380.0 / 150, 5 + 1_120.0/1_500, 143.433246570246, 0.166969985603247,
 			(15_380*1.2 - 13_500) / 135, (15_380*0.8 - 16_500) / 165, 0.625, "", Medium}},
-		{"P 2026-Q2", []Initiative{p}, "2026-Q2", want{"2026-04", "2026-06", 8_400, 1_500, 460, 0, math.NaN(), 0,
+		{"P 2026-Q2", []Initiative{p}, "2026-Q2", finance.BasisActual, want{"2026-04", "2026-06", 8_400, 1_500, 460, 0, math.NaN(), 0,
 			(8_400*1.2 - 1_350) / 13.5, (8_400*0.8 - 1_650) / 16.5, 0.25, finance.NoSignChange, Low}},
-		{"P+Q lifetime", []Initiative{p, q}, "", want{"2026-01", "2026-12", 38_280, 24_000, 59.5, 6 + 1_620.0/4_900, 13056.9312385905, 4.76118978205806,
+		// The plan basis ignores the actuals: USD 2,000 a month plus EUR
+		// 2,000 a quarter at 1.10, 1.20, 1.20, 1.25 = 24,000 + 9,500;
+		// cumulative −8,300, −6,800, −5,300, −1,400, +100: payback 4 +
+		// 1,400/1,500 = 74/15. NPV and IRR by testdata/oracle.py's functions
+		// of internal/finance (60-digit decimals) on these flows.
+		{"P lifetime plan", []Initiative{p}, "lifetime", finance.BasisExpected, want{"2026-01", "2026-12", 33_500, 18_000, 15_500.0 / 180, 74.0 / 15, 14396.4265213278, 10.6867757383139,
+			(33_500*1.2 - 16_200) / 162, (33_500*0.8 - 19_800) / 198, 0.625, "", Medium}},
+		{"P+Q lifetime", []Initiative{p, q}, "", finance.BasisActual, want{"2026-01", "2026-12", 38_280, 24_000, 59.5, 6 + 1_620.0/4_900, 13056.9312385905, 4.76118978205806,
 			24_336.0 / 216, 16, 5.0 / 12, "", Low}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := ComputeROI(c.ins, window(c.period), current, 0.10, fx)
+			r := ComputeROI(c.ins, window(c.period), current, 0.10, c.basis, fx)
 			w := c.want
+			if r.Basis != c.basis {
+				t.Errorf("basis %v, want %v", r.Basis, c.basis)
+			}
 			if r.Horizon == nil || r.Horizon.Start != ym(w.from) || r.Horizon.End != ym(w.to) {
 				t.Errorf("horizon %v, want %s..%s", r.Horizon, w.from, w.to)
 			}
@@ -177,7 +188,7 @@ func TestComputeROIMissingRate(t *testing.T) {
 		_ = rates.Set("EUR", ym(period), r)
 	}
 	current := ym("2026-06")
-	r := ComputeROI([]Initiative{p}, Window{Label: Lifetime, Lifetime: true}, current, 0.10, rates.FX())
+	r := ComputeROI([]Initiative{p}, Window{Label: Lifetime, Lifetime: true}, current, 0.10, finance.BasisActual, rates.FX())
 	if len(r.Missing) != 1 || r.Missing[0] != (finance.MissingRate{Currency: "EUR", Period: ym("2026-10")}) {
 		t.Errorf("missing %v", r.Missing)
 	}
@@ -190,25 +201,26 @@ func TestComputeROIMissingRate(t *testing.T) {
 		t.Errorf("confidence %s", r.Confidence)
 	}
 	ytd, _ := ParseWindow("ytd", current, 1)
-	r = ComputeROI([]Initiative{p}, ytd, current, 0.10, rates.FX())
+	r = ComputeROI([]Initiative{p}, ytd, current, 0.10, finance.BasisActual, rates.FX())
 	near(t, "ytd roi", r.ROIPercent, 380.0/150, 1e-12)
 }
 
 // Nothing to analyse: every figure null with no_data, confidence low.
 func TestComputeROINoData(t *testing.T) {
-	r := ComputeROI(nil, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.1, finance.FX{})
+	r := ComputeROI(nil, Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0.1, finance.BasisActual, finance.FX{})
 	if r.Horizon != nil || r.ROIPercent.Reason != NoData || r.IRR.Reason != NoData || r.Confidence != Low || r.Coverage != nil {
 		t.Errorf("%+v", r)
 	}
-	// Benefits only, no costs: ROI and IRR say no_costs; NPV and payback exist.
+	// Benefits only, no costs: ROI, IRR, MIRR and payback (nothing was
+	// invested) say no_costs; NPV exists.
 	end := ym("2026-03")
 	r = ComputeROI([]Initiative{{Benefits: []finance.Benefit{{ExpectedValue: 12, Frequency: finance.MeasuredMonthly, Start: ym("2026-01"), End: &end, Currency: "USD"}}}},
-		Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0, finance.FX{})
-	if r.ROIPercent.Reason != finance.NoCosts || r.IRR.Reason != finance.NoCosts || r.Best.Reason != finance.NoCosts {
+		Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0, finance.BasisActual, finance.FX{})
+	if r.ROIPercent.Reason != finance.NoCosts || r.IRR.Reason != finance.NoCosts || r.MIRR.Reason != finance.NoCosts ||
+		r.PaybackMonths.Reason != finance.NoCosts || r.Best.Reason != finance.NoCosts {
 		t.Errorf("no costs: %+v", r)
 	}
 	near(t, "npv at 0 %", r.NPV, 3, 1e-12)
-	near(t, "payback", r.PaybackMonths, 0, 0)
 }
 
 func TestParseWindow(t *testing.T) {

@@ -190,3 +190,52 @@ func TestFigures(t *testing.T) {
 		t.Errorf("empty: %+v %+v %v", s, f, err)
 	}
 }
+
+// TestFiguresBothBases: the snapshot carries the plan figures at the top
+// and the forecast ones (actuals to date, then plan) in Forecast, under the
+// current definitions. 1,000 a month over 2026 against 6,000 in 2026-01 at
+// 0 %: plan ROI (12,000 − 6,000) / 6,000 = 100 %, payback 6 months (C = −5,000
+// … −1,000, 0 after month 6); with actuals of 500 in 2026-01..03 the
+// forecast has 10,500 of benefits: ROI 75 %, C after month 7 = −6,000 +
+// 1,500 + 4 × 1,000 = −500, payback 7 + 500 / 1,000 = 7.5.
+func TestFiguresBothBases(t *testing.T) {
+	jan := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	end := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	b := dbsqlc.Benefit{ID: uuid.New(), Unit: "currency", Currency: new("USD"), Status: "on_track", ExpectedValue: 12000, MeasurementFrequency: "monthly", ExpectedStartDate: jan, ExpectedEndDate: &end}
+	rows := valuation.Rows{
+		Settings: settings.Settings{BaseCurrency: "USD", DiscountRate: 0, FiscalYearStartMonth: 1},
+		Benefits: []dbsqlc.Benefit{b},
+		Costs:    []dbsqlc.InitiativeCost{{Amount: 6000, Currency: "USD", Recurrence: "once", Period: jan}},
+	}
+	for m := range 3 {
+		rows.Actuals = append(rows.Actuals, dbsqlc.BenefitActual{BenefitID: b.ID, Period: jan.AddDate(0, m, 0), Value: 500})
+	}
+	s, _, err := Figures(rows, time.Date(2026, 6, 15, 0, 0, 0, 0, time.UTC), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.DefinitionsVersion != finance.DefinitionsVersion || s.Basis != "plan" || s.Forecast == nil || s.Forecast.Basis != "forecast" {
+		t.Fatalf("snapshot %+v", s)
+	}
+	if *s.ROIPercent != 100 || *s.PaybackMonths != 6 || s.Forecast.TotalBenefits != 10500 || *s.Forecast.ROIPercent != 75 || *s.Forecast.PaybackMonths != 7.5 {
+		t.Errorf("plan ROI %v payback %v; forecast %+v", *s.ROIPercent, *s.PaybackMonths, *s.Forecast)
+	}
+	if s.MIRR == nil || s.Forecast.MIRR == nil || *s.Forecast.MIRR >= *s.MIRR || len(s.IRRRoots) != 1 {
+		t.Errorf("MIRR plan %v forecast %v, roots %v", s.MIRR, s.Forecast.MIRR, s.IRRRoots)
+	}
+}
+
+// TestReadSnapshotOfVersion1: a snapshot stored before definition versions
+// were recorded reads as version 1, its figures as stored, no forecast.
+func TestReadSnapshotOfVersion1(t *testing.T) {
+	s, err := ReadSnapshot([]byte(`{"as_of":"2025-01-31T00:00:00Z","base_currency":"EUR","npv":10,"payback_months":0,"irr":0.5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.DefinitionsVersion != 1 || s.Basis != "plan" || s.Forecast != nil || s.MIRR != nil || *s.PaybackMonths != 0 || *s.IRR != 0.5 || s.IRRRoots == nil {
+		t.Errorf("%+v", s)
+	}
+	if s, _ := ReadSnapshot([]byte(`{"definitions_version":2,"basis":"plan"}`)); s.DefinitionsVersion != 2 {
+		t.Errorf("version 2 read as %d", s.DefinitionsVersion)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -151,7 +152,8 @@ func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, p
 		Figures: render.KeyFigures{
 			ROIPercent: fig(snap.ROIPercent, snap.ROIReason), NPV: render.Figure{Value: new(snap.NPV)},
 			IRR: fig(snap.IRR, snap.IRRReason), PaybackMonths: fig(snap.PaybackMonths, snap.PaybackReason),
-			DiscountRate: new(snap.DiscountRate),
+			MIRR: fig(snap.MIRR, snap.MIRRReason), Forecast: basisFigures(snap.Forecast),
+			DiscountRate: new(snap.DiscountRate), DefinitionsVersion: snap.DefinitionsVersion,
 		},
 		Sensitivity: render.Sensitivity{
 			ExpectedROIPercent: fig(snap.ROIPercent, snap.ROIReason),
@@ -185,7 +187,7 @@ func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, p
 	cf, ok := caseCashFlow(rows, fx, snap)
 	if ok {
 		c.Figures.HorizonMonths = len(cf.Benefits)
-		c.CashFlow = cashFlowMonths(cf, snap.PaybackMonths != nil)
+		c.CashFlow = cashFlowMonths(cf, snap.PaybackMonths)
 		c.Periods = quarters(cf, valuation.MoneyBenefits(rows), fx, current)
 		best, worst := cf.Shocked(analytics.BestCase), cf.Shocked(analytics.WorstCase)
 		c.Sensitivity.BestROIPercent = scenario(best)
@@ -245,10 +247,23 @@ func scenario(cf finance.CashFlows) render.Figure {
 	return render.Figure{Reason: string(r.Reason)}
 }
 
+// basisFigures are a snapshot's figures on one basis for the document; nil
+// for a snapshot without them (definitions version 1).
+func basisFigures(b *businesscase.BasisFigures) *render.BasisFigures {
+	if b == nil {
+		return nil
+	}
+	return &render.BasisFigures{
+		ROIPercent: fig(b.ROIPercent, b.ROIReason), NPV: render.Figure{Value: new(b.NPV)},
+		IRR: fig(b.IRR, b.IRRReason), MIRR: fig(b.MIRR, b.MIRRReason), PaybackMonths: fig(b.PaybackMonths, b.PaybackReason),
+	}
+}
+
 // cashFlowMonths is the monthly table and the cumulative chart's series;
-// the payback month is the first whose cumulative flow is not negative (the
-// month finance.PaybackMonths interpolates in), only when payback exists.
-func cashFlowMonths(cf finance.CashFlows, paidBack bool) render.CashFlow {
+// the payback month is the month the payback falls in (the break-even
+// month: month ⌈payback⌉, the first when payback is 0), only when payback
+// exists.
+func cashFlowMonths(cf finance.CashFlows, payback *float64) render.CashFlow {
 	var out render.CashFlow
 	cum := 0.0
 	for i := range cf.Benefits {
@@ -257,9 +272,9 @@ func cashFlowMonths(cf finance.CashFlows, paidBack bool) render.CashFlow {
 		out.Months = append(out.Months, render.CashFlowMonth{
 			Label: cf.Start.Add(i).String(), Benefits: cf.Benefits[i], Costs: cf.Costs[i], Net: net, Cumulative: cum,
 		})
-		if paidBack && out.PaybackMonth == nil && cum >= 0 {
-			out.PaybackMonth = new(i)
-		}
+	}
+	if payback != nil && len(out.Months) > 0 {
+		out.PaybackMonth = new(min(max(int(math.Ceil(*payback))-1, 0), len(out.Months)-1))
 	}
 	return out
 }
@@ -318,7 +333,7 @@ func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapsho
 			Name: "Monthly cash flow", Formula: "CFₜ = Σ expected benefits in month t − Σ cost charges in month t, in " + cur + " at month t's rate",
 			Inputs: []render.CalcInput{
 				{Name: "Horizon", Value: horizon},
-				{Name: "Basis", Value: "expected (plan); the actuals are shown beside it, not in it"},
+				{Name: "Basis", Value: "plan (expected values); the forecast basis is below"},
 				{Name: "Money benefits", Value: fmt.Sprint(len(valuation.MoneyBenefits(rows)))},
 				{Name: "Cost lines", Value: fmt.Sprint(len(rows.Costs))},
 			},
@@ -336,25 +351,36 @@ func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapsho
 			Result: money(snap.NPV),
 		},
 		render.Calculation{
-			Name: "Internal rate of return", Formula: "IRR = (1 + x)^12 − 1, where x solves Σₜ CFₜ ÷ (1 + x)^t = 0",
-			Inputs: []render.CalcInput{{Name: "Monthly cash flows", Value: horizon}},
+			Name: "Internal rate of return", Formula: "IRR = (1 + x)^12 − 1, where x solves Σₜ CFₜ ÷ (1 + x)^t = 0; not defined when several x do",
+			Inputs: []render.CalcInput{{Name: "Monthly cash flows", Value: horizon}, {Name: "Roots found (annual)", Value: roots(snap.IRRRoots)}},
 			Result: opt(c.Figures.IRR, func(v float64) string { return pct(v * 100) }),
+		},
+		render.Calculation{
+			Name: "Modified internal rate of return", Formula: "MIRR = (FV of gains at r ÷ −PV of costs at r)^(12 ÷ n) − 1, n = months − 1 (spreadsheet MIRR, annualised)",
+			Inputs: []render.CalcInput{{Name: "r, finance and reinvestment rate", Value: pct(snap.DiscountRate * 100)}, {Name: "Monthly cash flows", Value: horizon}},
+			Result: opt(c.Figures.MIRR, func(v float64) string { return pct(v * 100) }),
 		},
 	)
 	payback := render.Calculation{
-		Name: "Payback", Formula: "first month k with cumulative Cₖ ≥ 0; payback = (k − 1) + (−Cₖ₋₁ ÷ CFₖ)",
+		Name: "Payback", Formula: "j = last month with cumulative Cⱼ < 0; payback = j + (−Cⱼ ÷ CFⱼ₊₁); not reached when the series ends below 0",
 		Result: opt(c.Figures.PaybackMonths, render.FormatMonths),
 	}
-	if pm := c.CashFlow.PaybackMonth; pm != nil {
+	if pm := c.CashFlow.PaybackMonth; pm != nil && *pm > 0 {
 		m := c.CashFlow.Months[*pm]
-		prev := 0.0
-		if *pm > 0 {
-			prev = c.CashFlow.Months[*pm-1].Cumulative
-		}
-		payback.Inputs = []render.CalcInput{{Name: "k", Value: fmt.Sprintf("%d (%s)", *pm+1, m.Label)},
-			{Name: "Cₖ₋₁", Value: money(prev)}, {Name: "CFₖ", Value: money(m.Net)}}
+		payback.Inputs = []render.CalcInput{{Name: "j", Value: fmt.Sprintf("%d (%s)", *pm, c.CashFlow.Months[*pm-1].Label)},
+			{Name: "Cⱼ", Value: money(c.CashFlow.Months[*pm-1].Cumulative)}, {Name: "CFⱼ₊₁", Value: money(m.Net)}}
 	}
 	out = append(out, payback)
+	if f := c.Figures.Forecast; f != nil {
+		out = append(out, render.Calculation{
+			Name:    "Forecast basis",
+			Formula: "the same figures on the monthly cash flow with each benefit's actual where recorded through the latest actual, its expected value elsewhere",
+			Inputs: []render.CalcInput{{Name: "ROI", Value: opt(f.ROIPercent, pct)}, {Name: "NPV", Value: opt(f.NPV, money)},
+				{Name: "IRR", Value: opt(f.IRR, func(v float64) string { return pct(v * 100) })},
+				{Name: "MIRR", Value: opt(f.MIRR, func(v float64) string { return pct(v * 100) })}},
+			Result: "payback " + opt(f.PaybackMonths, render.FormatMonths),
+		})
+	}
 	shock := func(name string, s finance.Shock, f render.Figure) render.Calculation {
 		k := render.Calculation{
 			Name: name, Formula: "ROI = (B × fb − C × fc) ÷ (C × fc) × 100",
@@ -420,6 +446,18 @@ func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapsho
 		out = append(out, k)
 	}
 	return out
+}
+
+// roots lists IRR roots (annual fractions) as percentages.
+func roots(rs []float64) string {
+	if len(rs) == 0 {
+		return "none in −99.99 % … +1,000 % a month"
+	}
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = render.FormatPercent(r * 100)
+	}
+	return strings.Join(out, ", ")
 }
 
 func benefitAmount(b dbsqlc.Benefit) string {

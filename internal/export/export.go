@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -208,7 +207,7 @@ func (s Store) Snapshot(ctx context.Context, tenantID, caseID uuid.UUID, now tim
 			return err
 		}
 		if row.Snapshot != nil { // approved before documents were frozen: at least the frozen figures
-			if err := json.Unmarshal(row.Snapshot, &snap); err != nil {
+			if snap, err = businesscase.ReadSnapshot(row.Snapshot); err != nil {
 				return fmt.Errorf("decode frozen figures: %w", err)
 			}
 		}

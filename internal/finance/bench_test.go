@@ -6,20 +6,21 @@ import (
 )
 
 func goldenFlows(b *testing.B, name string) []float64 {
-	i := slices.IndexFunc(goldenCases, func(c goldenCase) bool { return c.name == name })
+	cases := loadGolden(b)
+	i := slices.IndexFunc(cases, func(c goldenCase) bool { return c.Name == name })
 	if i < 0 {
 		b.Fatalf("no golden case %q", name)
 	}
-	return goldenCases[i].flows
+	return cases[i].Flows
 }
 
 // go test -run '^$' -bench . ./internal/finance
 func BenchmarkIRR(b *testing.B) {
-	for _, name := range []string{"horizon_60", "typical", "tiny_irr", "huge_irr", "two_sign_changes", "horizon_240"} {
+	for _, name := range []string{"seasonal_60", "typical", "tiny_irr", "huge_irr", "two_sign_changes", "growth_240", "reinvest_120"} {
 		flows := goldenFlows(b, name)
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, ok := IRR(flows).Get(); !ok {
+				if _, roots := IRR(flows); len(roots) == 0 {
 					b.Fatal("no IRR")
 				}
 			}
@@ -28,15 +29,7 @@ func BenchmarkIRR(b *testing.B) {
 }
 
 func BenchmarkEvaluate60(b *testing.B) {
-	flows := goldenFlows(b, "horizon_60")
-	cf := NewCashFlows(Horizon{MonthOf(2026, 1), MonthOf(2030, 12)})
-	for t, v := range flows {
-		if v < 0 {
-			cf.Costs[t] = -v
-		} else {
-			cf.Benefits[t] = v
-		}
-	}
+	cf := goldenCashFlows(goldenFlows(b, "seasonal_60"))
 	for b.Loop() {
 		Evaluate(cf, 0.08)
 	}

@@ -71,6 +71,24 @@ const (
 	BasisActual
 )
 
+// BasisNames are the bases as the API and the documents name them:
+// "plan" (BasisExpected) and "forecast" (BasisActual: actuals to date, then
+// plan).
+var BasisNames = map[Basis]string{BasisExpected: "plan", BasisActual: "forecast"}
+
+// String is the basis's name in BasisNames.
+func (b Basis) String() string { return BasisNames[b] }
+
+// ParseBasis reads a basis by its name; ok is false for any other text.
+func ParseBasis(name string) (b Basis, ok bool) {
+	for b, n := range BasisNames {
+		if n == name {
+			return b, true
+		}
+	}
+	return 0, false
+}
+
 // FX converts amounts into the base currency. Rate gives the base-currency
 // units per 1 unit of currency in month m. Amounts already in Base need no
 // rate. The zero FX converts nothing: every amount is taken as it is (for

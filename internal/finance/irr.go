@@ -1,6 +1,9 @@
 package finance
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The IRR solver's search range (monthly rates) and its bracket scan: grid
 // points 0, ±irrScanStep·irrScanRatio^k, clamped to the range, walked
@@ -15,38 +18,68 @@ const (
 
 // IRR is the internal rate of return of a monthly net series, annualised:
 // the monthly rate x with Σ net[t]/(1+x)^t = 0, reported as (1+x)^12 − 1.
+// roots lists every root found in the monthly range −0.9999 .. 10,
+// annualised, ascending.
 //
-// How it is solved: a bracket scan walks a grid outwards from x = 0 on both
-// sides (steps growing 10 % a point, from 1e-6 to the ends of the range
-// −0.9999 .. 10), stops at the first sign change, and Brent's method narrows
-// that bracket to machine precision. So when several roots exist (flows that
-// change sign more than once), the root found is the one closest to 0. Two
-// roots within one grid cell (less than ~10 % apart) cancel out and are not
-// seen. The NPV is evaluated scaled by (1+x)^n for x < 0 (same sign, same
-// roots), so long horizons near x = −1 do not overflow.
+// How it is solved: by Descartes' rule of signs, a series whose flows
+// change sign once (ignoring zeros) has exactly one root with x > −1; more
+// changes allow several. A bracket scan walks a grid outwards from x = 0 on
+// both sides (steps growing 10 % a point, from 1e-6 to the ends of the
+// range) and Brent's method narrows each bracket where the NPV changes sign
+// to machine precision. With one sign change the scan stops at the first
+// root; otherwise it covers the whole range and collects every root. Two
+// roots within one grid cell (less than ~10 % apart), or a double root
+// where the NPV touches 0 without changing sign, are not seen. The NPV is
+// evaluated scaled by (1+x)^n for x < 0 (same sign, same roots), so long
+// horizons near x = −1 do not overflow.
 //
-// Absent with NoSignChange when all flows are ≥ 0 or all are ≤ 0, and with
-// DidNotConverge when no root lies in the range (or a flow is not finite).
-func IRR(net []float64) Result {
+// Absent with NoSignChange when all flows are ≥ 0 or all are ≤ 0, with
+// MultipleRoots when more than one root lies in the range, and with
+// DidNotConverge when none does (or a flow is not finite).
+func IRR(net []float64) (irr Result, roots []float64) {
 	pos, neg := false, false
 	for _, cf := range net {
 		if math.IsNaN(cf) || math.IsInf(cf, 0) {
-			return absent(DidNotConverge)
+			return absent(DidNotConverge), nil
 		}
 		pos, neg = pos || cf > 0, neg || cf < 0
 	}
 	if !pos || !neg {
-		return absent(NoSignChange)
+		return absent(NoSignChange), nil
 	}
-	x, ok := irrMonthly(net)
-	if !ok {
-		return absent(DidNotConverge)
+	monthly, ok := irrMonthly(net, SignChanges(net) > 1)
+	if !ok || len(monthly) == 0 {
+		return absent(DidNotConverge), nil
 	}
-	return value(AnnualRate(x))
+	for _, x := range monthly {
+		roots = append(roots, AnnualRate(x))
+	}
+	if len(roots) > 1 {
+		return absent(MultipleRoots), roots
+	}
+	return value(roots[0]), roots
 }
 
-// irrMonthly finds the monthly root closest to 0.
-func irrMonthly(net []float64) (float64, bool) {
+// SignChanges counts the changes of sign between consecutive non-zero
+// flows: Descartes' bound on the number of IRRs (roots with x > −1).
+func SignChanges(net []float64) int {
+	n, last := 0, 0.0
+	for _, cf := range net {
+		if cf == 0 {
+			continue
+		}
+		if last != 0 && (cf > 0) != (last > 0) {
+			n++
+		}
+		last = cf
+	}
+	return n
+}
+
+// irrMonthly finds the monthly roots in the range, ascending: the one
+// closest to 0 only, unless all is set. ok is false when Brent's method ran
+// out of iterations on a bracket.
+func irrMonthly(net []float64, all bool) (roots []float64, ok bool) {
 	// Leading zeros only scale the NPV by a positive (1+x)^−k and trailing
 	// ones add nothing, so trimming them keeps the roots; trimmed, neither
 	// end of the scaled sum can underflow to a false 0 on a long series.
@@ -59,47 +92,60 @@ func irrMonthly(net []float64) (float64, bool) {
 	f := func(x float64) float64 { return scaledNPV(net, x) }
 	f0 := f(0)
 	if f0 == 0 {
-		return 0, true
+		roots = append(roots, 0)
+		if !all {
+			return roots, true
+		}
+	}
+	// step records the root in the grid cell from the point reached before
+	// (prev, fPrev) to the next one (x, fx); a grid point where the NPV is
+	// exactly 0 is a root, recorded once, when the scan reaches it.
+	step := func(prev, fPrev, x, fx float64) bool {
+		switch {
+		case fx == 0:
+			roots = append(roots, x)
+		case fPrev != 0 && (fx > 0) != (fPrev > 0):
+			a, b, fa, fb := min(prev, x), max(prev, x), fPrev, fx
+			if prev > x {
+				fa, fb = fx, fPrev
+			}
+			r, ok := brent(f, a, b, fa, fb)
+			if !ok {
+				return false
+			}
+			roots = append(roots, r)
+		}
+		return true
 	}
 	up, fUp := 0.0, f0     // outer end of the scan above 0
 	down, fDown := 0.0, f0 // outer end of the scan below 0
-	for step := irrScanStep; up < irrHighest || down > irrLowest; step *= irrScanRatio {
-		xUp, xDown := min(step, irrHighest), max(-step, irrLowest)
+	for d := irrScanStep; up < irrHighest || down > irrLowest; d *= irrScanRatio {
+		xUp, xDown := min(d, irrHighest), max(-d, irrLowest)
 		fxUp, fxDown := scaledNPVPair(net, xUp, xDown)
-		var roots []float64
 		if up < irrHighest {
-			x, fx := xUp, fxUp
-			if fx == 0 {
-				roots = append(roots, x)
-			} else if (fx > 0) != (fUp > 0) {
-				if r, ok := brent(f, up, x, fUp, fx); ok {
-					roots = append(roots, r)
-				}
+			if !step(up, fUp, xUp, fxUp) {
+				return nil, false
 			}
-			up, fUp = x, fx
+			up, fUp = xUp, fxUp
 		}
 		if down > irrLowest {
-			x, fx := xDown, fxDown
-			if fx == 0 {
-				roots = append(roots, x)
-			} else if (fx > 0) != (fDown > 0) {
-				if r, ok := brent(f, x, down, fx, fDown); ok {
-					roots = append(roots, r)
-				}
+			if !step(down, fDown, xDown, fxDown) {
+				return nil, false
 			}
-			down, fDown = x, fx
+			down, fDown = xDown, fxDown
 		}
-		switch len(roots) {
-		case 1:
-			return roots[0], true
-		case 2: // both sides changed sign at the same distance: the nearer root
-			if math.Abs(roots[1]) < math.Abs(roots[0]) {
-				return roots[1], true
-			}
-			return roots[0], true
+		if !all && len(roots) > 0 {
+			break
 		}
 	}
-	return 0, false
+	slices.Sort(roots)
+	if !all && len(roots) > 1 { // both sides changed sign at the same distance: the nearer root
+		if math.Abs(roots[1]) < math.Abs(roots[0]) {
+			roots = roots[1:]
+		}
+		roots = roots[:1]
+	}
+	return roots, true
 }
 
 // scaledNPV is Σ net[t]·(1+x)^−t for x ≥ 0, and that sum times (1+x)^n
@@ -190,4 +236,42 @@ func brent(f func(float64) float64, a, b, fa, fb float64) (root float64, ok bool
 		fb = f(b)
 	}
 	return b, false
+}
+
+// MIRR is the modified internal rate of return of a monthly net series,
+// annualised, exactly as spreadsheet MIRR(CF0:CFn; f; r) over the months
+// with f and r the monthly equivalents of the annual financeRate and
+// reinvestRate: the costs (negative flows) discounted to month 0 at f, the
+// gains (positive flows) compounded to the last month n at r, and
+//
+//	m = (FV(gains) ÷ −PV(costs))^(1/n) − 1, reported as (1+m)^12 − 1,
+//
+// the same annualisation as IRR. Every month of the series counts, leading
+// and trailing zero months included (they lengthen n, as they do in the
+// spreadsheet range). Absent with NoSignChange when there are no gains or
+// no costs (the spreadsheet's #DIV/0!) or fewer than two months, and with
+// DidNotConverge when a flow or a rate is not finite.
+func MIRR(net []float64, financeRate, reinvestRate float64) Result {
+	if len(net) < 2 {
+		return absent(NoSignChange)
+	}
+	fm, rm := MonthlyRate(financeRate), MonthlyRate(reinvestRate)
+	var pvCosts, fvGains float64
+	discount, grow := 1/(1+fm), 1+rm
+	for t := len(net) - 1; t >= 0; t-- { // Horner: PV at f from the end
+		c := min(net[t], 0)
+		pvCosts = pvCosts*discount + c
+	}
+	for _, cf := range net { // Horner: FV at r to the end
+		fvGains = fvGains*grow + max(cf, 0)
+	}
+	if math.IsNaN(pvCosts+fvGains) || math.IsInf(pvCosts+fvGains, 0) {
+		return absent(DidNotConverge)
+	}
+	if pvCosts == 0 || fvGains == 0 {
+		return absent(NoSignChange)
+	}
+	n := float64(len(net) - 1)
+	// (FV/−PV)^(12/n) − 1 through logs, so tiny rates keep their digits.
+	return value(math.Expm1(12 / n * (math.Log(fvGains) - math.Log(-pvCosts))))
 }

@@ -16,9 +16,25 @@ const (
 	// IRR: no root found in the monthly range (−0.9999, 10), or the solver
 	// ran out of iterations.
 	DidNotConverge Reason = "did_not_converge"
-	// Payback: the cumulative flow never reaches 0 inside the horizon.
+	// IRR: the NPV has more than one root in the monthly range, so no one
+	// rate is "the" IRR; the roots are listed beside it and MIRR is unique.
+	MultipleRoots Reason = "multiple_roots"
+	// Payback: the cumulative flow ends the series negative.
 	NeverPaidBack Reason = "never_paid_back"
 )
+
+// DefinitionsVersion numbers the definitions this package implements; a
+// business-case snapshot records the version it was computed under, so a
+// figure frozen under older definitions is shown as such, never recomputed.
+//
+//   - 1: payback at the first month the cumulative flow is ≥ 0 (0 when the
+//     first month already is); IRR the root closest to 0; no MIRR; headline
+//     figures on the plan basis only.
+//   - 2: payback when the cumulative flow turns non-negative for the last
+//     time (never_paid_back when it ends negative); IRR null with
+//     multiple_roots when the NPV has several roots; MIRR; plan and
+//     forecast bases side by side.
+const DefinitionsVersion = 2
 
 // Result is a figure that may have no value. Exactly one of Value and
 // Reason is set, so "no value" cannot be mistaken for 0; Value marshals to
@@ -67,29 +83,44 @@ func NPV(net []float64, annualRate float64) float64 {
 	return v
 }
 
-// PaybackMonths is the number of months until the cumulative net flow is
-// paid back. With C_k the cumulative flow after month k (k = 1..n, C_0 = 0),
-// payback is the first k with C_k ≥ 0, interpolated linearly inside that
-// month: (k−1) + (−C_{k−1} / CF_k). It is 0 when C_1 ≥ 0 (nothing to pay
-// back, including an all-zero or empty series) and absent (NeverPaidBack)
-// when no such k exists. A series that turns negative again after paying
-// back keeps its first payback.
-func PaybackMonths(net []float64) Result {
-	cum := 0.0
-	for k, cf := range net {
-		prev := cum
-		cum += cf
-		if cum >= 0 {
-			if prev >= 0 {
-				return value(float64(k))
-			}
-			return value(float64(k) + (-prev / cf))
+// PaybackMonths is the number of months until the investment is paid back
+// for good. With CF_k the net flow of month k and C_k the cumulative net
+// flow after it (k = 1..n, C_0 = 0): absent (NeverPaidBack) when C_n < 0; otherwise, with j the last
+// month whose C_j < 0, payback is reached inside month j+1, interpolated
+// linearly: j + (−C_j / CF_{j+1}). So a series that dips below 0 again after
+// turning positive is paid back only when it turns positive the last time.
+// When no C_k is negative, payback is 0 if something was invested (cf has
+// costs) and absent (NoCosts) otherwise: nothing was at stake.
+//
+// The cumulative flow is summed with Neumaier's compensation, so its sign
+// is that of the exact sum of the flows (as the golden oracle computes it)
+// unless that sum is within a few ulps of 0, not merely within the error
+// of a plain running sum over a long series.
+func PaybackMonths(cf CashFlows) Result {
+	net := cf.Net()
+	last, lastCum := -1, 0.0 // the last month index whose cumulative flow is < 0, and that flow
+	var cum, comp float64
+	for i, x := range net {
+		t := cum + x
+		if math.Abs(cum) >= math.Abs(x) {
+			comp += (cum - t) + x
+		} else {
+			comp += (x - t) + cum
+		}
+		cum = t
+		if c := cum + comp; c < 0 {
+			last, lastCum = i, c
 		}
 	}
-	if len(net) == 0 {
+	switch {
+	case last >= 0 && last == len(net)-1:
+		return absent(NeverPaidBack)
+	case last >= 0:
+		return value(float64(last+1) + (-lastCum / net[last+1]))
+	case cf.TotalCosts() > 0:
 		return value(0)
 	}
-	return absent(NeverPaidBack)
+	return absent(NoCosts)
 }
 
 // ROIPercent is (total benefits − total costs) / total costs × 100, absent
@@ -106,28 +137,36 @@ type Metrics struct {
 	TotalBenefits float64
 	TotalCosts    float64
 	NPV           float64
-	// IRR is annual, as a fraction (0.12 = 12 %).
-	IRR           Result
+	// IRR is annual, as a fraction (0.12 = 12 %); absent with MultipleRoots
+	// when IRRRoots has more than one root.
+	IRR Result
+	// IRRRoots are every root of the NPV in the search range, annual,
+	// ascending (IRR's); empty when there is none.
+	IRRRoots []float64
+	// MIRR is annual, as a fraction, at the discount rate for both the
+	// finance and the reinvestment rate (MIRR).
+	MIRR          Result
 	PaybackMonths Result
 	ROIPercent    Result
 }
 
-// Evaluate computes every figure of cf at an annual discount rate. IRR is
-// absent with NoCosts when cf has no costs at all (checked before the sign
-// test, so an all-zero series says no_costs too).
+// Evaluate computes every figure of cf at an annual discount rate. IRR and
+// MIRR are absent with NoCosts when cf has no costs at all (checked before
+// the sign test, so an all-zero series says no_costs too).
 func Evaluate(cf CashFlows, annualDiscountRate float64) Metrics {
 	net := cf.Net()
 	m := Metrics{
 		TotalBenefits: cf.TotalBenefits(),
 		TotalCosts:    cf.TotalCosts(),
 		NPV:           NPV(net, annualDiscountRate),
-		PaybackMonths: PaybackMonths(net),
+		PaybackMonths: PaybackMonths(cf),
 	}
 	m.ROIPercent = ROIPercent(m.TotalBenefits, m.TotalCosts)
 	if m.TotalCosts == 0 {
-		m.IRR = absent(NoCosts)
+		m.IRR, m.MIRR = absent(NoCosts), absent(NoCosts)
 	} else {
-		m.IRR = IRR(net)
+		m.IRR, m.IRRRoots = IRR(net)
+		m.MIRR = MIRR(net, annualDiscountRate, annualDiscountRate)
 	}
 	return m
 }

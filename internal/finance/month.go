@@ -2,7 +2,7 @@
 // arithmetic, cost and benefit schedules, monthly cash flows, and the figures
 // computed from them (NPV, IRR, payback, ROI, sensitivity shocks). It knows
 // nothing of the database or HTTP; the definitions it implements are the
-// lead's value decisions (README "How the numbers are computed").
+// lead's value decisions (docs/numbers.md).
 package finance
 
 import (

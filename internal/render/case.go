@@ -138,15 +138,32 @@ type Figure struct {
 	Reason string   `json:"reason,omitempty"`
 }
 
-// KeyFigures are the headline numbers.
+// KeyFigures are the headline numbers: on the plan basis at the top level,
+// and on the forecast basis (actuals to date, then plan) in Forecast.
 type KeyFigures struct {
 	ROIPercent    Figure `json:"roi_percent"`    // 184.3 means 184.3 %
 	NPV           Figure `json:"npv"`            // in BaseCurrency
 	IRR           Figure `json:"irr"`            // a fraction: 0.273 means 27.3 %
 	PaybackMonths Figure `json:"payback_months"` // may be fractional
+	MIRR          Figure `json:"mirr"`           // a fraction, at the discount rate
+	// Forecast is the same figures on the forecast basis; nil in a
+	// document frozen under definitions version 1 (plan only).
+	Forecast *BasisFigures `json:"forecast,omitempty"`
+	// DefinitionsVersion is the finance definitions the figures were
+	// computed under (0 in a document frozen before it was recorded: 1).
+	DefinitionsVersion int `json:"definitions_version,omitempty"`
 	// DiscountRate is the NPV's rate as a fraction, shown beside it.
 	DiscountRate  *float64 `json:"discount_rate,omitempty"`
 	HorizonMonths int      `json:"horizon_months,omitempty"`
+}
+
+// BasisFigures are the headline figures on one basis.
+type BasisFigures struct {
+	ROIPercent    Figure `json:"roi_percent"`
+	NPV           Figure `json:"npv"`
+	IRR           Figure `json:"irr"`
+	MIRR          Figure `json:"mirr"`
+	PaybackMonths Figure `json:"payback_months"`
 }
 
 // Sensitivity is ROI under the best, expected and worst scenario.
@@ -178,7 +195,8 @@ type PeriodValue struct {
 }
 
 // CashFlow is the monthly cash flow; PaybackMonth is the index in Months of
-// the first month whose cumulative value is not negative (nil: never).
+// the month the payback falls in: after it the cumulative value is never
+// negative again (nil: never paid back).
 type CashFlow struct {
 	Months       []CashFlowMonth `json:"months"`
 	PaybackMonth *int            `json:"payback_month"`
@@ -346,9 +364,12 @@ func (o Options) Validate() error {
 func (c *Case) texts() []string {
 	out := []string{c.Name, c.InitiativeName, c.Status, c.BaseCurrency, c.ContentHash,
 		c.Figures.ROIPercent.Reason, c.Figures.NPV.Reason, c.Figures.IRR.Reason,
-		c.Figures.PaybackMonths.Reason, c.Sensitivity.Assumptions, c.BenefitsPeriod,
+		c.Figures.PaybackMonths.Reason, c.Figures.MIRR.Reason, c.Sensitivity.Assumptions, c.BenefitsPeriod,
 		c.Sensitivity.BestROIPercent.Reason, c.Sensitivity.ExpectedROIPercent.Reason,
 		c.Sensitivity.WorstROIPercent.Reason}
+	if f := c.Figures.Forecast; f != nil {
+		out = append(out, f.ROIPercent.Reason, f.NPV.Reason, f.IRR.Reason, f.MIRR.Reason, f.PaybackMonths.Reason)
+	}
 	if a := c.Approval; a != nil {
 		out = append(out, a.Level, a.By, a.Notes)
 	}

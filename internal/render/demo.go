@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/valuecase/valuecase/internal/finance"
 )
 
 // DemoCase is a fixed, realistic case (sample documents, tests, the later
@@ -82,8 +84,8 @@ func DemoCase() *Case {
 			Label: start.AddDate(0, m-1, 0).Format("2006-01"), Benefits: ben, Costs: cost,
 			Net: ben - cost, Cumulative: cum,
 		})
-		if cum >= 0 && c.CashFlow.PaybackMonth == nil {
-			c.CashFlow.PaybackMonth = new(m - 1)
+		if cum < 0 { // the payback month follows the last negative cumulative value
+			c.CashFlow.PaybackMonth = new(m)
 		}
 	}
 
@@ -156,6 +158,8 @@ func DemoCase() *Case {
 		{SectionStakeholderMap, "Stakeholders", "Twelve stakeholders are mapped. Sponsorship at group level is strong; the works council and procurement need closer engagement before the supplier-portal phase."},
 		{SectionAssumptions, "Assumptions", "- Discount rate 8 % a year (group hurdle rate).\n- Benefits are counted from the month the process moves, at the run-rate measured in the ledger.\n- Exchange rates are fixed at plan rates (EUR/CHF 0.95, PLN/CHF 0.22)."},
 	}
+	c.Figures.DefinitionsVersion = finance.DefinitionsVersion
+	c.Figures.MIRR, c.Figures.Forecast = demoMIRRAndForecast(c)
 	c.Calculations = []Calculation{
 		{"Return on investment", "ROI = (total benefits − total costs) ÷ total costs × 100",
 			[]CalcInput{{"Total benefits, 36 months", FormatMoney(4380000, "CHF")}, {"Total costs, 36 months", FormatMoney(1780000, "CHF")}},
@@ -166,7 +170,7 @@ func DemoCase() *Case {
 		{"Internal rate of return", "IRR: the annual rate r at which NPV = 0; monthly rate m solves Σ CFₜ ÷ (1 + m)^t = 0, r = (1 + m)^12 − 1",
 			[]CalcInput{{"Monthly rate m", FormatPercent(7.111)}, {"Monthly net cash flows CFₜ", "the monthly cash-flow table"}},
 			FormatPercent(128.04)},
-		{"Payback", "Payback = months before the cumulative cash flow turns positive + the missing amount ÷ that month's net flow",
+		{"Payback", "Payback = the last month the cumulative cash flow is negative + the missing amount ÷ the next month's net flow",
 			[]CalcInput{{"Cumulative cash flow after month 17", FormatMoney(-60000, "CHF")}, {"Net cash flow in month 18", FormatMoney(140000, "CHF")}},
 			FormatMonths(17.43)},
 		{"Benefit variance", "Variance = actual − expected; variance % = variance ÷ expected × 100, per benefit to date",
@@ -174,6 +178,32 @@ func DemoCase() *Case {
 			FormatMoney(-46600, "CHF") + " (" + FormatPercent(-3.32) + ")"},
 	}
 	return c
+}
+
+// demoMIRRAndForecast computes, with internal/finance, the demo's MIRR
+// (plan) and its forecast figures: the plan series with each measured
+// quarter's benefits scaled to its actual (actuals to date, then plan).
+func demoMIRRAndForecast(c *Case) (Figure, *BasisFigures) {
+	fig := func(r finance.Result) Figure {
+		if v, ok := r.Get(); ok {
+			return Figure{Value: &v}
+		}
+		return Figure{Reason: string(r.Reason)}
+	}
+	plan, forecast := finance.CashFlows{Start: finance.MonthOf(2027, 1)}, finance.CashFlows{Start: finance.MonthOf(2027, 1)}
+	for i, m := range c.CashFlow.Months {
+		plan.Benefits, plan.Costs = append(plan.Benefits, m.Benefits), append(plan.Costs, m.Costs)
+		b := m.Benefits
+		if q := c.Periods[i/3]; q.Actual != nil && q.Expected != 0 {
+			b *= *q.Actual / q.Expected
+		}
+		forecast.Benefits, forecast.Costs = append(forecast.Benefits, b), append(forecast.Costs, m.Costs)
+	}
+	rate := *c.Figures.DiscountRate
+	p, f := finance.Evaluate(plan, rate), finance.Evaluate(forecast, rate)
+	return fig(p.MIRR), &BasisFigures{
+		ROIPercent: fig(f.ROIPercent), NPV: Figure{Value: &f.NPV}, IRR: fig(f.IRR), MIRR: fig(f.MIRR), PaybackMonths: fig(f.PaybackMonths),
+	}
 }
 
 // SyntheticCase is the demo case grown to the export benchmark's size

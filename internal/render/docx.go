@@ -274,9 +274,9 @@ func (w *docxWriter) note(s string) {
 func (w *docxWriter) keyFigures(k keyFigures) {
 	w.exhibitTitle(k.Title)
 	valueSize, labelSize := 30, 16
-	perRow := len(k.Items)
-	if k.Big { // two by two, board-sized
-		valueSize, labelSize, perRow = 64, 20, 2
+	perRow := 3 // three a row, so "Plan CHF 2.46m" stays on one line
+	if k.Big {  // board-sized
+		valueSize, labelSize = 44, 20
 	}
 	colW := w.textW / perRow
 	var b strings.Builder
@@ -296,6 +296,7 @@ func (w *docxWriter) keyFigures(k keyFigures) {
 			`<w:shd w:val="clear" w:color="auto" w:fill="%s"/></w:tcPr>`, colW, colorCash, colorShade)
 		b.WriteString(para("Compact", "", run{text: it.Label, size: labelSize, color: colorGrey}))
 		b.WriteString(para("Compact", "", run{text: it.Value, bold: true, size: valueSize, color: colorNavy}))
+		b.WriteString(para("Compact", "", run{text: it.Forecast, bold: true, size: labelSize + 2, color: colorNavy}))
 		b.WriteString(para("Compact", "", run{text: it.Note, size: labelSize - 2, color: colorGrey}))
 		b.WriteString(`</w:tc>`)
 		if i%perRow == perRow-1 || i == len(k.Items)-1 {

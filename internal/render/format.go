@@ -115,8 +115,7 @@ func (c *Case) roiText(f Figure) string {
 	return FormatPercent(*f.Value)
 }
 
-func (c *Case) npvText(short bool) string {
-	f := c.Figures.NPV
+func (c *Case) npvText(f Figure, short bool) string {
 	if f.Value == nil {
 		return "n/a"
 	}
@@ -126,16 +125,15 @@ func (c *Case) npvText(short bool) string {
 	return FormatMoney(*f.Value, c.BaseCurrency)
 }
 
-func (c *Case) irrText() string {
-	f := c.Figures.IRR
+// rateText is an annual rate given as a fraction (IRR, MIRR) in percent.
+func rateText(f Figure) string {
 	if f.Value == nil {
 		return "n/a"
 	}
 	return FormatPercent(*f.Value * 100)
 }
 
-func (c *Case) paybackText() string {
-	f := c.Figures.PaybackMonths
+func paybackText(f Figure) string {
 	if f.Value == nil {
 		return "n/a"
 	}

@@ -497,10 +497,10 @@ func (w *pdfWriter) note(s string) {
 
 func (w *pdfWriter) keyFigures(k keyFigures) {
 	f := w.f
-	perRow := 4
-	valuePt, labelPt, h := 16.0, 8.0, 27.0
-	if k.Big { // two by two, board-sized
-		perRow, valuePt, labelPt, h = 2, 40, 11, 42
+	perRow := len(k.Items)
+	valuePt, labelPt, h := 14.0, 8.0, 33.0
+	if k.Big { // three a row, board-sized
+		perRow, valuePt, labelPt, h = 3, 30, 11, 48
 	}
 	gapX := 4.0
 	cardW := (w.cw - gapX*float64(perRow-1)) / float64(perRow)
@@ -523,9 +523,15 @@ func (w *pdfWriter) keyFigures(k keyFigures) {
 		pt, _ := f.GetFontSize()
 		f.SetXY(x+3, cy+3+labelPt*0.3528*1.6)
 		w.cell(cardW-6, pt*0.3528*1.2, it.Value, "L")
+		fy := cy + 3 + labelPt*0.3528*1.6 + pt*0.3528*1.35
+		f.SetFont(pdfFont, "B", labelPt+1)
+		w.fit(it.Forecast, cardW-6, 6)
+		fpt, _ := f.GetFontSize()
+		f.SetXY(x+3, fy)
+		w.cell(cardW-6, fpt*0.3528*1.2, it.Forecast, "L")
 		f.SetFont(pdfFont, "", labelPt-0.5)
 		w.textColor(colorGrey)
-		ny := cy + 3 + labelPt*0.3528*1.6 + pt*0.3528*1.35
+		ny := fy + fpt*0.3528*1.5
 		for j, l := range w.split(it.Note, cardW-6) {
 			if ny+float64(j+1)*w.lh() > cy+h-1 {
 				break

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/valuecase/valuecase/internal/finance"
 )
 
 // A plan is the document's content in order, decided once per template so
@@ -41,7 +43,9 @@ type keyFigures struct {
 	Items []keyFigure
 }
 
-type keyFigure struct{ Label, Value, Note string }
+// keyFigure is one card: the figure on the plan basis (Value, "Plan …")
+// and on the forecast basis (Forecast, "Forecast …"), and a note.
+type keyFigure struct{ Label, Value, Forecast, Note string }
 
 type column struct {
 	Header string
@@ -238,14 +242,53 @@ func newPlan(c *Case, o Options, f Format) *plan {
 
 func (p *plan) add(b ...block) { p.blocks = append(p.blocks, b...) }
 
+// headline is one headline figure on both bases, formatted.
+type headline struct {
+	label          string
+	plan, forecast Figure
+	text           func(Figure) string
+}
+
+// headlines are the headline figures in card order. A document frozen
+// under definitions version 1 has no forecast figures: they read "not
+// recorded".
+func (c *Case) headlines(short bool) []headline {
+	f := c.Figures
+	fc := BasisFigures{}
+	notRecorded := Figure{Reason: "not recorded under definitions version 1"}
+	if f.Forecast != nil {
+		fc = *f.Forecast
+	} else {
+		fc = BasisFigures{ROIPercent: notRecorded, NPV: notRecorded, IRR: notRecorded, MIRR: notRecorded, PaybackMonths: notRecorded}
+	}
+	for _, x := range []*Figure{&f.ROIPercent, &f.NPV, &f.IRR, &f.MIRR, &f.PaybackMonths} {
+		if x.Value == nil && x.Reason == "" { // MIRR, before definitions version 2
+			*x = notRecorded
+		}
+	}
+	return []headline{
+		{"Return on investment", f.ROIPercent, fc.ROIPercent, c.roiText},
+		{"Net present value", f.NPV, fc.NPV, func(x Figure) string { return c.npvText(x, short) }},
+		{"Internal rate of return", f.IRR, fc.IRR, rateText},
+		{"Modified IRR", f.MIRR, fc.MIRR, rateText},
+		{"Payback", f.PaybackMonths, fc.PaybackMonths, paybackText},
+	}
+}
+
+// whyNot is a figure's reason in words ("never_paid_back" → "never paid back").
+func whyNot(f Figure) string { return strings.ReplaceAll(f.Reason, "_", " ") }
+
+// framed is the key figures' title, saying when they were frozen under
+// older definitions.
+func (c *Case) framed(title string) string {
+	if v := c.Figures.DefinitionsVersion; v < finance.DefinitionsVersion {
+		return fmt.Sprintf("%s (frozen at approval under definitions version %d)", title, max(v, 1))
+	}
+	return title
+}
+
 func (p *plan) keyFigureCards() keyFigures {
 	c := p.c
-	reason := func(f Figure, note string) string {
-		if f.Value == nil {
-			return f.Reason
-		}
-		return note
-	}
 	npvNote := ""
 	if r := c.Figures.DiscountRate; r != nil {
 		npvNote = "at " + FormatPercent(*r*100) + " discount rate"
@@ -255,41 +298,45 @@ func (p *plan) keyFigureCards() keyFigures {
 	}
 	paybackNote := ""
 	if m := c.CashFlow.PaybackMonth; m != nil {
-		paybackNote = "break-even in " + c.CashFlow.Months[*m].Label
+		paybackNote = "plan break-even in " + c.CashFlow.Months[*m].Label
 	}
-	return keyFigures{
-		Title: "At a glance",
-		Big:   c.Template == BoardPresentation,
-		Items: []keyFigure{
-			{"Return on investment", c.roiText(c.Figures.ROIPercent), reason(c.Figures.ROIPercent, "over the horizon")},
-			{"Net present value", c.npvText(true), reason(c.Figures.NPV, npvNote)},
-			{"Internal rate of return", c.irrText(), reason(c.Figures.IRR, "annual")},
-			{"Payback", c.paybackText(), reason(c.Figures.PaybackMonths, paybackNote)},
-		},
+	notes := []string{"over the horizon", npvNote, "annual", "annual, reinvested at the discount rate", paybackNote}
+	k := keyFigures{Title: c.framed("At a glance: plan and forecast"), Big: c.Template == BoardPresentation}
+	for i, h := range c.headlines(true) {
+		note := notes[i]
+		if h.plan.Value == nil {
+			note = "plan: " + whyNot(h.plan)
+		}
+		if h.forecast.Value == nil && h.forecast.Reason != h.plan.Reason {
+			note = strings.TrimPrefix(note+"; forecast: "+whyNot(h.forecast), "; ")
+		}
+		k.Items = append(k.Items, keyFigure{Label: h.label, Value: "Plan " + h.text(h.plan), Forecast: "Forecast " + h.text(h.forecast), Note: note})
 	}
+	return k
 }
 
 func (p *plan) keyFigureTable() table {
 	c := p.c
-	basis := func(f Figure, note string) string {
-		if f.Value == nil {
-			return f.Reason
-		}
-		return note
-	}
 	cards := p.keyFigureCards()
-	rows := [][]string{
-		{"Return on investment", c.roiText(c.Figures.ROIPercent), basis(c.Figures.ROIPercent, "(benefits − costs) ÷ costs over the horizon")},
-		{"Net present value", c.npvText(false), basis(c.Figures.NPV, "discounted monthly cash flow, "+cards.Items[1].Note)},
-		{"Internal rate of return", c.irrText(), basis(c.Figures.IRR, "annual rate at which the NPV is zero")},
-		{"Payback", c.paybackText(), basis(c.Figures.PaybackMonths, cards.Items[3].Note)},
+	bases := []string{"(benefits − costs) ÷ costs over the horizon", "discounted monthly cash flow, " + cards.Items[1].Note,
+		"annual rate at which the NPV is zero", "annual; costs financed and gains reinvested at the discount rate", cards.Items[4].Note}
+	t := table{
+		Title: c.framed("Key figures"),
+		Cols:  []column{{"Figure", false, 3}, {"Plan", true, 2.2}, {"Forecast", true, 2.2}, {"Basis", false, 4.5}},
+		Note:  "Plan: expected values only. Forecast: actuals to date, then plan.",
 	}
-	return table{
-		Title:     "Key figures",
-		Cols:      []column{{"Figure", false, 3}, {"Value", true, 2.2}, {"Basis", false, 5}},
-		Rows:      rows,
-		Highlight: -1,
+	t.Highlight = -1
+	for i, h := range c.headlines(false) {
+		basis := bases[i]
+		if h.plan.Value == nil {
+			basis = "plan: " + whyNot(h.plan)
+		}
+		if h.forecast.Value == nil {
+			basis += "; forecast: " + whyNot(h.forecast)
+		}
+		t.Rows = append(t.Rows, []string{h.label, h.text(h.plan), h.text(h.forecast), basis})
 	}
+	return t
 }
 
 func (p *plan) benefitsTable(limit int) table {

@@ -506,22 +506,24 @@ func splitToFit(p prosePara, cx, cy int, size float64) []prosePara {
 
 func (w *pptxWriter) keyFigures(k keyFigures) {
 	s := w.newSlide(k.Title)
-	n := len(k.Items)
+	// Three cards a row, so "Plan CHF 2.46m" stays on one line.
+	perRow := min(len(k.Items), 3)
 	gap := 230000
-	cardW := (contentW - gap*(n-1)) / n
-	cardH := 2400000
+	cardW := (contentW - gap*(perRow-1)) / perRow
+	cardH := (contentH - gap) / 2
 	valueSize, labelSize := 36.0, 14.0
 	if k.Big {
-		cardH, valueSize, labelSize = 3400000, 54, 16
+		valueSize, labelSize = 44, 16
 	}
-	y := contentY + (contentH-cardH)/3
 	for i, it := range k.Items {
-		x := marginX + i*(cardW+gap)
+		x := marginX + (i%perRow)*(cardW+gap)
+		y := contentY + (i/perRow)*(cardH+gap)
 		s.rect(x, y, cardW, 60000, colorCash)
 		size := fitSize(it.Value, cardW-300000, 2*int(valueSize*1.2*emuPerPt), valueSize, 18, 1)
 		paras := []pPara{
 			{runs: []pRun{{text: it.Label, size: labelSize, color: colorGrey}}},
 			{runs: []pRun{{text: it.Value, size: size, bold: true, color: colorNavy}}, before: 10},
+			{runs: []pRun{{text: it.Forecast, size: fitSize(it.Forecast, cardW-300000, 2*int(labelSize*1.2*emuPerPt), labelSize, 9, 1), bold: true, color: colorNavy}}, before: 6},
 			{runs: []pRun{{text: it.Note, size: labelSize - 2, color: colorGrey}}, before: 8},
 		}
 		s.text(x, y+60000, cardW, cardH-60000, paras, boxStyle{fill: colorShade, inset: 150000})

@@ -3,8 +3,7 @@
 // realisation, total cost, all in the tenant's base currency, and the
 // stakeholder summary with the at-risk count. It maps stored rows onto the
 // finance core (internal/finance) and the stakeholder rules
-// (internal/stakeholder); the definitions are README "How the numbers are
-// computed".
+// (internal/stakeholder); the definitions are docs/numbers.md.
 package valuation
 
 import (

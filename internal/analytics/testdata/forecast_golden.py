@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Independent computation of the damped-trend Holt forecast of forecast_test.go,
-written from the method in README "How the numbers are computed" (Forecasts):
+written from the method in docs/numbers.md (Forecasts):
 l0 = y0, b0 = y1 - y0; for t >= 1: f = l + phi*b, l' = a*y + (1-a)*f,
 b' = beta*(l' - l) + (1-beta)*phi*b; forecast l + (phi + .. + phi^h) b;
 sigma = sqrt(sum (y_t - f_t)^2 / (n-1)); 80 % interval +- 1.2815515655446004 sigma sqrt(h).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent computation of the Monte Carlo ROI of montecarlo_test.go.
 
-Written from the method in README "How the numbers are computed" (ROI
+Written from the method in docs/numbers.md (ROI
 analysis, Monte Carlo), not from the Go code: seed = FNV-1a 64 over the
 little-endian bytes of the first month (year*12 + month-1 as int64), then per
 month benefit and cost as float64; SplitMix64 from the seed; per run three
