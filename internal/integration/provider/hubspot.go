@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -16,133 +17,116 @@ import (
 // The hubspot provider reads deals with the CRM v3 search endpoint:
 //
 //	POST {instance_url}/crm/v3/objects/deals/search
-//	Authorization: Bearer <oauth_token or private app token>
-//	{"filterGroups": [{"filters": [{"propertyName": "hs_lastmodifieddate", "operator": "GTE", "value": "<ms>"}]}],
-//	 "sorts": [{"propertyName": "hs_lastmodifieddate", "direction": "ASCENDING"}],
-//	 "properties": [...mapped properties, "hs_lastmodifieddate"], "limit": <page_size>, "after": "<paging.next.after>"}
+//	Authorization: Bearer <access token or private app token>
+//	{"filterGroups": [{"filters": [{"propertyName": "hs_lastmodifieddate", "operator": "GT", "value": "<ms>"}]},
+//	                  {"filters": [{"propertyName": "hs_lastmodifieddate", "operator": "EQ", "value": "<ms>"},
+//	                               {"propertyName": "hs_object_id", "operator": "GT", "value": "<id>"}]}],
+//	 "sorts": [{"propertyName": "hs_lastmodifieddate", "direction": "ASCENDING"},
+//	           {"propertyName": "hs_object_id", "direction": "ASCENDING"}],
+//	 "properties": [...mapped properties, "hs_lastmodifieddate", "hs_object_id"], "limit": <page_size>}
 //
-// HubSpot's search returns at most 10,000 results per query (paging beyond
-// answers 400). So the client pages with paging.next.after inside a window
-// and, before the window's 10,000th result, opens a new window from the
-// largest hs_lastmodifieddate seen (GTE), skipping the deals already yielded
-// at exactly that millisecond (their ids travel in the cursor). A sync of any
-// size therefore advances by watermark, with no duplicates inside a sync.
-// since and the Watermark are RFC 3339 UTC times with milliseconds; across
-// syncs the filter is GTE, so the last deal(s) of the previous sync come again
-// (unchanged for the upsert) rather than a deal modified in the same
-// millisecond being missed.
+// Every page is a keyset query: the deals after the last (modification time,
+// id) yielded, in that order (filter groups are ORed, the filters of a group
+// ANDed). No page depends on an offset, so a deal modified while the sync
+// pages moves to the end and is read there rather than shifting the later
+// deals past a page boundary; HubSpot's cap of 10,000 results per query
+// ("paginating through results fails past the 10,000th") never applies, and
+// paging.next.after is not interpreted: it only says whether more deals
+// match. The first page of an incremental sync asks for
+// hs_lastmodifieddate >= since minus lookback_minutes: the search index lags
+// writes ("changes made by other API calls take several seconds to
+// propagate to the search index"), so a deal modified just before the last
+// watermark but indexed after that sync read is read by the next one (the
+// upsert finds the others unchanged). since and the Watermark are RFC 3339
+// UTC times with milliseconds.
 //
 // Owners: deals carry hubspot_owner_id; with owner_property hubspot_owner_id
 // the client lists the account's owners once per client (GET
 // /crm/v3/owners?limit=500, paged) and maps the id to the owner's email.
 // When the token lacks the owners scope (403) the owner is left empty.
 //
+// Auth: a private app token (static), or an OAuth access token with
+// refresh_token, client_id and client_secret: renewed at token_url (default
+// {instance_url}/oauth/v1/token) before its expires_in (30 minutes) runs out
+// and once on a 401.
+//
 // Errors: 401 (category INVALID_AUTHENTICATION, EXPIRED_AUTHENTICATION) and
-// 403 (MISSING_SCOPES) on the search → ErrUnauthorized; 429 (errorType
-// RATE_LIMIT, policyName SECONDLY/DAILY, Retry-After) and 5xx →
-// *RetryableError; 400 (VALIDATION_ERROR) → permanent.
+// 403 (MISSING_SCOPES) on the search → ErrUnauthorized; 429 with policyName
+// DAILY (the account's daily allowance, reset at midnight in the account's
+// time zone) → *RateLimitedError; other 429 (SECONDLY, TEN_SECONDLY_ROLLING,
+// Retry-After) and 5xx → *RetryableError; 400 (VALIDATION_ERROR) → permanent.
 type hubspot struct {
-	base   string
-	props  hsMapping
-	size   int
-	token  string
-	hc     *http.Client
-	owners map[string]string // owner id → email; nil until listed
+	base     string
+	props    hsMapping
+	size     int
+	lookback time.Duration
+	t        *transport
+	owners   map[string]string // owner id → email; nil until listed
 }
 
 type hsMapping struct{ name, industry, segment, owner, description string }
 
-// hubspotSearchCap is HubSpot's limit of results per search query.
-const hubspotSearchCap = 10_000
-
-// maxSkipIDs bounds the ids carried in a cursor (deals sharing the
-// watermark's millisecond).
-const maxSkipIDs = 5_000
-
-func newHubSpot(c conf, token string, hc *http.Client) *hubspot {
+func newHubSpot(c conf, t *transport) *hubspot {
 	return &hubspot{
 		base: c.str("instance_url"),
 		props: hsMapping{
 			name: c.str("name_property"), industry: c.str("industry_property"), segment: c.str("segment_property"),
 			owner: c.str("owner_property"), description: c.str("description_property"),
 		},
-		size:  c.num("page_size"),
-		token: token,
-		hc:    hc,
+		size:     c.num("page_size"),
+		lookback: c.lookback(),
+		t:        t,
 	}
 }
 
+// hsCursor is the keyset position: the deals after (T, ID) come next; ID ""
+// means from T inclusive (the first page of an incremental sync), T -1 from
+// the start.
 type hsCursor struct {
-	From  int64    `json:"f"`           // the window's GTE bound in ms; -1: no bound
-	After string   `json:"a,omitempty"` // paging.next.after inside the window
-	WM    int64    `json:"w"`           // largest hs_lastmodifieddate yielded, ms; -1: none
-	Skip  []string `json:"x,omitempty"` // ids yielded at exactly WM (skipped in a new window)
+	T  int64  `json:"t"`
+	ID string `json:"i,omitempty"`
+	WM int64  `json:"w"` // largest hs_lastmodifieddate yielded, ms; -1: none
 }
 
 func (h *hubspot) Fetch(ctx context.Context, since, cursor string) (Page, error) {
-	cur := hsCursor{From: -1, WM: -1}
+	cur := hsCursor{T: -1, WM: -1}
 	if cursor != "" {
-		if err := decodeCursor(cursor, &cur); err != nil {
-			return Page{}, err
+		if err := decodeCursor(cursor, &cur); err != nil || (cur.ID != "" && !digits.MatchString(cur.ID)) {
+			return Page{}, errors.New("invalid cursor")
 		}
 	} else if since != "" {
 		t, err := parseSince(since)
 		if err != nil {
 			return Page{}, err
 		}
-		cur.From = t.UnixMilli()
-		cur.WM = cur.From
+		cur.T, cur.WM = lookBack(t, h.lookback).UnixMilli(), t.UnixMilli()
 	}
 	res, err := h.search(ctx, cur)
 	if err != nil {
 		return Page{}, err
 	}
-	skip := map[string]bool{}
-	if cur.After == "" || cur.After == "0" {
-		for _, id := range cur.Skip {
-			skip[id] = true
-		}
-	}
 	page := Page{Items: make([]Item, 0, len(res.Results))}
+	next := cur
 	for _, d := range res.Results {
-		if skip[d.ID] {
-			continue
-		}
 		it := h.item(d)
-		if !it.ModifiedAt.IsZero() {
+		if !it.ModifiedAt.IsZero() && digits.MatchString(d.ID) {
 			ms := it.ModifiedAt.UnixMilli()
-			switch {
-			case ms > cur.WM:
-				cur.WM, cur.Skip = ms, []string{d.ID}
-			case ms == cur.WM:
-				cur.Skip = append(cur.Skip, d.ID)
-			}
+			next.T, next.ID = ms, d.ID
+			next.WM = max(next.WM, ms)
 		}
 		page.Items = append(page.Items, it)
 	}
 	if err := h.resolveOwners(ctx, page.Items); err != nil {
 		return Page{}, err
 	}
-	if cur.WM >= 0 {
-		page.Watermark = time.UnixMilli(cur.WM).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	if next.WM >= 0 {
+		page.Watermark = time.UnixMilli(next.WM).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	}
-	if res.Paging.Next.After == "" {
+	if res.Paging.Next.After == "" || len(res.Results) == 0 {
 		return page, nil
 	}
-	after, err := strconv.Atoi(res.Paging.Next.After)
-	if err != nil || after <= 0 {
-		return Page{}, fmt.Errorf("hubspot answered paging.next.after %q", truncate(res.Paging.Next.After, 40))
-	}
-	next := hsCursor{From: cur.From, After: res.Paging.Next.After, WM: cur.WM, Skip: cur.Skip}
-	if after+h.size > hubspotSearchCap {
-		// The window is full: the next one starts at the watermark.
-		if cur.WM <= cur.From {
-			return Page{}, fmt.Errorf("hubspot: more than %d deals were modified at %s; the search cannot page past them", hubspotSearchCap, page.Watermark)
-		}
-		next = hsCursor{From: cur.WM, WM: cur.WM, Skip: cur.Skip}
-	}
-	if len(next.Skip) > maxSkipIDs {
-		return Page{}, fmt.Errorf("hubspot: more than %d deals share the modification time %s", maxSkipIDs, page.Watermark)
+	if next.T == cur.T && next.ID == cur.ID {
+		return Page{}, errors.New("hubspot answered a page of deals without a readable id and hs_lastmodifieddate; the sync cannot go past it")
 	}
 	page.Next = encodeCursor(next)
 	return page, nil
@@ -170,8 +154,8 @@ type hsResults struct {
 }
 
 func (h *hubspot) properties() []string {
-	out := []string{"hs_lastmodifieddate"}
-	seen := map[string]bool{"hs_lastmodifieddate": true}
+	out := []string{"hs_lastmodifieddate", "hs_object_id"}
+	seen := map[string]bool{"hs_lastmodifieddate": true, "hs_object_id": true}
 	for _, p := range []string{h.props.name, h.props.industry, h.props.segment, h.props.owner, h.props.description} {
 		if p != "" && !seen[p] {
 			seen[p] = true
@@ -181,19 +165,31 @@ func (h *hubspot) properties() []string {
 	return out
 }
 
+type hsFilter struct {
+	PropertyName string `json:"propertyName"`
+	Operator     string `json:"operator"`
+	Value        string `json:"value"`
+}
+
 func (h *hubspot) search(ctx context.Context, cur hsCursor) (*hsResults, error) {
 	body := map[string]any{
-		"sorts":      []map[string]string{{"propertyName": "hs_lastmodifieddate", "direction": "ASCENDING"}},
+		"sorts": []map[string]string{
+			{"propertyName": "hs_lastmodifieddate", "direction": "ASCENDING"},
+			{"propertyName": "hs_object_id", "direction": "ASCENDING"},
+		},
 		"properties": h.properties(),
 		"limit":      h.size,
 	}
-	if cur.From >= 0 {
-		body["filterGroups"] = []map[string]any{{"filters": []map[string]string{{
-			"propertyName": "hs_lastmodifieddate", "operator": "GTE", "value": strconv.FormatInt(cur.From, 10),
-		}}}}
-	}
-	if cur.After != "" {
-		body["after"] = cur.After
+	t := strconv.FormatInt(cur.T, 10)
+	switch {
+	case cur.T < 0:
+	case cur.ID == "":
+		body["filterGroups"] = []map[string]any{{"filters": []hsFilter{{"hs_lastmodifieddate", "GTE", t}}}}
+	default:
+		body["filterGroups"] = []map[string]any{
+			{"filters": []hsFilter{{"hs_lastmodifieddate", "GT", t}}},
+			{"filters": []hsFilter{{"hs_lastmodifieddate", "EQ", t}, {"hs_object_id", "GT", cur.ID}}},
+		}
 	}
 	buf, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.base+"/crm/v3/objects/deals/search", bytes.NewReader(buf))
@@ -218,16 +214,26 @@ func (h *hubspot) search(ctx context.Context, cur hsCursor) (*hsResults, error) 
 }
 
 func (h *hubspot) send(req *http.Request) (*response, error) {
-	req.Header.Set("Authorization", "Bearer "+h.token)
 	req.Header.Set("Accept", "application/json")
-	r, err := do(h.hc, req)
+	r, err := h.t.send(req)
 	if err != nil {
 		return nil, err
 	}
 	if r.status >= 200 && r.status <= 299 {
 		return r, nil
 	}
+	if r.status == http.StatusTooManyRequests && hsPolicy(r.body) == "DAILY" {
+		return nil, &RateLimitedError{After: retryAfter(r.header, time.Now()), Reason: truncate(hsError(r.body), 200)}
+	}
 	return nil, statusError("hubspot", r, hsError(r.body))
+}
+
+func hsPolicy(body []byte) string {
+	var e struct {
+		Policy string `json:"policyName"`
+	}
+	_ = json.Unmarshal(body, &e)
+	return strings.ToUpper(e.Policy)
 }
 
 // hsError reads HubSpot's error body: {"status": "error", "message": ...,
@@ -364,9 +370,8 @@ func (h *hubspot) listOwners(ctx context.Context) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		req.Header.Set("Authorization", "Bearer "+h.token)
 		req.Header.Set("Accept", "application/json")
-		r, err := do(h.hc, req)
+		r, err := h.t.send(req)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package provider_test
 import (
 	"errors"
 	"reflect"
+	"sort"
 	"testing"
 
 	"github.com/valuecase/valuecase/internal/integration/provider"
@@ -67,6 +68,7 @@ func TestValidateNormalisesWithDefaults(t *testing.T) {
 	want := map[string]any{
 		"instance_url": "https://api.hubapi.com", "name_property": "dealname", "industry_property": "industry",
 		"segment_property": "dealtype", "owner_property": "hubspot_owner_id", "description_property": "description", "page_size": 50,
+		"lookback_minutes": 5, "token_url": "",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("normalised %v, want %v", got, want)
@@ -81,7 +83,7 @@ func TestUnknownProvider(t *testing.T) {
 	if _, _, err := provider.Validate("pipedrive", map[string]any{}, false); !errors.Is(err, provider.ErrUnknownProvider) {
 		t.Fatalf("Validate: %v", err)
 	}
-	if _, err := provider.New("pipedrive", map[string]any{}, "", hc); !errors.Is(err, provider.ErrUnknownProvider) {
+	if _, err := provider.New("pipedrive", map[string]any{}, provider.Credentials{}, hc, nil); !errors.Is(err, provider.ErrUnknownProvider) {
 		t.Fatalf("New: %v", err)
 	}
 	if got := provider.Names(); !reflect.DeepEqual(got, []string{"http_feed", "hubspot", "jira", "salesforce"}) {
@@ -89,17 +91,49 @@ func TestUnknownProvider(t *testing.T) {
 	}
 }
 
-func TestSplitSecret(t *testing.T) {
-	rest, tok, set, fe := provider.SplitSecret(map[string]any{"instance_url": "https://x.example.com", "oauth_token": "00Dxx!AQ4AQ.abc"})
-	if tok != "00Dxx!AQ4AQ.abc" || !set || fe != nil || len(rest) != 1 || rest["oauth_token"] != nil {
-		t.Fatalf("%v %q %v %v", rest, tok, set, fe)
+func TestSplitSecrets(t *testing.T) {
+	rest, sent, fe := provider.SplitSecrets(provider.Jira, map[string]any{"instance_url": "https://x.example.com", "oauth_token": "00Dxx!AQ4AQ.abc",
+		"refresh_token": "rt-1234", "client_id": "cid-1234", "client_secret": "cs-1234", "api_token": "ATATT-1234", "email": "a@b.example"})
+	want := provider.Credentials{AccessToken: "00Dxx!AQ4AQ.abc", RefreshToken: "rt-1234", ClientID: "cid-1234", ClientSecret: "cs-1234", APIToken: "ATATT-1234"}
+	if sent != want || len(fe) != 0 || len(rest) != 2 || rest["oauth_token"] != nil || rest["api_token"] != nil {
+		t.Fatalf("%v %+v %v", rest, sent, fe)
 	}
-	if _, _, set, _ := provider.SplitSecret(map[string]any{}); set {
-		t.Fatal("absent token reported as set")
+	if _, sent, _ := provider.SplitSecrets(provider.HubSpot, map[string]any{}); sent != (provider.Credentials{}) {
+		t.Fatal("absent secrets reported as sent")
 	}
-	for _, bad := range []any{12, "has space", "line\nbreak", string(make([]byte, provider.MaxTokenLength+1))} {
-		if _, _, _, fe := provider.SplitSecret(map[string]any{"oauth_token": bad}); fe["oauth_token"] == "" {
-			t.Fatalf("token %q accepted", bad)
+	// api_token is not a HubSpot secret: it stays in the config, which Validate then refuses.
+	if rest, _, _ := provider.SplitSecrets(provider.HubSpot, map[string]any{"api_token": "abcdef"}); rest["api_token"] == nil {
+		t.Fatal("api_token taken out of a hubspot config")
+	}
+	for _, bad := range []any{12, "has space", "line\nbreak", "abc", string(make([]byte, provider.MaxTokenLength+1))} {
+		if _, _, fe := provider.SplitSecrets(provider.Salesforce, map[string]any{"refresh_token": bad}); fe["refresh_token"] == "" {
+			t.Fatalf("secret %q accepted", bad)
+		}
+	}
+}
+
+func TestCheckCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		name, provider string
+		cfg            map[string]any
+		creds          provider.Credentials
+		want           []string
+	}{
+		{"refresh without client", provider.Salesforce, nil, provider.Credentials{RefreshToken: "rt-1"}, []string{"client_id"}},
+		{"salesforce secret optional", provider.Salesforce, nil, provider.Credentials{RefreshToken: "rt-1", ClientID: "cid"}, nil},
+		{"hubspot needs secret", provider.HubSpot, nil, provider.Credentials{RefreshToken: "rt-1", ClientID: "cid"}, []string{"client_secret"}},
+		{"jira basic needs api token", provider.Jira, map[string]any{"auth": "basic"}, provider.Credentials{AccessToken: "x"}, []string{"api_token"}},
+		{"jira oauth needs a token", provider.Jira, map[string]any{"auth": "oauth"}, provider.Credentials{APIToken: "x"}, []string{"api_token", "oauth_token"}},
+		{"jira oauth refresh", provider.Jira, map[string]any{"auth": "oauth"}, provider.Credentials{RefreshToken: "r", ClientID: "c", ClientSecret: "s"}, nil},
+	} {
+		fe := provider.CheckCredentials(tc.provider, tc.cfg, tc.creds)
+		var got []string
+		for k := range fe {
+			got = append(got, k)
+		}
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: field errors %v, want %v", tc.name, fe, tc.want)
 		}
 	}
 }
