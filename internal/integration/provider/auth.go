@@ -170,6 +170,9 @@ func (a *authorizer) requestToken(ctx context.Context, cur Credentials) (Credent
 	}
 	if r.status < 200 || r.status > 299 {
 		msg := oauthError(r.body)
+		if msg == "" {
+			msg = feedErrorMessage(r) // any other shape: its message, or the start of a text body
+		}
 		switch {
 		case r.status == http.StatusBadRequest || r.status == http.StatusUnauthorized || r.status == http.StatusForbidden:
 			return Credentials{}, fmt.Errorf("%w (%s refused the refresh token: %d %s)", ErrUnauthorized, a.grant.name, r.status, truncate(msg, 200))
@@ -189,9 +192,11 @@ func (a *authorizer) requestToken(ctx context.Context, cur Credentials) (Credent
 	if tok.RefreshToken != "" {
 		next.RefreshToken = tok.RefreshToken
 	}
-	if s, ok := scalarText(tok.ExpiresIn); ok && s != "" {
-		if n, ok := toInt(json.Number(strings.Trim(s, `"`))); ok && n > 0 {
-			next.ExpiresAt = time.Now().Add(time.Duration(n) * time.Second)
+	if len(tok.ExpiresIn) > 0 {
+		if s, ok := scalarText(tok.ExpiresIn); ok {
+			if n, ok := toInt(json.Number(s)); ok && n > 0 && n <= 366*86400 {
+				next.ExpiresAt = time.Now().Add(time.Duration(n) * time.Second)
+			}
 		}
 	}
 	a.t.red.add(next.AccessToken, next.RefreshToken)
@@ -208,13 +213,14 @@ func oauthError(body []byte) string {
 		Message     string `json:"message"`
 	}
 	if json.Unmarshal(body, &e) != nil {
-		return ""
+		_, msg := sfError(body)
+		return msg
 	}
 	code, msg := e.Error, e.Description
 	if code == "" {
 		code, msg = e.Status, e.Message
 	}
-	return strings.TrimSpace(code + ": " + msg)
+	return strings.Trim(strings.TrimSpace(code+": "+msg), ": ")
 }
 
 // ---- redaction ----

@@ -11,7 +11,10 @@ import (
 	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
 )
 
-func hsCfg(u string) map[string]any { return map[string]any{"instance_url": u, "page_size": 200} }
+// hsCfg reads without a lookback: the tests of exact increments; the lookback has its own.
+func hsCfg(u string) map[string]any {
+	return map[string]any{"instance_url": u, "page_size": 200, "lookback_minutes": 0}
+}
 
 func TestHubSpotPagesEveryDealOnceWithOwnerEmails(t *testing.T) {
 	hs := providertest.NewHubSpot(t, providertest.Options{Records: 1000})
