@@ -90,8 +90,8 @@ func toIntegrationJSON(in dbsqlc.Integration, box *secretbox.Box, now time.Time)
 	j := integrationJSON{
 		ID: in.ID.String(), Provider: in.Provider, Name: in.Name, Config: cfg, OAuthTokenSet: in.TokenSealed != nil, OAuthTokenHint: in.TokenHint,
 		SyncSchedule: scheduleJSON{Frequency: in.Frequency, At: in.ScheduleAt, DayOfWeek: in.DayOfWeek, Timezone: in.Timezone},
-		SecretsSet: integration.SecretsSet(box, in),
-		State:      in.State, LastError: in.LastError, Watermark: noneIfBlank(&in.Watermark), LastSyncAt: optTimestamp(in.LastSyncAt),
+		SecretsSet:   integration.SecretsSet(box, in),
+		State:        in.State, LastError: in.LastError, Watermark: noneIfBlank(&in.Watermark), LastSyncAt: optTimestamp(in.LastSyncAt),
 		SyncsURL:  "/v1/integrations/" + in.ID.String() + "/syncs",
 		CreatedAt: timestamp(in.CreatedAt), UpdatedAt: timestamp(in.UpdatedAt), DisconnectedAt: optTimestamp(in.DisconnectedAt),
 	}
@@ -356,7 +356,9 @@ func (s *Server) listIntegrations(c *fiber.Ctx) error {
 	}
 	return paginate(c, page, size, rows,
 		func(r dbsqlc.IntegrationListRow) int64 { return r.Total },
-		func(r dbsqlc.IntegrationListRow) integrationJSON { return toIntegrationJSON(r.Integration, s.Webhooks.Secrets, now) },
+		func(r dbsqlc.IntegrationListRow) integrationJSON {
+			return toIntegrationJSON(r.Integration, s.Webhooks.Secrets, now)
+		},
 		func() (int64, error) {
 			return db.Q.IntegrationCount(ctx, t, dbsqlc.IntegrationCountParams{TenantID: p.TenantID, State: state, Provider: prov})
 		})

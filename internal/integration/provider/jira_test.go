@@ -70,7 +70,6 @@ func TestJiraBearerAndErrors(t *testing.T) {
 	j := providertest.NewJira(t, providertest.Options{Records: 10})
 	ctx := context.Background()
 
-
 	_, err := newClient(t, provider.Jira, jiraCfg(j), "ATATT-wrong").Fetch(ctx, "", "")
 	wantUnauthorized(t, err, "ATATT-wrong")
 

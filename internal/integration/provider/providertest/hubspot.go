@@ -115,7 +115,9 @@ func (h *HubSpot) token(w http.ResponseWriter, r *http.Request) {
 }
 
 // hsAfter is the fake's opaque paging token of a position.
-func hsAfter(pos int) string { return base64.RawURLEncoding.EncodeToString([]byte("pos:" + strconv.Itoa(pos))) }
+func hsAfter(pos int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("pos:" + strconv.Itoa(pos)))
+}
 
 func (h *HubSpot) unauthorized(w http.ResponseWriter) {
 	hsErr(w, http.StatusUnauthorized, map[string]any{
