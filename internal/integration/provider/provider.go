@@ -470,8 +470,9 @@ func SplitSecrets(provider string, cfg map[string]any) (map[string]any, Credenti
 // CheckCredentials checks that the secrets an integration holds (stored and
 // sent, merged) fit its normalised config: a refresh_token needs client_id
 // (and client_secret for HubSpot and Atlassian, whose token endpoints
-// require it); Jira basic needs api_token, Jira oauth an oauth_token or a
-// refresh_token.
+// require it); Jira basic takes api_token and no refresh_token, Jira oauth no
+// api_token. A secret may be sent later (a sync without one fails as
+// needs_reauth), as for every provider.
 func CheckCredentials(provider string, cfg map[string]any, c Credentials) map[string]string {
 	fe := map[string]string{}
 	if c.RefreshToken != "" {
@@ -485,16 +486,10 @@ func CheckCredentials(provider string, cfg map[string]any, c Credentials) map[st
 	if provider == Jira {
 		switch cfg["auth"] {
 		case "basic":
-			if c.APIToken == "" {
-				fe[APITokenKey] = "is required with auth basic (an Atlassian API token)"
-			}
 			if c.RefreshToken != "" {
 				fe[RefreshTokenKey] = "applies to auth oauth only"
 			}
 		case "oauth":
-			if c.AccessToken == "" && c.RefreshToken == "" {
-				fe[SecretKey] = "is required with auth oauth (or refresh_token with client_id and client_secret)"
-			}
 			if c.APIToken != "" {
 				fe[APITokenKey] = "applies to auth basic only"
 			}

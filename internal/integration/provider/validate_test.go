@@ -128,8 +128,8 @@ func TestCheckCredentials(t *testing.T) {
 		{"refresh without client", provider.Salesforce, nil, provider.Credentials{RefreshToken: "rt-1"}, []string{"client_id"}},
 		{"salesforce secret optional", provider.Salesforce, nil, provider.Credentials{RefreshToken: "rt-1", ClientID: "cid"}, nil},
 		{"hubspot needs secret", provider.HubSpot, nil, provider.Credentials{RefreshToken: "rt-1", ClientID: "cid"}, []string{"client_secret"}},
-		{"jira basic needs api token", provider.Jira, map[string]any{"auth": "basic"}, provider.Credentials{AccessToken: "x"}, []string{"api_token"}},
-		{"jira oauth needs a token", provider.Jira, map[string]any{"auth": "oauth"}, provider.Credentials{APIToken: "x"}, []string{"api_token", "oauth_token"}},
+		{"jira basic takes no refresh token", provider.Jira, map[string]any{"auth": "basic"}, provider.Credentials{APIToken: "x", RefreshToken: "r", ClientID: "c", ClientSecret: "s"}, []string{"refresh_token"}},
+		{"jira oauth takes no api token", provider.Jira, map[string]any{"auth": "oauth"}, provider.Credentials{APIToken: "x"}, []string{"api_token"}},
 		{"jira oauth refresh", provider.Jira, map[string]any{"auth": "oauth"}, provider.Credentials{RefreshToken: "r", ClientID: "c", ClientSecret: "s"}, nil},
 	} {
 		fe := provider.CheckCredentials(tc.provider, tc.cfg, tc.creds)
