@@ -24,9 +24,13 @@
 // concurrent use (HubSpot caches the owners list); New is cheap.
 //
 // Errors of Fetch:
-//   - ErrUnauthorized (errors.Is): the provider answered 401, or 403 for a
-//     missing permission. The integration needs new credentials; do not retry.
-//   - *RetryableError (errors.As): 429, 5xx, Salesforce's
+//   - ErrUnauthorized (errors.Is): the provider answered 401 (after one
+//     refresh of a refreshable token), or 403 for a missing permission, or
+//     its token endpoint refused the refresh. The integration needs new
+//     credentials; do not retry.
+//   - *RateLimitedError (errors.As): the provider's daily allowance is spent
+//     (Salesforce REQUEST_LIMIT_EXCEEDED TotalRequests, HubSpot 429 DAILY).
+//   - *RetryableError (errors.As): 429, 5xx, Salesforce's concurrent-request
 //     REQUEST_LIMIT_EXCEEDED (403), or a network error reaching the provider.
 //     After is the provider's Retry-After (seconds or HTTP date), 0 if absent.
 //   - anything else is permanent for that page (bad config such as an invalid
@@ -39,12 +43,16 @@
 //
 // Validate(provider, cfg, allowHTTP) checks and normalises config (defaults
 // filled in); unknown keys are refused. Secrets never go in config: the
-// token (config oauth_token in the API: SplitSecret takes it out) is passed
-// to New.
+// secret keys of the API (SplitSecrets takes them out) are passed to New as
+// Credentials. No credential appears in an error of a client: every answer
+// is redacted of them before it is read.
 //
 //	provider    key                type     default / rule
 //	(all)       instance_url       string   required, absolute https URL (http only with allowHTTP); no user info, query or fragment
-//	                                        (hubspot: optional, default https://api.hubapi.com; http_feed: the feed URL itself, a query is kept)
+//	                                        (hubspot: optional, default https://api.hubapi.com; http_feed: the feed URL itself, a query is kept;
+//	                                        jira: the site, required with auth basic)
+//	salesforce, hubspot  token_url string   "" (<instance_url>/services/oauth2/token, <instance_url>/oauth/v1/token)
+//	sf, hs, jira lookback_minutes integer  5 (0..1440): incremental reads start this long before since
 //	salesforce  api_version        string   "v60.0" (form vNN.N)
 //	salesforce  name_field         string   "Name"
 //	salesforce  industry_field     string   "Account.Industry"
@@ -59,8 +67,13 @@
 //	hubspot     description_property string "description"
 //	hubspot     page_size          integer  100 (1..200, the search API's limit)
 //	jira        initiative_id      string   required, a UUID: the initiative the epics become projects of
+//	jira        auth               string   basic (default with email): Basic email:api_token at the site; oauth: Bearer through the gateway
+//	jira        cloud_id           string   "" (found at gateway_url/oauth/token/accessible-resources)
+//	jira        gateway_url        string   "https://api.atlassian.com"
+//	jira        token_url          string   "https://auth.atlassian.com/oauth/token"
+//	jira        jql                string   "issuetype = Epic" (no ORDER BY, at most 1000 characters)
 //	jira        project_key        string   "" (all projects) or a Jira project key (A-Z, 0-9, _), added to the JQL
-//	jira        email              string   "" → the token is sent as Bearer; set → Basic email:token (Atlassian Cloud API token)
+//	jira        email              string   the Atlassian account of the API token (auth basic)
 //	jira        page_size          integer  50 (1..100, maxResults)
 //	http_feed   format             string   "auto" (by Content-Type), "json" or "csv"
 //	http_feed   since_param        string   "" (since is not sent; the feed returns everything) or a query parameter name for since
