@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -151,6 +152,7 @@ type integrationFields struct {
 	config   map[string]any       // validated and normalised, without the secrets (nil: not sent)
 	sent     provider.Credentials // the secrets sent ("": not sent, the stored one is kept)
 	secrets  provider.Credentials // the secrets the integration holds after this change
+	cleared  []string             // secret keys sent as null: the stored secret is erased
 	schedule *integration.Schedule
 	state    *string
 }
@@ -198,6 +200,11 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 		b.fail("config", "required", "is required")
 	}
 	if raw != nil && f.provider != "" {
+		for _, k := range provider.SecretKeys(f.provider) {
+			if v, sent := raw[k]; sent && v == nil {
+				f.cleared = append(f.cleared, k)
+			}
+		}
 		if mode == "patch" && current != nil {
 			merged := map[string]any{}
 			_ = json.Unmarshal(current.Config, &merged)
@@ -219,12 +226,16 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 			b.fail("provider", "invalid_value", "%s", err.Error())
 		}
 		if err == nil && len(fields) == 0 {
-			// The secrets held after this change: the stored ones, replaced by those sent.
+			// The secrets held after this change: the stored ones (less those sent as null),
+			// replaced by those sent.
 			held := sent
 			if current != nil {
 				stored, err := integration.OpenCredentials(s.Webhooks.Secrets, *current)
 				if err != nil {
 					return f, err
+				}
+				for _, k := range f.cleared {
+					*stored.Field(k) = ""
 				}
 				for _, k := range provider.SecretKeys(f.provider) {
 					if *held.Field(k) == "" {
@@ -471,7 +482,7 @@ func (s *Server) patchIntegration(c *fiber.Ctx) error   { return s.updateIntegra
 
 // updateIntegration is PUT (name and config required; an absent sync_schedule means manual
 // in UTC) and PATCH (only what is sent changes; config keys merge). A secret config key not
-// sent keeps the stored secret. state may be active or paused; an integration in error goes
+// sent keeps the stored secret; one sent as null erases it. state may be active or paused; an integration in error goes
 // back to active when a new secret is sent or state active is asked for (last_error cleared).
 func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 	if err := parseQuery(c).done(); err != nil {
@@ -517,7 +528,10 @@ func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 		}
 		params.TokenHint, params.TokenExpiresAt = new(secretbox.Hint(f.sent.AccessToken)), nil
 	}
-	if rest := f.sent; (rest != provider.Credentials{AccessToken: rest.AccessToken}) {
+	if slices.Contains(f.cleared, provider.SecretKey) {
+		params.TokenSealed, params.TokenHint, params.TokenExpiresAt = nil, nil, nil
+	}
+	if rest := f.sent; (rest != provider.Credentials{AccessToken: rest.AccessToken}) || slices.ContainsFunc(f.cleared, func(k string) bool { return k != provider.SecretKey }) {
 		if params.CredentialsSealed, err = integration.SealCredentials(s.Webhooks.Secrets, in.TenantID, in.ID, f.secrets); err != nil {
 			return err
 		}

@@ -268,3 +268,53 @@ func TestIntegrationProviderEchoNeverLeaksSecrets(t *testing.T) {
 	noSecretIn(t, "the sync_failed event", events, secrets...)
 	noSecretIn(t, "the log", []string{st.logs.String()}, secrets...)
 }
+
+// TestIntegrationSecretsAreWriteOnly: the OAuth secrets are taken out of config, named in
+// secrets_set and never returned (create, GET, list, PATCH, audit events); a PATCH without a
+// secret keeps it, one sent as null erases it; a refresh token without the client id its
+// grant needs, or a secret another provider takes, is a 422 naming the key.
+func TestIntegrationSecretsAreWriteOnly(t *testing.T) {
+	st := newIntegrationStack(t)
+	admin := st.admin()
+	sf := providertest.NewSalesforce(t, providertest.Options{})
+	secrets := []string{"00DFAKE!access-token-write-only", "5Aep861-refresh-write-only", "3MVG9-client-write-only", "client-secret-write-only"}
+	var bodies []string
+	call := func(method, path string, body any, status int) map[string]any {
+		t.Helper()
+		r := st.do(&admin, method, path, body)
+		expect(t, r, status)
+		bodies = append(bodies, string(r.body))
+		return r.json(t)
+	}
+
+	bad := call("POST", "/v1/integrations", map[string]any{"provider": "salesforce", "name": "No client",
+		"config": map[string]any{"instance_url": sf.URL, "refresh_token": secrets[1]}}, 422)
+	if !strings.Contains(fmt.Sprint(bad), "config.client_id") {
+		t.Fatalf("refresh token without client id: %v", bad)
+	}
+	bad = call("POST", "/v1/integrations", map[string]any{"provider": "hubspot", "name": "Wrong key",
+		"config": map[string]any{"instance_url": sf.URL, "api_token": secrets[0]}}, 422)
+	if !strings.Contains(fmt.Sprint(bad), "config.api_token") {
+		t.Fatalf("api_token on hubspot: %v", bad)
+	}
+
+	in := call("POST", "/v1/integrations", map[string]any{"provider": "salesforce", "name": "Write-only",
+		"config": map[string]any{"instance_url": sf.URL, "oauth_token": secrets[0], "refresh_token": secrets[1], "client_id": secrets[2], "client_secret": secrets[3]}}, 201)
+	base := "/v1/integrations/" + in["id"].(string)
+	if fmt.Sprint(in["secrets_set"]) != "[client_id client_secret oauth_token refresh_token]" {
+		t.Fatalf("secrets_set %v", in["secrets_set"])
+	}
+	got := call("PATCH", base, map[string]any{"config": map[string]any{"page_size": 500}}, 200)
+	if fmt.Sprint(got["secrets_set"]) != fmt.Sprint(in["secrets_set"]) || got["config"].(map[string]any)["page_size"] != float64(500) {
+		t.Fatalf("PATCH without secrets: %v", got)
+	}
+	got = call("PATCH", base, map[string]any{"config": map[string]any{"refresh_token": nil, "client_secret": nil}}, 200)
+	if fmt.Sprint(got["secrets_set"]) != "[client_id oauth_token]" {
+		t.Fatalf("secrets erased by null: %v", got["secrets_set"])
+	}
+	call("GET", base, nil, 200)
+	call("GET", "/v1/integrations", nil, 200)
+	call("GET", "/v1/audit-events?resource_type=integration", nil, 200)
+	noSecretIn(t, "a response", bodies, secrets...)
+	noSecretIn(t, "the log", []string{st.logs.String()}, secrets...)
+}

@@ -69,7 +69,11 @@ func newJira(c conf, creds Credentials, t *transport) *jira {
 	j := &jira{site: c.str("instance_url"), gateway: c.str("gateway_url"), cloudID: c.str("cloud_id"), oauth: c.str("auth") == "oauth",
 		filter: c.str("jql"), project: c.str("project_key"), size: c.num("page_size"), lookback: c.lookback(), t: t}
 	if !j.oauth {
-		basic := c.str("email") + ":" + creds.APIToken
+		tok := creds.APIToken
+		if tok == "" {
+			tok = creds.AccessToken // integrations connected before api_token existed keep the API token as oauth_token
+		}
+		basic := c.str("email") + ":" + tok
 		t.red.add(basic)
 		t.auth.basic = "Basic " + base64.StdEncoding.EncodeToString([]byte(basic))
 	}
