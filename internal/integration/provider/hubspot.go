@@ -18,27 +18,29 @@ import (
 //
 //	POST {instance_url}/crm/v3/objects/deals/search
 //	Authorization: Bearer <access token or private app token>
-//	{"filterGroups": [{"filters": [{"propertyName": "hs_lastmodifieddate", "operator": "GT", "value": "<ms>"}]},
-//	                  {"filters": [{"propertyName": "hs_lastmodifieddate", "operator": "EQ", "value": "<ms>"},
-//	                               {"propertyName": "hs_object_id", "operator": "GT", "value": "<id>"}]}],
-//	 "sorts": [{"propertyName": "hs_lastmodifieddate", "direction": "ASCENDING"},
-//	           {"propertyName": "hs_object_id", "direction": "ASCENDING"}],
+//	{"filterGroups": [{"filters": [{"propertyName": "hs_lastmodifieddate", "operator": "GTE", "value": "<ms>"}]}],
+//	 "sorts": [{"propertyName": "hs_lastmodifieddate", "direction": "ASCENDING"}],
 //	 "properties": [...mapped properties, "hs_lastmodifieddate", "hs_object_id"], "limit": <page_size>}
 //
-// Every page is a keyset query: the deals after the last (modification time,
-// id) yielded, in that order (filter groups are ORed, the filters of a group
-// ANDed). No page depends on an offset, so a deal modified while the sync
-// pages moves to the end and is read there rather than shifting the later
-// deals past a page boundary; HubSpot's cap of 10,000 results per query
-// ("paginating through results fails past the 10,000th") never applies, and
-// paging.next.after is not interpreted: it only says whether more deals
-// match. The first page of an incremental sync asks for
-// hs_lastmodifieddate >= since minus lookback_minutes: the search index lags
-// writes ("changes made by other API calls take several seconds to
-// propagate to the search index"), so a deal modified just before the last
-// watermark but indexed after that sync read is read by the next one (the
-// upsert finds the others unchanged). since and the Watermark are RFC 3339
-// UTC times with milliseconds.
+// Every page is a keyset query on (hs_lastmodifieddate, hs_object_id), never
+// an offset: the deals modified at or after the last time T read, less the
+// deals already read at exactly T (their ids travel in the cursor). A search
+// takes one sort rule, and deals modified in the same millisecond come in no
+// defined order, so when a full page holds nothing new (more deals share T
+// than a page holds) the client reads that millisecond on its own, sorted by
+// hs_object_id (hs_lastmodifieddate EQ T and hs_object_id GT the last id),
+// then goes on after T. No page depends on a position, so a deal modified
+// while the sync pages moves to the end and is read there rather than
+// shifting the later deals past a page boundary; HubSpot's cap of 10,000
+// results per query ("paginating through results fails past the 10,000th")
+// never applies; paging.next.after is not interpreted (it only says that
+// more deals match). The first page of an incremental sync starts
+// lookback_minutes before since: the search index lags writes ("changes
+// made by other API calls take several seconds to propagate to the search
+// index"), so a deal modified just before the last watermark but indexed
+// after that sync read is read by the next one (the upsert finds the others
+// unchanged). since and the Watermark are RFC 3339 UTC times with
+// milliseconds.
 //
 // Owners: deals carry hubspot_owner_id; with owner_property hubspot_owner_id
 // the client lists the account's owners once per client (GET
@@ -66,6 +68,10 @@ type hubspot struct {
 
 type hsMapping struct{ name, industry, segment, owner, description string }
 
+// maxSkipIDs bounds the ids carried in a cursor (deals read at its time);
+// beyond it a deal may be read twice (the upsert finds it unchanged).
+const maxSkipIDs = 5_000
+
 func newHubSpot(c conf, t *transport) *hubspot {
 	return &hubspot{
 		base: c.str("instance_url"),
@@ -79,19 +85,19 @@ func newHubSpot(c conf, t *transport) *hubspot {
 	}
 }
 
-// hsCursor is the keyset position: the deals after (T, ID) come next; ID ""
-// means from T inclusive (the first page of an incremental sync), T -1 from
-// the start.
+// hsCursor is the keyset position.
 type hsCursor struct {
-	T  int64  `json:"t"`
-	ID string `json:"i,omitempty"`
-	WM int64  `json:"w"` // largest hs_lastmodifieddate yielded, ms; -1: none
+	T      int64    `json:"t"`           // hs_lastmodifieddate in ms; -1: from the start
+	Strict bool     `json:"g,omitempty"` // every deal at T was read: the deals after T come next
+	Skip   []string `json:"x,omitempty"` // deals at exactly T already read
+	Tie    string   `json:"e,omitempty"` // reading T on its own: the deals at T with an id above Tie ("0": all)
+	WM     int64    `json:"w"`           // largest hs_lastmodifieddate read, ms; -1: none
 }
 
 func (h *hubspot) Fetch(ctx context.Context, since, cursor string) (Page, error) {
 	cur := hsCursor{T: -1, WM: -1}
 	if cursor != "" {
-		if err := decodeCursor(cursor, &cur); err != nil || (cur.ID != "" && !digits.MatchString(cur.ID)) {
+		if err := decodeCursor(cursor, &cur); err != nil || (cur.Tie != "" && !digits.MatchString(cur.Tie)) {
 			return Page{}, errors.New("invalid cursor")
 		}
 	} else if since != "" {
@@ -105,31 +111,65 @@ func (h *hubspot) Fetch(ctx context.Context, since, cursor string) (Page, error)
 	if err != nil {
 		return Page{}, err
 	}
+	skip := make(map[string]bool, len(cur.Skip))
+	for _, id := range cur.Skip {
+		skip[id] = true
+	}
 	page := Page{Items: make([]Item, 0, len(res.Results))}
-	next := cur
+	lastT, lastID, atLast := int64(-1), "", []string(nil)
 	for _, d := range res.Results {
 		it := h.item(d)
+		ms := int64(-1)
 		if !it.ModifiedAt.IsZero() && digits.MatchString(d.ID) {
-			ms := it.ModifiedAt.UnixMilli()
-			next.T, next.ID = ms, d.ID
-			next.WM = max(next.WM, ms)
+			ms = it.ModifiedAt.UnixMilli()
+			if ms != lastT {
+				lastT, atLast = ms, nil
+			}
+			lastID, atLast = d.ID, append(atLast, d.ID)
+		}
+		if skip[d.ID] && ms == cur.T { // read already at this time (one modified since comes again)
+			continue
+		}
+		if !it.ModifiedAt.IsZero() {
+			cur.WM = max(cur.WM, it.ModifiedAt.UnixMilli())
 		}
 		page.Items = append(page.Items, it)
 	}
 	if err := h.resolveOwners(ctx, page.Items); err != nil {
 		return Page{}, err
 	}
-	if next.WM >= 0 {
-		page.Watermark = time.UnixMilli(next.WM).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	if cur.WM >= 0 {
+		page.Watermark = time.UnixMilli(cur.WM).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	}
-	if res.Paging.Next.After == "" || len(res.Results) == 0 {
+	more := res.Paging.Next.After != "" && len(res.Results) > 0
+	var next hsCursor
+	switch {
+	case cur.Tie != "" && !more: // every deal at T read
+		next = hsCursor{T: cur.T, Strict: true, WM: cur.WM}
+	case cur.Tie != "":
+		next = hsCursor{T: cur.T, Tie: lastID, Skip: cur.Skip, WM: cur.WM}
+	case !more:
 		return page, nil
-	}
-	if next.T == cur.T && next.ID == cur.ID {
+	case lastT < 0:
 		return Page{}, errors.New("hubspot answered a page of deals without a readable id and hs_lastmodifieddate; the sync cannot go past it")
+	case len(page.Items) == 0 || len(atLast) == len(res.Results): // a full page of one millisecond: read it by id
+		next = hsCursor{T: lastT, Tie: "0", Skip: unionIDs(cur, lastT, atLast), WM: cur.WM}
+	default:
+		next = hsCursor{T: lastT, Skip: unionIDs(cur, lastT, atLast), WM: cur.WM}
+	}
+	if len(next.Skip) > maxSkipIDs {
+		next.Skip = nil
 	}
 	page.Next = encodeCursor(next)
 	return page, nil
+}
+
+// unionIDs are the ids read at t: those of this page, and the cursor's when it was at t too.
+func unionIDs(cur hsCursor, t int64, page []string) []string {
+	if cur.T == t && !cur.Strict {
+		return append(append([]string(nil), cur.Skip...), page...)
+	}
+	return page
 }
 
 type hsDeal struct {
@@ -173,23 +213,20 @@ type hsFilter struct {
 
 func (h *hubspot) search(ctx context.Context, cur hsCursor) (*hsResults, error) {
 	body := map[string]any{
-		"sorts": []map[string]string{
-			{"propertyName": "hs_lastmodifieddate", "direction": "ASCENDING"},
-			{"propertyName": "hs_object_id", "direction": "ASCENDING"},
-		},
+		"sorts":      []map[string]string{{"propertyName": "hs_lastmodifieddate", "direction": "ASCENDING"}},
 		"properties": h.properties(),
 		"limit":      h.size,
 	}
 	t := strconv.FormatInt(cur.T, 10)
 	switch {
 	case cur.T < 0:
-	case cur.ID == "":
-		body["filterGroups"] = []map[string]any{{"filters": []hsFilter{{"hs_lastmodifieddate", "GTE", t}}}}
+	case cur.Tie != "":
+		body["sorts"] = []map[string]string{{"propertyName": "hs_object_id", "direction": "ASCENDING"}}
+		body["filterGroups"] = []map[string]any{{"filters": []hsFilter{{"hs_lastmodifieddate", "EQ", t}, {"hs_object_id", "GT", cur.Tie}}}}
+	case cur.Strict:
+		body["filterGroups"] = []map[string]any{{"filters": []hsFilter{{"hs_lastmodifieddate", "GT", t}}}}
 	default:
-		body["filterGroups"] = []map[string]any{
-			{"filters": []hsFilter{{"hs_lastmodifieddate", "GT", t}}},
-			{"filters": []hsFilter{{"hs_lastmodifieddate", "EQ", t}, {"hs_object_id", "GT", cur.ID}}},
-		}
+		body["filterGroups"] = []map[string]any{{"filters": []hsFilter{{"hs_lastmodifieddate", "GTE", t}}}}
 	}
 	buf, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.base+"/crm/v3/objects/deals/search", bytes.NewReader(buf))

@@ -15,7 +15,7 @@ import (
 // HubSpot is a fake HubSpot account serving deals through the CRM v3 search
 // endpoint (POST /crm/v3/objects/deals/search: filterGroups ORed, their
 // filters ANDed, on hs_lastmodifieddate and hs_object_id with
-// EQ/GT/GTE/LT/LTE, up to two sorts on those, properties, limit ≤ 200, and
+// EQ/GT/GTE/LT/LTE, one sort on either, properties, limit ≤ 200, and
 // after: an opaque paging token, as HubSpot's is ("The cursor token for
 // pagination. Use the value from the previous response's
 // paging.next.after"), at most SearchCap results per query, 400 beyond,
@@ -218,31 +218,35 @@ func (h *HubSpot) search(w http.ResponseWriter, r *http.Request) {
 			idx = append(idx, i)
 		}
 	}
-	if len(req.Sorts) > 2 {
-		hsErr(w, http.StatusBadRequest, map[string]any{"message": "the fake sorts by at most two properties", "category": "VALIDATION_ERROR"})
+	// One sort rule per search (HubSpot's search request takes a single sort; the request
+	// schema's sorts has maxItems 1), and deals of the same hs_lastmodifieddate come in no
+	// defined order: the fake puts them in descending id order, so a client that assumes an id
+	// order among them is caught.
+	if len(req.Sorts) > 1 {
+		hsErr(w, http.StatusBadRequest, map[string]any{"message": "Only one sort is supported per search request", "category": "VALIDATION_ERROR"})
 		return
 	}
-	for _, so := range req.Sorts {
-		if so.PropertyName != "hs_lastmodifieddate" && so.PropertyName != "hs_object_id" {
-			hsErr(w, http.StatusBadRequest, map[string]any{"message": "the fake sorts by hs_lastmodifieddate and hs_object_id only", "category": "VALIDATION_ERROR"})
+	byID, desc := false, false
+	if len(req.Sorts) == 1 {
+		switch req.Sorts[0].PropertyName {
+		case "hs_lastmodifieddate":
+		case "hs_object_id":
+			byID = true
+		default:
+			hsErr(w, http.StatusBadRequest, map[string]any{"message": "the fake sorts by hs_lastmodifieddate or hs_object_id only", "category": "VALIDATION_ERROR"})
 			return
 		}
+		desc = strings.EqualFold(req.Sorts[0].Direction, "DESCENDING")
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
-		for _, so := range req.Sorts {
-			desc := strings.EqualFold(so.Direction, "DESCENDING")
-			if so.PropertyName == "hs_lastmodifieddate" {
-				ma, mb := mods[idx[a]].Truncate(time.Millisecond), mods[idx[b]].Truncate(time.Millisecond)
-				if !ma.Equal(mb) {
-					return ma.Before(mb) != desc
-				}
-				continue
-			}
-			if idx[a] != idx[b] {
-				return (idx[a] < idx[b]) != desc
-			}
+		if byID {
+			return (idx[a] < idx[b]) != desc
 		}
-		return idx[a] < idx[b]
+		ma, mb := mods[idx[a]].Truncate(time.Millisecond), mods[idx[b]].Truncate(time.Millisecond)
+		if len(req.Sorts) == 1 && !ma.Equal(mb) {
+			return ma.Before(mb) != desc
+		}
+		return idx[a] > idx[b]
 	})
 	lo := min(after, len(idx))
 	hi := min(lo+limit, len(idx))
