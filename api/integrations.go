@@ -258,7 +258,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 			f.config, f.sent = norm, sent
 			for _, k := range []string{"instance_url", "token_url", "gateway_url"} {
 				u, _ := norm[k].(string)
-				if u == "" {
+				if u == "" || !slices.Contains(provider.CalledURLs(f.provider, norm), u) {
 					continue
 				}
 				var ue *webhook.URLError

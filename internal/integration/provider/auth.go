@@ -141,7 +141,7 @@ func (a *authorizer) requestToken(ctx context.Context, cur Credentials) (Credent
 	if !cur.Refreshable() {
 		return Credentials{}, fmt.Errorf("%w (the access token expired and no refresh_token and client_id are stored)", ErrUnauthorized)
 	}
-	a.t.red.add(cur.RefreshToken, cur.ClientSecret, cur.ClientID)
+	a.t.red.add(cur.RefreshToken, cur.ClientSecret)
 	fields := map[string]string{"grant_type": "refresh_token", "refresh_token": cur.RefreshToken, "client_id": cur.ClientID}
 	if cur.ClientSecret != "" {
 		fields["client_secret"] = cur.ClientSecret

@@ -264,7 +264,7 @@ func New(provider string, cfg map[string]any, creds Credentials, hc *http.Client
 	}
 	c := conf(norm)
 	t := &transport{hc: hc, red: &redactor{}}
-	t.red.add(creds.AccessToken, creds.RefreshToken, creds.ClientID, creds.ClientSecret, creds.APIToken)
+	t.red.add(creds.AccessToken, creds.RefreshToken, creds.ClientSecret, creds.APIToken) // client_id is an identifier, not a credential
 	t.auth = &authorizer{creds: creds, store: store, t: t}
 	if creds.Refreshable() {
 		switch provider {
@@ -288,6 +288,31 @@ func New(provider string, cfg map[string]any, creds Credentials, hc *http.Client
 		inner = newFeed(c, t)
 	}
 	return &redacting{inner: inner, red: t.red}, nil
+}
+
+// CalledURLs are the configured URLs a client of a normalised config calls
+// (the API checks each against private networks): instance_url, a
+// token_url that is set, and for Jira the site with auth basic or the
+// gateway and token endpoint with auth oauth.
+func CalledURLs(provider string, cfg map[string]any) []string {
+	c := conf(cfg)
+	var out []string
+	add := func(keys ...string) {
+		for _, k := range keys {
+			if u := c.str(k); u != "" {
+				out = append(out, u)
+			}
+		}
+	}
+	switch {
+	case provider == Jira && c.str("auth") == "oauth":
+		add("gateway_url", "token_url")
+	case provider == Jira:
+		add("instance_url")
+	default:
+		add("instance_url", "token_url")
+	}
+	return out
 }
 
 func orDefault(v, def string) string {

@@ -143,3 +143,30 @@ func TestCheckCredentials(t *testing.T) {
 		}
 	}
 }
+
+func TestCalledURLs(t *testing.T) {
+	jira := func(cfg map[string]any) map[string]any {
+		cfg["initiative_id"] = initiativeID
+		out, fe, err := provider.Validate(provider.Jira, cfg, false)
+		if err != nil || len(fe) > 0 {
+			t.Fatal(err, fe)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, provider string
+		cfg            map[string]any
+		want           []string
+	}{
+		{"jira basic: the site only", provider.Jira, jira(map[string]any{"instance_url": "https://acme.atlassian.net", "email": "a@acme.test"}),
+			[]string{"https://acme.atlassian.net"}},
+		{"jira oauth: gateway and token endpoint", provider.Jira, jira(map[string]any{"auth": "oauth", "instance_url": "https://acme.atlassian.net"}),
+			[]string{"https://api.atlassian.com", "https://auth.atlassian.com/oauth/token"}},
+		{"salesforce with a token url", provider.Salesforce, map[string]any{"instance_url": "https://acme.my.salesforce.com", "token_url": "https://login.salesforce.com/services/oauth2/token"},
+			[]string{"https://acme.my.salesforce.com", "https://login.salesforce.com/services/oauth2/token"}},
+	} {
+		if got := provider.CalledURLs(tc.provider, tc.cfg); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
