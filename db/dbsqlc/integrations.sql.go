@@ -726,8 +726,8 @@ func (q *Queries) SyncInitiativeStatus(ctx context.Context, db DBTX, arg SyncIni
 
 const syncLastFinished = `-- name: SyncLastFinished :one
 SELECT tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at, next_try_at FROM integration_syncs
-WHERE tenant_id = $1 AND integration_id = $2 AND finished_at IS NOT NULL
-ORDER BY finished_at DESC, id DESC LIMIT 1
+WHERE tenant_id = $1 AND integration_id = $2
+ORDER BY created_at DESC, id DESC LIMIT 1
 `
 
 type SyncLastFinishedParams struct {
@@ -735,7 +735,8 @@ type SyncLastFinishedParams struct {
 	IntegrationID uuid.UUID
 }
 
-// The integration's last finished sync (a rate_limited one holds back the schedule until next_try_at).
+// The integration's latest sync when it is finished (a rate_limited one holds back the schedule
+// until next_try_at); by creation, on the history's index.
 func (q *Queries) SyncLastFinished(ctx context.Context, db DBTX, arg SyncLastFinishedParams) (IntegrationSync, error) {
 	row := db.QueryRow(ctx, syncLastFinished, arg.TenantID, arg.IntegrationID)
 	var i IntegrationSync

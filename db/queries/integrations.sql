@@ -88,10 +88,11 @@ SELECT * FROM integration_syncs
 WHERE tenant_id = @tenant_id AND integration_id = @integration_id AND status IN ('queued', 'running');
 
 -- name: SyncLastFinished :one
--- The integration's last finished sync (a rate_limited one holds back the schedule until next_try_at).
+-- The integration's latest sync when it is finished (a rate_limited one holds back the schedule
+-- until next_try_at); by creation, on the history's index.
 SELECT * FROM integration_syncs
-WHERE tenant_id = @tenant_id AND integration_id = @integration_id AND finished_at IS NOT NULL
-ORDER BY finished_at DESC, id DESC LIMIT 1;
+WHERE tenant_id = @tenant_id AND integration_id = @integration_id
+ORDER BY created_at DESC, id DESC LIMIT 1;
 
 -- name: SyncGet :one
 SELECT * FROM integration_syncs WHERE tenant_id = @tenant_id AND id = @id;
