@@ -724,21 +724,21 @@ func (q *Queries) SyncInitiativeStatus(ctx context.Context, db DBTX, arg SyncIni
 	return status, err
 }
 
-const syncLastFinished = `-- name: SyncLastFinished :one
+const syncLatest = `-- name: SyncLatest :one
 SELECT tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at, next_try_at FROM integration_syncs
 WHERE tenant_id = $1 AND integration_id = $2
 ORDER BY created_at DESC, id DESC LIMIT 1
 `
 
-type SyncLastFinishedParams struct {
+type SyncLatestParams struct {
 	TenantID      uuid.UUID
 	IntegrationID uuid.UUID
 }
 
-// The integration's latest sync when it is finished (a rate_limited one holds back the schedule
+// The integration's latest sync (once no sync is open: the last finished; a rate_limited one holds back the schedule
 // until next_try_at); by creation, on the history's index.
-func (q *Queries) SyncLastFinished(ctx context.Context, db DBTX, arg SyncLastFinishedParams) (IntegrationSync, error) {
-	row := db.QueryRow(ctx, syncLastFinished, arg.TenantID, arg.IntegrationID)
+func (q *Queries) SyncLatest(ctx context.Context, db DBTX, arg SyncLatestParams) (IntegrationSync, error) {
+	row := db.QueryRow(ctx, syncLatest, arg.TenantID, arg.IntegrationID)
 	var i IntegrationSync
 	err := row.Scan(
 		&i.TenantID,

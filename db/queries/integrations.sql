@@ -87,8 +87,8 @@ RETURNING *;
 SELECT * FROM integration_syncs
 WHERE tenant_id = @tenant_id AND integration_id = @integration_id AND status IN ('queued', 'running');
 
--- name: SyncLastFinished :one
--- The integration's latest sync when it is finished (a rate_limited one holds back the schedule
+-- name: SyncLatest :one
+-- The integration's latest sync (once no sync is open: the last finished; a rate_limited one holds back the schedule
 -- until next_try_at); by creation, on the history's index.
 SELECT * FROM integration_syncs
 WHERE tenant_id = @tenant_id AND integration_id = @integration_id

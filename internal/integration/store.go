@@ -422,7 +422,7 @@ func (s Store) Scheduled(ctx context.Context, tenantID, integrationID uuid.UUID)
 			return err
 		}
 		// A sync that spent the provider's daily allowance holds the firings back until its next try.
-		last, err := db.Q.SyncLastFinished(ctx, tx, dbsqlc.SyncLastFinishedParams{TenantID: tenantID, IntegrationID: integrationID})
+		last, err := db.Q.SyncLatest(ctx, tx, dbsqlc.SyncLatestParams{TenantID: tenantID, IntegrationID: integrationID})
 		if err != nil && !db.IsNotFound(err) {
 			return err
 		}
