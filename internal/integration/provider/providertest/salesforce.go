@@ -13,7 +13,8 @@ import (
 	"time"
 )
 
-// Salesforce is a fake Salesforce org serving Opportunities through the REST
+// Salesforce is a fake Salesforce org (sessions, refresh token flow and
+// daily limits as the Options and Failures say) serving Opportunities through the REST
 // query resource (/services/data/vXX.X/query?q=SOQL and the nextRecordsUrl
 // locators it hands out), with Salesforce's JSON shapes and error bodies
 // ([{"message": ..., "errorCode": ...}]). It understands the SOQL the client
@@ -47,8 +48,10 @@ var (
 	Segments   = []string{"New Customer", "Existing Customer - Upgrade", "Existing Customer - Replacement"}
 )
 
-// ExpireLocators forgets every query locator, as Salesforce does after 15
-// idle minutes: the next nextRecordsUrl request answers INVALID_QUERY_LOCATOR.
+// ExpireLocators forgets every query locator, as Salesforce does two days
+// after the query ran ("Cursors and their related query results are available
+// for 2 days", API Query Cursor Limits, Salesforce App Limits Cheatsheet): the
+// next nextRecordsUrl request answers INVALID_QUERY_LOCATOR.
 func (s *Salesforce) ExpireLocators() {
 	s.lmu.Lock()
 	defer s.lmu.Unlock()
