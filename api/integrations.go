@@ -226,22 +226,9 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 			b.fail("provider", "invalid_value", "%s", err.Error())
 		}
 		if err == nil && len(fields) == 0 {
-			// The secrets held after this change: the stored ones (less those sent as null),
-			// replaced by those sent.
-			held := sent
-			if current != nil {
-				stored, err := integration.OpenCredentials(s.Webhooks.Secrets, *current)
-				if err != nil {
-					return f, err
-				}
-				for _, k := range f.cleared {
-					*stored.Field(k) = ""
-				}
-				for _, k := range provider.SecretKeys(f.provider) {
-					if *held.Field(k) == "" {
-						*held.Field(k) = *stored.Field(k)
-					}
-				}
+			held, err := integration.HeldSecrets(s.Webhooks.Secrets, current, f.provider, sent, f.cleared)
+			if err != nil {
+				return f, err
 			}
 			fields = provider.CheckCredentials(f.provider, norm, held)
 			f.secrets = held

@@ -98,6 +98,30 @@ func OpenCredentials(box *secretbox.Box, in dbsqlc.Integration) (provider.Creden
 	return c, nil
 }
 
+// HeldSecrets are the secrets an integration holds after a write: the stored ones of current
+// (nil on create) less those sent as null (cleared), replaced by those sent.
+func HeldSecrets(box *secretbox.Box, current *dbsqlc.Integration, providerName string, sent provider.Credentials, cleared []string) (provider.Credentials, error) {
+	held := sent
+	if current == nil {
+		return held, nil
+	}
+	stored, err := OpenCredentials(box, *current)
+	if err != nil {
+		return held, err
+	}
+	for _, k := range cleared {
+		if f := stored.Field(k); f != nil {
+			*f = ""
+		}
+	}
+	for _, k := range provider.SecretKeys(providerName) {
+		if *held.Field(k) == "" {
+			*held.Field(k) = *stored.Field(k)
+		}
+	}
+	return held, nil
+}
+
 // SecretsSet lists the secret config keys an integration holds, sorted (the API's secrets_set).
 func SecretsSet(box *secretbox.Box, in dbsqlc.Integration) []string {
 	out := []string{}
