@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -231,6 +232,11 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 				return f, err
 			}
 			fields = provider.CheckCredentials(f.provider, norm, held)
+			moved, err := integration.CheckDestination(s.Webhooks.Secrets, current, f.provider, norm, sent, f.cleared)
+			if err != nil {
+				return f, err
+			}
+			maps.Copy(fields, moved)
 			f.secrets = held
 		}
 		keys := make([]string, 0, len(fields))

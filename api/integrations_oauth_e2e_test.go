@@ -274,7 +274,9 @@ func TestIntegrationProviderEchoNeverLeaksSecrets(t *testing.T) {
 // TestIntegrationSecretsAreWriteOnly: the OAuth secrets are taken out of config, named in
 // secrets_set and never returned (create, GET, list, PATCH, audit events); a PATCH without a
 // secret keeps it, one sent as null erases it; a refresh token without the client id its
-// grant needs, or a secret another provider takes, is a 422 naming the key.
+// grant needs, or a secret another provider takes, is a 422 naming the key; moving
+// instance_url without sending the token again is a 422 (write-only secrets cannot be
+// redirected to another host).
 func TestIntegrationSecretsAreWriteOnly(t *testing.T) {
 	st := newIntegrationStack(t)
 	admin := st.admin()
@@ -313,6 +315,16 @@ func TestIntegrationSecretsAreWriteOnly(t *testing.T) {
 	got = call("PATCH", base, map[string]any{"config": map[string]any{"refresh_token": nil, "client_secret": nil}}, 200)
 	if fmt.Sprint(got["secrets_set"]) != "[client_id oauth_token]" {
 		t.Fatalf("secrets erased by null: %v", got["secrets_set"])
+	}
+	// Sending the stored credentials to another address needs them sent again.
+	other := providertest.NewSalesforce(t, providertest.Options{})
+	moved := call("PATCH", base, map[string]any{"config": map[string]any{"instance_url": other.URL}}, 422)
+	if !strings.Contains(fmt.Sprint(moved), "config.oauth_token") || strings.Contains(fmt.Sprint(moved), "config.client_id") {
+		t.Fatalf("instance_url moved without the token: %v", moved)
+	}
+	got = call("PATCH", base, map[string]any{"config": map[string]any{"instance_url": other.URL, "oauth_token": "00DFAKE!moved-token-0002"}}, 200)
+	if got["config"].(map[string]any)["instance_url"] != other.URL || got["oauth_token_hint"] != "****0002" {
+		t.Fatalf("moved with the token: %v", got)
 	}
 	call("GET", base, nil, 200)
 	call("GET", "/v1/integrations", nil, 200)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -120,6 +121,38 @@ func HeldSecrets(box *secretbox.Box, current *dbsqlc.Integration, providerName s
 		}
 	}
 	return held, nil
+}
+
+// CheckDestination refuses a write that sends the stored credentials somewhere new: when the
+// URLs a sync calls (instance_url, token_url, the Jira gateway; provider.CalledURLs) change,
+// every stored credential must be sent again (client_id excepted, an identifier), so that
+// write-only secrets cannot be redirected to another host by editing the config alone. It
+// returns field errors by secret key (nil on create or when nothing moves).
+func CheckDestination(box *secretbox.Box, current *dbsqlc.Integration, providerName string, cfg map[string]any, sent provider.Credentials, cleared []string) (map[string]string, error) {
+	if current == nil {
+		return nil, nil
+	}
+	before, err := Config(providerName, current.Config, true)
+	if err != nil {
+		return nil, nil // a config no longer valid: its destination is not a reference
+	}
+	if slices.Equal(provider.CalledURLs(providerName, before), provider.CalledURLs(providerName, cfg)) {
+		return nil, nil
+	}
+	stored, err := OpenCredentials(box, *current)
+	if err != nil {
+		return nil, err
+	}
+	fe := map[string]string{}
+	for _, k := range provider.SecretKeys(providerName) {
+		if k == provider.ClientIDKey || slices.Contains(cleared, k) {
+			continue
+		}
+		if *stored.Field(k) != "" && *sent.Field(k) == "" {
+			fe[k] = "must be sent again (or as null to erase it): the config now sends the credentials to another address"
+		}
+	}
+	return fe, nil
 }
 
 // SecretsSet lists the secret config keys an integration holds, sorted (the API's secrets_set).
