@@ -51,6 +51,7 @@ func (r SyncRef) ids() (tenant, sync uuid.UUID, err error) {
 const (
 	ErrTypeUnauthorized = "ProviderUnauthorized" // 401/403: the integration needs a new token
 	ErrTypeRetryable    = "ProviderRetryable"    // 429/5xx/network: retried, honouring Retry-After
+	ErrTypeRateLimited  = "ProviderRateLimited"  // the daily allowance is spent: the sync ends rate_limited (details: Retry-After)
 	ErrTypePermanent    = "ProviderPermanent"    // anything else: the sync fails with the reason
 )
 
@@ -98,11 +99,12 @@ func (a *IntegrationActivities) IntegrationSyncFetch(ctx context.Context, ref Sy
 	if err != nil {
 		return 0, temporal.NewNonRetryableApplicationError("the stored config is not valid: "+err.Error(), ErrTypePermanent, err)
 	}
-	token, err := integration.OpenToken(a.Secrets, in.TenantID, in.ID, in.TokenSealed)
+	creds, err := integration.OpenCredentials(a.Secrets, in)
 	if err != nil {
 		return 0, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypePermanent, err)
 	}
-	client, err := provider.New(in.Provider, cfg, token, a.HTTP)
+	tokens := integration.Tokens{Pool: a.Store.Pool, Box: a.Secrets, TenantID: in.TenantID, ID: in.ID}
+	client, err := provider.New(in.Provider, cfg, creds, a.HTTP, tokens)
 	if err != nil {
 		return 0, temporal.NewNonRetryableApplicationError("the provider client could not be built: "+err.Error(), ErrTypePermanent, err)
 	}
@@ -181,23 +183,24 @@ func (a *IntegrationActivities) IntegrationSyncFetch(ctx context.Context, ref Sy
 // fetchError types a provider error for the workflow's retry policy.
 func fetchError(err error) error {
 	if errors.Is(err, provider.ErrUnauthorized) {
-		return temporal.NewNonRetryableApplicationError("the provider refused the token: "+err.Error(), ErrTypeUnauthorized, err)
+		return temporal.NewNonRetryableApplicationError("the provider refused the credentials: "+err.Error(), ErrTypeUnauthorized, nil)
+	}
+	var rl *provider.RateLimitedError
+	if errors.As(err, &rl) {
+		return temporal.NewNonRetryableApplicationError(rl.Error(), ErrTypeRateLimited, nil, rl.After)
 	}
 	var re *provider.RetryableError
 	if errors.As(err, &re) {
-		return temporal.NewApplicationErrorWithOptions(re.Error(), ErrTypeRetryable, temporal.ApplicationErrorOptions{NextRetryDelay: re.After, Cause: err})
+		return temporal.NewApplicationErrorWithOptions(re.Error(), ErrTypeRetryable, temporal.ApplicationErrorOptions{NextRetryDelay: re.After})
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err // the activity was cancelled or one call timed out: retried
 	}
-	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypePermanent, err)
+	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypePermanent, nil)
 }
 
-// SyncEnd is how the fetch ended: Error "" when the feed was read to its end.
-type SyncEnd struct {
-	Error       string
-	NeedsReauth bool
-}
+// SyncEnd is how the fetch ended (see integration.End).
+type SyncEnd = integration.End
 
 // IntegrationSyncFinish records the end of the sync (status, integration state, event) and
 // returns its status.
@@ -206,7 +209,7 @@ func (a *IntegrationActivities) IntegrationSyncFinish(ctx context.Context, ref S
 	if err != nil {
 		return "", err
 	}
-	s, err := a.Store.Finish(ctx, tenant, id, end.Error, end.NeedsReauth)
+	s, err := a.Store.Finish(ctx, tenant, id, end)
 	if err != nil {
 		return "", err
 	}

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -57,8 +59,9 @@ type scheduleJSON struct {
 	Timezone  string  `json:"timezone"`
 }
 
-// integrationJSON is the integration resource. config never holds the token: oauth_token_set
-// and oauth_token_hint (its last 4 characters) say whether one is stored.
+// integrationJSON is the integration resource. config never holds a secret: oauth_token_set
+// and oauth_token_hint say whether an access token is stored, secrets_set names every secret
+// config key stored (oauth_token, refresh_token, client_id, client_secret, api_token).
 type integrationJSON struct {
 	ID             string         `json:"id"`
 	Provider       string         `json:"provider"`
@@ -66,6 +69,7 @@ type integrationJSON struct {
 	Config         map[string]any `json:"config"`
 	OAuthTokenSet  bool           `json:"oauth_token_set"`
 	OAuthTokenHint *string        `json:"oauth_token_hint"`
+	SecretsSet     []string       `json:"secrets_set"`
 	SyncSchedule   scheduleJSON   `json:"sync_schedule"`
 	State          string         `json:"state"`
 	LastError      *string        `json:"last_error"`
@@ -82,12 +86,13 @@ func scheduleOf(in dbsqlc.Integration) integration.Schedule {
 	return integration.SchedulingOf(in.TenantID, in.ID, in.Name, in.Frequency, in.ScheduleAt, in.DayOfWeek, in.Timezone, in.State).Schedule
 }
 
-func toIntegrationJSON(in dbsqlc.Integration, now time.Time) integrationJSON {
+func toIntegrationJSON(in dbsqlc.Integration, box *secretbox.Box, now time.Time) integrationJSON {
 	cfg := map[string]any{}
 	_ = json.Unmarshal(in.Config, &cfg)
 	j := integrationJSON{
 		ID: in.ID.String(), Provider: in.Provider, Name: in.Name, Config: cfg, OAuthTokenSet: in.TokenSealed != nil, OAuthTokenHint: in.TokenHint,
 		SyncSchedule: scheduleJSON{Frequency: in.Frequency, At: in.ScheduleAt, DayOfWeek: in.DayOfWeek, Timezone: in.Timezone},
+		SecretsSet:   integration.SecretsSet(box, in),
 		State:        in.State, LastError: in.LastError, Watermark: noneIfBlank(&in.Watermark), LastSyncAt: optTimestamp(in.LastSyncAt),
 		SyncsURL:  "/v1/integrations/" + in.ID.String() + "/syncs",
 		CreatedAt: timestamp(in.CreatedAt), UpdatedAt: timestamp(in.UpdatedAt), DisconnectedAt: optTimestamp(in.DisconnectedAt),
@@ -119,6 +124,7 @@ type syncJSON struct {
 	Pages         int32                   `json:"pages"`
 	Errors        []integration.ItemError `json:"errors"`
 	Error         *string                 `json:"error"`
+	NextTryAt     *string                 `json:"next_try_at"`
 	Cursor        *string                 `json:"cursor"`
 	Since         *string                 `json:"since"`
 	Watermark     *string                 `json:"watermark"`
@@ -135,7 +141,7 @@ func toSyncJSON(s dbsqlc.IntegrationSync) syncJSON {
 		ID: s.ID.String(), IntegrationID: s.IntegrationID.String(), Trigger: s.Trigger, Status: s.Status,
 		StatusURL: fmt.Sprintf("/v1/integrations/%s/syncs/%s", s.IntegrationID, s.ID),
 		Counts:    syncCountsJSON{Fetched: s.Fetched, Created: s.Created, Updated: s.Updated, Unchanged: s.Unchanged, Failed: s.Failed},
-		Pages:     s.Pages, Errors: errs, Error: s.Error, Cursor: noneIfBlank(&s.Cursor), Since: noneIfBlank(&s.Since), Watermark: noneIfBlank(&s.Watermark),
+		Pages:     s.Pages, Errors: errs, Error: s.Error, NextTryAt: optTimestamp(s.NextTryAt), Cursor: noneIfBlank(&s.Cursor), Since: noneIfBlank(&s.Since), Watermark: noneIfBlank(&s.Watermark),
 		RequestedBy: s.RequestedBy, CreatedAt: timestamp(s.CreatedAt), StartedAt: optTimestamp(s.StartedAt), FinishedAt: optTimestamp(s.FinishedAt),
 	}
 }
@@ -144,13 +150,15 @@ func toSyncJSON(s dbsqlc.IntegrationSync) syncJSON {
 type integrationFields struct {
 	provider string
 	name     *string
-	config   map[string]any // validated and normalised, without the token (nil: not sent)
-	token    string         // "" : not sent (the stored one is kept)
+	config   map[string]any       // validated and normalised, without the secrets (nil: not sent)
+	sent     provider.Credentials // the secrets sent ("": not sent, the stored one is kept)
+	secrets  provider.Credentials // the secrets the integration holds after this change
+	cleared  []string             // secret keys sent as null: the stored secret is erased
 	schedule *integration.Schedule
 	state    *string
 }
 
-var readOnlyIntegrationFields = []string{"id", "oauth_token_set", "oauth_token_hint", "last_error", "watermark", "next_sync_at",
+var readOnlyIntegrationFields = []string{"id", "oauth_token_set", "oauth_token_hint", "secrets_set", "last_error", "watermark", "next_sync_at",
 	"last_sync_at", "syncs_url", "created_at", "updated_at", "disconnected_at"}
 
 // readIntegrationFields reads a body. mode: "create" (provider, name, config required),
@@ -193,6 +201,11 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 		b.fail("config", "required", "is required")
 	}
 	if raw != nil && f.provider != "" {
+		for _, k := range provider.SecretKeys(f.provider) {
+			if v, sent := raw[k]; sent && v == nil {
+				f.cleared = append(f.cleared, k)
+			}
+		}
 		if mode == "patch" && current != nil {
 			merged := map[string]any{}
 			_ = json.Unmarshal(current.Config, &merged)
@@ -205,13 +218,26 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 			}
 			raw = merged
 		}
-		rest, token, _, fe := provider.SplitSecret(raw)
+		rest, sent, fe := provider.SplitSecrets(f.provider, raw)
 		for k, msg := range fe {
 			b.fail("config."+k, "invalid_value", "%s", msg)
 		}
 		norm, fields, err := provider.Validate(f.provider, rest, s.Config.OutboundAllowPrivateNetworks)
 		if err != nil {
 			b.fail("provider", "invalid_value", "%s", err.Error())
+		}
+		if err == nil && len(fields) == 0 {
+			held, err := integration.HeldSecrets(s.Webhooks.Secrets, current, f.provider, sent, f.cleared)
+			if err != nil {
+				return f, err
+			}
+			fields = provider.CheckCredentials(f.provider, norm, held)
+			moved, err := integration.CheckDestination(s.Webhooks.Secrets, current, f.provider, norm, sent, f.cleared)
+			if err != nil {
+				return f, err
+			}
+			maps.Copy(fields, moved)
+			f.secrets = held
 		}
 		keys := make([]string, 0, len(fields))
 		for k := range fields {
@@ -222,11 +248,15 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 			b.fail("config."+k, "invalid_value", "%s", fields[k])
 		}
 		if err == nil && len(fields) == 0 {
-			f.config, f.token = norm, token
-			if u, ok := norm["instance_url"].(string); ok {
+			f.config, f.sent = norm, sent
+			for _, k := range []string{"instance_url", "token_url", "gateway_url"} {
+				u, _ := norm[k].(string)
+				if u == "" || !slices.Contains(provider.CalledURLs(f.provider, norm), u) {
+					continue
+				}
 				var ue *webhook.URLError
 				if err := webhook.CheckURL(c.UserContext(), u, s.Config.OutboundAllowPrivateNetworks); errors.As(err, &ue) {
-					b.fail("config.instance_url", "invalid_value", "%s", ue.Reason)
+					b.fail("config."+k, "invalid_value", "%s", ue.Reason)
 				} else if err != nil {
 					return f, err
 				}
@@ -330,7 +360,9 @@ func (s *Server) listIntegrations(c *fiber.Ctx) error {
 	}
 	return paginate(c, page, size, rows,
 		func(r dbsqlc.IntegrationListRow) int64 { return r.Total },
-		func(r dbsqlc.IntegrationListRow) integrationJSON { return toIntegrationJSON(r.Integration, now) },
+		func(r dbsqlc.IntegrationListRow) integrationJSON {
+			return toIntegrationJSON(r.Integration, s.Webhooks.Secrets, now)
+		},
 		func() (int64, error) {
 			return db.Q.IntegrationCount(ctx, t, dbsqlc.IntegrationCountParams{TenantID: p.TenantID, State: state, Provider: prov})
 		})
@@ -390,11 +422,14 @@ func (s *Server) createIntegration(c *fiber.Ctx) error {
 	if params.Config, err = json.Marshal(f.config); err != nil {
 		return err
 	}
-	if f.token != "" {
-		if params.TokenSealed, err = integration.SealToken(s.Webhooks.Secrets, p.TenantID, id, f.token); err != nil {
+	if f.sent.AccessToken != "" {
+		if params.TokenSealed, err = integration.SealToken(s.Webhooks.Secrets, p.TenantID, id, f.sent.AccessToken); err != nil {
 			return err
 		}
-		params.TokenHint = new(secretbox.Hint(f.token))
+		params.TokenHint = new(secretbox.Hint(f.sent.AccessToken))
+	}
+	if params.CredentialsSealed, err = integration.SealCredentials(s.Webhooks.Secrets, p.TenantID, id, f.secrets); err != nil {
+		return err
 	}
 	in, err := db.Q.IntegrationCreate(ctx, t, params)
 	if db.IsUniqueViolation(err, "integrations_tenant_name") {
@@ -407,7 +442,7 @@ func (s *Server) createIntegration(c *fiber.Ctx) error {
 		return err
 	}
 	c.Location("/v1/integrations/" + id.String())
-	return c.Status(fiber.StatusCreated).JSON(toIntegrationJSON(in, time.Now()))
+	return c.Status(fiber.StatusCreated).JSON(toIntegrationJSON(in, s.Webhooks.Secrets, time.Now()))
 }
 
 func loadIntegration(c *fiber.Ctx, forUpdate bool) (dbsqlc.Integration, error) {
@@ -432,16 +467,16 @@ func (s *Server) getIntegration(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toIntegrationJSON(in, time.Now()))
+	return c.JSON(toIntegrationJSON(in, s.Webhooks.Secrets, time.Now()))
 }
 
 func (s *Server) replaceIntegration(c *fiber.Ctx) error { return s.updateIntegration(c, "put") }
 func (s *Server) patchIntegration(c *fiber.Ctx) error   { return s.updateIntegration(c, "patch") }
 
 // updateIntegration is PUT (name and config required; an absent sync_schedule means manual
-// in UTC) and PATCH (only what is sent changes; config keys merge). Without config.oauth_token
-// the stored token is kept. state may be active or paused; an integration in error goes back
-// to active when a new token is sent or state active is asked for (last_error cleared).
+// in UTC) and PATCH (only what is sent changes; config keys merge). A secret config key not
+// sent keeps the stored secret; one sent as null erases it. state may be active or paused; an integration in error goes
+// back to active when a new secret is sent or state active is asked for (last_error cleared).
 func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
@@ -460,14 +495,14 @@ func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 	from, to := integration.State(in.State), integration.State(in.State)
 	if f.state != nil {
 		to = integration.State(*f.state)
-	} else if from == integration.Error && f.token != "" {
+	} else if from == integration.Error && f.sent != (provider.Credentials{}) {
 		to = integration.Active
 	}
 	if err := checkActiveLimit(c, from, to, &in.ID); err != nil {
 		return err
 	}
 	params := dbsqlc.IntegrationUpdateParams{TenantID: in.TenantID, ID: in.ID, Name: in.Name, Config: in.Config, TokenSealed: in.TokenSealed,
-		TokenHint: in.TokenHint, Frequency: in.Frequency, ScheduleAt: in.ScheduleAt, DayOfWeek: in.DayOfWeek, Timezone: in.Timezone,
+		TokenHint: in.TokenHint, CredentialsSealed: in.CredentialsSealed, TokenExpiresAt: in.TokenExpiresAt, Frequency: in.Frequency, ScheduleAt: in.ScheduleAt, DayOfWeek: in.DayOfWeek, Timezone: in.Timezone,
 		State: string(to), LastError: in.LastError}
 	if to != integration.Error {
 		params.LastError = nil
@@ -480,11 +515,19 @@ func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 			return err
 		}
 	}
-	if f.token != "" {
-		if params.TokenSealed, err = integration.SealToken(s.Webhooks.Secrets, in.TenantID, in.ID, f.token); err != nil {
+	if f.sent.AccessToken != "" {
+		if params.TokenSealed, err = integration.SealToken(s.Webhooks.Secrets, in.TenantID, in.ID, f.sent.AccessToken); err != nil {
 			return err
 		}
-		params.TokenHint = new(secretbox.Hint(f.token))
+		params.TokenHint, params.TokenExpiresAt = new(secretbox.Hint(f.sent.AccessToken)), nil
+	}
+	if slices.Contains(f.cleared, provider.SecretKey) {
+		params.TokenSealed, params.TokenHint, params.TokenExpiresAt = nil, nil, nil
+	}
+	if rest := f.sent; (rest != provider.Credentials{AccessToken: rest.AccessToken}) || slices.ContainsFunc(f.cleared, func(k string) bool { return k != provider.SecretKey }) {
+		if params.CredentialsSealed, err = integration.SealCredentials(s.Webhooks.Secrets, in.TenantID, in.ID, f.secrets); err != nil {
+			return err
+		}
 	}
 	if f.schedule != nil {
 		params.Frequency, params.ScheduleAt, params.DayOfWeek, params.Timezone = string(f.schedule.Frequency), optText(f.schedule.At), optText(f.schedule.DayOfWeek), f.schedule.TimeZone
@@ -500,7 +543,7 @@ func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 	if _, err := outbox.Write(ctx, t, in.TenantID, integration.EventChanged, integration.ChangedEvent{ID: in.ID.String()}); err != nil {
 		return err
 	}
-	return c.JSON(toIntegrationJSON(updated, time.Now()))
+	return c.JSON(toIntegrationJSON(updated, s.Webhooks.Secrets, time.Now()))
 }
 
 // deleteIntegration disconnects: state disconnected, token erased, schedule deleted (by the

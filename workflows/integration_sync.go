@@ -81,14 +81,14 @@ func IntegrationSyncWorkflow(ctx workflow.Context, in IntegrationSyncInput) (Int
 		HeartbeatTimeout:    hb,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumInterval: 2 * time.Minute, MaximumAttempts: 8,
-			NonRetryableErrorTypes: []string{activities.ErrTypeUnauthorized, activities.ErrTypePermanent},
+			NonRetryableErrorTypes: []string{activities.ErrTypeUnauthorized, activities.ErrTypePermanent, activities.ErrTypeRateLimited},
 		},
 	})
 	var pages int
 	err := workflow.ExecuteActivity(fetch, a.IntegrationSyncFetch, ref).Get(ctx, &pages)
 	end := activities.SyncEnd{}
 	if err != nil {
-		end.Error, end.NeedsReauth = describeSyncError(err)
+		end = describeSyncError(err)
 	}
 	var status string
 	if err := workflow.ExecuteActivity(short, a.IntegrationSyncFinish, ref, end).Get(ctx, &status); err != nil {
@@ -97,22 +97,28 @@ func IntegrationSyncWorkflow(ctx workflow.Context, in IntegrationSyncInput) (Int
 	return IntegrationSyncResult{Status: status, Pages: pages, Error: end.Error}, nil
 }
 
-// describeSyncError turns the fetch activity's failure into the sync's error text.
-func describeSyncError(err error) (string, bool) {
+// describeSyncError turns the fetch activity's failure into how the sync ends.
+func describeSyncError(err error) activities.SyncEnd {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
 		switch app.Type() {
 		case activities.ErrTypeUnauthorized:
-			return integration.NeedsReauth + ": " + app.Message(), true
+			return activities.SyncEnd{Error: integration.NeedsReauth + ": " + app.Message(), NeedsReauth: true}
+		case activities.ErrTypeRateLimited:
+			var after time.Duration
+			if app.HasDetails() {
+				_ = app.Details(&after)
+			}
+			return activities.SyncEnd{Error: app.Message(), RateLimited: true, RetryAfter: after}
 		case activities.ErrTypeRetryable:
-			return "the provider kept failing; gave up after retries: " + app.Message(), false
+			return activities.SyncEnd{Error: "the provider kept failing; gave up after retries: " + app.Message()}
 		}
-		return app.Message(), false
+		return activities.SyncEnd{Error: app.Message()}
 	}
 	if _, ok := errors.AsType[*temporal.TimeoutError](err); ok {
-		return "the sync took too long and was stopped", false
+		return activities.SyncEnd{Error: "the sync took too long and was stopped"}
 	}
-	return "the sync failed: " + err.Error(), false
+	return activities.SyncEnd{Error: "the sync failed: " + err.Error()}
 }
 
 // IntegrationScheduledSyncInput is the schedule action's argument.

@@ -49,25 +49,26 @@ func (q *Queries) IntegrationCountActive(ctx context.Context, db DBTX, arg Integ
 }
 
 const integrationCreate = `-- name: IntegrationCreate :one
-INSERT INTO integrations (tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
-        $9, $10, $11, $12)
-RETURNING tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state, last_error, watermark, last_sync_at, created_at, updated_at, disconnected_at
+INSERT INTO integrations (tenant_id, id, provider, name, config, token_sealed, token_hint, credentials_sealed, frequency, schedule_at, day_of_week, timezone, state)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
+        $10, $11, $12, $13)
+RETURNING tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state, last_error, watermark, last_sync_at, created_at, updated_at, disconnected_at, credentials_sealed, token_expires_at
 `
 
 type IntegrationCreateParams struct {
-	TenantID    uuid.UUID
-	ID          uuid.UUID
-	Provider    string
-	Name        string
-	Config      []byte
-	TokenSealed []byte
-	TokenHint   *string
-	Frequency   string
-	ScheduleAt  *string
-	DayOfWeek   *string
-	Timezone    string
-	State       string
+	TenantID          uuid.UUID
+	ID                uuid.UUID
+	Provider          string
+	Name              string
+	Config            []byte
+	TokenSealed       []byte
+	TokenHint         *string
+	CredentialsSealed []byte
+	Frequency         string
+	ScheduleAt        *string
+	DayOfWeek         *string
+	Timezone          string
+	State             string
 }
 
 func (q *Queries) IntegrationCreate(ctx context.Context, db DBTX, arg IntegrationCreateParams) (Integration, error) {
@@ -79,6 +80,7 @@ func (q *Queries) IntegrationCreate(ctx context.Context, db DBTX, arg Integratio
 		arg.Config,
 		arg.TokenSealed,
 		arg.TokenHint,
+		arg.CredentialsSealed,
 		arg.Frequency,
 		arg.ScheduleAt,
 		arg.DayOfWeek,
@@ -105,15 +107,17 @@ func (q *Queries) IntegrationCreate(ctx context.Context, db DBTX, arg Integratio
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DisconnectedAt,
+		&i.CredentialsSealed,
+		&i.TokenExpiresAt,
 	)
 	return i, err
 }
 
 const integrationDisconnect = `-- name: IntegrationDisconnect :one
 UPDATE integrations
-SET state = 'disconnected', token_sealed = NULL, token_hint = NULL, last_error = NULL, disconnected_at = now(), updated_at = now()
+SET state = 'disconnected', token_sealed = NULL, token_hint = NULL, credentials_sealed = NULL, token_expires_at = NULL, last_error = NULL, disconnected_at = now(), updated_at = now()
 WHERE tenant_id = $1 AND id = $2
-RETURNING tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state, last_error, watermark, last_sync_at, created_at, updated_at, disconnected_at
+RETURNING tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state, last_error, watermark, last_sync_at, created_at, updated_at, disconnected_at, credentials_sealed, token_expires_at
 `
 
 type IntegrationDisconnectParams struct {
@@ -143,12 +147,14 @@ func (q *Queries) IntegrationDisconnect(ctx context.Context, db DBTX, arg Integr
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DisconnectedAt,
+		&i.CredentialsSealed,
+		&i.TokenExpiresAt,
 	)
 	return i, err
 }
 
 const integrationGet = `-- name: IntegrationGet :one
-SELECT tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state, last_error, watermark, last_sync_at, created_at, updated_at, disconnected_at FROM integrations WHERE tenant_id = $1 AND id = $2
+SELECT tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state, last_error, watermark, last_sync_at, created_at, updated_at, disconnected_at, credentials_sealed, token_expires_at FROM integrations WHERE tenant_id = $1 AND id = $2
 `
 
 type IntegrationGetParams struct {
@@ -178,12 +184,14 @@ func (q *Queries) IntegrationGet(ctx context.Context, db DBTX, arg IntegrationGe
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DisconnectedAt,
+		&i.CredentialsSealed,
+		&i.TokenExpiresAt,
 	)
 	return i, err
 }
 
 const integrationGetForUpdate = `-- name: IntegrationGetForUpdate :one
-SELECT tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state, last_error, watermark, last_sync_at, created_at, updated_at, disconnected_at FROM integrations WHERE tenant_id = $1 AND id = $2 FOR UPDATE
+SELECT tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state, last_error, watermark, last_sync_at, created_at, updated_at, disconnected_at, credentials_sealed, token_expires_at FROM integrations WHERE tenant_id = $1 AND id = $2 FOR UPDATE
 `
 
 type IntegrationGetForUpdateParams struct {
@@ -213,12 +221,14 @@ func (q *Queries) IntegrationGetForUpdate(ctx context.Context, db DBTX, arg Inte
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DisconnectedAt,
+		&i.CredentialsSealed,
+		&i.TokenExpiresAt,
 	)
 	return i, err
 }
 
 const integrationList = `-- name: IntegrationList :many
-SELECT integrations.tenant_id, integrations.id, integrations.provider, integrations.name, integrations.config, integrations.token_sealed, integrations.token_hint, integrations.frequency, integrations.schedule_at, integrations.day_of_week, integrations.timezone, integrations.state, integrations.last_error, integrations.watermark, integrations.last_sync_at, integrations.created_at, integrations.updated_at, integrations.disconnected_at, count(*) OVER () AS total
+SELECT integrations.tenant_id, integrations.id, integrations.provider, integrations.name, integrations.config, integrations.token_sealed, integrations.token_hint, integrations.frequency, integrations.schedule_at, integrations.day_of_week, integrations.timezone, integrations.state, integrations.last_error, integrations.watermark, integrations.last_sync_at, integrations.created_at, integrations.updated_at, integrations.disconnected_at, integrations.credentials_sealed, integrations.token_expires_at, count(*) OVER () AS total
 FROM integrations
 WHERE tenant_id = $1
   AND ($2::text IS NULL OR state = $2)
@@ -274,6 +284,8 @@ func (q *Queries) IntegrationList(ctx context.Context, db DBTX, arg IntegrationL
 			&i.Integration.CreatedAt,
 			&i.Integration.UpdatedAt,
 			&i.Integration.DisconnectedAt,
+			&i.Integration.CredentialsSealed,
+			&i.Integration.TokenExpiresAt,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -385,28 +397,72 @@ func (q *Queries) IntegrationSyncDone(ctx context.Context, db DBTX, arg Integrat
 	return err
 }
 
+const integrationTokenLock = `-- name: IntegrationTokenLock :exec
+SELECT pg_advisory_xact_lock(hashtextextended('integration-token:' || ($1::uuid)::text, 0))
+`
+
+// Serialises the token refreshes of one integration across workers: the second refresher waits
+// and then finds the token the first one stored.
+func (q *Queries) IntegrationTokenLock(ctx context.Context, db DBTX, id uuid.UUID) error {
+	_, err := db.Exec(ctx, integrationTokenLock, id)
+	return err
+}
+
+const integrationTokenStore = `-- name: IntegrationTokenStore :exec
+UPDATE integrations
+SET token_sealed = $1, token_hint = $2, credentials_sealed = $3,
+    token_expires_at = $4
+WHERE tenant_id = $5 AND id = $6 AND state <> 'disconnected'
+`
+
+type IntegrationTokenStoreParams struct {
+	TokenSealed       []byte
+	TokenHint         *string
+	CredentialsSealed []byte
+	TokenExpiresAt    *time.Time
+	TenantID          uuid.UUID
+	ID                uuid.UUID
+}
+
+// A refresh's result: the new access token, its expiry and the (possibly rotated) refresh token,
+// in one statement. A disconnected integration keeps no secret.
+func (q *Queries) IntegrationTokenStore(ctx context.Context, db DBTX, arg IntegrationTokenStoreParams) error {
+	_, err := db.Exec(ctx, integrationTokenStore,
+		arg.TokenSealed,
+		arg.TokenHint,
+		arg.CredentialsSealed,
+		arg.TokenExpiresAt,
+		arg.TenantID,
+		arg.ID,
+	)
+	return err
+}
+
 const integrationUpdate = `-- name: IntegrationUpdate :one
 UPDATE integrations
 SET name = $1, config = $2, token_sealed = $3, token_hint = $4,
-    frequency = $5, schedule_at = $6, day_of_week = $7, timezone = $8,
-    state = $9, last_error = $10, updated_at = now()
-WHERE tenant_id = $11 AND id = $12
-RETURNING tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state, last_error, watermark, last_sync_at, created_at, updated_at, disconnected_at
+    credentials_sealed = $5, token_expires_at = $6,
+    frequency = $7, schedule_at = $8, day_of_week = $9, timezone = $10,
+    state = $11, last_error = $12, updated_at = now()
+WHERE tenant_id = $13 AND id = $14
+RETURNING tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state, last_error, watermark, last_sync_at, created_at, updated_at, disconnected_at, credentials_sealed, token_expires_at
 `
 
 type IntegrationUpdateParams struct {
-	Name        string
-	Config      []byte
-	TokenSealed []byte
-	TokenHint   *string
-	Frequency   string
-	ScheduleAt  *string
-	DayOfWeek   *string
-	Timezone    string
-	State       string
-	LastError   *string
-	TenantID    uuid.UUID
-	ID          uuid.UUID
+	Name              string
+	Config            []byte
+	TokenSealed       []byte
+	TokenHint         *string
+	CredentialsSealed []byte
+	TokenExpiresAt    *time.Time
+	Frequency         string
+	ScheduleAt        *string
+	DayOfWeek         *string
+	Timezone          string
+	State             string
+	LastError         *string
+	TenantID          uuid.UUID
+	ID                uuid.UUID
 }
 
 func (q *Queries) IntegrationUpdate(ctx context.Context, db DBTX, arg IntegrationUpdateParams) (Integration, error) {
@@ -415,6 +471,8 @@ func (q *Queries) IntegrationUpdate(ctx context.Context, db DBTX, arg Integratio
 		arg.Config,
 		arg.TokenSealed,
 		arg.TokenHint,
+		arg.CredentialsSealed,
+		arg.TokenExpiresAt,
 		arg.Frequency,
 		arg.ScheduleAt,
 		arg.DayOfWeek,
@@ -444,6 +502,8 @@ func (q *Queries) IntegrationUpdate(ctx context.Context, db DBTX, arg Integratio
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.DisconnectedAt,
+		&i.CredentialsSealed,
+		&i.TokenExpiresAt,
 	)
 	return i, err
 }
@@ -514,7 +574,7 @@ func (q *Queries) SyncCount(ctx context.Context, db DBTX, arg SyncCountParams) (
 const syncCreate = `-- name: SyncCreate :one
 INSERT INTO integration_syncs (tenant_id, integration_id, trigger, requested_by, since)
 VALUES ($1, $2, $3, $4, $5)
-RETURNING tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at
+RETURNING tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at, next_try_at
 `
 
 type SyncCreateParams struct {
@@ -555,27 +615,30 @@ func (q *Queries) SyncCreate(ctx context.Context, db DBTX, arg SyncCreateParams)
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.NextTryAt,
 	)
 	return i, err
 }
 
 const syncFinish = `-- name: SyncFinish :one
-UPDATE integration_syncs SET status = $1, error = $2, finished_at = now()
-WHERE tenant_id = $3 AND id = $4 AND status IN ('queued', 'running')
-RETURNING tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at
+UPDATE integration_syncs SET status = $1, error = $2, next_try_at = $3, finished_at = now()
+WHERE tenant_id = $4 AND id = $5 AND status IN ('queued', 'running')
+RETURNING tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at, next_try_at
 `
 
 type SyncFinishParams struct {
-	Status   string
-	Error    *string
-	TenantID uuid.UUID
-	ID       uuid.UUID
+	Status    string
+	Error     *string
+	NextTryAt *time.Time
+	TenantID  uuid.UUID
+	ID        uuid.UUID
 }
 
 func (q *Queries) SyncFinish(ctx context.Context, db DBTX, arg SyncFinishParams) (IntegrationSync, error) {
 	row := db.QueryRow(ctx, syncFinish,
 		arg.Status,
 		arg.Error,
+		arg.NextTryAt,
 		arg.TenantID,
 		arg.ID,
 	)
@@ -601,12 +664,13 @@ func (q *Queries) SyncFinish(ctx context.Context, db DBTX, arg SyncFinishParams)
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.NextTryAt,
 	)
 	return i, err
 }
 
 const syncGet = `-- name: SyncGet :one
-SELECT tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at FROM integration_syncs WHERE tenant_id = $1 AND id = $2
+SELECT tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at, next_try_at FROM integration_syncs WHERE tenant_id = $1 AND id = $2
 `
 
 type SyncGetParams struct {
@@ -638,6 +702,7 @@ func (q *Queries) SyncGet(ctx context.Context, db DBTX, arg SyncGetParams) (Inte
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.NextTryAt,
 	)
 	return i, err
 }
@@ -659,8 +724,50 @@ func (q *Queries) SyncInitiativeStatus(ctx context.Context, db DBTX, arg SyncIni
 	return status, err
 }
 
+const syncLatest = `-- name: SyncLatest :one
+SELECT tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at, next_try_at FROM integration_syncs
+WHERE tenant_id = $1 AND integration_id = $2
+ORDER BY created_at DESC, id DESC LIMIT 1
+`
+
+type SyncLatestParams struct {
+	TenantID      uuid.UUID
+	IntegrationID uuid.UUID
+}
+
+// The integration's latest sync (once no sync is open: the last finished; a rate_limited one holds back the schedule
+// until next_try_at); by creation, on the history's index.
+func (q *Queries) SyncLatest(ctx context.Context, db DBTX, arg SyncLatestParams) (IntegrationSync, error) {
+	row := db.QueryRow(ctx, syncLatest, arg.TenantID, arg.IntegrationID)
+	var i IntegrationSync
+	err := row.Scan(
+		&i.TenantID,
+		&i.ID,
+		&i.IntegrationID,
+		&i.Trigger,
+		&i.Status,
+		&i.RequestedBy,
+		&i.Since,
+		&i.Cursor,
+		&i.Watermark,
+		&i.Pages,
+		&i.Fetched,
+		&i.Created,
+		&i.Updated,
+		&i.Unchanged,
+		&i.Failed,
+		&i.Errors,
+		&i.Error,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.FinishedAt,
+		&i.NextTryAt,
+	)
+	return i, err
+}
+
 const syncList = `-- name: SyncList :many
-SELECT integration_syncs.tenant_id, integration_syncs.id, integration_syncs.integration_id, integration_syncs.trigger, integration_syncs.status, integration_syncs.requested_by, integration_syncs.since, integration_syncs.cursor, integration_syncs.watermark, integration_syncs.pages, integration_syncs.fetched, integration_syncs.created, integration_syncs.updated, integration_syncs.unchanged, integration_syncs.failed, integration_syncs.errors, integration_syncs.error, integration_syncs.created_at, integration_syncs.started_at, integration_syncs.finished_at, count(*) OVER () AS total
+SELECT integration_syncs.tenant_id, integration_syncs.id, integration_syncs.integration_id, integration_syncs.trigger, integration_syncs.status, integration_syncs.requested_by, integration_syncs.since, integration_syncs.cursor, integration_syncs.watermark, integration_syncs.pages, integration_syncs.fetched, integration_syncs.created, integration_syncs.updated, integration_syncs.unchanged, integration_syncs.failed, integration_syncs.errors, integration_syncs.error, integration_syncs.created_at, integration_syncs.started_at, integration_syncs.finished_at, integration_syncs.next_try_at, count(*) OVER () AS total
 FROM integration_syncs
 WHERE tenant_id = $1 AND integration_id = $2
 ORDER BY created_at DESC, id DESC
@@ -714,6 +821,7 @@ func (q *Queries) SyncList(ctx context.Context, db DBTX, arg SyncListParams) ([]
 			&i.IntegrationSync.CreatedAt,
 			&i.IntegrationSync.StartedAt,
 			&i.IntegrationSync.FinishedAt,
+			&i.IntegrationSync.NextTryAt,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -727,7 +835,7 @@ func (q *Queries) SyncList(ctx context.Context, db DBTX, arg SyncListParams) ([]
 }
 
 const syncOpen = `-- name: SyncOpen :one
-SELECT tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at FROM integration_syncs
+SELECT tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at, next_try_at FROM integration_syncs
 WHERE tenant_id = $1 AND integration_id = $2 AND status IN ('queued', 'running')
 `
 
@@ -760,6 +868,7 @@ func (q *Queries) SyncOpen(ctx context.Context, db DBTX, arg SyncOpenParams) (In
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.NextTryAt,
 	)
 	return i, err
 }
@@ -772,7 +881,7 @@ SET pages = pages + 1, fetched = fetched + $1, created = created + $2, updated =
                   ELSE (SELECT coalesce(jsonb_agg(e), '[]') FROM (SELECT e FROM jsonb_array_elements(errors || $6::jsonb) e LIMIT 20) x) END,
     cursor = $7, watermark = CASE WHEN $8::text = '' THEN watermark ELSE $8 END
 WHERE tenant_id = $9 AND id = $10 AND status = 'running' AND cursor = $11
-RETURNING tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at
+RETURNING tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at, next_try_at
 `
 
 type SyncPageParams struct {
@@ -828,6 +937,7 @@ func (q *Queries) SyncPage(ctx context.Context, db DBTX, arg SyncPageParams) (In
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.NextTryAt,
 	)
 	return i, err
 }
@@ -835,7 +945,7 @@ func (q *Queries) SyncPage(ctx context.Context, db DBTX, arg SyncPageParams) (In
 const syncStart = `-- name: SyncStart :one
 UPDATE integration_syncs SET status = 'running', started_at = coalesce(started_at, now())
 WHERE tenant_id = $1 AND id = $2 AND status IN ('queued', 'running')
-RETURNING tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at
+RETURNING tenant_id, id, integration_id, trigger, status, requested_by, since, cursor, watermark, pages, fetched, created, updated, unchanged, failed, errors, error, created_at, started_at, finished_at, next_try_at
 `
 
 type SyncStartParams struct {
@@ -868,6 +978,7 @@ func (q *Queries) SyncStart(ctx context.Context, db DBTX, arg SyncStartParams) (
 		&i.CreatedAt,
 		&i.StartedAt,
 		&i.FinishedAt,
+		&i.NextTryAt,
 	)
 	return i, err
 }

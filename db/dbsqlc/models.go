@@ -324,24 +324,26 @@ type InitiativeStatusHistory struct {
 }
 
 type Integration struct {
-	TenantID       uuid.UUID
-	ID             uuid.UUID
-	Provider       string
-	Name           string
-	Config         []byte
-	TokenSealed    []byte
-	TokenHint      *string
-	Frequency      string
-	ScheduleAt     *string
-	DayOfWeek      *string
-	Timezone       string
-	State          string
-	LastError      *string
-	Watermark      string
-	LastSyncAt     *time.Time
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	DisconnectedAt *time.Time
+	TenantID          uuid.UUID
+	ID                uuid.UUID
+	Provider          string
+	Name              string
+	Config            []byte
+	TokenSealed       []byte
+	TokenHint         *string
+	Frequency         string
+	ScheduleAt        *string
+	DayOfWeek         *string
+	Timezone          string
+	State             string
+	LastError         *string
+	Watermark         string
+	LastSyncAt        *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	DisconnectedAt    *time.Time
+	CredentialsSealed []byte
+	TokenExpiresAt    *time.Time
 }
 
 type IntegrationSync struct {
@@ -365,6 +367,7 @@ type IntegrationSync struct {
 	CreatedAt     time.Time
 	StartedAt     *time.Time
 	FinishedAt    *time.Time
+	NextTryAt     *time.Time
 }
 
 type OutboxEvent struct {

@@ -6,8 +6,8 @@ SELECT pg_advisory_xact_lock(hashtextextended('integration-active:' || (@tenant_
 SELECT count(*) FROM integrations WHERE tenant_id = @tenant_id AND state = 'active' AND id <> coalesce(sqlc.narg('except_id')::uuid, '00000000-0000-0000-0000-000000000000');
 
 -- name: IntegrationCreate :one
-INSERT INTO integrations (tenant_id, id, provider, name, config, token_sealed, token_hint, frequency, schedule_at, day_of_week, timezone, state)
-VALUES (@tenant_id, @id, @provider, @name, @config, sqlc.narg('token_sealed'), sqlc.narg('token_hint'), @frequency,
+INSERT INTO integrations (tenant_id, id, provider, name, config, token_sealed, token_hint, credentials_sealed, frequency, schedule_at, day_of_week, timezone, state)
+VALUES (@tenant_id, @id, @provider, @name, @config, sqlc.narg('token_sealed'), sqlc.narg('token_hint'), sqlc.narg('credentials_sealed'), @frequency,
         sqlc.narg('schedule_at'), sqlc.narg('day_of_week'), @timezone, @state)
 RETURNING *;
 
@@ -35,6 +35,7 @@ WHERE tenant_id = @tenant_id
 -- name: IntegrationUpdate :one
 UPDATE integrations
 SET name = @name, config = @config, token_sealed = sqlc.narg('token_sealed'), token_hint = sqlc.narg('token_hint'),
+    credentials_sealed = sqlc.narg('credentials_sealed'), token_expires_at = sqlc.narg('token_expires_at'),
     frequency = @frequency, schedule_at = sqlc.narg('schedule_at'), day_of_week = sqlc.narg('day_of_week'), timezone = @timezone,
     state = @state, last_error = sqlc.narg('last_error'), updated_at = now()
 WHERE tenant_id = @tenant_id AND id = @id
@@ -42,9 +43,22 @@ RETURNING *;
 
 -- name: IntegrationDisconnect :one
 UPDATE integrations
-SET state = 'disconnected', token_sealed = NULL, token_hint = NULL, last_error = NULL, disconnected_at = now(), updated_at = now()
+SET state = 'disconnected', token_sealed = NULL, token_hint = NULL, credentials_sealed = NULL, token_expires_at = NULL, last_error = NULL, disconnected_at = now(), updated_at = now()
 WHERE tenant_id = @tenant_id AND id = @id
 RETURNING *;
+
+-- name: IntegrationTokenLock :exec
+-- Serialises the token refreshes of one integration across workers: the second refresher waits
+-- and then finds the token the first one stored.
+SELECT pg_advisory_xact_lock(hashtextextended('integration-token:' || (@id::uuid)::text, 0));
+
+-- name: IntegrationTokenStore :exec
+-- A refresh's result: the new access token, its expiry and the (possibly rotated) refresh token,
+-- in one statement. A disconnected integration keeps no secret.
+UPDATE integrations
+SET token_sealed = @token_sealed, token_hint = @token_hint, credentials_sealed = @credentials_sealed,
+    token_expires_at = sqlc.narg('token_expires_at')
+WHERE tenant_id = @tenant_id AND id = @id AND state <> 'disconnected';
 
 -- name: IntegrationSetError :exec
 -- A sync found the integration cannot work (e.g. needs_reauth after a 401): it stops until a PUT fixes it.
@@ -72,6 +86,13 @@ RETURNING *;
 -- name: SyncOpen :one
 SELECT * FROM integration_syncs
 WHERE tenant_id = @tenant_id AND integration_id = @integration_id AND status IN ('queued', 'running');
+
+-- name: SyncLatest :one
+-- The integration's latest sync (once no sync is open: the last finished; a rate_limited one holds back the schedule
+-- until next_try_at); by creation, on the history's index.
+SELECT * FROM integration_syncs
+WHERE tenant_id = @tenant_id AND integration_id = @integration_id
+ORDER BY created_at DESC, id DESC LIMIT 1;
 
 -- name: SyncGet :one
 SELECT * FROM integration_syncs WHERE tenant_id = @tenant_id AND id = @id;
@@ -106,7 +127,7 @@ WHERE tenant_id = @tenant_id AND id = @id AND status = 'running' AND cursor = @a
 RETURNING *;
 
 -- name: SyncFinish :one
-UPDATE integration_syncs SET status = @status, error = sqlc.narg('error'), finished_at = now()
+UPDATE integration_syncs SET status = @status, error = sqlc.narg('error'), next_try_at = sqlc.narg('next_try_at'), finished_at = now()
 WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running')
 RETURNING *;
 

@@ -249,18 +249,21 @@ type SyncStatus string
 
 // Sync statuses: queued (requested), running, succeeded (every item written or unchanged),
 // partial (the feed was read to its end but some items failed validation), failed (the sync
-// stopped: provider refused the token, kept failing, or the integration went away).
+// stopped: provider refused the credentials, kept failing, or the integration went away),
+// rate_limited (the provider's daily request allowance is spent: the pages read are written,
+// the watermark stays, and the schedule tries again at next_try_at).
 const (
-	SyncQueued    SyncStatus = "queued"
-	SyncRunning   SyncStatus = "running"
-	SyncSucceeded SyncStatus = "succeeded"
-	SyncPartial   SyncStatus = "partial"
-	SyncFailed    SyncStatus = "failed"
+	SyncQueued      SyncStatus = "queued"
+	SyncRunning     SyncStatus = "running"
+	SyncSucceeded   SyncStatus = "succeeded"
+	SyncPartial     SyncStatus = "partial"
+	SyncFailed      SyncStatus = "failed"
+	SyncRateLimited SyncStatus = "rate_limited"
 )
 
 // SyncStatuses lists them; Triggers the ways a sync starts.
 var (
-	SyncStatuses = []string{string(SyncQueued), string(SyncRunning), string(SyncSucceeded), string(SyncPartial), string(SyncFailed)}
+	SyncStatuses = []string{string(SyncQueued), string(SyncRunning), string(SyncSucceeded), string(SyncPartial), string(SyncFailed), string(SyncRateLimited)}
 	Triggers     = []string{"schedule", "manual"}
 )
 

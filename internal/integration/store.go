@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -50,6 +51,180 @@ func OpenToken(box *secretbox.Box, tenantID, id uuid.UUID, sealed []byte) (strin
 	return string(b), nil
 }
 
+// credentialsAD binds the sealed credentials (all secrets but the access token) to their row.
+func credentialsAD(tenantID, id uuid.UUID) []byte {
+	return []byte("integration-credentials:" + tenantID.String() + ":" + id.String())
+}
+
+// storedCredentials is the sealed JSON of credentials_sealed.
+type storedCredentials struct {
+	RefreshToken string `json:"refresh_token,omitempty"`
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	APIToken     string `json:"api_token,omitempty"`
+}
+
+// SealCredentials encrypts the secrets of c other than the access token (nil when there are none).
+func SealCredentials(box *secretbox.Box, tenantID, id uuid.UUID, c provider.Credentials) ([]byte, error) {
+	sc := storedCredentials{RefreshToken: c.RefreshToken, ClientID: c.ClientID, ClientSecret: c.ClientSecret, APIToken: c.APIToken}
+	if sc == (storedCredentials{}) {
+		return nil, nil
+	}
+	b, _ := json.Marshal(sc)
+	return box.Seal(b, credentialsAD(tenantID, id))
+}
+
+// OpenCredentials decrypts an integration's secrets.
+func OpenCredentials(box *secretbox.Box, in dbsqlc.Integration) (provider.Credentials, error) {
+	var c provider.Credentials
+	var err error
+	if c.AccessToken, err = OpenToken(box, in.TenantID, in.ID, in.TokenSealed); err != nil {
+		return c, err
+	}
+	if in.TokenExpiresAt != nil {
+		c.ExpiresAt = *in.TokenExpiresAt
+	}
+	if in.CredentialsSealed == nil {
+		return c, nil
+	}
+	b, err := box.Open(in.CredentialsSealed, credentialsAD(in.TenantID, in.ID))
+	if err != nil {
+		return c, fmt.Errorf("integration %s: credentials: %w (was SECRETS_KEY changed?)", in.ID, err)
+	}
+	var sc storedCredentials
+	if err := json.Unmarshal(b, &sc); err != nil {
+		return c, fmt.Errorf("integration %s: credentials: %w", in.ID, err)
+	}
+	c.RefreshToken, c.ClientID, c.ClientSecret, c.APIToken = sc.RefreshToken, sc.ClientID, sc.ClientSecret, sc.APIToken
+	return c, nil
+}
+
+// HeldSecrets are the secrets an integration holds after a write: the stored ones of current
+// (nil on create) less those sent as null (cleared), replaced by those sent.
+func HeldSecrets(box *secretbox.Box, current *dbsqlc.Integration, providerName string, sent provider.Credentials, cleared []string) (provider.Credentials, error) {
+	held := sent
+	if current == nil {
+		return held, nil
+	}
+	stored, err := OpenCredentials(box, *current)
+	if err != nil {
+		return held, err
+	}
+	for _, k := range cleared {
+		if f := stored.Field(k); f != nil {
+			*f = ""
+		}
+	}
+	for _, k := range provider.SecretKeys(providerName) {
+		if *held.Field(k) == "" {
+			*held.Field(k) = *stored.Field(k)
+		}
+	}
+	return held, nil
+}
+
+// CheckDestination refuses a write that sends the stored credentials somewhere new: when the
+// URLs a sync calls (instance_url, token_url, the Jira gateway; provider.CalledURLs) change,
+// every stored credential must be sent again (client_id excepted, an identifier), so that
+// write-only secrets cannot be redirected to another host by editing the config alone. It
+// returns field errors by secret key (nil on create or when nothing moves).
+func CheckDestination(box *secretbox.Box, current *dbsqlc.Integration, providerName string, cfg map[string]any, sent provider.Credentials, cleared []string) (map[string]string, error) {
+	if current == nil {
+		return nil, nil
+	}
+	before, err := Config(providerName, current.Config, true)
+	if err != nil {
+		return nil, nil // a config no longer valid: its destination is not a reference
+	}
+	if slices.Equal(provider.CalledURLs(providerName, before), provider.CalledURLs(providerName, cfg)) {
+		return nil, nil
+	}
+	stored, err := OpenCredentials(box, *current)
+	if err != nil {
+		return nil, err
+	}
+	fe := map[string]string{}
+	for _, k := range provider.SecretKeys(providerName) {
+		if k == provider.ClientIDKey || slices.Contains(cleared, k) {
+			continue
+		}
+		if *stored.Field(k) != "" && *sent.Field(k) == "" {
+			fe[k] = "must be sent again (or as null to erase it): the config now sends the credentials to another address"
+		}
+	}
+	return fe, nil
+}
+
+// SecretsSet lists the secret config keys an integration holds, sorted (the API's secrets_set).
+func SecretsSet(box *secretbox.Box, in dbsqlc.Integration) []string {
+	out := []string{}
+	c, err := OpenCredentials(box, in)
+	if err != nil {
+		if in.TokenSealed != nil {
+			out = append(out, provider.SecretKey)
+		}
+		return out
+	}
+	for _, k := range []string{provider.APITokenKey, provider.ClientIDKey, provider.ClientSecretKey, provider.SecretKey, provider.RefreshTokenKey} {
+		if *c.Field(k) != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Tokens is the provider.TokenStore of one integration: its row. A refresh takes an advisory
+// lock per integration (concurrent syncs on any worker refresh once; the others read the
+// result), calls the provider's token endpoint, and stores the new access token, its expiry
+// and a rotated refresh token in one UPDATE before the new token is used.
+type Tokens struct {
+	Pool         *pgxpool.Pool
+	Box          *secretbox.Box
+	TenantID, ID uuid.UUID
+}
+
+// Refresh implements provider.TokenStore.
+func (t Tokens) Refresh(ctx context.Context, stale string, grant func(context.Context, provider.Credentials) (provider.Credentials, error)) (provider.Credentials, error) {
+	var out provider.Credentials
+	err := db.InTenant(ctx, t.Pool, t.TenantID, func(tx pgx.Tx) error {
+		if err := db.Q.IntegrationTokenLock(ctx, tx, t.ID); err != nil {
+			return err
+		}
+		in, err := db.Q.IntegrationGet(ctx, tx, dbsqlc.IntegrationGetParams{TenantID: t.TenantID, ID: t.ID})
+		if err != nil {
+			return err
+		}
+		if State(in.State) == Disconnected {
+			return ErrDisconnected
+		}
+		cur, err := OpenCredentials(t.Box, in)
+		if err != nil {
+			return err
+		}
+		if cur.AccessToken != "" && cur.AccessToken != stale {
+			out = cur // another sync refreshed meanwhile
+			return nil
+		}
+		next, err := grant(ctx, cur)
+		if err != nil {
+			return err
+		}
+		p := dbsqlc.IntegrationTokenStoreParams{TenantID: t.TenantID, ID: t.ID, TokenHint: new(secretbox.Hint(next.AccessToken))}
+		if p.TokenSealed, err = SealToken(t.Box, t.TenantID, t.ID, next.AccessToken); err != nil {
+			return err
+		}
+		if p.CredentialsSealed, err = SealCredentials(t.Box, t.TenantID, t.ID, next); err != nil {
+			return err
+		}
+		if !next.ExpiresAt.IsZero() {
+			p.TokenExpiresAt = &next.ExpiresAt
+		}
+		out = next
+		return db.Q.IntegrationTokenStore(ctx, tx, p)
+	})
+	return out, err
+}
+
 // ChangedEvent is the data of the internal integration.changed event.
 type ChangedEvent struct {
 	ID string `json:"id"`
@@ -84,6 +259,7 @@ type SyncEvent struct {
 		Failed     int32       `json:"failed"`
 		Error      *string     `json:"error"`
 		Errors     []ItemError `json:"errors"`
+		NextTryAt  *time.Time  `json:"next_try_at"`
 	} `json:"sync"`
 }
 
@@ -192,23 +368,42 @@ func (s Store) RecordPage(ctx context.Context, syncID uuid.UUID, p Page, write f
 
 var errAlreadyRecorded = errors.New("page already recorded")
 
-// Finish ends a sync. errText "" means the feed was read to its end (succeeded or partial by
-// the failed count, and the integration's watermark advances); otherwise the sync failed with
-// that reason. needsReauth also puts the integration in state error (last_error needs_reauth),
-// which pauses its schedule. The sync event goes out through the outbox.
-func (s Store) Finish(ctx context.Context, tenantID, syncID uuid.UUID, errText string, needsReauth bool) (dbsqlc.IntegrationSync, error) {
+// End is how a sync's fetch ended: Error "" when the feed was read to its end. NeedsReauth: the
+// provider refused the credentials (the integration goes to state error). RateLimited: the
+// provider's daily allowance is spent; RetryAfter is its Retry-After (0: none).
+type End struct {
+	Error       string
+	NeedsReauth bool
+	RateLimited bool
+	RetryAfter  time.Duration
+}
+
+// Finish ends a sync. A feed read to its end makes it succeeded or partial (by the failed count)
+// and advances the integration's watermark; a rate-limited one ends rate_limited with
+// next_try_at (the first schedule firing at or after what the provider allows) and keeps the
+// watermark; any other error fails it with that reason. NeedsReauth also puts the integration in
+// state error (last_error needs_reauth), which pauses its schedule. The sync event goes out
+// through the outbox (integration.sync_failed for failed and rate_limited).
+func (s Store) Finish(ctx context.Context, tenantID, syncID uuid.UUID, end End) (dbsqlc.IntegrationSync, error) {
 	var out dbsqlc.IntegrationSync
 	err := db.InTenant(ctx, s.Pool, tenantID, func(tx pgx.Tx) error {
 		cur, err := db.Q.SyncGet(ctx, tx, dbsqlc.SyncGetParams{TenantID: tenantID, ID: syncID})
 		if err != nil {
 			return err
 		}
-		status := Outcome(int(cur.Failed))
-		var reason *string
-		if errText != "" {
-			status, reason = SyncFailed, &errText
+		in, err := db.Q.IntegrationGet(ctx, tx, dbsqlc.IntegrationGetParams{TenantID: tenantID, ID: cur.IntegrationID})
+		if err != nil {
+			return err
 		}
-		out, err = db.Q.SyncFinish(ctx, tx, dbsqlc.SyncFinishParams{TenantID: tenantID, ID: syncID, Status: string(status), Error: reason})
+		params := dbsqlc.SyncFinishParams{TenantID: tenantID, ID: syncID, Status: string(Outcome(int(cur.Failed)))}
+		switch {
+		case end.RateLimited:
+			params.Status, params.Error = string(SyncRateLimited), &end.Error
+			params.NextTryAt = NextTry(in, time.Now(), end.RetryAfter)
+		case end.Error != "":
+			params.Status, params.Error = string(SyncFailed), &end.Error
+		}
+		out, err = db.Q.SyncFinish(ctx, tx, params)
 		if db.IsNotFound(err) {
 			out = cur // already finished: nothing more to do
 			return nil
@@ -217,24 +412,23 @@ func (s Store) Finish(ctx context.Context, tenantID, syncID uuid.UUID, errText s
 			return err
 		}
 		if err := db.Q.IntegrationSyncDone(ctx, tx, dbsqlc.IntegrationSyncDoneParams{
-			TenantID: tenantID, ID: cur.IntegrationID, Advance: errText == "" && out.Watermark != "", Watermark: out.Watermark,
+			TenantID: tenantID, ID: cur.IntegrationID, Advance: end.Error == "" && out.Watermark != "", Watermark: out.Watermark,
 		}); err != nil {
 			return err
 		}
-		if needsReauth {
+		if end.NeedsReauth {
 			if err := db.Q.IntegrationSetError(ctx, tx, dbsqlc.IntegrationSetErrorParams{TenantID: tenantID, ID: cur.IntegrationID, LastError: new(NeedsReauth)}); err != nil {
 				return err
 			}
 			if _, err := outbox.Write(ctx, tx, tenantID, EventChanged, ChangedEvent{ID: cur.IntegrationID.String()}); err != nil {
 				return err
 			}
-		}
-		in, err := db.Q.IntegrationGet(ctx, tx, dbsqlc.IntegrationGetParams{TenantID: tenantID, ID: cur.IntegrationID})
-		if err != nil {
-			return err
+			if in, err = db.Q.IntegrationGet(ctx, tx, dbsqlc.IntegrationGetParams{TenantID: tenantID, ID: cur.IntegrationID}); err != nil {
+				return err
+			}
 		}
 		typ := EventSyncCompleted
-		if status == SyncFailed {
+		if SyncStatus(out.Status) == SyncFailed || SyncStatus(out.Status) == SyncRateLimited {
 			typ = EventSyncFailed
 		}
 		_, err = outbox.Write(ctx, tx, tenantID, typ, NewSyncEvent(in, out))
@@ -243,13 +437,27 @@ func (s Store) Finish(ctx context.Context, tenantID, syncID uuid.UUID, errText s
 	return out, err
 }
 
+// NextTry is when a rate-limited sync of in is tried again: the first firing of its schedule at
+// or after now + retryAfter; for a manual schedule now + retryAfter (nil when the provider said
+// nothing: a person decides).
+func NextTry(in dbsqlc.Integration, now time.Time, retryAfter time.Duration) *time.Time {
+	from := now.Add(retryAfter)
+	if next := SchedulingOf(in.TenantID, in.ID, in.Name, in.Frequency, in.ScheduleAt, in.DayOfWeek, in.Timezone, in.State).Schedule.Next(from.Add(-time.Second), 1); len(next) == 1 {
+		return &next[0]
+	}
+	if retryAfter > 0 {
+		return &from
+	}
+	return nil
+}
+
 // NewSyncEvent is the data of a sync event.
 func NewSyncEvent(in dbsqlc.Integration, s dbsqlc.IntegrationSync) SyncEvent {
 	var e SyncEvent
 	e.Integration.ID, e.Integration.Name, e.Integration.Provider, e.Integration.State = in.ID.String(), in.Name, in.Provider, in.State
 	e.Sync.ID, e.Sync.Trigger, e.Sync.Status, e.Sync.StartedAt, e.Sync.FinishedAt = s.ID.String(), s.Trigger, s.Status, s.StartedAt, s.FinishedAt
 	e.Sync.Fetched, e.Sync.Created, e.Sync.Updated, e.Sync.Unchanged, e.Sync.Failed = s.Fetched, s.Created, s.Updated, s.Unchanged, s.Failed
-	e.Sync.Error = s.Error
+	e.Sync.Error, e.Sync.NextTryAt = s.Error, s.NextTryAt
 	e.Sync.Errors = []ItemError{}
 	_ = json.Unmarshal(s.Errors, &e.Sync.Errors)
 	return e
@@ -269,6 +477,14 @@ func (s Store) Scheduled(ctx context.Context, tenantID, integrationID uuid.UUID)
 		}
 		if _, err := db.Q.SyncOpen(ctx, tx, dbsqlc.SyncOpenParams{TenantID: tenantID, IntegrationID: integrationID}); err == nil || !db.IsNotFound(err) {
 			return err
+		}
+		// A sync that spent the provider's daily allowance holds the firings back until its next try.
+		last, err := db.Q.SyncLatest(ctx, tx, dbsqlc.SyncLatestParams{TenantID: tenantID, IntegrationID: integrationID})
+		if err != nil && !db.IsNotFound(err) {
+			return err
+		}
+		if err == nil && SyncStatus(last.Status) == SyncRateLimited && last.NextTryAt != nil && time.Now().Before(*last.NextTryAt) {
+			return nil
 		}
 		sync, err = db.Q.SyncCreate(ctx, tx, dbsqlc.SyncCreateParams{TenantID: tenantID, IntegrationID: integrationID, Trigger: "schedule", RequestedBy: "schedule", Since: in.Watermark})
 		ok = err == nil

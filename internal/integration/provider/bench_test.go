@@ -32,7 +32,7 @@ func BenchmarkFetch10k(b *testing.B) {
 	for _, f := range fakes {
 		b.Run(f.name, func(b *testing.B) {
 			for b.Loop() {
-				c, err := provider.New(f.name, f.cfg, f.token, hc)
+				c, err := provider.New(f.name, f.cfg, provider.Credentials{AccessToken: f.token, APIToken: f.token}, hc, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -46,7 +46,7 @@ func drain(t *testing.T, c provider.Client, since string) run {
 
 func newClient(t *testing.T, name string, cfg map[string]any, token string) provider.Client {
 	t.Helper()
-	c, err := provider.New(name, cfg, token, hc)
+	c, err := provider.New(name, cfg, creds(name, cfg, token), hc, nil)
 	if err != nil {
 		t.Fatalf("New(%s): %v", name, err)
 	}
@@ -88,4 +88,13 @@ func wantUnauthorized(t *testing.T, err error, token string) {
 	if token != "" && strings.Contains(err.Error(), token) {
 		t.Fatalf("the error shows the token: %v", err)
 	}
+}
+
+// creds are the credentials a test's token stands for: the Jira API token with auth basic,
+// else the access token.
+func creds(name string, cfg map[string]any, token string) provider.Credentials {
+	if name == provider.Jira && cfg["email"] != nil && cfg["auth"] != "oauth" {
+		return provider.Credentials{APIToken: token}
+	}
+	return provider.Credentials{AccessToken: token}
 }

@@ -71,13 +71,12 @@ type feed struct {
 	url        *url.URL
 	format     string
 	sinceParam string
-	token      string
-	hc         *http.Client
+	t          *transport
 }
 
-func newFeed(c conf, token string, hc *http.Client) *feed {
+func newFeed(c conf, t *transport) *feed {
 	u, _ := url.Parse(c.str("instance_url")) // Validate checked it
-	return &feed{url: u, format: c.str("format"), sinceParam: c.str("since_param"), token: token, hc: hc}
+	return &feed{url: u, format: c.str("format"), sinceParam: c.str("since_param"), t: t}
 }
 
 // feedCursor is the opaque cursor of the next feed page.
@@ -134,10 +133,7 @@ func (f *feed) Fetch(ctx context.Context, since, cursor string) (Page, error) {
 	default:
 		req.Header.Set("Accept", "application/json, text/csv;q=0.9")
 	}
-	if f.token != "" {
-		req.Header.Set("Authorization", "Bearer "+f.token)
-	}
-	r, err := do(f.hc, req)
+	r, err := f.t.send(req)
 	if err != nil {
 		return Page{}, err
 	}

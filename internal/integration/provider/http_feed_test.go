@@ -206,7 +206,7 @@ func TestFeedMalformedAndOversizedBodies(t *testing.T) {
 func TestFeedRefusedAddressIsPermanent(t *testing.T) {
 	f := providertest.NewFeed(t, providertest.Options{Records: 1})
 	guarded := webhook.NewClient(webhook.ClientOptions{}).HTTP
-	c, err := provider.New(provider.HTTPFeed, feedCfg(f.URL), f.Token(), guarded)
+	c, err := provider.New(provider.HTTPFeed, feedCfg(f.URL), provider.Credentials{AccessToken: f.Token()}, guarded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestRedirectIsAClearError(t *testing.T) {
 	srv := httptest.NewServer(http.RedirectHandler("https://login.example.com/sso", http.StatusFound))
 	defer srv.Close()
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	c, _ := provider.New(provider.HTTPFeed, feedCfg(srv.URL), "", noFollow)
+	c, _ := provider.New(provider.HTTPFeed, feedCfg(srv.URL), provider.Credentials{}, noFollow, nil)
 	_, err := c.Fetch(context.Background(), "", "")
 	if err == nil || !strings.Contains(err.Error(), `redirect (302) to "https://login.example.com/sso"`) {
 		t.Fatalf("err %v", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -16,107 +17,121 @@ import (
 // The hubspot provider reads deals with the CRM v3 search endpoint:
 //
 //	POST {instance_url}/crm/v3/objects/deals/search
-//	Authorization: Bearer <oauth_token or private app token>
+//	Authorization: Bearer <access token or private app token>
 //	{"filterGroups": [{"filters": [{"propertyName": "hs_lastmodifieddate", "operator": "GTE", "value": "<ms>"}]}],
 //	 "sorts": [{"propertyName": "hs_lastmodifieddate", "direction": "ASCENDING"}],
-//	 "properties": [...mapped properties, "hs_lastmodifieddate"], "limit": <page_size>, "after": "<paging.next.after>"}
+//	 "properties": [...mapped properties, "hs_lastmodifieddate", "hs_object_id"], "limit": <page_size>}
 //
-// HubSpot's search returns at most 10,000 results per query (paging beyond
-// answers 400). So the client pages with paging.next.after inside a window
-// and, before the window's 10,000th result, opens a new window from the
-// largest hs_lastmodifieddate seen (GTE), skipping the deals already yielded
-// at exactly that millisecond (their ids travel in the cursor). A sync of any
-// size therefore advances by watermark, with no duplicates inside a sync.
-// since and the Watermark are RFC 3339 UTC times with milliseconds; across
-// syncs the filter is GTE, so the last deal(s) of the previous sync come again
-// (unchanged for the upsert) rather than a deal modified in the same
-// millisecond being missed.
+// Every page is a keyset query on (hs_lastmodifieddate, hs_object_id), never
+// an offset: the deals modified at or after the last time T read, less the
+// deals already read at exactly T (their ids travel in the cursor). A search
+// takes one sort rule, and deals modified in the same millisecond come in no
+// defined order, so when a full page holds nothing new (more deals share T
+// than a page holds) the client reads that millisecond on its own, sorted by
+// hs_object_id (hs_lastmodifieddate EQ T and hs_object_id GT the last id),
+// then goes on after T. No page depends on a position, so a deal modified
+// while the sync pages moves to the end and is read there rather than
+// shifting the later deals past a page boundary; HubSpot's cap of 10,000
+// results per query ("paginating through results fails past the 10,000th")
+// never applies; paging.next.after is not interpreted (it only says that
+// more deals match). The first page of an incremental sync starts
+// lookback_minutes before since: the search index lags writes ("changes
+// made by other API calls take several seconds to propagate to the search
+// index"), so a deal modified just before the last watermark but indexed
+// after that sync read is read by the next one (the upsert finds the others
+// unchanged). since and the Watermark are RFC 3339 UTC times with
+// milliseconds.
 //
 // Owners: deals carry hubspot_owner_id; with owner_property hubspot_owner_id
 // the client lists the account's owners once per client (GET
 // /crm/v3/owners?limit=500, paged) and maps the id to the owner's email.
 // When the token lacks the owners scope (403) the owner is left empty.
 //
+// Auth: a private app token (static), or an OAuth access token with
+// refresh_token, client_id and client_secret: renewed at token_url (default
+// {instance_url}/oauth/v1/token) before its expires_in (30 minutes) runs out
+// and once on a 401.
+//
 // Errors: 401 (category INVALID_AUTHENTICATION, EXPIRED_AUTHENTICATION) and
-// 403 (MISSING_SCOPES) on the search → ErrUnauthorized; 429 (errorType
-// RATE_LIMIT, policyName SECONDLY/DAILY, Retry-After) and 5xx →
-// *RetryableError; 400 (VALIDATION_ERROR) → permanent.
+// 403 (MISSING_SCOPES) on the search → ErrUnauthorized; 429 with policyName
+// DAILY (the account's daily allowance, reset at midnight in the account's
+// time zone) → *RateLimitedError; other 429 (SECONDLY, TEN_SECONDLY_ROLLING,
+// Retry-After) and 5xx → *RetryableError; 400 (VALIDATION_ERROR) → permanent.
 type hubspot struct {
-	base   string
-	props  hsMapping
-	size   int
-	token  string
-	hc     *http.Client
-	owners map[string]string // owner id → email; nil until listed
+	base     string
+	props    hsMapping
+	size     int
+	lookback time.Duration
+	t        *transport
+	owners   map[string]string // owner id → email; nil until listed
 }
 
 type hsMapping struct{ name, industry, segment, owner, description string }
 
-// hubspotSearchCap is HubSpot's limit of results per search query.
-const hubspotSearchCap = 10_000
-
-// maxSkipIDs bounds the ids carried in a cursor (deals sharing the
-// watermark's millisecond).
+// maxSkipIDs bounds the ids carried in a cursor (deals read at its time);
+// beyond it a deal may be read twice (the upsert finds it unchanged).
 const maxSkipIDs = 5_000
 
-func newHubSpot(c conf, token string, hc *http.Client) *hubspot {
+func newHubSpot(c conf, t *transport) *hubspot {
 	return &hubspot{
 		base: c.str("instance_url"),
 		props: hsMapping{
 			name: c.str("name_property"), industry: c.str("industry_property"), segment: c.str("segment_property"),
 			owner: c.str("owner_property"), description: c.str("description_property"),
 		},
-		size:  c.num("page_size"),
-		token: token,
-		hc:    hc,
+		size:     c.num("page_size"),
+		lookback: c.lookback(),
+		t:        t,
 	}
 }
 
+// hsCursor is the keyset position.
 type hsCursor struct {
-	From  int64    `json:"f"`           // the window's GTE bound in ms; -1: no bound
-	After string   `json:"a,omitempty"` // paging.next.after inside the window
-	WM    int64    `json:"w"`           // largest hs_lastmodifieddate yielded, ms; -1: none
-	Skip  []string `json:"x,omitempty"` // ids yielded at exactly WM (skipped in a new window)
+	T      int64    `json:"t"`           // hs_lastmodifieddate in ms; -1: from the start
+	Strict bool     `json:"g,omitempty"` // every deal at T was read: the deals after T come next
+	Skip   []string `json:"x,omitempty"` // deals at exactly T already read
+	Tie    string   `json:"e,omitempty"` // reading T on its own: the deals at T with an id above Tie ("0": all)
+	WM     int64    `json:"w"`           // largest hs_lastmodifieddate read, ms; -1: none
 }
 
 func (h *hubspot) Fetch(ctx context.Context, since, cursor string) (Page, error) {
-	cur := hsCursor{From: -1, WM: -1}
+	cur := hsCursor{T: -1, WM: -1}
 	if cursor != "" {
-		if err := decodeCursor(cursor, &cur); err != nil {
-			return Page{}, err
+		if err := decodeCursor(cursor, &cur); err != nil || (cur.Tie != "" && !digits.MatchString(cur.Tie)) {
+			return Page{}, errors.New("invalid cursor")
 		}
 	} else if since != "" {
 		t, err := parseSince(since)
 		if err != nil {
 			return Page{}, err
 		}
-		cur.From = t.UnixMilli()
-		cur.WM = cur.From
+		cur.T, cur.WM = lookBack(t, h.lookback).UnixMilli(), t.UnixMilli()
 	}
 	res, err := h.search(ctx, cur)
 	if err != nil {
 		return Page{}, err
 	}
-	skip := map[string]bool{}
-	if cur.After == "" || cur.After == "0" {
-		for _, id := range cur.Skip {
-			skip[id] = true
-		}
+	skip := make(map[string]bool, len(cur.Skip))
+	for _, id := range cur.Skip {
+		skip[id] = true
 	}
 	page := Page{Items: make([]Item, 0, len(res.Results))}
+	lastT, lastID, atLast := int64(-1), "", []string(nil)
 	for _, d := range res.Results {
-		if skip[d.ID] {
+		it := h.item(d)
+		ms := int64(-1)
+		if !it.ModifiedAt.IsZero() && digits.MatchString(d.ID) {
+			ms = it.ModifiedAt.UnixMilli()
+			if ms != lastT {
+				lastT, atLast = ms, nil
+			}
+			lastID, atLast = d.ID, append(atLast, d.ID)
+		}
+		if skip[d.ID] && ms == cur.T { // read already at this time (one modified since comes again)
 			continue
 		}
-		it := h.item(d)
 		if !it.ModifiedAt.IsZero() {
-			ms := it.ModifiedAt.UnixMilli()
-			switch {
-			case ms > cur.WM:
-				cur.WM, cur.Skip = ms, []string{d.ID}
-			case ms == cur.WM:
-				cur.Skip = append(cur.Skip, d.ID)
-			}
+			cur.WM = max(cur.WM, it.ModifiedAt.UnixMilli())
 		}
 		page.Items = append(page.Items, it)
 	}
@@ -126,26 +141,35 @@ func (h *hubspot) Fetch(ctx context.Context, since, cursor string) (Page, error)
 	if cur.WM >= 0 {
 		page.Watermark = time.UnixMilli(cur.WM).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	}
-	if res.Paging.Next.After == "" {
+	more := res.Paging.Next.After != "" && len(res.Results) > 0
+	var next hsCursor
+	switch {
+	case cur.Tie != "" && !more: // every deal at T read
+		next = hsCursor{T: cur.T, Strict: true, WM: cur.WM}
+	case cur.Tie != "":
+		next = hsCursor{T: cur.T, Tie: lastID, Skip: cur.Skip, WM: cur.WM}
+	case !more:
 		return page, nil
-	}
-	after, err := strconv.Atoi(res.Paging.Next.After)
-	if err != nil || after <= 0 {
-		return Page{}, fmt.Errorf("hubspot answered paging.next.after %q", truncate(res.Paging.Next.After, 40))
-	}
-	next := hsCursor{From: cur.From, After: res.Paging.Next.After, WM: cur.WM, Skip: cur.Skip}
-	if after+h.size > hubspotSearchCap {
-		// The window is full: the next one starts at the watermark.
-		if cur.WM <= cur.From {
-			return Page{}, fmt.Errorf("hubspot: more than %d deals were modified at %s; the search cannot page past them", hubspotSearchCap, page.Watermark)
-		}
-		next = hsCursor{From: cur.WM, WM: cur.WM, Skip: cur.Skip}
+	case lastT < 0:
+		return Page{}, errors.New("hubspot answered a page of deals without a readable id and hs_lastmodifieddate; the sync cannot go past it")
+	case len(page.Items) == 0 || len(atLast) == len(res.Results): // a full page of one millisecond: read it by id
+		next = hsCursor{T: lastT, Tie: "0", Skip: unionIDs(cur, lastT, atLast), WM: cur.WM}
+	default:
+		next = hsCursor{T: lastT, Skip: unionIDs(cur, lastT, atLast), WM: cur.WM}
 	}
 	if len(next.Skip) > maxSkipIDs {
-		return Page{}, fmt.Errorf("hubspot: more than %d deals share the modification time %s", maxSkipIDs, page.Watermark)
+		next.Skip = nil
 	}
 	page.Next = encodeCursor(next)
 	return page, nil
+}
+
+// unionIDs are the ids read at t: those of this page, and the cursor's when it was at t too.
+func unionIDs(cur hsCursor, t int64, page []string) []string {
+	if cur.T == t && !cur.Strict {
+		return append(append([]string(nil), cur.Skip...), page...)
+	}
+	return page
 }
 
 type hsDeal struct {
@@ -170,8 +194,8 @@ type hsResults struct {
 }
 
 func (h *hubspot) properties() []string {
-	out := []string{"hs_lastmodifieddate"}
-	seen := map[string]bool{"hs_lastmodifieddate": true}
+	out := []string{"hs_lastmodifieddate", "hs_object_id"}
+	seen := map[string]bool{"hs_lastmodifieddate": true, "hs_object_id": true}
 	for _, p := range []string{h.props.name, h.props.industry, h.props.segment, h.props.owner, h.props.description} {
 		if p != "" && !seen[p] {
 			seen[p] = true
@@ -181,19 +205,28 @@ func (h *hubspot) properties() []string {
 	return out
 }
 
+type hsFilter struct {
+	PropertyName string `json:"propertyName"`
+	Operator     string `json:"operator"`
+	Value        string `json:"value"`
+}
+
 func (h *hubspot) search(ctx context.Context, cur hsCursor) (*hsResults, error) {
 	body := map[string]any{
 		"sorts":      []map[string]string{{"propertyName": "hs_lastmodifieddate", "direction": "ASCENDING"}},
 		"properties": h.properties(),
 		"limit":      h.size,
 	}
-	if cur.From >= 0 {
-		body["filterGroups"] = []map[string]any{{"filters": []map[string]string{{
-			"propertyName": "hs_lastmodifieddate", "operator": "GTE", "value": strconv.FormatInt(cur.From, 10),
-		}}}}
-	}
-	if cur.After != "" {
-		body["after"] = cur.After
+	t := strconv.FormatInt(cur.T, 10)
+	switch {
+	case cur.T < 0:
+	case cur.Tie != "":
+		body["sorts"] = []map[string]string{{"propertyName": "hs_object_id", "direction": "ASCENDING"}}
+		body["filterGroups"] = []map[string]any{{"filters": []hsFilter{{"hs_lastmodifieddate", "EQ", t}, {"hs_object_id", "GT", cur.Tie}}}}
+	case cur.Strict:
+		body["filterGroups"] = []map[string]any{{"filters": []hsFilter{{"hs_lastmodifieddate", "GT", t}}}}
+	default:
+		body["filterGroups"] = []map[string]any{{"filters": []hsFilter{{"hs_lastmodifieddate", "GTE", t}}}}
 	}
 	buf, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.base+"/crm/v3/objects/deals/search", bytes.NewReader(buf))
@@ -218,16 +251,26 @@ func (h *hubspot) search(ctx context.Context, cur hsCursor) (*hsResults, error) 
 }
 
 func (h *hubspot) send(req *http.Request) (*response, error) {
-	req.Header.Set("Authorization", "Bearer "+h.token)
 	req.Header.Set("Accept", "application/json")
-	r, err := do(h.hc, req)
+	r, err := h.t.send(req)
 	if err != nil {
 		return nil, err
 	}
 	if r.status >= 200 && r.status <= 299 {
 		return r, nil
 	}
+	if r.status == http.StatusTooManyRequests && hsPolicy(r.body) == "DAILY" {
+		return nil, &RateLimitedError{After: retryAfter(r.header, time.Now()), Reason: truncate(hsError(r.body), 200)}
+	}
 	return nil, statusError("hubspot", r, hsError(r.body))
+}
+
+func hsPolicy(body []byte) string {
+	var e struct {
+		Policy string `json:"policyName"`
+	}
+	_ = json.Unmarshal(body, &e)
+	return strings.ToUpper(e.Policy)
 }
 
 // hsError reads HubSpot's error body: {"status": "error", "message": ...,
@@ -364,9 +407,8 @@ func (h *hubspot) listOwners(ctx context.Context) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		req.Header.Set("Authorization", "Bearer "+h.token)
 		req.Header.Set("Accept", "application/json")
-		r, err := do(h.hc, req)
+		r, err := h.t.send(req)
 		if err != nil {
 			return nil, err
 		}

@@ -11,18 +11,23 @@ import (
 	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
 )
 
-func hsCfg(u string) map[string]any { return map[string]any{"instance_url": u, "page_size": 200} }
+// hsCfg reads without a lookback: the tests of exact increments; the lookback has its own.
+func hsCfg(u string) map[string]any {
+	return map[string]any{"instance_url": u, "page_size": 200, "lookback_minutes": 0}
+}
 
 func TestHubSpotPagesEveryDealOnceWithOwnerEmails(t *testing.T) {
 	hs := providertest.NewHubSpot(t, providertest.Options{Records: 1000})
 	r := drain(t, newClient(t, provider.HubSpot, hsCfg(hs.URL), hs.Token()), "")
 	got := ids(t, r.items)
-	if len(got) != 1000 || r.pages != 5 {
-		t.Fatalf("%d deals in %d pages, want 1000 in 5", len(got), r.pages)
+	// Each page after the first starts at the last time read (the deal read there comes again
+	// and is dropped): 200 + 4×199 + 4.
+	if len(got) != 1000 || r.pages != 6 {
+		t.Fatalf("%d deals in %d pages, want 1000 in 6", len(got), r.pages)
 	}
 	// One client lists the owners once (7 owners, one page of 500).
-	if hs.OwnerRequests() != 1 || hs.Requests() != 6 {
-		t.Fatalf("owner requests %d, all requests %d; want 1 and 6", hs.OwnerRequests(), hs.Requests())
+	if hs.OwnerRequests() != 1 || hs.Requests() != 7 {
+		t.Fatalf("owner requests %d, all requests %d; want 1 and 7", hs.OwnerRequests(), hs.Requests())
 	}
 	for _, i := range []int{0, 1, 9, 10, 999} {
 		want := provider.InitiativeFields{Name: fmt.Sprintf("Deal %d", i), Segment: providertest.DealTypes[i%2]}
@@ -102,5 +107,25 @@ func TestHubSpotErrors(t *testing.T) {
 	p, err := newClient(t, provider.HubSpot, hsCfg(hs.URL), hs.Token()).Fetch(ctx, "", "")
 	if err != nil || len(p.Items) != 10 || p.Items[0].Initiative.Owner != "" {
 		t.Fatalf("no owners scope: %v %+v", err, p.Items)
+	}
+}
+
+// 450 deals modified in the same millisecond, pages of 100: more than a page share the time,
+// and the search returns them in no id order; every deal is read exactly once.
+func TestHubSpotManyDealsInOneMillisecond(t *testing.T) {
+	hs := providertest.NewHubSpot(t, providertest.Options{Records: 600})
+	same := make([]int, 450)
+	for i := range same {
+		same[i] = i + 100
+	}
+	hs.Touch(providertest.DefaultStart.Add(time.Hour), same...)
+	cfg := hsCfg(hs.URL)
+	cfg["page_size"] = 100
+	r := drain(t, newClient(t, provider.HubSpot, cfg, hs.Token()), "")
+	if got := ids(t, r.items); len(got) != 600 {
+		t.Fatalf("%d distinct deals, want 600", len(got))
+	}
+	if want := hs.Modified(599).Format("2006-01-02T15:04:05.000Z07:00"); r.watermark != want {
+		t.Fatalf("watermark %s, want %s", r.watermark, want)
 	}
 }

@@ -14,7 +14,7 @@ import (
 const initiativeID = "0b6f3f5e-8a7d-4c1e-9f3a-2d5b6c7e8f90"
 
 func jiraCfg(j *providertest.Jira) map[string]any {
-	return map[string]any{"instance_url": j.URL, "initiative_id": initiativeID, "project_key": "VC", "email": j.Email(), "page_size": 100}
+	return map[string]any{"instance_url": j.URL, "initiative_id": initiativeID, "project_key": "VC", "email": j.Email(), "page_size": 100, "lookback_minutes": 0}
 }
 
 func TestJiraPagesEveryEpicOnce(t *testing.T) {
@@ -34,7 +34,7 @@ func TestJiraPagesEveryEpicOnce(t *testing.T) {
 	if want := j.Modified(999).Format(time.RFC3339); r.watermark != want {
 		t.Fatalf("watermark %s, want %s", r.watermark, want)
 	}
-	if jql := j.LastJQL(); jql != `issuetype = Epic AND project = "VC" ORDER BY updated ASC, key ASC` {
+	if jql := j.LastJQL(); jql != `(issuetype = Epic) AND project = "VC" ORDER BY updated ASC, key ASC` {
 		t.Fatalf("jql %q", jql)
 	}
 }
@@ -69,12 +69,6 @@ func TestJiraIncrementalInTheUsersTimeZone(t *testing.T) {
 func TestJiraBearerAndErrors(t *testing.T) {
 	j := providertest.NewJira(t, providertest.Options{Records: 10})
 	ctx := context.Background()
-
-	bearer := jiraCfg(j)
-	delete(bearer, "email")
-	if p, err := newClient(t, provider.Jira, bearer, j.Token()).Fetch(ctx, "", ""); err != nil || len(p.Items) != 10 {
-		t.Fatalf("bearer: %v", err)
-	}
 
 	_, err := newClient(t, provider.Jira, jiraCfg(j), "ATATT-wrong").Fetch(ctx, "", "")
 	wantUnauthorized(t, err, "ATATT-wrong")

@@ -24,9 +24,13 @@
 // concurrent use (HubSpot caches the owners list); New is cheap.
 //
 // Errors of Fetch:
-//   - ErrUnauthorized (errors.Is): the provider answered 401, or 403 for a
-//     missing permission. The integration needs new credentials; do not retry.
-//   - *RetryableError (errors.As): 429, 5xx, Salesforce's
+//   - ErrUnauthorized (errors.Is): the provider answered 401 (after one
+//     refresh of a refreshable token), or 403 for a missing permission, or
+//     its token endpoint refused the refresh. The integration needs new
+//     credentials; do not retry.
+//   - *RateLimitedError (errors.As): the provider's daily allowance is spent
+//     (Salesforce REQUEST_LIMIT_EXCEEDED TotalRequests, HubSpot 429 DAILY).
+//   - *RetryableError (errors.As): 429, 5xx, Salesforce's concurrent-request
 //     REQUEST_LIMIT_EXCEEDED (403), or a network error reaching the provider.
 //     After is the provider's Retry-After (seconds or HTTP date), 0 if absent.
 //   - anything else is permanent for that page (bad config such as an invalid
@@ -39,12 +43,16 @@
 //
 // Validate(provider, cfg, allowHTTP) checks and normalises config (defaults
 // filled in); unknown keys are refused. Secrets never go in config: the
-// token (config oauth_token in the API: SplitSecret takes it out) is passed
-// to New.
+// secret keys of the API (SplitSecrets takes them out) are passed to New as
+// Credentials. No credential appears in an error of a client: every answer
+// is redacted of them before it is read.
 //
 //	provider    key                type     default / rule
 //	(all)       instance_url       string   required, absolute https URL (http only with allowHTTP); no user info, query or fragment
-//	                                        (hubspot: optional, default https://api.hubapi.com; http_feed: the feed URL itself, a query is kept)
+//	                                        (hubspot: optional, default https://api.hubapi.com; http_feed: the feed URL itself, a query is kept;
+//	                                        jira: the site, required with auth basic)
+//	salesforce, hubspot  token_url string   "" (<instance_url>/services/oauth2/token, <instance_url>/oauth/v1/token)
+//	sf, hs, jira lookback_minutes integer  5 (0..1440): incremental reads start this long before since
 //	salesforce  api_version        string   "v60.0" (form vNN.N)
 //	salesforce  name_field         string   "Name"
 //	salesforce  industry_field     string   "Account.Industry"
@@ -59,8 +67,13 @@
 //	hubspot     description_property string "description"
 //	hubspot     page_size          integer  100 (1..200, the search API's limit)
 //	jira        initiative_id      string   required, a UUID: the initiative the epics become projects of
+//	jira        auth               string   basic (default with email): Basic email:api_token at the site; oauth: Bearer through the gateway
+//	jira        cloud_id           string   "" (found at gateway_url/oauth/token/accessible-resources)
+//	jira        gateway_url        string   "https://api.atlassian.com"
+//	jira        token_url          string   "https://auth.atlassian.com/oauth/token"
+//	jira        jql                string   "issuetype = Epic" (no ORDER BY, at most 1000 characters)
 //	jira        project_key        string   "" (all projects) or a Jira project key (A-Z, 0-9, _), added to the JQL
-//	jira        email              string   "" → the token is sent as Bearer; set → Basic email:token (Atlassian Cloud API token)
+//	jira        email              string   the Atlassian account of the API token (auth basic)
 //	jira        page_size          integer  50 (1..100, maxResults)
 //	http_feed   format             string   "auto" (by Content-Type), "json" or "csv"
 //	http_feed   since_param        string   "" (since is not sent; the feed returns everything) or a query parameter name for since
@@ -78,6 +91,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -181,6 +195,27 @@ func (e *RetryableError) Error() string {
 	return s
 }
 
+// RateLimitedError: the provider's daily (or rolling 24-hour) request
+// allowance is spent, so retrying within minutes cannot help (Salesforce's
+// REQUEST_LIMIT_EXCEEDED TotalRequests, HubSpot's 429 with policyName
+// DAILY). The sync ends as rate_limited and the schedule tries again. After is
+// the provider's Retry-After, 0 when it sent none.
+type RateLimitedError struct {
+	After  time.Duration
+	Reason string
+}
+
+func (e *RateLimitedError) Error() string {
+	s := "the provider's daily request limit is reached"
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	if e.After > 0 {
+		s += fmt.Sprintf(" (retry after %s)", e.After)
+	}
+	return s
+}
+
 // Validate checks a provider's config (the documented keys) and returns it
 // normalised with defaults filled in, or field errors (config key → message).
 // An unknown provider returns ErrUnknownProvider. Secrets are not config.
@@ -199,6 +234,9 @@ func Validate(provider string, cfg map[string]any, allowHTTP bool) (map[string]a
 		return nil, nil, fmt.Errorf("%w %q (one of %s)", ErrUnknownProvider, provider, strings.Join(Names(), ", "))
 	}
 	out, fe := validateKeys(provider, spec, cfg, allowHTTP)
+	if provider == Jira {
+		jiraDefaults(out, fe)
+	}
 	if len(fe) > 0 {
 		return nil, fe, nil
 	}
@@ -206,9 +244,11 @@ func Validate(provider string, cfg map[string]any, allowHTTP bool) (map[string]a
 }
 
 // New returns the client of provider for a config that Validate accepted
-// (New validates it again and fails on field errors). token is the secret
-// (OAuth access token, API token or feed bearer token; "" for an open feed).
-func New(provider string, cfg map[string]any, token string, hc *http.Client) (Client, error) {
+// (New validates it again and fails on field errors). creds are the
+// integration's secrets; store keeps refreshed tokens (nil: in memory, for
+// tests). Whatever the provider answers, no credential New was given or a
+// refresh obtained appears in an error of the client.
+func New(provider string, cfg map[string]any, creds Credentials, hc *http.Client, store TokenStore) (Client, error) {
 	if hc == nil {
 		return nil, errors.New("provider: an *http.Client is required")
 	}
@@ -219,17 +259,67 @@ func New(provider string, cfg map[string]any, token string, hc *http.Client) (Cl
 	if len(fe) > 0 {
 		return nil, fmt.Errorf("provider %s: invalid config: %s", provider, fieldErrorsString(fe))
 	}
+	if store == nil {
+		store = NewMemoryTokens(creds)
+	}
 	c := conf(norm)
+	t := &transport{hc: hc, red: &redactor{}}
+	t.red.add(creds.AccessToken, creds.RefreshToken, creds.ClientSecret, creds.APIToken) // client_id is an identifier, not a credential
+	t.auth = &authorizer{creds: creds, store: store, t: t}
+	if creds.Refreshable() {
+		switch provider {
+		case Salesforce:
+			t.auth.grant = &tokenGrant{url: orDefault(c.str("token_url"), c.str("instance_url")+"/services/oauth2/token"), name: "salesforce token endpoint"}
+		case HubSpot:
+			t.auth.grant = &tokenGrant{url: orDefault(c.str("token_url"), c.str("instance_url")+"/oauth/v1/token"), name: "hubspot token endpoint"}
+		case Jira:
+			t.auth.grant = &tokenGrant{url: c.str("token_url"), json: true, name: "atlassian token endpoint"}
+		}
+	}
+	var inner Client
 	switch provider {
 	case Salesforce:
-		return newSalesforce(c, token, hc), nil
+		inner = newSalesforce(c, t)
 	case HubSpot:
-		return newHubSpot(c, token, hc), nil
+		inner = newHubSpot(c, t)
 	case Jira:
-		return newJira(c, token, hc), nil
+		inner = newJira(c, creds, t)
 	default:
-		return newFeed(c, token, hc), nil
+		inner = newFeed(c, t)
 	}
+	return &redacting{inner: inner, red: t.red}, nil
+}
+
+// CalledURLs are the configured URLs a client of a normalised config calls
+// (the API checks each against private networks): instance_url, a
+// token_url that is set, and for Jira the site with auth basic or the
+// gateway and token endpoint with auth oauth.
+func CalledURLs(provider string, cfg map[string]any) []string {
+	c := conf(cfg)
+	var out []string
+	add := func(keys ...string) {
+		for _, k := range keys {
+			if u := c.str(k); u != "" {
+				out = append(out, u)
+			}
+		}
+	}
+	switch {
+	case provider == Jira && c.str("auth") == "oauth":
+		add("gateway_url", "token_url")
+	case provider == Jira:
+		add("instance_url")
+	default:
+		add("instance_url", "token_url")
+	}
+	return out
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 func fieldErrorsString(fe map[string]string) string {
@@ -313,10 +403,10 @@ func validateKeys(provider string, spec []key, cfg map[string]any, allowHTTP boo
 	for name := range cfg {
 		switch {
 		case known[name]:
-		case name == SecretKey:
-			fe[name] = "is a secret: take it out with SplitSecret and pass it to New"
+		case slices.Contains(SecretKeys(provider), name):
+			fe[name] = "is a secret: take it out with SplitSecrets and pass it to New"
 		case isSecretLike(name):
-			fe[name] = fmt.Sprintf("is not a %s config key (the token goes in %s)", provider, SecretKey)
+			fe[name] = fmt.Sprintf("is not a %s config key (its secrets are %s)", provider, strings.Join(SecretKeys(provider), ", "))
 		default:
 			fe[name] = fmt.Sprintf("is not a %s config key", provider)
 		}
@@ -326,50 +416,124 @@ func validateKeys(provider string, spec []key, cfg map[string]any, allowHTTP boo
 
 func isSecretLike(name string) bool {
 	switch name {
-	case "token", "api_token", "access_token", "bearer_token", "password", "secret", "api_key":
+	case "token", "api_token", "access_token", "bearer_token", "password", "secret", "api_key",
+		RefreshTokenKey, ClientIDKey, ClientSecretKey:
 		return true
 	}
 	return false
 }
 
-// SecretKey is the config key that carries the provider's secret in the
-// API (Salesforce/HubSpot OAuth access token or HubSpot private app token,
-// Jira API token or OAuth token, the feed's bearer token). It is stored
-// encrypted, never in the config, and passed to New.
-const SecretKey = "oauth_token"
+// Secret config keys: write-only, stored encrypted (never in the config),
+// never returned, and passed to New as Credentials. oauth_token is the
+// access token (Salesforce/HubSpot/Jira OAuth access token, HubSpot private
+// app token, the feed's bearer token); refresh_token, client_id and
+// client_secret make it refreshable (salesforce, hubspot, jira oauth);
+// api_token is a Jira API token (jira basic).
+const (
+	SecretKey       = "oauth_token"
+	RefreshTokenKey = "refresh_token"
+	ClientIDKey     = "client_id"
+	ClientSecretKey = "client_secret"
+	APITokenKey     = "api_token"
+)
 
-// MaxTokenLength bounds a token.
+// SecretKeys lists the secret config keys provider takes.
+func SecretKeys(provider string) []string {
+	switch provider {
+	case Salesforce, HubSpot:
+		return []string{SecretKey, RefreshTokenKey, ClientIDKey, ClientSecretKey}
+	case Jira:
+		return []string{SecretKey, RefreshTokenKey, ClientIDKey, ClientSecretKey, APITokenKey}
+	}
+	return []string{SecretKey}
+}
+
+// Field is the secret of key in c.
+func (c *Credentials) Field(key string) *string {
+	switch key {
+	case SecretKey:
+		return &c.AccessToken
+	case RefreshTokenKey:
+		return &c.RefreshToken
+	case ClientIDKey:
+		return &c.ClientID
+	case ClientSecretKey:
+		return &c.ClientSecret
+	case APITokenKey:
+		return &c.APIToken
+	}
+	return nil
+}
+
+// MaxTokenLength bounds a secret.
 const MaxTokenLength = 4096
 
-// SplitSecret takes SecretKey out of an API config: it returns the config
-// without it, the token, whether the key was present, and field errors (the
-// token must be a string of printable ASCII without spaces, at most
-// MaxTokenLength; "" or absent means "not sent", e.g. an open feed or a PUT
-// that keeps the stored token).
-func SplitSecret(cfg map[string]any) (map[string]any, string, bool, map[string]string) {
+// SplitSecrets takes provider's secret keys out of an API config: it returns
+// the config without them, the secrets sent ("" for a key absent or null: a
+// PUT or PATCH keeps the stored one), and field errors (a secret is a string
+// of printable ASCII without spaces, 4 to MaxTokenLength characters).
+func SplitSecrets(provider string, cfg map[string]any) (map[string]any, Credentials, map[string]string) {
+	secret := map[string]bool{}
+	for _, k := range SecretKeys(provider) {
+		secret[k] = true
+	}
 	rest := make(map[string]any, len(cfg))
+	var sent Credentials
+	fe := map[string]string{}
 	for k, v := range cfg {
-		if k != SecretKey {
+		if !secret[k] {
 			rest[k] = v
+			continue
+		}
+		if v == nil {
+			continue
+		}
+		tok, isStr := v.(string)
+		switch {
+		case !isStr:
+			fe[k] = "must be a string"
+		case len(tok) > MaxTokenLength:
+			fe[k] = fmt.Sprintf("must be at most %d characters", MaxTokenLength)
+		case tok != "" && len(tok) < minSecretLength:
+			fe[k] = fmt.Sprintf("must be at least %d characters", minSecretLength)
+		case strings.IndexFunc(tok, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0:
+			fe[k] = "must be printable ASCII without spaces"
+		default:
+			*sent.Field(k) = tok
 		}
 	}
-	v, ok := cfg[SecretKey]
-	if !ok || v == nil {
-		return rest, "", false, nil
-	}
-	tok, isStr := v.(string)
-	if !isStr {
-		return rest, "", true, map[string]string{SecretKey: "must be a string"}
-	}
-	if len(tok) > MaxTokenLength {
-		return rest, "", true, map[string]string{SecretKey: fmt.Sprintf("must be at most %d characters", MaxTokenLength)}
-	}
-	for i := 0; i < len(tok); i++ {
-		if tok[i] <= ' ' || tok[i] > '~' {
-			return rest, "", true, map[string]string{SecretKey: "must be printable ASCII without spaces"}
+	return rest, sent, fe
+}
+
+// CheckCredentials checks that the secrets an integration holds (stored and
+// sent, merged) fit its normalised config: a refresh_token needs client_id
+// (and client_secret for HubSpot and Atlassian, whose token endpoints
+// require it); Jira basic takes api_token and no refresh_token, Jira oauth no
+// api_token. A secret may be sent later (a sync without one fails as
+// needs_reauth), as for every provider.
+func CheckCredentials(provider string, cfg map[string]any, c Credentials) map[string]string {
+	fe := map[string]string{}
+	if c.RefreshToken != "" {
+		if c.ClientID == "" {
+			fe[ClientIDKey] = "is required with refresh_token (the OAuth app's client id)"
+		}
+		if c.ClientSecret == "" && (provider == HubSpot || provider == Jira) {
+			fe[ClientSecretKey] = "is required with refresh_token (the OAuth app's client secret)"
 		}
 	}
-	return rest, tok, true, nil
+	if provider == Jira {
+		switch cfg["auth"] {
+		case "basic":
+			if c.RefreshToken != "" {
+				fe[RefreshTokenKey] = "applies to auth oauth only"
+			}
+		case "oauth":
+			if c.APIToken != "" {
+				fe[APITokenKey] = "applies to auth basic only"
+			}
+		}
+	}
+	return fe
 }
 
 func toInt(v any) (int, bool) {
@@ -460,6 +624,18 @@ type conf map[string]any
 func (c conf) str(k string) string { s, _ := c[k].(string); return s }
 func (c conf) num(k string) int    { n, _ := c[k].(int); return n }
 
+// lookback is config lookback_minutes as a duration.
+func (c conf) lookback() time.Duration { return time.Duration(c.num("lookback_minutes")) * time.Minute }
+
+// lookBack is the time an incremental read starts from: since minus the
+// lookback (zero since: everything).
+func lookBack(since time.Time, lookback time.Duration) time.Time {
+	if since.IsZero() {
+		return since
+	}
+	return since.Add(-lookback)
+}
+
 // ---- HTTP plumbing shared by the clients ----
 
 // response is a provider answer read within MaxBodyBytes.
@@ -469,12 +645,52 @@ type response struct {
 	body   []byte
 }
 
-// do sends req with hc and reads the body within MaxBodyBytes. Network
-// errors are *RetryableError (Status 0) unless the context ended or the
-// address was refused by the caller's dialer (permanent).
-func do(hc *http.Client, req *http.Request) (*response, error) {
+// transport is what a client sends through: the caller's *http.Client, the
+// credentials and the redactor of everything the provider answers.
+type transport struct {
+	hc   *http.Client
+	red  *redactor
+	auth *authorizer
+}
+
+// send puts the credentials on req and sends it. When the provider refuses a
+// refreshable token (401), the token is renewed once and req sent again.
+func (t *transport) send(req *http.Request) (*response, error) {
+	h, err := t.auth.header(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	if h != "" {
+		req.Header.Set("Authorization", h)
+	}
+	r, err := t.do(req)
+	if err != nil || r.status != http.StatusUnauthorized || !t.auth.canRefresh() {
+		return r, err
+	}
+	if _, err := t.auth.refresh(req.Context(), strings.TrimPrefix(h, "Bearer ")); err != nil {
+		return nil, err
+	}
+	retry := req.Clone(req.Context())
+	if req.GetBody != nil {
+		if retry.Body, err = req.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	if h, err = t.auth.header(req.Context()); err != nil {
+		return nil, err
+	}
+	retry.Header.Set("Authorization", h)
+	return t.do(retry)
+}
+
+// do sends req and reads the body within MaxBodyBytes, with every
+// credential the client sent replaced (so no error text quotes one, whatever
+// the provider echoes). Network errors are *RetryableError (Status 0) unless
+// the context ended or the address was refused by the caller's dialer
+// (permanent).
+func (t *transport) do(req *http.Request) (*response, error) {
 	req.Header.Set("User-Agent", "Valuecase-Integrations/1")
-	resp, err := hc.Do(req)
+	resp, err := t.hc.Do(req)
 	if err != nil {
 		if req.Context().Err() != nil {
 			return nil, req.Context().Err()
@@ -486,7 +702,7 @@ func do(hc *http.Client, req *http.Request) (*response, error) {
 			}
 			return nil, fmt.Errorf("provider address refused: %w", err)
 		}
-		return nil, &RetryableError{Reason: "could not reach " + req.URL.Host + ": " + shortNetErr(err)}
+		return nil, &RetryableError{Reason: "could not reach " + req.URL.Host + ": " + t.red.string(shortNetErr(err))}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes+1))
@@ -494,12 +710,18 @@ func do(hc *http.Client, req *http.Request) (*response, error) {
 		if req.Context().Err() != nil {
 			return nil, req.Context().Err()
 		}
-		return nil, &RetryableError{Status: resp.StatusCode, Reason: "reading the answer failed: " + shortNetErr(err)}
+		return nil, &RetryableError{Status: resp.StatusCode, Reason: "reading the answer failed: " + t.red.string(shortNetErr(err))}
 	}
 	if len(body) > MaxBodyBytes {
 		return nil, fmt.Errorf("provider answer is larger than %d bytes", MaxBodyBytes)
 	}
-	return &response{status: resp.StatusCode, header: resp.Header, body: body}, nil
+	header := resp.Header.Clone()
+	for _, k := range []string{"Location", "Content-Type", "WWW-Authenticate"} {
+		if v := header.Get(k); v != "" {
+			header.Set(k, t.red.string(v))
+		}
+	}
+	return &response{status: resp.StatusCode, header: header, body: t.red.bytes(body)}, nil
 }
 
 func isRefusedAddress(err error) bool {

@@ -23,27 +23,41 @@ import (
 // the Watermark are RFC 3339 UTC times (the largest SystemModstamp seen). The
 // filter is >= because SOQL datetimes have whole seconds: records modified in
 // the watermark's second come again (the upsert finds them unchanged) rather
-// than being missed. A query locator expires (INVALID_QUERY_LOCATOR): the
-// next page then re-runs the query from the watermark the cursor carries.
+// than being missed; the first query also reaches lookback_minutes before
+// since, so a record whose SystemModstamp (set when its transaction began)
+// is older than a watermark another sync read before the record committed
+// is read too. A query locator and its results live two days ("API Query
+// Cursor Limits", Salesforce App Limits Cheatsheet); an expired one
+// (INVALID_QUERY_LOCATOR) makes the next page re-run the query from the
+// watermark the cursor carries.
 //
-// Errors: 401 INVALID_SESSION_ID → ErrUnauthorized; 403 REQUEST_LIMIT_EXCEEDED
-// (the org's API request limit; Salesforce sends no Retry-After) →
-// *RetryableError with Status 403 and After 0; any other 403 (e.g.
+// Auth: Bearer access token; with refresh_token and client_id the token is
+// renewed by the OAuth 2.0 refresh token flow at token_url (default
+// {instance_url}/services/oauth2/token) when Salesforce answers 401
+// INVALID_SESSION_ID (its answer has no expires_in: the session timeout is
+// the connected app's).
+//
+// Errors: 401 INVALID_SESSION_ID (and a refused refresh) → ErrUnauthorized;
+// 403 REQUEST_LIMIT_EXCEEDED "TotalRequests Limit exceeded" (the org's
+// rolling 24-hour API allowance: "calls are blocked until usage for the
+// preceding 24 hours drops below the limit", Salesforce Help "System
+// Overview: API Usage") → *RateLimitedError; REQUEST_LIMIT_EXCEEDED for
+// concurrent long-running requests → *RetryableError; any other 403 (e.g.
 // INSUFFICIENT_ACCESS, API_DISABLED_FOR_ORG) → ErrUnauthorized; 5xx →
 // *RetryableError; 400 (INVALID_FIELD for a mapped field that does not exist,
 // MALFORMED_QUERY) → a permanent error with Salesforce's message.
 type salesforce struct {
-	base    string
-	version string
-	fields  sfMapping
-	size    int
-	token   string
-	hc      *http.Client
+	base     string
+	version  string
+	fields   sfMapping
+	size     int
+	lookback time.Duration
+	t        *transport
 }
 
 type sfMapping struct{ name, industry, segment, owner, description string }
 
-func newSalesforce(c conf, token string, hc *http.Client) *salesforce {
+func newSalesforce(c conf, t *transport) *salesforce {
 	return &salesforce{
 		base:    c.str("instance_url"),
 		version: c.str("api_version"),
@@ -51,9 +65,9 @@ func newSalesforce(c conf, token string, hc *http.Client) *salesforce {
 			name: c.str("name_field"), industry: c.str("industry_field"), segment: c.str("segment_field"),
 			owner: c.str("owner_field"), description: c.str("description_field"),
 		},
-		size:  c.num("page_size"),
-		token: token,
-		hc:    hc,
+		size:     c.num("page_size"),
+		lookback: c.lookback(),
+		t:        t,
 	}
 }
 
@@ -100,7 +114,7 @@ func (s *salesforce) Fetch(ctx context.Context, since, cursor string) (Page, err
 		return Page{}, err
 	}
 	wm := since
-	target := s.queryURL(sinceT)
+	target := s.queryURL(lookBack(sinceT, s.lookback))
 	var cur sfCursor
 	if cursor != "" {
 		if err := decodeCursor(cursor, &cur); err != nil || !strings.HasPrefix(cur.Locator, "/services/data/") {
@@ -110,8 +124,8 @@ func (s *salesforce) Fetch(ctx context.Context, since, cursor string) (Page, err
 	}
 	r, err := s.get(ctx, target)
 	if err != nil && cursor != "" && errors.Is(err, errQueryLocator) {
-		// The locator expired (Salesforce keeps them 15 minutes idle): query
-		// again from the watermark reached.
+		// The locator expired (they live two days): query again from the
+		// watermark reached.
 		from, perr := parseSince(wm)
 		if perr != nil {
 			return Page{}, err
@@ -175,10 +189,9 @@ func (s *salesforce) get(ctx context.Context, target string) (*response, error) 
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+s.token)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Sforce-Query-Options", "batchSize="+strconv.Itoa(s.size))
-	r, err := do(s.hc, req)
+	r, err := s.t.send(req)
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +202,8 @@ func (s *salesforce) get(ctx context.Context, target string) (*response, error) 
 	switch {
 	case code == "INVALID_QUERY_LOCATOR":
 		return nil, fmt.Errorf("%w: %s", errQueryLocator, truncate(msg, 200))
+	case r.status == http.StatusForbidden && code == "REQUEST_LIMIT_EXCEEDED" && strings.Contains(msg, "TotalRequests"):
+		return nil, &RateLimitedError{After: retryAfter(r.header, time.Now()), Reason: "REQUEST_LIMIT_EXCEEDED: " + truncate(msg, 200)}
 	case r.status == http.StatusForbidden && code == "REQUEST_LIMIT_EXCEEDED":
 		return nil, &RetryableError{Status: r.status, After: retryAfter(r.header, time.Now()), Reason: "REQUEST_LIMIT_EXCEEDED: " + truncate(msg, 200)}
 	}

@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,7 +12,10 @@ import (
 	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
 )
 
-func sfCfg(u string) map[string]any { return map[string]any{"instance_url": u, "page_size": 200} }
+// sfCfg reads without a lookback: the tests of exact increments; the lookback has its own.
+func sfCfg(u string) map[string]any {
+	return map[string]any{"instance_url": u, "page_size": 200, "lookback_minutes": 0}
+}
 
 func TestSalesforcePagesEveryOpportunityOnce(t *testing.T) {
 	sf := providertest.NewSalesforce(t, providertest.Options{Records: 1000})
@@ -101,7 +105,12 @@ func TestSalesforceErrors(t *testing.T) {
 	c := newClient(t, provider.Salesforce, sfCfg(sf.URL), sf.Token())
 	sf.Fail(providertest.Failure{Count: 1, Status: 403})
 	_, err = c.Fetch(ctx, "", "")
-	wantRetryable(t, err, 403, 0) // REQUEST_LIMIT_EXCEEDED is a rate limit
+	if _, ok := errors.AsType[*provider.RateLimitedError](err); !ok { // TotalRequests: the rolling 24-hour allowance
+		t.Fatalf("TotalRequests: want a RateLimitedError, got %T %v", err, err)
+	}
+	sf.Fail(providertest.Failure{Count: 1, Status: 403, Kind: "concurrent"})
+	_, err = c.Fetch(ctx, "", "")
+	wantRetryable(t, err, 403, 0) // ConcurrentRequests clears within seconds
 
 	sf.Fail(providertest.Failure{Count: 1, Status: 503, RetryAfter: "2"})
 	_, err = c.Fetch(ctx, "", "")

@@ -11,9 +11,16 @@
 package providertest
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,10 +47,44 @@ type Options struct {
 	// (default "sync@example.com").
 	TimeZone string
 	Email    string
+	// Jira: the name of the site's epic issue type (default "Epic").
+	IssueType string
 	// Feed: "json" ({"data": [...], "next": ...} pages, the default), "array" (one JSON array,
 	// no paging) or "csv" (one CSV document). BadRows: 0-based record indexes served broken.
 	Format  string
 	BadRows []int
+
+	// OAuth makes the fake's tokens expire and adds the provider's token endpoint (see OAuth).
+	OAuth *OAuth
+	// IndexLag (HubSpot, Jira): a Touch becomes visible to the search only this long after it,
+	// as HubSpot's search index and Jira's JQL index lag writes (HubSpot: "changes made by other
+	// API calls take several seconds to propagate to the search index"). 0: at once.
+	IndexLag time.Duration
+}
+
+// OAuth shapes the fake's OAuth 2.0 behaviour. The access token Options.Token and every token
+// the token endpoint issues expire after TTL (by the clock) or after Calls API calls, whichever
+// comes first, as real access tokens do: HubSpot's live 30 minutes (expires_in 1800, "Managing
+// tokens", developers.hubspot.com), Atlassian's an hour (expires_in 3600), a Salesforce
+// session as long as the connected app's session timeout (its token answer has no expires_in,
+// "OAuth 2.0 Refresh Token Flow for Renewed Sessions", help.salesforce.com). The token endpoint
+// takes grant_type=refresh_token with ClientID, ClientSecret (when set) and the current
+// refresh token; with Rotate every refresh issues a new refresh token and refuses the old one
+// (Atlassian always: "Rotating refresh tokens issue a new, limited life refresh token each time
+// they are used", developer.atlassian.com "Implementing the Refresh Token Flow"; Salesforce
+// when the connected app enables refresh token rotation).
+type OAuth struct {
+	ClientID, ClientSecret, RefreshToken string
+	TTL                                  time.Duration
+	Calls                                int
+	ExpiresIn                            bool // the token answer carries expires_in (TTL in seconds)
+	Rotate                               bool
+}
+
+// issued is an access token the fake accepts.
+type issued struct {
+	expires time.Time // zero: no clock limit
+	calls   int       // calls made with it
 }
 
 func (o *Options) defaults() {
@@ -66,6 +107,13 @@ type Failure struct {
 	Count      int
 	Status     int
 	RetryAfter string
+	// Kind selects a provider's variant of Status: "daily" (HubSpot 429 policyName DAILY),
+	// "concurrent" (Salesforce 403 REQUEST_LIMIT_EXCEEDED for concurrent requests; the default
+	// 403 is the rolling 24-hour TotalRequests limit).
+	Kind string
+	// Echo makes the error body quote the request's Authorization header (and a token
+	// request's form), as a careless proxy or a debugging endpoint does.
+	Echo bool
 }
 
 // base is what every fake shares: the server, the request counter, failure
@@ -74,18 +122,32 @@ type base struct {
 	srv *httptest.Server
 	URL string
 
-	mu       sync.Mutex
-	opts     Options
-	requests int
-	failures []Failure
-	modified []time.Time // per record
+	mu        sync.Mutex
+	opts      Options
+	requests  int
+	failures  []Failure
+	modified  []time.Time // per record
+	indexed   []time.Time // per record: what the search sees (modified, IndexLag later)
+	pending   map[int]pendingTouch
+	tokens    map[string]*issued
+	refresh   string // the refresh token the token endpoint accepts
+	refreshes int
+	issuedN   int
+	onRequest func(n int)
 }
+
+type pendingTouch struct{ mod, visible time.Time }
 
 func newBase(t testing.TB, o Options, h http.Handler) *base {
 	o.defaults()
-	b := &base{opts: o, modified: make([]time.Time, o.Records)}
+	b := &base{opts: o, modified: make([]time.Time, o.Records), pending: map[int]pendingTouch{}, tokens: map[string]*issued{}}
 	for i := range b.modified {
 		b.modified[i] = o.Start.Add(time.Duration(i+1) * o.Step)
+	}
+	b.indexed = append([]time.Time(nil), b.modified...)
+	if o.OAuth != nil {
+		b.refresh = o.OAuth.RefreshToken
+		b.issue(o.Token)
 	}
 	b.srv = httptest.NewServer(h)
 	b.URL = b.srv.URL
@@ -113,23 +175,116 @@ func (b *base) Fail(f Failure) { b.mu.Lock(); defer b.mu.Unlock(); b.failures = 
 // Modified is record i's modification time.
 func (b *base) Modified(i int) time.Time { b.mu.Lock(); defer b.mu.Unlock(); return b.modified[i] }
 
-// Touch sets the modification time of records idx to at.
+// Touch sets the modification time of records idx to at (visible to a search IndexLag later).
 func (b *base) Touch(at time.Time, idx ...int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, i := range idx {
 		b.modified[i] = at
+		if b.opts.IndexLag > 0 {
+			b.pending[i] = pendingTouch{mod: at, visible: time.Now().Add(b.opts.IndexLag)}
+		} else {
+			b.indexed[i] = at
+		}
 	}
+}
+
+// OnRequest calls fn(n) as the fake receives its n-th request (1-based), before answering it:
+// a test changes records while a sync pages.
+func (b *base) OnRequest(fn func(n int)) { b.mu.Lock(); defer b.mu.Unlock(); b.onRequest = fn }
+
+// Refreshes counts the token endpoint's successful refreshes.
+func (b *base) Refreshes() int { b.mu.Lock(); defer b.mu.Unlock(); return b.refreshes }
+
+// RefreshToken is the refresh token the token endpoint accepts now.
+func (b *base) RefreshToken() string { b.mu.Lock(); defer b.mu.Unlock(); return b.refresh }
+
+// issue registers an access token (b.mu held or during construction).
+func (b *base) issue(tok string) {
+	it := &issued{}
+	if b.opts.OAuth.TTL > 0 {
+		it.expires = time.Now().Add(b.opts.OAuth.TTL)
+	}
+	b.tokens[tok] = it
+}
+
+// bearerOK reports whether an access token is valid now, counting the call it makes.
+func (b *base) bearerOK(tok string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.opts.OAuth == nil {
+		return tok != "" && tok == b.opts.Token
+	}
+	it := b.tokens[tok]
+	if it == nil || (!it.expires.IsZero() && time.Now().After(it.expires)) || (b.opts.OAuth.Calls > 0 && it.calls >= b.opts.OAuth.Calls) {
+		return false
+	}
+	it.calls++
+	return true
+}
+
+// tokenGrant checks a refresh-token grant's parameters and issues a new access token (and,
+// with Rotate, a new refresh token). ok false: the grant is refused (reason for the body).
+func (b *base) tokenGrant(p map[string]string, prefix string) (access, refresh string, ok bool, reason string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o := b.opts.OAuth
+	switch {
+	case o == nil:
+		return "", "", false, "this fake has no OAuth app"
+	case p["grant_type"] != "refresh_token":
+		return "", "", false, "unsupported grant type"
+	case p["client_id"] != o.ClientID || (o.ClientSecret != "" && p["client_secret"] != o.ClientSecret):
+		return "", "", false, "invalid client credentials"
+	case p["refresh_token"] == "" || p["refresh_token"] != b.refresh:
+		return "", "", false, "unknown or invalid refresh token"
+	}
+	b.issuedN++
+	b.refreshes++
+	access = fmt.Sprintf("%s-access-%04d-%s", prefix, b.issuedN, randHex())
+	b.issue(access)
+	if o.Rotate {
+		b.refresh = fmt.Sprintf("%s-refresh-%04d-%s", prefix, b.issuedN, randHex())
+	}
+	return access, b.refresh, true, ""
+}
+
+func randHex() string {
+	var buf [6]byte
+	_, _ = rand.Read(buf[:])
+	return hex.EncodeToString(buf[:])
+}
+
+// tokenParams reads a token request: a form (Salesforce, HubSpot) or JSON (Atlassian).
+func tokenParams(r *http.Request) map[string]string {
+	out := map[string]string{}
+	body, _ := io.ReadAll(http.MaxBytesReader(nil, r.Body, 64<<10))
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		_ = json.Unmarshal(body, &out)
+		return out
+	}
+	form, _ := url.ParseQuery(string(body))
+	for k := range form {
+		out[k] = form.Get(k)
+	}
+	return out
 }
 
 // Records is the number of seeded records.
 func (b *base) Records() int { b.mu.Lock(); defer b.mu.Unlock(); return len(b.modified) }
 
 // count counts a request and answers a queued failure if one is due
-// (true: answered). fail writes the provider-specific failure body.
-func (b *base) count(w http.ResponseWriter, fail func(w http.ResponseWriter, status int)) bool {
+// (true: answered). fail writes the provider-specific failure body; msg is the text to put in
+// it ("" for the provider's usual one).
+func (b *base) count(w http.ResponseWriter, r *http.Request, fail func(w http.ResponseWriter, f Failure, msg string)) bool {
 	b.mu.Lock()
 	b.requests++
+	n, hook := b.requests, b.onRequest
+	b.mu.Unlock()
+	if hook != nil {
+		hook(n)
+	}
+	b.mu.Lock()
 	var f *Failure
 	if len(b.failures) > 0 {
 		head := &b.failures[0]
@@ -151,15 +306,30 @@ func (b *base) count(w http.ResponseWriter, fail func(w http.ResponseWriter, sta
 	if f.RetryAfter != "" {
 		w.Header().Set("Retry-After", f.RetryAfter)
 	}
-	fail(w, f.Status)
+	msg := ""
+	if f.Echo {
+		msg = "upstream request failed; it carried Authorization: " + r.Header.Get("Authorization")
+		if r.Method == http.MethodPost && r.Body != nil {
+			body, _ := io.ReadAll(http.MaxBytesReader(nil, r.Body, 64<<10))
+			msg += " and body " + string(body)
+		}
+	}
+	fail(w, *f, msg)
 	return true
 }
 
-// snapshot copies the modification times (for one query).
+// snapshot copies the modification times a query sees (the index's, for the search fakes).
 func (b *base) snapshot() []time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]time.Time(nil), b.modified...)
+	now := time.Now()
+	for i, p := range b.pending {
+		if !now.Before(p.visible) {
+			b.indexed[i] = p.mod
+			delete(b.pending, i)
+		}
+	}
+	return append([]time.Time(nil), b.indexed...)
 }
 
 func (b *base) isBad(i int) bool {

@@ -46,10 +46,13 @@ func FeedRow(i int) (key, period, value, evidence string) {
 }
 
 func (f *Feed) serve(w http.ResponseWriter, r *http.Request) {
-	if f.count(w, func(w http.ResponseWriter, status int) {
+	if f.count(w, r, func(w http.ResponseWriter, fl Failure, msg string) {
+		if msg == "" {
+			msg = fmt.Sprintf("fake failure %d", fl.Status)
+		}
 		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = fmt.Fprintf(w, `{"error":"fake failure %d"}`, status)
+		w.WriteHeader(fl.Status)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
 	}) {
 		return
 	}
@@ -60,7 +63,7 @@ func (f *Feed) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	open := f.noAuth
 	f.mu.Unlock()
-	if !open && bearer(r) != f.Token() {
+	if !open && !f.bearerOK(bearer(r)) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("WWW-Authenticate", `Bearer realm="feed"`)
 		w.WriteHeader(http.StatusUnauthorized)

@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,10 +13,18 @@ import (
 )
 
 // HubSpot is a fake HubSpot account serving deals through the CRM v3 search
-// endpoint (POST /crm/v3/objects/deals/search: filterGroups on
-// hs_lastmodifieddate with EQ/GT/GTE/LT/LTE, sorts, properties, limit ≤ 200,
-// after; at most SearchCap results per query, 400 beyond) and its owners
-// (GET /crm/v3/owners, paged), with HubSpot's JSON shapes and error bodies.
+// endpoint (POST /crm/v3/objects/deals/search: filterGroups ORed, their
+// filters ANDed, on hs_lastmodifieddate and hs_object_id with
+// EQ/GT/GTE/LT/LTE, one sort on either, properties, limit ≤ 200, and
+// after: an opaque paging token, as HubSpot's is ("The cursor token for
+// pagination. Use the value from the previous response's
+// paging.next.after"), at most SearchCap results per query, 400 beyond,
+// "paginating through results fails past the 10,000th"), its owners (GET
+// /crm/v3/owners, paged) and its OAuth token endpoint (POST /oauth/v1/token,
+// "Refresh an access token", developers.hubspot.com), with HubSpot's JSON
+// shapes and error bodies. The search reads an index that lags writes by
+// Options.IndexLag; paging by after is by position in the current index, so a
+// deal modified between two pages shifts the later ones, as HubSpot's does.
 //
 // Deal i: id HubSpotID(i), dealname "Deal <i>", dealtype newbusiness /
 // existingbusiness, description (null for every 3rd), amount, pipeline,
@@ -61,15 +70,53 @@ func hsErr(w http.ResponseWriter, status int, body map[string]any) {
 	_ = json.NewEncoder(w).Encode(body)
 }
 
-func (h *HubSpot) failure(w http.ResponseWriter, status int) {
+// failure answers a queued Failure as HubSpot does: 429 RATE_LIMIT with policyName SECONDLY
+// (the burst limit) or, with Kind "daily", DAILY: the account's daily allowance, which "resets
+// at midnight based on the time zone setting of the HubSpot account" (HubSpot API usage
+// guidelines).
+func (h *HubSpot) failure(w http.ResponseWriter, f Failure, msg string) {
+	pick := func(def string) string {
+		if msg != "" {
+			return msg
+		}
+		return def
+	}
 	switch {
-	case status == http.StatusTooManyRequests:
-		hsErr(w, status, map[string]any{"message": "You have reached your secondly limit.", "errorType": "RATE_LIMIT", "policyName": "SECONDLY", "groupName": "publicapi:oauth:1234"})
-	case status == http.StatusUnauthorized:
+	case f.Status == http.StatusTooManyRequests && f.Kind == "daily":
+		hsErr(w, f.Status, map[string]any{"message": pick("You have reached your daily limit."), "errorType": "RATE_LIMIT", "policyName": "DAILY", "groupName": "publicapi:oauth:1234"})
+	case f.Status == http.StatusTooManyRequests:
+		hsErr(w, f.Status, map[string]any{"message": pick("You have reached your secondly limit."), "errorType": "RATE_LIMIT", "policyName": "SECONDLY", "groupName": "publicapi:oauth:1234"})
+	case f.Status == http.StatusUnauthorized && msg == "":
 		h.unauthorized(w)
 	default:
-		hsErr(w, status, map[string]any{"message": "internal error", "category": "INTERNAL_ERROR"})
+		hsErr(w, f.Status, map[string]any{"message": pick("internal error"), "category": "INTERNAL_ERROR"})
 	}
+}
+
+// token is POST /oauth/v1/token (form: grant_type=refresh_token, client_id, client_secret,
+// refresh_token) answering {"token_type": "bearer", "refresh_token", "access_token",
+// "expires_in"} or 400 {"status": "BAD_REFRESH_TOKEN", "message": ...}.
+func (h *HubSpot) token(w http.ResponseWriter, r *http.Request) {
+	access, refresh, ok, reason := h.tokenGrant(tokenParams(r), "CKFAKE-hs")
+	if !ok {
+		status := "BAD_REFRESH_TOKEN"
+		if strings.Contains(reason, "client") {
+			status = "BAD_CLIENT_ID"
+		}
+		hsErr(w, http.StatusBadRequest, map[string]any{"status": status, "message": reason})
+		return
+	}
+	body := map[string]any{"token_type": "bearer", "refresh_token": refresh, "access_token": access}
+	if h.opts.OAuth.ExpiresIn && h.opts.OAuth.TTL > 0 {
+		body["expires_in"] = int(h.opts.OAuth.TTL / time.Second)
+	}
+	w.Header().Set("Content-Type", "application/json;charset=utf-8")
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// hsAfter is the fake's opaque paging token of a position.
+func hsAfter(pos int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("pos:" + strconv.Itoa(pos)))
 }
 
 func (h *HubSpot) unauthorized(w http.ResponseWriter) {
@@ -80,10 +127,14 @@ func (h *HubSpot) unauthorized(w http.ResponseWriter) {
 }
 
 func (h *HubSpot) serve(w http.ResponseWriter, r *http.Request) {
-	if h.count(w, h.failure) {
+	if h.count(w, r, h.failure) {
 		return
 	}
-	if bearer(r) != h.Token() {
+	if r.URL.Path == "/oauth/v1/token" && r.Method == http.MethodPost {
+		h.token(w, r)
+		return
+	}
+	if !h.bearerOK(bearer(r)) {
 		h.unauthorized(w)
 		return
 	}
@@ -135,9 +186,10 @@ func (h *HubSpot) search(w http.ResponseWriter, r *http.Request) {
 	limit = min(limit, maxLimit)
 	after := 0
 	if req.After != "" {
-		n, err := strconv.Atoi(req.After)
-		if err != nil || n < 0 {
-			hsErr(w, http.StatusBadRequest, map[string]any{"message": "after must be a non-negative integer", "category": "VALIDATION_ERROR"})
+		raw, err := base64.RawURLEncoding.DecodeString(req.After)
+		n, aerr := strconv.Atoi(strings.TrimPrefix(string(raw), "pos:"))
+		if err != nil || aerr != nil || !strings.HasPrefix(string(raw), "pos:") || n < 0 {
+			hsErr(w, http.StatusBadRequest, map[string]any{"message": "Invalid after: use the value of paging.next.after", "category": "VALIDATION_ERROR"})
 			return
 		}
 		after = n
@@ -153,7 +205,7 @@ func (h *HubSpot) search(w http.ResponseWriter, r *http.Request) {
 		for _, g := range req.FilterGroups { // groups OR, filters AND
 			all := true
 			for _, f := range g.Filters {
-				match, err := hsMatch(f, m)
+				match, err := hsMatch(f, m, i)
 				if err != nil {
 					hsErr(w, http.StatusBadRequest, map[string]any{"message": err.Error(), "category": "VALIDATION_ERROR"})
 					return
@@ -166,20 +218,35 @@ func (h *HubSpot) search(w http.ResponseWriter, r *http.Request) {
 			idx = append(idx, i)
 		}
 	}
-	desc := false
-	if len(req.Sorts) > 0 {
-		if req.Sorts[0].PropertyName != "hs_lastmodifieddate" {
-			hsErr(w, http.StatusBadRequest, map[string]any{"message": "the fake sorts by hs_lastmodifieddate only", "category": "VALIDATION_ERROR"})
+	// One sort rule per search (HubSpot's search request takes a single sort; the request
+	// schema's sorts has maxItems 1), and deals of the same hs_lastmodifieddate come in no
+	// defined order: the fake puts them in descending id order, so a client that assumes an id
+	// order among them is caught.
+	if len(req.Sorts) > 1 {
+		hsErr(w, http.StatusBadRequest, map[string]any{"message": "Only one sort is supported per search request", "category": "VALIDATION_ERROR"})
+		return
+	}
+	byID, desc := false, false
+	if len(req.Sorts) == 1 {
+		switch req.Sorts[0].PropertyName {
+		case "hs_lastmodifieddate":
+		case "hs_object_id":
+			byID = true
+		default:
+			hsErr(w, http.StatusBadRequest, map[string]any{"message": "the fake sorts by hs_lastmodifieddate or hs_object_id only", "category": "VALIDATION_ERROR"})
 			return
 		}
 		desc = strings.EqualFold(req.Sorts[0].Direction, "DESCENDING")
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
-		ma, mb := mods[idx[a]], mods[idx[b]]
-		if len(req.Sorts) > 0 && !ma.Equal(mb) {
+		if byID {
+			return (idx[a] < idx[b]) != desc
+		}
+		ma, mb := mods[idx[a]].Truncate(time.Millisecond), mods[idx[b]].Truncate(time.Millisecond)
+		if len(req.Sorts) == 1 && !ma.Equal(mb) {
 			return ma.Before(mb) != desc
 		}
-		return idx[a] < idx[b]
+		return idx[a] > idx[b]
 	})
 	lo := min(after, len(idx))
 	hi := min(lo+limit, len(idx))
@@ -194,40 +261,60 @@ func (h *HubSpot) search(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"total": len(idx), "results": results}
 	if hi < len(idx) {
 		body["paging"] = map[string]any{"next": map[string]any{
-			"after": strconv.Itoa(hi),
-			"link":  "?after=" + strconv.Itoa(hi),
+			"after": hsAfter(hi),
+			"link":  "?after=" + hsAfter(hi),
 		}}
 	}
 	w.Header().Set("Content-Type", "application/json;charset=utf-8")
 	_ = json.NewEncoder(w).Encode(body)
 }
 
-func hsMatch(f hsFilter, mod time.Time) (bool, error) {
-	if f.PropertyName != "hs_lastmodifieddate" {
-		return false, fmt.Errorf("the fake filters on hs_lastmodifieddate only, not %q", f.PropertyName)
+func hsMatch(f hsFilter, mod time.Time, i int) (bool, error) {
+	var cmp int
+	switch f.PropertyName {
+	case "hs_lastmodifieddate":
+		var v time.Time
+		if ms, err := strconv.ParseInt(f.Value, 10, 64); err == nil {
+			v = time.UnixMilli(ms)
+		} else if t, err := time.Parse(time.RFC3339Nano, f.Value); err == nil {
+			v = t
+		} else {
+			return false, fmt.Errorf("%q is not a valid date value for hs_lastmodifieddate", f.Value)
+		}
+		cmp = mod.Truncate(time.Millisecond).Compare(v)
+	case "hs_object_id":
+		v, err := strconv.ParseInt(f.Value, 10, 64)
+		if err != nil {
+			return false, fmt.Errorf("%q is not a valid number for hs_object_id", f.Value)
+		}
+		id, _ := strconv.ParseInt(HubSpotID(i), 10, 64)
+		cmp = compareInt(id, v)
+	default:
+		return false, fmt.Errorf("the fake filters on hs_lastmodifieddate and hs_object_id only, not %q", f.PropertyName)
 	}
-	var v time.Time
-	if ms, err := strconv.ParseInt(f.Value, 10, 64); err == nil {
-		v = time.UnixMilli(ms)
-	} else if t, err := time.Parse(time.RFC3339Nano, f.Value); err == nil {
-		v = t
-	} else {
-		return false, fmt.Errorf("%q is not a valid date value for hs_lastmodifieddate", f.Value)
-	}
-	m := mod.Truncate(time.Millisecond)
 	switch f.Operator {
 	case "EQ":
-		return m.Equal(v), nil
+		return cmp == 0, nil
 	case "GT":
-		return m.After(v), nil
+		return cmp > 0, nil
 	case "GTE":
-		return !m.Before(v), nil
+		return cmp >= 0, nil
 	case "LT":
-		return m.Before(v), nil
+		return cmp < 0, nil
 	case "LTE":
-		return !m.After(v), nil
+		return cmp <= 0, nil
 	}
 	return false, fmt.Errorf("operator %q is not supported by the fake", f.Operator)
+}
+
+func compareInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func hsStamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -27,7 +27,21 @@ const JiraProject = "VC"
 //
 // Issue i: id JiraID(i), key VC-<i+1>, summary "Epic <i>", status
 // JiraStatuses[i%3], updated as the package doc says (rendered in the user's
-// zone like 2026-01-01T01:01:00.000+0100). Auth: Basic Email:Token or Bearer Token.
+// zone like 2026-01-01T01:01:00.000+0100).
+//
+// Auth as Atlassian Cloud has it: at the site paths (/rest/api/3/...) HTTP Basic
+// Email:Token only (an API token, "Basic auth for REST APIs"); a Bearer token there is
+// refused with 401, because 3LO tokens work only through the gateway ("Requests that use OAuth
+// 2.0 (3LO) are made via api.atlassian.com (not https://your-domain.atlassian.net)",
+// developer.atlassian.com "Making calls to API"). The gateway paths /ex/jira/<CloudID>/rest/api/3/...
+// and /oauth/token/accessible-resources ([{"id", "url", "name", "scopes", "avatarUrl"}]) take
+// Bearer access tokens (Options.Token and those of the token endpoint); POST /oauth/token (JSON:
+// grant_type, client_id, client_secret, refresh_token) is auth.atlassian.com's token endpoint,
+// answering {"access_token", "refresh_token", "expires_in", "scope", "token_type"} with a new
+// refresh token each time, or 403 {"error": "invalid_grant", "error_description": "Unknown or
+// invalid refresh token."} for a reused one. The search reads an index that lags writes by
+// Options.IndexLag. Options.IssueType renames the epic type (sites rename it): JQL naming
+// another type answers 400 as Jira does for a type that does not exist.
 type Jira struct {
 	*base
 	loc     *time.Location
@@ -42,6 +56,9 @@ func NewJira(t testing.TB, o Options) *Jira {
 	}
 	if o.Email == "" {
 		o.Email = "sync@example.com"
+	}
+	if o.IssueType == "" {
+		o.IssueType = "Epic"
 	}
 	loc, err := time.LoadLocation(o.TimeZone)
 	if err != nil {
@@ -73,32 +90,81 @@ func jiraErr(w http.ResponseWriter, status int, msgs ...string) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"errorMessages": msgs, "errors": map[string]string{}})
 }
 
-func (j *Jira) failure(w http.ResponseWriter, status int) {
-	switch status {
-	case http.StatusTooManyRequests:
-		jiraErr(w, status, "Rate limit exceeded.")
-	case http.StatusUnauthorized:
-		jiraErr(w, status, "You are not authenticated. Authentication required to perform this operation.")
+func (j *Jira) failure(w http.ResponseWriter, f Failure, msg string) {
+	switch {
+	case msg != "":
+		jiraErr(w, f.Status, msg)
+	case f.Status == http.StatusTooManyRequests:
+		jiraErr(w, f.Status, "Rate limit exceeded.")
+	case f.Status == http.StatusUnauthorized:
+		jiraErr(w, f.Status, "You are not authenticated. Authentication required to perform this operation.")
 	default:
-		jiraErr(w, status, "Internal server error")
+		jiraErr(w, f.Status, "Internal server error")
 	}
 }
 
-func (j *Jira) authorized(r *http.Request) bool {
-	tok := j.Token()
-	h := r.Header.Get("Authorization")
-	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte(j.opts.Email+":"+tok))
-	return h == basic || h == "Bearer "+tok
+// CloudID is the site's cloud id (the gateway path's and accessible-resources').
+const CloudID = "11223344-a1b2-43c4-9d5e-fakec10ud001"
+
+// token is auth.atlassian.com's POST /oauth/token.
+func (j *Jira) token(w http.ResponseWriter, r *http.Request) {
+	access, refresh, ok, reason := j.tokenGrant(tokenParams(r), "eyJFAKE-atl")
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		w.WriteHeader(http.StatusForbidden)
+		desc := "Unknown or invalid refresh token."
+		if strings.Contains(reason, "client") {
+			desc = "Unauthorized"
+		}
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": "invalid_grant", "error_description": desc})
+		return
+	}
+	body := map[string]any{"access_token": access, "refresh_token": refresh, "scope": "read:jira-work offline_access", "token_type": "Bearer"}
+	if j.opts.OAuth.TTL > 0 {
+		body["expires_in"] = int(j.opts.OAuth.TTL / time.Second)
+	}
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func (j *Jira) unauthorized(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", `OAuth realm="https://fake.atlassian.net"`)
+	jiraErr(w, http.StatusUnauthorized, "You are not authenticated. Authentication required to perform this operation.")
 }
 
 func (j *Jira) serve(w http.ResponseWriter, r *http.Request) {
-	if j.count(w, j.failure) {
+	if j.count(w, r, j.failure) {
 		return
 	}
-	if !j.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `OAuth realm="https://fake.atlassian.net"`)
-		jiraErr(w, http.StatusUnauthorized, "You are not authenticated. Authentication required to perform this operation.")
+	gateway := "/ex/jira/" + CloudID
+	switch {
+	case r.URL.Path == "/oauth/token" && r.Method == http.MethodPost:
+		j.token(w, r)
 		return
+	case r.URL.Path == "/oauth/token/accessible-resources":
+		if !j.bearerOK(bearer(r)) {
+			j.unauthorized(w)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode([]map[string]any{{"id": CloudID, "url": j.URL, "name": "fake", "scopes": []string{"read:jira-work"},
+			"avatarUrl": "https://site-admin-avatar-cdn.prod.public.atl-paas.net/avatars/240/rocket.png"}})
+		return
+	case strings.HasPrefix(r.URL.Path, "/ex/jira/"):
+		if !strings.HasPrefix(r.URL.Path, gateway+"/") {
+			jiraErr(w, http.StatusNotFound, "Site not found")
+			return
+		}
+		if !j.bearerOK(bearer(r)) {
+			j.unauthorized(w)
+			return
+		}
+		r.URL.Path = strings.TrimPrefix(r.URL.Path, gateway)
+	default:
+		basic := "Basic " + base64.StdEncoding.EncodeToString([]byte(j.opts.Email+":"+j.Token()))
+		if r.Header.Get("Authorization") != basic {
+			j.unauthorized(w)
+			return
+		}
 	}
 	switch {
 	case r.URL.Path == "/rest/api/3/myself" && r.Method == http.MethodGet:
@@ -117,7 +183,7 @@ func (j *Jira) serve(w http.ResponseWriter, r *http.Request) {
 
 var (
 	jqlOrderRe   = regexp.MustCompile(`(?i)\s+ORDER\s+BY\s+(.+)$`)
-	jqlTypeRe    = regexp.MustCompile(`(?i)^issuetype\s*=\s*"?([A-Za-z ]+?)"?$`)
+	jqlTypeRe    = regexp.MustCompile(`(?i)^\(?issuetype\s*=\s*"?([A-Za-z ]+?)"?\)?$`)
 	jqlProjectRe = regexp.MustCompile(`(?i)^project\s*=\s*"?([A-Z][A-Z0-9_]*)"?$`)
 	jqlUpdatedRe = regexp.MustCompile(`(?i)^updated\s*(>=|>)\s*"([0-9]{4})[-/]([0-9]{2})[-/]([0-9]{2})(?: ([0-9]{2}):([0-9]{2}))?"$`)
 )
@@ -148,8 +214,8 @@ func (j *Jira) search(w http.ResponseWriter, r *http.Request) {
 		clause = strings.TrimSpace(clause)
 		switch {
 		case jqlTypeRe.MatchString(clause):
-			if !strings.EqualFold(jqlTypeRe.FindStringSubmatch(clause)[1], "Epic") {
-				jiraErr(w, http.StatusBadRequest, "the fake holds epics only")
+			if typ := jqlTypeRe.FindStringSubmatch(clause)[1]; !strings.EqualFold(typ, j.opts.IssueType) {
+				jiraErr(w, http.StatusBadRequest, fmt.Sprintf("The value '%s' does not exist for the field 'issuetype'.", typ))
 				return
 			}
 		case jqlProjectRe.MatchString(clause):

@@ -6,13 +6,15 @@ import (
 	"net/http"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// Salesforce is a fake Salesforce org serving Opportunities through the REST
+// Salesforce is a fake Salesforce org (sessions, refresh token flow and
+// daily limits as the Options and Failures say) serving Opportunities through the REST
 // query resource (/services/data/vXX.X/query?q=SOQL and the nextRecordsUrl
 // locators it hands out), with Salesforce's JSON shapes and error bodies
 // ([{"message": ..., "errorCode": ...}]). It understands the SOQL the client
@@ -46,8 +48,10 @@ var (
 	Segments   = []string{"New Customer", "Existing Customer - Upgrade", "Existing Customer - Replacement"}
 )
 
-// ExpireLocators forgets every query locator, as Salesforce does after 15
-// idle minutes: the next nextRecordsUrl request answers INVALID_QUERY_LOCATOR.
+// ExpireLocators forgets every query locator, as Salesforce does two days
+// after the query ran ("Cursors and their related query results are available
+// for 2 days", API Query Cursor Limits, Salesforce App Limits Cheatsheet): the
+// next nextRecordsUrl request answers INVALID_QUERY_LOCATOR.
 func (s *Salesforce) ExpireLocators() {
 	s.lmu.Lock()
 	defer s.lmu.Unlock()
@@ -62,17 +66,56 @@ func sfErr(w http.ResponseWriter, status int, code, msg string) {
 	_ = json.NewEncoder(w).Encode([]map[string]string{{"message": msg, "errorCode": code}})
 }
 
-func (s *Salesforce) failure(w http.ResponseWriter, status int) {
-	switch {
-	case status == http.StatusForbidden:
-		sfErr(w, status, "REQUEST_LIMIT_EXCEEDED", "TotalRequests Limit exceeded.")
-	case status == http.StatusUnauthorized:
-		sfErr(w, status, "INVALID_SESSION_ID", "Session expired or invalid")
-	case status == http.StatusServiceUnavailable:
-		sfErr(w, status, "SERVER_UNAVAILABLE", "Server is temporarily unavailable.")
-	default:
-		sfErr(w, status, "UNKNOWN_EXCEPTION", "An unexpected error occurred. Please include this ErrorId if you contact support: 1234567-89012 (-1)")
+// failure answers a queued Failure the way Salesforce does. 403 is REQUEST_LIMIT_EXCEEDED:
+// "TotalRequests Limit exceeded." is the org's rolling 24-hour allowance ("calls are blocked
+// until usage for the preceding 24 hours drops below the limit", Salesforce Help "System
+// Overview: API Usage"; no Retry-After); Kind "concurrent" is the limit of 25 concurrent
+// long-running requests ("API Request Limits and Allocations", Salesforce App Limits
+// Cheatsheet), which clears within seconds.
+func (s *Salesforce) failure(w http.ResponseWriter, f Failure, msg string) {
+	pick := func(def string) string {
+		if msg != "" {
+			return msg
+		}
+		return def
 	}
+	switch {
+	case f.Status == http.StatusForbidden && f.Kind == "concurrent":
+		sfErr(w, f.Status, "REQUEST_LIMIT_EXCEEDED", pick("ConcurrentRequests (Concurrent API Requests) Limit exceeded."))
+	case f.Status == http.StatusForbidden:
+		sfErr(w, f.Status, "REQUEST_LIMIT_EXCEEDED", pick("TotalRequests Limit exceeded."))
+	case f.Status == http.StatusUnauthorized:
+		sfErr(w, f.Status, "INVALID_SESSION_ID", pick("Session expired or invalid"))
+	case f.Status == http.StatusServiceUnavailable:
+		sfErr(w, f.Status, "SERVER_UNAVAILABLE", pick("Server is temporarily unavailable."))
+	default:
+		sfErr(w, f.Status, "UNKNOWN_EXCEPTION", pick("An unexpected error occurred. Please include this ErrorId if you contact support: 1234567-89012 (-1)"))
+	}
+}
+
+// token is the OAuth 2.0 refresh token flow's endpoint, POST /services/oauth2/token with a form
+// (grant_type, refresh_token, client_id, client_secret): {"access_token", "instance_url",
+// "id", "token_type", "issued_at", "signature"} (a new "refresh_token" only with rotation; no
+// expires_in), or 400 {"error": "invalid_grant", "error_description": "expired access/refresh
+// token"} ("OAuth 2.0 Refresh Token Flow for Renewed Sessions", help.salesforce.com).
+func (s *Salesforce) token(w http.ResponseWriter, r *http.Request) {
+	access, refresh, ok, reason := s.tokenGrant(tokenParams(r), "00DFAKE!sf")
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	if !ok {
+		w.WriteHeader(http.StatusBadRequest)
+		code := "invalid_grant"
+		if strings.Contains(reason, "client") {
+			code = "invalid_client"
+		}
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": reason})
+		return
+	}
+	body := map[string]any{"access_token": access, "instance_url": "http://" + r.Host, "id": "http://" + r.Host + "/id/00DFAKE/005FAKE",
+		"token_type": "Bearer", "issued_at": strconv.FormatInt(time.Now().UnixMilli(), 10), "signature": "ZmFrZS1zaWduYXR1cmU=", "scope": "api refresh_token"}
+	if s.opts.OAuth.Rotate {
+		body["refresh_token"] = refresh
+	}
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 var (
@@ -89,10 +132,14 @@ var sfFields = map[string]bool{
 }
 
 func (s *Salesforce) serve(w http.ResponseWriter, r *http.Request) {
-	if s.count(w, s.failure) {
+	if s.count(w, r, s.failure) {
 		return
 	}
-	if r.Header.Get("Authorization") != "Bearer "+s.Token() {
+	if r.URL.Path == "/services/oauth2/token" && r.Method == http.MethodPost {
+		s.token(w, r)
+		return
+	}
+	if !s.bearerOK(bearer(r)) {
 		sfErr(w, http.StatusUnauthorized, "INVALID_SESSION_ID", "Session expired or invalid")
 		return
 	}
