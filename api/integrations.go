@@ -579,31 +579,23 @@ func (s *Server) triggerSync(c *fiber.Ctx) error {
 	if len(c.Body()) > 0 {
 		return InvalidParameter("this request takes no body")
 	}
-	in, err := loadIntegration(c, true)
+	id, err := pathID(c, "id", "integration")
 	if err != nil {
 		return err
 	}
-	if err := integrationError(integration.CheckSync(integration.State(in.State))); err != nil {
-		return err
-	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	open, err := db.Q.SyncOpen(ctx, t, dbsqlc.SyncOpenParams{TenantID: in.TenantID, IntegrationID: in.ID})
-	if err == nil {
-		return Conflict("sync %s of this integration is already %s; see /v1/integrations/%s/syncs/%s", open.ID, open.Status, in.ID, open.ID)
-	}
-	if !db.IsNotFound(err) {
-		return err
-	}
-	sync, err := db.Q.SyncCreate(ctx, t, dbsqlc.SyncCreateParams{TenantID: in.TenantID, IntegrationID: in.ID, Trigger: "manual", RequestedBy: p.Subject, Since: in.Watermark})
+	sync, _, err := integration.QueueSync(c.UserContext(), tx(c), principal(c).TenantID, id, principal(c).Subject)
 	if err != nil {
-		return err
-	}
-	if _, err := outbox.Write(ctx, t, in.TenantID, integration.EventSyncRequested, integration.SyncRequestedEvent{
-		IntegrationID: in.ID.String(), SyncID: sync.ID.String(), Name: in.Name, Provider: in.Provider,
-	}); err != nil {
-		return err
+		return syncQueueError(err)
 	}
 	body := toSyncJSON(sync)
 	c.Location(body.StatusURL)
 	return c.Status(fiber.StatusAccepted).JSON(body)
+}
+
+// syncQueueError maps the refusals of integration.QueueSync.
+func syncQueueError(err error) error {
+	if open, ok := errors.AsType[*integration.SyncOpenError](err); ok {
+		return Conflict("%s", open.Error())
+	}
+	return integrationError(found("integration", err))
 }

@@ -495,6 +495,26 @@ func (q *Queries) SyncBenefitsByKey(ctx context.Context, db DBTX, arg SyncBenefi
 	return items, nil
 }
 
+const syncCancel = `-- name: SyncCancel :execrows
+UPDATE integration_syncs SET status = 'canceled', error = $1, finished_at = now()
+WHERE tenant_id = $2 AND id = $3 AND status IN ('queued', 'running')
+`
+
+type SyncCancelParams struct {
+	Error    *string
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+// Marks a queued or running sync canceled (its run was canceled); a finished one keeps its outcome.
+func (q *Queries) SyncCancel(ctx context.Context, db DBTX, arg SyncCancelParams) (int64, error) {
+	result, err := db.Exec(ctx, syncCancel, arg.Error, arg.TenantID, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const syncCount = `-- name: SyncCount :one
 SELECT count(*) FROM integration_syncs WHERE tenant_id = $1 AND integration_id = $2
 `

@@ -210,3 +210,8 @@ SELECT i.benefit_id, i.period,
 FROM input i
 LEFT JOIN up u ON u.benefit_id = i.benefit_id AND u.period = i.period
 LEFT JOIN existing e ON e.benefit_id = i.benefit_id AND e.period = i.period;
+
+-- name: SyncCancel :execrows
+-- Marks a queued or running sync canceled (its run was canceled); a finished one keeps its outcome.
+UPDATE integration_syncs SET status = 'canceled', error = @error, finished_at = now()
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
