@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
@@ -32,12 +33,13 @@ func searchAttributes(tenantID string, object runs.Object) temporal.SearchAttrib
 // startOptions are the options of every workflow start: a readable id, its
 // task queue, the tenant and business object as search attributes and a
 // one-line summary in words that the UI shows without opening the run.
-func startOptions(id, taskQueue, tenantID string, object runs.Object, summary string) client.StartWorkflowOptions {
+func startOptions(id, taskQueue, tenantID string, subject runs.Subject) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:                       id,
 		TaskQueue:                taskQueue,
-		TypedSearchAttributes:    searchAttributes(tenantID, object),
-		StaticSummary:            summary,
+		TypedSearchAttributes:    searchAttributes(tenantID, subject.Object),
+		Memo:                     subject.Memo(),
+		StaticSummary:            subject.Summary,
 		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 	}
 }
@@ -68,11 +70,13 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 }
 
 // upsertSchedule creates the schedule opts describes or, when it exists
-// already, brings its spec, action and overlap policy to opts; with setState
-// also its paused state and note (when the caller's data is the truth about
-// them, not an operator's click in the UI). Idempotent: every worker start
-// and every change may call it.
-func upsertSchedule(ctx context.Context, c client.Client, opts client.ScheduleOptions, setState bool) error {
+// already, brings its spec, action, overlap policy and search attributes to
+// opts; with setState also its paused state and note (when the caller's data
+// is the truth about them). A pause an operator set in the Temporal UI (a
+// note that is not one of ownNotes) stays until they resume it: the
+// caller's data may pause the schedule, not resume an operator's pause.
+// Idempotent: every worker start and every change may call it.
+func upsertSchedule(ctx context.Context, c client.Client, opts client.ScheduleOptions, setState bool, ownNotes ...string) error {
 	_, err := c.ScheduleClient().Create(ctx, opts)
 	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
 		return err
@@ -89,9 +93,16 @@ func upsertSchedule(ctx context.Context, c client.Client, opts client.ScheduleOp
 				if s.State == nil {
 					s.State = &client.ScheduleState{}
 				}
-				s.State.Paused, s.State.Note = opts.Paused, opts.Note
+				operatorPause := s.State.Paused && !slices.Contains(ownNotes, s.State.Note)
+				if opts.Paused || !operatorPause {
+					s.State.Paused, s.State.Note = opts.Paused, opts.Note
+				}
 			}
-			return &client.ScheduleUpdate{Schedule: &s}, nil
+			update := &client.ScheduleUpdate{Schedule: &s}
+			if opts.TypedSearchAttributes.Size() > 0 {
+				update.TypedSearchAttributes = &opts.TypedSearchAttributes
+			}
+			return update, nil
 		},
 	})
 }

@@ -39,6 +39,18 @@ func RedeliveryRunID(tenantID, webhookID, deliveryID, redeliveryID string) strin
 	return fmt.Sprintf("webhook-redelivery/%s/%s/%s/%s", tenantID, webhookID, deliveryID, redeliveryID)
 }
 
+// IntegrationScheduleID names the Temporal Schedule of one integration.
+func IntegrationScheduleID(tenantID, integrationID string) string {
+	return fmt.Sprintf("integration-sync/%s/%s", tenantID, integrationID)
+}
+
+// The notes the service sets on an integration's schedule; a paused schedule
+// with any other note was paused by an operator (Temporal UI or CLI).
+const (
+	ScheduleNoteActive = "integration active"
+	ScheduleNotePaused = "integration not active (paused, or in error until fixed)"
+)
+
 // Name is a workflow a client may start by name (POST /api/v1/agents/workflows).
 type Name string
 

@@ -277,3 +277,6 @@ func (r Reader) Get(ctx context.Context, tenantID uuid.UUID, id string) (Detail,
 	d.Steps, d.LastFailure = steps(run.Kind, events, desc.GetPendingActivities(), time.Now())
 	return d, nil
 }
+
+// PayloadIs reports whether a keyword payload (a search attribute's value) is s.
+func PayloadIs(p *commonpb.Payload, s string) bool { return keyword(p) == s }
