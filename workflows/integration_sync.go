@@ -24,7 +24,7 @@ import (
 
 // IntegrationSyncTaskQueue is the task queue of integration syncs and their activities: a slow
 // provider never delays exports, approvals or webhooks.
-const IntegrationSyncTaskQueue = "integration-syncs"
+const IntegrationSyncTaskQueue = integration.TaskQueue
 
 // IntegrationSyncWorkflowID names one sync of one integration.
 func IntegrationSyncWorkflowID(tenantID, integrationID, syncID string) string {

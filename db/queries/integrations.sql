@@ -215,3 +215,10 @@ LEFT JOIN existing e ON e.benefit_id = i.benefit_id AND e.period = i.period;
 -- Marks a queued or running sync canceled (its run was canceled); a finished one keeps its outcome.
 UPDATE integration_syncs SET status = 'canceled', error = @error, finished_at = now()
 WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
+
+-- name: IngestionHealth :many
+-- Per provider: integrations active and in error, open syncs, the last finished sync's outcome
+-- (aggregates over every tenant: migration 00036). last_status '' (and the epoch): no sync finished yet.
+SELECT provider::text AS provider, active::bigint AS active, in_error::bigint AS in_error, open_syncs::bigint AS open_syncs,
+       coalesce(last_status, '')::text AS last_status, coalesce(last_finished_at, 'epoch')::timestamptz AS last_finished_at
+FROM ingestion_health();

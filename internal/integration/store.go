@@ -28,6 +28,10 @@ const (
 	EventSyncRequested = "integration.sync_requested"
 )
 
+// TaskQueue is the Temporal task queue of syncs (workflows.IntegrationSyncTaskQueue); the
+// ingestion health checks that workers poll it.
+const TaskQueue = "integration-syncs"
+
 // tokenAD binds a sealed token to its row.
 func tokenAD(tenantID, id uuid.UUID) []byte {
 	return []byte("integration:" + tenantID.String() + ":" + id.String())
