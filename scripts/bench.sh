@@ -150,12 +150,12 @@ fi
 
 # --- Temporal, for the export and sync suites (their workers are started by the suites) ---------
 export_args=()
-if [[ " $suites " == *" export "* || " $suites " == *" sync "* || " $suites " == *" all "* ]]; then
+if [[ " $suites " == *" export "* || " $suites " == *" sync "* || " $suites " == *" workflows "* || " $suites " == *" all "* ]]; then
 	ensure_temporal_cli
 	dev_port="$(bin/benchmark free-port)"
-	log "starting a Temporal dev server on 127.0.0.1:$dev_port for the export/sync suites (in memory; log: $bench_dir/temporal.log)"
+	log "starting a Temporal dev server on 127.0.0.1:$dev_port for the export/sync/workflows suites (in memory; log: $bench_dir/temporal.log)"
 	bin/temporal server start-dev --ip 127.0.0.1 --port "$dev_port" --headless --log-level warn \
-		--namespace default --search-attribute TenantId=Keyword \
+		--namespace default --search-attribute TenantId=Keyword --search-attribute ObjectType=Keyword --search-attribute ObjectId=Keyword \
 		>"$bench_dir/temporal.log" 2>&1 </dev/null &
 	temporal_pid=$!
 	wait_for_port 127.0.0.1 "$dev_port" 60 || die "the Temporal dev server did not listen on $dev_port (see $bench_dir/temporal.log)"
