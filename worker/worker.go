@@ -81,7 +81,7 @@ func (w *Worker) Relay() *outbox.Relay {
 		&workflows.BulkImportEvents{Temporal: w.Temporal},
 		&workflows.IntegrationEvents{Temporal: w.Temporal, Store: integration.Store{Pool: w.Pool}},
 		&workflows.WebhookRedeliveryEvents{Temporal: w.Temporal},
-		&workflows.RunCancelEvents{Temporal: w.Temporal},
+		&workflows.RunCancelEvents{Temporal: w.Temporal, Namespace: w.Config.TemporalNamespace},
 	}
 	if w.Webhooks != nil {
 		handlers = append(handlers, w.Webhooks)

@@ -84,6 +84,9 @@ func BusinessCaseExportWorkflow(ctx workflow.Context, in BusinessCaseExportInput
 	if !snap.Found {
 		return BusinessCaseExportResult{}, nil
 	}
+	if ctx.Err() != nil { // canceled while the snapshot was taken
+		return BusinessCaseExportResult{}, markCanceled(ctx, a.ExportCancel, ref)
+	}
 	var size int
 	if err := workflow.ExecuteActivity(options(), a.ExportRender, ref, snap).Get(ctx, &size); err != nil {
 		return fail(err)
@@ -97,7 +100,7 @@ func BusinessCaseExportWorkflow(ctx workflow.Context, in BusinessCaseExportInput
 func markCanceled(ctx workflow.Context, activity, ref any) error {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	dctx = workflow.WithActivityOptions(dctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
-	if err := workflow.ExecuteActivity(dctx, activity, ref, runs.CanceledReason("")).Get(dctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(dctx, activity, ref, runs.CanceledReason).Get(dctx, nil); err != nil {
 		return err
 	}
 	return temporal.NewCanceledError()

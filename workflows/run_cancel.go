@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/valuecase/valuecase/internal/outbox"
@@ -19,7 +21,8 @@ import (
 // records the cancel on its row. Idempotent: a run that has ended meanwhile,
 // or is gone, is left as it is.
 type RunCancelEvents struct {
-	Temporal client.Client
+	Temporal  client.Client
+	Namespace string
 }
 
 // Name implements outbox.Handler.
@@ -47,7 +50,13 @@ func (h *RunCancelEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	if sa == nil || !runs.PayloadIs(sa, ev.TenantID.String()) {
 		return nil
 	}
-	err = h.Temporal.CancelWorkflow(ctx, e.WorkflowID, e.RunID)
+	_, err = h.Temporal.WorkflowService().RequestCancelWorkflowExecution(ctx, &workflowservice.RequestCancelWorkflowExecutionRequest{
+		Namespace:         h.Namespace,
+		WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: e.WorkflowID, RunId: e.RunID},
+		Identity:          "valuecase outbox relay",
+		RequestId:         ev.ID.String(), // a redelivered event is the same request
+		Reason:            "canceled over REST by " + e.By,
+	})
 	if _, nf := errors.AsType[*serviceerror.NotFound](err); nf {
 		return nil // it ended meanwhile
 	}

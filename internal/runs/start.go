@@ -276,6 +276,7 @@ func (e RedeliveryRequestedEvent) Subject() Subject {
 type CancelRequestedEvent struct {
 	WorkflowID string `json:"workflow_id"`
 	RunID      string `json:"run_id"`
+	By         string `json:"by"` // the caller, named in the reason the canceled row records
 }
 
 // ErrNotRunning: the run has ended; there is nothing to cancel.
@@ -284,19 +285,17 @@ var ErrNotRunning = errors.New("runs: the run is not running")
 // ErrNotCancelable: runs of this kind are not canceled over REST.
 var ErrNotCancelable = errors.New("runs: runs of this kind cannot be canceled")
 
-// CanceledReason is the error text a canceled row carries.
-func CanceledReason(by string) string {
-	if by == "" {
-		return "canceled"
-	}
-	return "canceled by " + by
-}
+// CanceledReason is the error text a canceled row carries (its workflow
+// writes it; who asked is in the run's history, as the cancel request's reason).
+const CanceledReason = "the run was canceled (over REST or in the Temporal UI)"
 
 // Cancel requests the cancel of run, the tenant's (read by Reader.Get,
 // which checked its TenantId search attribute), in the caller's tenant
-// transaction: the row that tracks it says canceled at once, and an outbox
-// event makes the relay cancel the Temporal run (whose workflow then stops
-// its work; a row already finished keeps its outcome).
+// transaction: an outbox event makes the relay cancel the Temporal run, and
+// the workflow, canceled, stops its work and marks its row canceled (with the
+// name of who asked). The row is not marked here: the run and its row must
+// agree, and a run that finishes before the cancel reaches it keeps its
+// outcome in both (the same path as a cancel in the Temporal UI).
 func Cancel(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, run Run, by string) error {
 	if CancelPermission(run.Kind) == "" {
 		return ErrNotCancelable
@@ -304,20 +303,7 @@ func Cancel(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, run Run, by stri
 	if run.Status != Running {
 		return ErrNotRunning
 	}
-	if id, err := uuid.Parse(run.Subject.ResourceID); err == nil {
-		reason := CanceledReason(by)
-		switch run.Subject.ResourceType {
-		case ResourceExport:
-			if _, err := export.CancelExport(ctx, tx, export.Job{TenantID: tenantID, ID: id}, reason); err != nil {
-				return err
-			}
-		case ResourceSync:
-			if _, err := integration.CancelSync(ctx, tx, tenantID, id, reason); err != nil {
-				return err
-			}
-		}
-	}
-	_, err := outbox.Write(ctx, tx, tenantID, EventCancelRequested, CancelRequestedEvent{WorkflowID: run.ID, RunID: run.RunID})
+	_, err := outbox.Write(ctx, tx, tenantID, EventCancelRequested, CancelRequestedEvent{WorkflowID: run.ID, RunID: run.RunID, By: by})
 	return err
 }
 

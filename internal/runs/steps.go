@@ -22,6 +22,9 @@ const (
 	StepActivity StepType = "activity"
 	StepTimer    StepType = "timer"
 	StepChild    StepType = "child_workflow"
+	// StepWorkflowTask: the run waits for a worker to run its code (a workflow task
+	// scheduled and not started: no worker polls its task queue, or all are busy).
+	StepWorkflowTask StepType = "workflow_task"
 )
 
 // Step statuses, in words.
@@ -263,6 +266,8 @@ func describeStep(kind Kind, s Step, now time.Time) string {
 			return fmt.Sprintf("Waited for %s until %s.", what, fires)
 		}
 		return fmt.Sprintf("Stopped waiting for %s (was due at %s).", what, fires)
+	case StepWorkflowTask:
+		return fmt.Sprintf("Waits for a worker to run the workflow's next step (scheduled %s ago).", max(now.Sub(s.StartedAt), 0).Round(time.Second))
 	case StepChild:
 		return sentence(fmt.Sprintf("Runs %s: %s", words(s.Name), strings.ReplaceAll(s.Status, "_", " ")))
 	}

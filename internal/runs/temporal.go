@@ -274,7 +274,14 @@ func (r Reader) Get(ctx context.Context, tenantID uuid.UUID, id string) (Detail,
 			break
 		}
 	}
-	d.Steps, d.LastFailure = steps(run.Kind, events, desc.GetPendingActivities(), time.Now())
+	now := time.Now()
+	d.Steps, d.LastFailure = steps(run.Kind, events, desc.GetPendingActivities(), now)
+	if wt := desc.GetPendingWorkflowTask(); wt != nil && wt.GetState() == enums.PENDING_WORKFLOW_TASK_STATE_SCHEDULED && wt.GetScheduledTime() != nil &&
+		now.Sub(wt.GetScheduledTime().AsTime()) > time.Second {
+		s := Step{Type: StepWorkflowTask, Name: "workflow_task", Status: StepScheduled, StartedAt: wt.GetScheduledTime().AsTime(), Attempts: int(wt.GetAttempt())}
+		s.Description = describeStep(run.Kind, s, now)
+		d.Steps = append(d.Steps, s)
+	}
 	return d, nil
 }
 

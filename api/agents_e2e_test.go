@@ -1,0 +1,207 @@
+package api_test
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valuecase/valuecase/api"
+	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
+	"github.com/valuecase/valuecase/internal/testenv"
+	"github.com/valuecase/valuecase/worker"
+)
+
+// agentsStack is the API with a Temporal client (the workflow view reads visibility) on the
+// tests' dev server, outbound calls to loopback allowed (the feed fake).
+func newAgentsStack(t *testing.T, plan string) *testServer {
+	return newTestServer(t, plan, func(d *api.Deps) {
+		d.Config.OutboundAllowPrivateNetworks = true
+		d.Temporal = testenv.TemporalClient(t)
+	})
+}
+
+// runRelayOnly runs the outbox relay without Temporal workers: runs are started in Temporal
+// and stay running (their first task waits for a worker), which makes "listed while
+// running" deterministic.
+func runRelayOnly(t *testing.T, ts *testServer) (stop func()) {
+	w := &worker.Worker{Config: testConfig(t), Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger()}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Relay().Run(ctx) }()
+	stop = func() { cancel(); <-done }
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			stop()
+		}
+	})
+	return stop
+}
+
+// listRunIDs lists the caller's runs with query q and returns id → run.
+func listRunIDs(t *testing.T, ts *testServer, c caller, q string) map[string]map[string]any {
+	t.Helper()
+	r := ts.do(&c, "GET", "/api/v1/agents/workflows?"+q, nil)
+	expect(t, r, 200)
+	out := map[string]map[string]any{}
+	for _, d := range r.json(t)["data"].([]any) {
+		m := d.(map[string]any)
+		out[m["id"].(string)] = m
+	}
+	return out
+}
+
+// TestAgentsWorkflowsEndToEnd: an export and a sync started through POST
+// /api/v1/agents/workflows (through the outbox) are listed while running, with their steps;
+// a second export is canceled (its row says canceled at once, its run ends canceled); with
+// the real worker the others complete and their rows succeed. Another tenant sees none of
+// it and cannot cancel it, whatever the id.
+func TestAgentsWorkflowsEndToEnd(t *testing.T) {
+	ts := newAgentsStack(t, "enterprise_plus")
+	admin := ts.admin()
+	initID := ts.createInitiative(admin, map[string]any{"name": "Workflows e2e"})
+	r := ts.do(&admin, "POST", "/v1/business-cases", businessCaseBody(initID, "Cloud migration"))
+	expect(t, r, 201)
+	caseID := r.json(t)["id"].(string)
+	feed := providertest.NewFeed(t, providertest.Options{Records: 4, PageSize: 2}) // rows of benefit B-0, 2025-01..04
+	b := benefitBody(initID, "Feed benefit")
+	b["external_key"], b["expected_start_date"] = "B-0", "2024-01-01"
+	ts.createBenefit(admin, b)
+	r = ts.do(&admin, "POST", "/v1/integrations", map[string]any{
+		"provider": "http_feed", "name": "Finance feed", "config": map[string]any{"instance_url": feed.URL, "oauth_token": providertest.DefaultToken},
+	})
+	expect(t, r, 201)
+	integrationID := r.json(t)["id"].(string)
+
+	start := func(body map[string]any) map[string]any {
+		t.Helper()
+		r := ts.do(&admin, "POST", "/api/v1/agents/workflows", body)
+		expect(t, r, 202)
+		got := r.json(t)
+		if r.header.Get("Location") != got["url"] || got["url"] != "/api/v1/agents/workflows/"+url.PathEscape(got["id"].(string)) {
+			t.Fatalf("started: %s (Location %s)", r.body, r.header.Get("Location"))
+		}
+		return got
+	}
+	stopRelay := runRelayOnly(t, ts)
+	exp := start(map[string]any{"name": "business_case_export", "input": map[string]any{"business_case_id": caseID, "format": "pdf"}})
+	sync := start(map[string]any{"name": "integration_sync", "input": map[string]any{"integration_id": integrationID}})
+	doomed := start(map[string]any{"name": "business_case_export", "input": map[string]any{"business_case_id": caseID, "format": "docx"}})
+	if !strings.HasPrefix(exp["id"].(string), "business-case-export/"+ts.tenant.String()+"/"+caseID+"/") || exp["kind"] != "export" ||
+		exp["object"].(map[string]any)["url"] != "/v1/business-cases/"+caseID {
+		t.Fatalf("export start: %v", exp)
+	}
+
+	// Listed while running (no worker yet: their first task waits).
+	var running map[string]map[string]any
+	testenv.Eventually(t, 30*time.Second, "the three runs to be listed running", func() bool {
+		running = listRunIDs(t, ts, admin, "status=running&kind=export,integration_sync")
+		return running[exp["id"].(string)] != nil && running[sync["id"].(string)] != nil && running[doomed["id"].(string)] != nil
+	})
+	e := running[exp["id"].(string)]
+	if e["kind"] != "export" || e["status"] != "running" || !strings.Contains(e["summary"].(string), "PDF export of \"Cloud migration\"") ||
+		e["resource_url"] != exp["resource_url"] || e["cancelable"] != true || e["closed_at"] != nil {
+		t.Errorf("running export: %v", e)
+	}
+	s := running[sync["id"].(string)]
+	if s["kind"] != "integration_sync" || s["object"].(map[string]any)["url"] != "/v1/integrations/"+integrationID || !strings.Contains(s["summary"].(string), "Finance feed") {
+		t.Errorf("running sync: %v", s)
+	}
+	// Filters: by object, by kind.
+	if byObject := listRunIDs(t, ts, admin, "object_type=integration&object_id="+integrationID); len(byObject) != 1 || byObject[sync["id"].(string)] == nil {
+		t.Errorf("object filter: %v", byObject)
+	}
+	if onlySyncs := listRunIDs(t, ts, admin, "kind=integration_sync"); onlySyncs[exp["id"].(string)] != nil {
+		t.Errorf("kind filter lists an export: %v", onlySyncs)
+	}
+	// The detail says what the run waits for.
+	var detail map[string]any
+	testenv.Eventually(t, 10*time.Second, "the sync's detail to show the wait on a worker", func() bool {
+		r = ts.do(&admin, "GET", sync["url"].(string), nil)
+		expect(t, r, 200)
+		detail = r.json(t)
+		return len(detail["steps"].([]any)) > 0
+	})
+	steps := detail["steps"].([]any)
+	if len(steps) != 1 || steps[0].(map[string]any)["type"] != "workflow_task" || steps[0].(map[string]any)["status"] != "scheduled" ||
+		!strings.Contains(steps[0].(map[string]any)["description"].(string), "Waits for a worker") || detail["task_queue"] != "integration-syncs" {
+		t.Errorf("sync detail: %s", r.body)
+	}
+
+	// Another tenant: nothing listed, 404 for each run and its cancel, whatever the id.
+	other := contractTenant(t, ts, "enterprise_plus")
+	if l := listRunIDs(t, ts, other, ""); len(l) != 0 {
+		t.Errorf("another tenant lists %v", l)
+	}
+	if l := listRunIDs(t, ts, other, "object_id="+caseID); len(l) != 0 {
+		t.Errorf("another tenant lists by A's object %v", l)
+	}
+	for _, u := range []string{exp["url"].(string), sync["url"].(string)} {
+		expect(t, ts.do(&other, "GET", u, nil), 404, "NOT_FOUND")
+		expect(t, ts.do(&other, "POST", u+"/cancel", nil), 404, "NOT_FOUND")
+	}
+	// Even an id naming the other tenant in its tenant part (a run the other tenant does not own).
+	forged := strings.Replace(exp["id"].(string), ts.tenant.String(), other.tenant.String(), 1)
+	expect(t, ts.do(&other, "GET", "/api/v1/agents/workflows/"+url.PathEscape(forged), nil), 404)
+
+	// Cancel the second export: its row says canceled at once.
+	r = ts.do(&admin, "POST", doomed["url"].(string)+"/cancel", nil)
+	expect(t, r, 202)
+	if got := r.json(t); got["cancel_requested"] != true || got["id"] != doomed["id"] {
+		t.Errorf("cancel: %s", r.body)
+	}
+	// The row is marked by the run itself when it stops (no worker yet: still queued).
+	if row := ts.do(&admin, "GET", doomed["resource_url"].(string), nil).json(t); row["status"] != "queued" {
+		t.Errorf("export row before its run stopped: %v", row)
+	}
+
+	// The real worker: the others complete, the canceled run ends canceled.
+	stopRelay()
+	cfg := testConfig(t)
+	cfg.OutboundAllowPrivateNetworks = true
+	runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger(),
+		BulkImporters: api.BulkImporters()})
+	runStatus := func(u string) string { return ts.do(&admin, "GET", u, nil).json(t)["status"].(string) }
+	var ended []string
+	testenv.Eventually(t, 60*time.Second, "the runs to end (export, sync, canceled export: completed, completed, canceled)", func() bool {
+		now := []string{runStatus(exp["url"].(string)), runStatus(sync["url"].(string)), runStatus(doomed["url"].(string))}
+		if !slices.Equal(now, ended) {
+			t.Logf("runs: %v", now)
+		}
+		ended = now
+		return slices.Equal(ended, []string{"completed", "completed", "canceled"})
+	})
+	t.Logf("runs ended: %v", ended)
+	if got := ts.do(&admin, "GET", exp["resource_url"].(string), nil).json(t); got["status"] != "succeeded" {
+		t.Errorf("export row: %v", got)
+	}
+	if got := ts.do(&admin, "GET", sync["resource_url"].(string), nil).json(t); got["status"] != "succeeded" {
+		t.Errorf("sync row: %v", got)
+	}
+	if got := ts.do(&admin, "GET", doomed["resource_url"].(string), nil).json(t); got["status"] != "canceled" || !strings.Contains(got["error"].(string), "canceled") {
+		t.Errorf("canceled export row after the worker ran: %v", got)
+	}
+	closed := listRunIDs(t, ts, admin, "status=completed,canceled")
+	if closed[exp["id"].(string)]["closed_at"] == nil || closed[doomed["id"].(string)]["status"] != "canceled" {
+		t.Errorf("closed runs: %v", closed)
+	}
+	// The detail of a completed export names its steps in words.
+	detail = ts.do(&admin, "GET", exp["url"].(string), nil).json(t)
+	var names []string
+	for _, st := range detail["steps"].([]any) {
+		m := st.(map[string]any)
+		names = append(names, m["name"].(string))
+		if m["status"] != "completed" {
+			t.Errorf("step of a completed export: %v", m)
+		}
+	}
+	if !slices.Equal(names, []string{"ExportTakeSnapshot", "ExportRender"}) {
+		t.Errorf("export steps: %v", names)
+	}
+	// Canceling an ended run is a 409.
+	expect(t, ts.do(&admin, "POST", exp["url"].(string)+"/cancel", nil), 409, "CONFLICT")
+}
