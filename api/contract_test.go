@@ -207,7 +207,14 @@ func (cc *contractClient) call(t *testing.T, c contractCall) response {
 		name = name[:120] + "…"
 	}
 	req := cc.newRequest(t, c)
-	route, params, err := cc.spec.router.FindRoute(req)
+	// A path parameter holding an escaped slash (a workflow id, %2F) is one segment: the
+	// router would decode it into several, so it is matched on the escaped form.
+	routeReq := req
+	if req.URL.RawPath != "" {
+		routeReq = req.Clone(context.Background())
+		routeReq.URL.Path, routeReq.URL.RawPath = req.URL.RawPath, ""
+	}
+	route, params, err := cc.spec.router.FindRoute(routeReq)
 	if err != nil {
 		t.Fatalf("%s: the request matches no operation of openapi.yaml: %v", name, err)
 	}

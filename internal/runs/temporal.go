@@ -115,13 +115,13 @@ func (r Reader) List(ctx context.Context, tenantID uuid.UUID, allowed []Kind, f 
 	return page, nil
 }
 
-// closeFailures fills LastFailure of the failed and timed-out runs of a page
+// closeFailures fills LastFailure of the failed, timed-out and terminated runs of a page
 // from their close event (one small history read each, in parallel).
 func (r Reader) closeFailures(ctx context.Context, list []Run) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(list))
 	for i := range list {
-		if list[i].Status != Failed && list[i].Status != TimedOut {
+		if list[i].Status != Failed && list[i].Status != TimedOut && list[i].Status != Terminated {
 			continue
 		}
 		wg.Go(func() {
