@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
 	"github.com/valuecase/valuecase/internal/testenv"
@@ -204,4 +206,65 @@ func TestAgentsWorkflowsEndToEnd(t *testing.T) {
 	}
 	// Canceling an ended run is a 409.
 	expect(t, ts.do(&admin, "POST", exp["url"].(string)+"/cancel", nil), 409, "CONFLICT")
+}
+
+// TestOperatorPauseOfAScheduleShows: an operator pauses an integration's schedule in the
+// Temporal UI: GET /v1/integrations/{id} says so (paused by an operator, with the note) while
+// the integration stays active; a change to the integration keeps the operator's pause;
+// pausing and resuming the integration takes the schedule over again. The schedule carries the
+// tenant, the integration and a summary.
+func TestOperatorPauseOfAScheduleShows(t *testing.T) {
+	ts := newAgentsStack(t, "enterprise_plus")
+	admin := ts.admin()
+	feed := providertest.NewFeed(t, providertest.Options{Records: 1})
+	r := ts.do(&admin, "POST", "/v1/integrations", map[string]any{
+		"provider": "http_feed", "name": "Nightly feed", "config": map[string]any{"instance_url": feed.URL, "oauth_token": providertest.DefaultToken},
+		"sync_schedule": map[string]any{"frequency": "daily", "at": "02:00", "timezone": "Europe/Berlin"},
+	})
+	expect(t, r, 201)
+	id := r.json(t)["id"].(string)
+	cfg := testConfig(t)
+	cfg.OutboundAllowPrivateNetworks = true
+	tc := testenv.TemporalClient(t)
+	runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: tc, Log: testenv.QuietLogger()})
+	state := func() map[string]any {
+		got := ts.do(&admin, "GET", "/v1/integrations/"+id, nil)
+		expect(t, got, 200)
+		m := got.json(t)
+		if m["schedule_state"] == nil {
+			t.Fatalf("no schedule_state: %s", got.body)
+		}
+		return m
+	}
+	testenv.Eventually(t, 30*time.Second, "the schedule to be applied", func() bool { return state()["schedule_state"].(map[string]any)["status"] == "active" })
+
+	handle := tc.ScheduleClient().GetHandle(context.Background(), "integration-sync/"+ts.tenant.String()+"/"+id)
+	desc, err := handle.Describe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sa := desc.TypedSearchAttributes; sa.Size() != 3 || desc.Memo == nil || desc.Memo.GetFields()["summary"] == nil {
+		t.Errorf("schedule search attributes %v, memo %v", sa, desc.Memo)
+	}
+	if err := handle.Pause(context.Background(), client.SchedulePauseOptions{Note: "provider maintenance until Monday"}); err != nil {
+		t.Fatal(err)
+	}
+	got := state()
+	if s := got["schedule_state"].(map[string]any); s["status"] != "paused" || s["paused_by"] != "operator" || s["note"] != "provider maintenance until Monday" || got["state"] != "active" {
+		t.Fatalf("after the operator's pause: %v", got)
+	}
+	// A change to the integration re-applies its schedule: the operator's pause stays.
+	expect(t, ts.do(&admin, "PATCH", "/v1/integrations/"+id, map[string]any{"name": "Nightly feed (EU)"}), 200)
+	testenv.Eventually(t, 30*time.Second, "the renamed schedule", func() bool {
+		d, err := handle.Describe(context.Background())
+		return err == nil && strings.Contains(d.Schedule.Action.(*client.ScheduleWorkflowAction).StaticSummary, "(EU)")
+	})
+	if s := state()["schedule_state"].(map[string]any); s["status"] != "paused" || s["paused_by"] != "operator" {
+		t.Fatalf("the change undid the operator's pause: %v", s)
+	}
+	// Pausing the integration takes the schedule over; resuming it resumes the schedule.
+	expect(t, ts.do(&admin, "PATCH", "/v1/integrations/"+id, map[string]any{"state": "paused"}), 200)
+	testenv.Eventually(t, 30*time.Second, "the integration's pause", func() bool { return state()["schedule_state"].(map[string]any)["paused_by"] == "integration" })
+	expect(t, ts.do(&admin, "PATCH", "/v1/integrations/"+id, map[string]any{"state": "active"}), 200)
+	testenv.Eventually(t, 30*time.Second, "the schedule resumed", func() bool { return state()["schedule_state"].(map[string]any)["status"] == "active" })
 }

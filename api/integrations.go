@@ -76,6 +76,15 @@ type integrationJSON struct {
 	CreatedAt      string         `json:"created_at"`
 	UpdatedAt      string         `json:"updated_at"`
 	DisconnectedAt *string        `json:"disconnected_at"`
+	// ScheduleState is the Temporal Schedule as it stands (GET of one integration only): an
+	// operator may pause it in the Temporal UI without changing the integration's state.
+	ScheduleState *scheduleStateJSON `json:"schedule_state,omitempty"`
+}
+
+type scheduleStateJSON struct {
+	Status   string  `json:"status"`
+	PausedBy *string `json:"paused_by"`
+	Note     *string `json:"note"`
 }
 
 func scheduleOf(in dbsqlc.Integration) integration.Schedule {
@@ -151,7 +160,7 @@ type integrationFields struct {
 }
 
 var readOnlyIntegrationFields = []string{"id", "oauth_token_set", "oauth_token_hint", "last_error", "watermark", "next_sync_at",
-	"last_sync_at", "syncs_url", "created_at", "updated_at", "disconnected_at"}
+	"last_sync_at", "syncs_url", "created_at", "updated_at", "disconnected_at", "schedule_state"}
 
 // readIntegrationFields reads a body. mode: "create" (provider, name, config required),
 // "put" (name and config required; provider may be repeated, not changed), "patch" (none).
@@ -432,7 +441,15 @@ func (s *Server) getIntegration(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toIntegrationJSON(in, time.Now()))
+	body := toIntegrationJSON(in, time.Now())
+	if s.Temporal != nil {
+		if err := endTx(c); err != nil { // free the connection while Temporal answers
+			return err
+		}
+		st := s.runsReader().Schedule(c.UserContext(), in.TenantID, in.ID.String())
+		body.ScheduleState = &scheduleStateJSON{Status: st.Status, PausedBy: nonEmpty(st.PausedBy), Note: nonEmpty(st.Note)}
+	}
+	return c.JSON(body)
 }
 
 func (s *Server) replaceIntegration(c *fiber.Ctx) error { return s.updateIntegration(c, "put") }

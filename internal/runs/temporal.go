@@ -287,3 +287,34 @@ func (r Reader) Get(ctx context.Context, tenantID uuid.UUID, id string) (Detail,
 
 // PayloadIs reports whether a keyword payload (a search attribute's value) is s.
 func PayloadIs(p *commonpb.Payload, s string) bool { return keyword(p) == s }
+
+// ScheduleState is how an integration's Temporal Schedule stands.
+type ScheduleState struct {
+	Status   string // active, paused, none (no schedule: manual, or not yet applied), unknown (Temporal did not answer)
+	PausedBy string // operator (paused in the Temporal UI or CLI) or integration (the integration is not active); "" unless paused
+	Note     string // the schedule's note when paused
+}
+
+// Schedule reads the state of the schedule of the tenant's integration (the caller loaded
+// the integration in the tenant's transaction: the id is the tenant's). Temporal down or late
+// is Status unknown, not an error: the integration's own record still answers.
+func (r Reader) Schedule(ctx context.Context, tenantID uuid.UUID, integrationID string) ScheduleState {
+	ctx, cancel := r.deadline(ctx)
+	defer cancel()
+	desc, err := r.Temporal.ScheduleClient().GetHandle(ctx, IntegrationScheduleID(tenantID.String(), integrationID)).Describe(ctx)
+	if _, nf := errors.AsType[*serviceerror.NotFound](err); nf {
+		return ScheduleState{Status: "none"}
+	}
+	if err != nil || desc == nil || desc.Schedule.State == nil {
+		return ScheduleState{Status: "unknown"}
+	}
+	st := desc.Schedule.State
+	if !st.Paused {
+		return ScheduleState{Status: "active"}
+	}
+	by := "operator"
+	if st.Note == ScheduleNoteActive || st.Note == ScheduleNotePaused {
+		by = "integration"
+	}
+	return ScheduleState{Status: "paused", PausedBy: by, Note: st.Note}
+}
