@@ -167,8 +167,8 @@ func (s *Server) ingestionHealth(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.Status(code).JSON(fiber.Map{
-		"status": status,
-		"checks": fiber.Map{"postgres": pg, "temporal": tq, "sync_workers": workers},
+		"status":    status,
+		"checks":    fiber.Map{"postgres": pg, "temporal": tq, "sync_workers": workers},
 		"providers": providers, "schedules_in_error": inError,
 	})
 }

@@ -306,4 +306,3 @@ func Cancel(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, run Run, by stri
 	_, err := outbox.Write(ctx, tx, tenantID, EventCancelRequested, CancelRequestedEvent{WorkflowID: run.ID, RunID: run.RunID, By: by})
 	return err
 }
-
