@@ -268,3 +268,71 @@ func TestOperatorPauseOfAScheduleShows(t *testing.T) {
 	expect(t, ts.do(&admin, "PATCH", "/v1/integrations/"+id, map[string]any{"state": "active"}), 200)
 	testenv.Eventually(t, 30*time.Second, "the schedule resumed", func() bool { return state()["schedule_state"].(map[string]any)["status"] == "active" })
 }
+
+// TestAgentsCancelAStuckSync: a sync stuck on a provider that keeps answering 503 (the fetch
+// activity retrying, the step says so with the provider's answer) is canceled over REST: the
+// run ends canceled, the sync row says canceled, and the integration can sync again. The
+// ingestion health, with the worker polling, reports the provider's last sync.
+func TestAgentsCancelAStuckSync(t *testing.T) {
+	ts := newAgentsStack(t, "enterprise_plus")
+	admin := ts.admin()
+	feed := providertest.NewFeed(t, providertest.Options{Records: 2})
+	feed.Fail(providertest.Failure{Count: 1000, Status: 503, RetryAfter: "60"})
+	r := ts.do(&admin, "POST", "/v1/integrations", map[string]any{
+		"provider": "http_feed", "name": "Flaky feed", "config": map[string]any{"instance_url": feed.URL, "oauth_token": providertest.DefaultToken},
+	})
+	expect(t, r, 201)
+	integrationID := r.json(t)["id"].(string)
+	cfg := testConfig(t)
+	cfg.OutboundAllowPrivateNetworks = true
+	runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger()})
+
+	r = ts.do(&admin, "POST", "/api/v1/agents/workflows", map[string]any{"name": "integration_sync", "input": map[string]any{"integration_id": integrationID}})
+	expect(t, r, 202)
+	sync := r.json(t)
+	var fetch map[string]any
+	testenv.Eventually(t, 30*time.Second, "the fetch step to be retrying", func() bool {
+		got := ts.do(&admin, "GET", sync["url"].(string), nil)
+		if got.status != 200 { // the relay has not started it yet
+			return false
+		}
+		d := got.json(t)
+		for _, s := range d["steps"].([]any) {
+			if m := s.(map[string]any); m["name"] == "IntegrationSyncFetch" && m["status"] == "retrying" {
+				fetch = m
+				return d["last_failure"] != nil
+			}
+		}
+		return false
+	})
+	if !strings.Contains(fetch["last_failure"].(string), "503") || fetch["next_attempt_at"] == nil || !strings.Contains(fetch["description"].(string), "next attempt at") {
+		t.Errorf("retrying fetch: %v", fetch)
+	}
+
+	expect(t, ts.do(&admin, "POST", sync["url"].(string)+"/cancel", nil), 202)
+	testenv.Eventually(t, 30*time.Second, "the sync run canceled and its row too", func() bool {
+		run := ts.do(&admin, "GET", sync["url"].(string), nil).json(t)
+		row := ts.do(&admin, "GET", sync["resource_url"].(string), nil).json(t)
+		return run["status"] == "canceled" && row["status"] == "canceled"
+	})
+	// The one-open-sync slot is free again.
+	expect(t, ts.do(&admin, "POST", "/v1/integrations/"+integrationID+"/sync", nil), 202)
+
+	// The ingestion health sees the workers and the provider's last sync.
+	r = ts.do(nil, "GET", "/api/v1/ingestion/health", nil)
+	expect(t, r, 200)
+	h := r.json(t)
+	workers := h["checks"].(map[string]any)["sync_workers"].(map[string]any)
+	if h["status"] != "ok" || workers["status"] != "up" || workers["activity_pollers"].(float64) < 1 {
+		t.Errorf("ingestion health: %s", r.body)
+	}
+	var feedHealth map[string]any
+	for _, p := range h["providers"].([]any) {
+		if m := p.(map[string]any); m["provider"] == "http_feed" {
+			feedHealth = m
+		}
+	}
+	if feedHealth == nil || feedHealth["active_integrations"].(float64) < 1 || feedHealth["last_sync_status"] == nil {
+		t.Errorf("http_feed health: %v", h["providers"])
+	}
+}
