@@ -14,6 +14,7 @@ import (
 	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
 	"github.com/valuecase/valuecase/internal/testenv"
+	"github.com/valuecase/valuecase/worker"
 )
 
 // blackHoleTemporal is a Temporal address that accepts connections and never answers (a
@@ -191,10 +192,19 @@ func TestContractAgents(t *testing.T) {
 	if h := r.json(t); h["checks"].(map[string]any)["temporal"].(map[string]any)["status"] != "up" {
 		t.Errorf("/api/v1/health: %s", r.body)
 	}
-	r = call(contractCall{method: "GET", path: "/api/v1/ingestion/health", want: 503}) // no worker polls the sync task queue
-	if h := r.json(t); h["status"] != "down" || h["checks"].(map[string]any)["sync_workers"].(map[string]any)["status"] != "down" {
-		t.Errorf("/api/v1/ingestion/health without workers: %s", r.body)
+	r = hungCC.call(t, contractCall{method: "GET", path: "/api/v1/ingestion/health", want: 503}) // Temporal does not answer
+	if h := r.json(t); h["status"] != "down" || h["checks"].(map[string]any)["temporal"].(map[string]any)["status"] != "down" {
+		t.Errorf("/api/v1/ingestion/health with Temporal hanging: %s", r.body)
 	}
+	call(contractCall{method: "GET", path: "/api/v1/ingestion/health", headers: []string{"X-Padding", strings.Repeat("h", 17<<10)}, want: 431, code: "INVALID_PARAMETER", network: true})
+	cfg := testConfig(t)
+	cfg.OutboundAllowPrivateNetworks = true
+	stopWorker := runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger()})
+	testenv.Eventually(t, 30*time.Second, "the ingestion health with workers polling", func() bool {
+		return ts.do(nil, "GET", "/api/v1/ingestion/health", nil).status == 200
+	})
+	call(contractCall{method: "GET", path: "/api/v1/ingestion/health", want: 200})
+	stopWorker()
 
 	// --- 429 over the plan limit, then 503 with the database gone ---
 	cc.limitsAndOutage(t, ts, admin, base, []contractCall{
@@ -203,7 +213,7 @@ func TestContractAgents(t *testing.T) {
 		{method: "GET", path: exp["url"].(string)},
 		{method: "POST", path: exp["url"].(string) + "/cancel"},
 	})
-	if missing := cc.uncovered([]string{"workflows"}, 500); len(missing) > 0 {
+	if missing := cc.uncovered([]string{"workflows", "ingestion"}, 500); len(missing) > 0 {
 		t.Errorf("statuses never seen: %v", missing)
 	}
 }

@@ -662,7 +662,8 @@ func TestContractAPI(t *testing.T) {
 		cc.call(t, contractCall{method: "GET", path: "/docs/nope.js", want: 404, code: "NOT_FOUND"})
 		// A request line plus headers over 16 KB: fasthttp refuses it before any route runs.
 		huge := strings.Repeat("h", 17<<10)
-		for _, path := range []string{"/health", "/metrics", "/.well-known/jwks.json", "/openapi.yaml", "/docs", "/docs/swagger-ui.css"} {
+		cc.call(t, contractCall{method: "GET", path: "/api/v1/health", want: 200})
+		for _, path := range []string{"/health", "/api/v1/health", "/metrics", "/.well-known/jwks.json", "/openapi.yaml", "/docs", "/docs/swagger-ui.css"} {
 			cc.call(t, contractCall{method: "GET", path: path, headers: []string{"X-Padding", huge}, want: 431, code: "INVALID_PARAMETER", network: true})
 		}
 	})
