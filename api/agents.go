@@ -246,14 +246,19 @@ func runID(c *fiber.Ctx) (string, error) {
 }
 
 // loadRun reads the tenant's run (404 for another tenant's, whatever the id says) that the
-// caller may read (403 otherwise).
-func (s *Server) loadRun(c *fiber.Ctx) (runs.Detail, error) {
+// caller may read (403 otherwise), with its steps when asked.
+func (s *Server) loadRun(c *fiber.Ctx, withSteps bool) (runs.Detail, error) {
 	id, err := runID(c)
 	if err != nil {
 		return runs.Detail{}, err
 	}
 	p := principal(c)
-	d, err := s.runsReader().Get(c.UserContext(), p.TenantID, id)
+	var d runs.Detail
+	if withSteps {
+		d, err = s.runsReader().Get(c.UserContext(), p.TenantID, id)
+	} else {
+		d.Run, err = s.runsReader().Run(c.UserContext(), p.TenantID, id)
+	}
 	if err != nil {
 		return d, runsError(err)
 	}
@@ -270,7 +275,7 @@ func (s *Server) getRun(c *fiber.Ctx) error {
 	if err := endTx(c); err != nil {
 		return err
 	}
-	d, err := s.loadRun(c)
+	d, err := s.loadRun(c, true)
 	if err != nil {
 		return err
 	}
@@ -354,7 +359,7 @@ func (s *Server) cancelRun(c *fiber.Ctx) error {
 	if len(c.Body()) > 0 {
 		return InvalidParameter("this request takes no body")
 	}
-	d, err := s.loadRun(c)
+	d, err := s.loadRun(c, false)
 	if err != nil {
 		return err
 	}

@@ -8,10 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"go.temporal.io/sdk/client"
 
 	"github.com/valuecase/valuecase/api"
+	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
+	"github.com/valuecase/valuecase/internal/runs"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
 )
@@ -160,6 +163,16 @@ func TestAgentsWorkflowsEndToEnd(t *testing.T) {
 	if row := ts.do(&admin, "GET", doomed["resource_url"].(string), nil).json(t); row["status"] != "queued" {
 		t.Errorf("export row before its run stopped: %v", row)
 	}
+
+	// The cancel reaches Temporal before any worker runs the export (else the export could
+	// finish first and keep its outcome, as it should).
+	testenv.Eventually(t, 30*time.Second, "the relay to hand the cancel to Temporal", func() bool {
+		var published bool
+		err := db.InTenant(t.Context(), ts.pool, ts.tenant, func(tx pgx.Tx) error {
+			return tx.QueryRow(t.Context(), "SELECT published_at IS NOT NULL FROM outbox_events WHERE type = $1", runs.EventCancelRequested).Scan(&published)
+		})
+		return err == nil && published
+	})
 
 	// The real worker: the others complete, the canceled run ends canceled.
 	stopRelay()
@@ -334,5 +347,46 @@ func TestAgentsCancelAStuckSync(t *testing.T) {
 	}
 	if feedHealth == nil || feedHealth["active_integrations"].(float64) < 1 || feedHealth["last_sync_status"] == nil {
 		t.Errorf("http_feed health: %v", h["providers"])
+	}
+}
+
+// TestAgentsRedeliverAWebhookEvent: a delivery redelivered through POST
+// /api/v1/agents/workflows (name webhook_redelivery) is sent again by a run on the worker: the
+// receiver gets the same event id twice, the delivery log shows the attempt (trigger
+// redeliver), and the run is listed completed under the webhook.
+func TestAgentsRedeliverAWebhookEvent(t *testing.T) {
+	ts := newAgentsStack(t, "enterprise_plus")
+	admin := ts.admin()
+	const secret = "redelivery-secret-0123456789"
+	rc := testenv.NewReceiver(t, secret, 200)
+	r := ts.do(&admin, "POST", "/v1/webhooks", map[string]any{"url": rc.URL, "events": []string{"initiative.created"}, "secret": secret})
+	expect(t, r, 201)
+	hookID := r.json(t)["id"].(string)
+	cfg := testConfig(t)
+	cfg.OutboundAllowPrivateNetworks = true
+	runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger()})
+	ts.createInitiative(admin, map[string]any{"name": "Redelivered"})
+	testenv.Eventually(t, 30*time.Second, "the first delivery", func() bool { return len(rc.Requests()) == 1 })
+	list := ts.do(&admin, "GET", "/v1/webhooks/"+hookID+"/deliveries", nil).json(t)["data"].([]any)
+	deliveryID := list[0].(map[string]any)["id"].(string)
+
+	r = ts.do(&admin, "POST", "/api/v1/agents/workflows", map[string]any{"name": "webhook_redelivery", "input": map[string]any{"webhook_id": hookID, "delivery_id": deliveryID}})
+	expect(t, r, 202)
+	run := r.json(t)
+	if run["kind"] != "webhook_redelivery" || run["resource_url"] != "/v1/webhooks/"+hookID+"/deliveries/"+deliveryID {
+		t.Errorf("redelivery start: %s", r.body)
+	}
+	testenv.Eventually(t, 30*time.Second, "the redelivery", func() bool { return len(rc.Requests()) == 2 })
+	if got := rc.Requests(); got[0].EventID != got[1].EventID || rc.SignatureErrors() != 0 {
+		t.Errorf("redelivered %v, signature errors %d", got, rc.SignatureErrors())
+	}
+	testenv.Eventually(t, 30*time.Second, "the run listed completed", func() bool {
+		l := listRunIDs(t, ts, admin, "kind=webhook_redelivery&object_type=webhook&object_id="+hookID)
+		return l[run["id"].(string)] != nil && l[run["id"].(string)]["status"] == "completed"
+	})
+	d := ts.do(&admin, "GET", "/v1/webhooks/"+hookID+"/deliveries/"+deliveryID, nil).json(t)
+	attempts := d["attempts"].([]any)
+	if len(attempts) != 2 || attempts[1].(map[string]any)["trigger"] != "redeliver" {
+		t.Errorf("delivery log: %v", d)
 	}
 }

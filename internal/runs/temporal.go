@@ -232,26 +232,44 @@ type Detail struct {
 // tens of events; a run that grew past this is shown in part).
 const maxHistoryEvents = 2000
 
+// describe reads the latest run of workflow id id, if it is the tenant's.
+func (r Reader) describe(ctx context.Context, tenantID uuid.UUID, id string) (Run, *workflowservice.DescribeWorkflowExecutionResponse, error) {
+	desc, err := r.Temporal.WorkflowService().DescribeWorkflowExecution(ctx, &workflowservice.DescribeWorkflowExecutionRequest{
+		Namespace: r.Namespace, Execution: &commonpb.WorkflowExecution{WorkflowId: id},
+	})
+	if _, nf := errors.AsType[*serviceerror.NotFound](err); nf {
+		return Run{}, nil, ErrNotFound
+	}
+	if _, bad := errors.AsType[*serviceerror.InvalidArgument](err); bad {
+		return Run{}, nil, ErrNotFound
+	}
+	if err := unavailable(ctx, err); err != nil {
+		return Run{}, nil, err
+	}
+	run, ok := toRun(desc.GetWorkflowExecutionInfo(), tenantID)
+	if !ok {
+		return Run{}, nil, ErrNotFound // another tenant's run answers exactly as a missing one
+	}
+	return run, desc, nil
+}
+
+// Run reads the latest run of workflow id id, if it is the tenant's, without its steps
+// (what a cancel needs).
+func (r Reader) Run(ctx context.Context, tenantID uuid.UUID, id string) (Run, error) {
+	ctx, cancel := r.deadline(ctx)
+	defer cancel()
+	run, _, err := r.describe(ctx, tenantID, id)
+	return run, err
+}
+
 // Get reads the latest run of workflow id id, if it is the tenant's, with
 // its steps from the run's history and pending activities.
 func (r Reader) Get(ctx context.Context, tenantID uuid.UUID, id string) (Detail, error) {
 	ctx, cancel := r.deadline(ctx)
 	defer cancel()
-	desc, err := r.Temporal.WorkflowService().DescribeWorkflowExecution(ctx, &workflowservice.DescribeWorkflowExecutionRequest{
-		Namespace: r.Namespace, Execution: &commonpb.WorkflowExecution{WorkflowId: id},
-	})
-	if _, nf := errors.AsType[*serviceerror.NotFound](err); nf {
-		return Detail{}, ErrNotFound
-	}
-	if _, bad := errors.AsType[*serviceerror.InvalidArgument](err); bad {
-		return Detail{}, ErrNotFound
-	}
-	if err := unavailable(ctx, err); err != nil {
+	run, desc, err := r.describe(ctx, tenantID, id)
+	if err != nil {
 		return Detail{}, err
-	}
-	run, ok := toRun(desc.GetWorkflowExecutionInfo(), tenantID)
-	if !ok {
-		return Detail{}, ErrNotFound // another tenant's run answers exactly as a missing one
 	}
 	d := Detail{Run: run}
 	var events []*historypb.HistoryEvent
