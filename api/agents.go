@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,7 +139,7 @@ func (q *query) listOf(name string, allowed []string) []string {
 		return nil
 	}
 	for _, p := range parts {
-		if !containsString(allowed, p) && q.err == nil {
+		if !slices.Contains(allowed, p) && q.err == nil {
 			q.err = InvalidParameter("query parameter %s must be a comma-separated list of %s", name, strings.Join(allowed, ", "))
 			return nil
 		}
@@ -160,15 +161,6 @@ func (q *query) timeParam(name string) *time.Time {
 		return nil
 	}
 	return &t
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // listRuns: the tenant's runs of the kinds the caller may read, newest first (running ones first).

@@ -115,16 +115,22 @@ func (r Reader) List(ctx context.Context, tenantID uuid.UUID, allowed []Kind, f 
 	return page, nil
 }
 
+// maxParallelReads bounds the history reads of one list request.
+const maxParallelReads = 8
+
 // closeFailures fills LastFailure of the failed, timed-out and terminated runs of a page
 // from their close event (one small history read each, in parallel).
 func (r Reader) closeFailures(ctx context.Context, list []Run) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(list))
+	slots := make(chan struct{}, maxParallelReads) // a page of failures must not flood the frontend
 	for i := range list {
 		if list[i].Status != Failed && list[i].Status != TimedOut && list[i].Status != Terminated {
 			continue
 		}
 		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			res, err := r.Temporal.WorkflowService().GetWorkflowExecutionHistory(ctx, &workflowservice.GetWorkflowExecutionHistoryRequest{
 				Namespace: r.Namespace, Execution: &commonpb.WorkflowExecution{WorkflowId: list[i].ID, RunId: list[i].RunID},
 				HistoryEventFilterType: enums.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
