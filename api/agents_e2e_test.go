@@ -14,9 +14,11 @@ import (
 	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
+	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/runs"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
+	"github.com/valuecase/valuecase/workflows"
 )
 
 // agentsStack is the API with a Temporal client (the workflow view reads visibility) on the
@@ -388,5 +390,22 @@ func TestAgentsRedeliverAWebhookEvent(t *testing.T) {
 	attempts := d["attempts"].([]any)
 	if len(attempts) != 2 || attempts[1].(map[string]any)["trigger"] != "redeliver" {
 		t.Errorf("delivery log: %v", d)
+	}
+
+	// The relay hands the same event over again (at least once): the ended run is not started
+	// again, so the receiver gets nothing more.
+	var data []byte
+	if err := db.InTenant(t.Context(), ts.pool, ts.tenant, func(tx pgx.Tx) error {
+		return tx.QueryRow(t.Context(), "SELECT data FROM outbox_events WHERE type = $1", runs.EventRedeliveryRequested).Scan(&data)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h := &workflows.WebhookRedeliveryEvents{Temporal: testenv.TemporalClient(t)}
+	if err := h.Handle(t.Context(), outbox.Event{TenantID: ts.tenant, Type: runs.EventRedeliveryRequested, Data: data}); err != nil {
+		t.Fatalf("handling the event again: %v", err)
+	}
+	time.Sleep(2 * time.Second)
+	if n := len(rc.Requests()); n != 2 {
+		t.Errorf("the event handled again sent the delivery again: %d requests", n)
 	}
 }

@@ -3,9 +3,12 @@ package workflows
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -58,7 +61,13 @@ func (h *WebhookRedeliveryEvents) Handle(ctx context.Context, ev outbox.Event) e
 	}
 	tenant := ev.TenantID.String()
 	id := WebhookRedeliveryWorkflowID(tenant, e.WebhookID, e.DeliveryID, e.RedeliveryID)
-	_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, WebhookRetryTaskQueue, tenant, e.Subject()), WebhookRedeliveryWorkflow,
+	opts := startOptions(id, WebhookRetryTaskQueue, tenant, e.Subject())
+	// A redelivered event must not send the delivery again once its run has ended.
+	opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE
+	_, err := h.Temporal.ExecuteWorkflow(ctx, opts, WebhookRedeliveryWorkflow,
 		activities.WebhookRedeliverInput{TenantID: tenant, WebhookID: e.WebhookID, DeliveryID: e.DeliveryID})
+	if _, started := errors.AsType[*serviceerror.WorkflowExecutionAlreadyStarted](err); started {
+		return nil
+	}
 	return err
 }
