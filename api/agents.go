@@ -123,6 +123,8 @@ func runsError(err error) error {
 		return Conflict("%s", open.Error())
 	case errors.Is(err, runs.ErrNotRunning):
 		return Conflict("the run has ended; there is nothing to cancel")
+	case errors.Is(err, runs.ErrNotCancelable):
+		return Conflict("runs of this kind cannot be canceled over REST; they end by a decision on their resource")
 	}
 	return integrationError(err)
 }
