@@ -114,3 +114,13 @@ func (a *ExportActivities) ExportFail(ctx context.Context, ref ExportRef, reason
 	}
 	return a.Store.Fail(ctx, j, reason)
 }
+
+// ExportCancel marks the export canceled (its run was canceled, from REST or the Temporal UI);
+// an export that finished keeps its outcome.
+func (a *ExportActivities) ExportCancel(ctx context.Context, ref ExportRef, reason string) error {
+	j, err := ref.job()
+	if err != nil {
+		return err
+	}
+	return a.Store.Cancel(ctx, j, reason)
+}

@@ -236,3 +236,13 @@ func (a *IntegrationActivities) IntegrationSyncScheduled(ctx context.Context, te
 	}
 	return ScheduledSync{SyncID: s.ID.String(), Name: in.Name}, nil
 }
+
+// IntegrationSyncCancel marks the sync canceled (its run was canceled, from REST or the
+// Temporal UI); a sync that finished keeps its outcome.
+func (a *IntegrationActivities) IntegrationSyncCancel(ctx context.Context, ref SyncRef, reason string) error {
+	tenant, id, err := ref.ids()
+	if err != nil {
+		return err
+	}
+	return a.Store.Cancel(ctx, tenant, id, reason)
+}

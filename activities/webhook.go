@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -99,4 +100,43 @@ func (a *WebhookActivities) WebhookDisable(ctx context.Context, in WebhookDisabl
 		return false, err
 	}
 	return a.Dispatcher.Disable(ctx, ids[0], ids[1], in.Reason)
+}
+
+// WebhookRedeliverInput names the delivery a client asked to send again.
+type WebhookRedeliverInput struct {
+	TenantID   string
+	WebhookID  string
+	DeliveryID string
+}
+
+// WebhookRedeliverResult is what the one extra attempt did.
+type WebhookRedeliverResult struct {
+	Outcome        string // delivered, failed, ...
+	StatusCode     int
+	DeliveryStatus string
+}
+
+// ErrTypeDeliveryGone is the failure type of a redelivery that cannot be made: the delivery or
+// its event is gone (its message is written for the client).
+const ErrTypeDeliveryGone = "DeliveryGone"
+
+// WebhookRedeliver sends a delivery's event again as one extra attempt (what
+// POST /v1/webhooks/{id}/deliveries/{d}/redeliver does at once). A delivery
+// whose attempt 1 is still in flight is retried later; a gone delivery or
+// event fails the run with the reason.
+func (a *WebhookActivities) WebhookRedeliver(ctx context.Context, in WebhookRedeliverInput) (WebhookRedeliverResult, error) {
+	ids, err := parseIDs(in.TenantID, in.WebhookID, in.DeliveryID)
+	if err != nil {
+		return WebhookRedeliverResult{}, err
+	}
+	res, err := a.Dispatcher.Redeliver(ctx, ids[0], ids[1], ids[2])
+	switch {
+	case errors.Is(err, dispatch.ErrDeliveryNotFound):
+		return WebhookRedeliverResult{}, temporal.NewNonRetryableApplicationError("the delivery no longer exists", ErrTypeDeliveryGone, nil)
+	case errors.Is(err, dispatch.ErrEventGone):
+		return WebhookRedeliverResult{}, temporal.NewNonRetryableApplicationError("the event of this delivery is no longer stored and cannot be sent again", ErrTypeDeliveryGone, nil)
+	case err != nil:
+		return WebhookRedeliverResult{}, err // in flight, database: retried
+	}
+	return WebhookRedeliverResult{Outcome: string(res.Attempt.Outcome), StatusCode: res.Attempt.StatusCode, DeliveryStatus: res.Status}, nil
 }

@@ -130,7 +130,7 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 			body.Error.Errors = []FieldError{}
 		}
 	}
-	if len(c.Response().Header.Peek("X-RateLimit-Limit")) == 0 && strings.HasPrefix(c.Path(), "/v1/") {
+	if len(c.Response().Header.Peek("X-RateLimit-Limit")) == 0 && (strings.HasPrefix(c.Path(), "/v1/") || strings.HasPrefix(c.Path(), "/api/v1/agents/")) {
 		s.chargeClientIP(c) // refused before the tenant's limits ran (body too large, database down)
 	}
 	if apiErr.Status == http.StatusUnauthorized {

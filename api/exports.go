@@ -17,7 +17,6 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/export"
-	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/render"
 	"github.com/valuecase/valuecase/internal/validation"
@@ -65,13 +64,6 @@ func toExportJSON(r dbsqlc.ExportGetRow) exportJSON {
 	return j
 }
 
-// exportEventJSON is the internal event that starts the export workflow.
-type exportEventJSON struct {
-	exportJSON
-	CaseName    string `json:"case_name"`
-	CaseVersion int32  `json:"case_version"`
-}
-
 func (s *Server) createExport(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
@@ -93,22 +85,15 @@ func (s *Server) createExport(c *fiber.Ctx) error {
 	if err := req.Check(); err != nil {
 		return err
 	}
-	row, err := loadBusinessCase(c, false)
+	caseID, err := pathID(c, "id", "business case")
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	created, err := db.Q.ExportCreate(ctx, t, dbsqlc.ExportCreateParams{
-		TenantID: row.TenantID, BusinessCaseID: row.ID, Format: string(req.Format), IncludeAppendices: req.IncludeAppendices,
-		Watermark: noneIfBlank(watermark), RequestedBy: principal(c).Subject,
-	})
+	created, err := export.Queue(c.UserContext(), tx(c), principal(c).TenantID, caseID, req, principal(c).Subject)
 	if err != nil {
-		return err
+		return found("business case", err)
 	}
 	body := toExportJSON(dbsqlc.ExportGetRow(created))
-	if _, err := outbox.Write(ctx, t, row.TenantID, outbox.BusinessCaseExportRequested, exportEventJSON{body, row.Name, row.Version}); err != nil {
-		return err
-	}
 	c.Location(body.StatusURL)
 	return c.Status(fiber.StatusAccepted).JSON(body)
 }

@@ -80,6 +80,15 @@ type integrationJSON struct {
 	CreatedAt      string         `json:"created_at"`
 	UpdatedAt      string         `json:"updated_at"`
 	DisconnectedAt *string        `json:"disconnected_at"`
+	// ScheduleState is the Temporal Schedule as it stands (GET of one integration only): an
+	// operator may pause it in the Temporal UI without changing the integration's state.
+	ScheduleState *scheduleStateJSON `json:"schedule_state,omitempty"`
+}
+
+type scheduleStateJSON struct {
+	Status   string  `json:"status"`
+	PausedBy *string `json:"paused_by"`
+	Note     *string `json:"note"`
 }
 
 func scheduleOf(in dbsqlc.Integration) integration.Schedule {
@@ -159,7 +168,7 @@ type integrationFields struct {
 }
 
 var readOnlyIntegrationFields = []string{"id", "oauth_token_set", "oauth_token_hint", "secrets_set", "last_error", "watermark", "next_sync_at",
-	"last_sync_at", "syncs_url", "created_at", "updated_at", "disconnected_at"}
+	"last_sync_at", "syncs_url", "created_at", "updated_at", "disconnected_at", "schedule_state"}
 
 // readIntegrationFields reads a body. mode: "create" (provider, name, config required),
 // "put" (name and config required; provider may be repeated, not changed), "patch" (none).
@@ -467,7 +476,15 @@ func (s *Server) getIntegration(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(toIntegrationJSON(in, s.Webhooks.Secrets, time.Now()))
+	body := toIntegrationJSON(in, s.Webhooks.Secrets, time.Now())
+	if s.Temporal != nil {
+		if err := endTx(c); err != nil { // free the connection while Temporal answers
+			return err
+		}
+		st := s.runsReader().Schedule(c.UserContext(), in.TenantID, in.ID.String())
+		body.ScheduleState = &scheduleStateJSON{Status: st.Status, PausedBy: nonEmpty(st.PausedBy), Note: nonEmpty(st.Note)}
+	}
+	return c.JSON(body)
 }
 
 func (s *Server) replaceIntegration(c *fiber.Ctx) error { return s.updateIntegration(c, "put") }
@@ -622,31 +639,23 @@ func (s *Server) triggerSync(c *fiber.Ctx) error {
 	if len(c.Body()) > 0 {
 		return InvalidParameter("this request takes no body")
 	}
-	in, err := loadIntegration(c, true)
+	id, err := pathID(c, "id", "integration")
 	if err != nil {
 		return err
 	}
-	if err := integrationError(integration.CheckSync(integration.State(in.State))); err != nil {
-		return err
-	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	open, err := db.Q.SyncOpen(ctx, t, dbsqlc.SyncOpenParams{TenantID: in.TenantID, IntegrationID: in.ID})
-	if err == nil {
-		return Conflict("sync %s of this integration is already %s; see /v1/integrations/%s/syncs/%s", open.ID, open.Status, in.ID, open.ID)
-	}
-	if !db.IsNotFound(err) {
-		return err
-	}
-	sync, err := db.Q.SyncCreate(ctx, t, dbsqlc.SyncCreateParams{TenantID: in.TenantID, IntegrationID: in.ID, Trigger: "manual", RequestedBy: p.Subject, Since: in.Watermark})
+	sync, _, err := integration.QueueSync(c.UserContext(), tx(c), principal(c).TenantID, id, principal(c).Subject)
 	if err != nil {
-		return err
-	}
-	if _, err := outbox.Write(ctx, t, in.TenantID, integration.EventSyncRequested, integration.SyncRequestedEvent{
-		IntegrationID: in.ID.String(), SyncID: sync.ID.String(), Name: in.Name, Provider: in.Provider,
-	}); err != nil {
-		return err
+		return syncQueueError(err)
 	}
 	body := toSyncJSON(sync)
 	c.Location(body.StatusURL)
 	return c.Status(fiber.StatusAccepted).JSON(body)
+}
+
+// syncQueueError maps the refusals of integration.QueueSync.
+func syncQueueError(err error) error {
+	if open, ok := errors.AsType[*integration.SyncOpenError](err); ok {
+		return Conflict("%s", open.Error())
+	}
+	return integrationError(found("integration", err))
 }

@@ -95,6 +95,10 @@ func (s *Server) routes() {
 
 	app.Get("/health", s.health)
 	app.Get("/metrics", s.metricsHandler())
+	api1 := app.Group("/api/v1")  // the spec's component paths (section 4, operational endpoints)
+	api1.Get("/health", s.health) // alias of /health
+	api1.Get("/ingestion/health", s.ingestionHealth)
+	s.agentsRoutes(api1) // the workflow view (agents.go)
 	app.Get("/.well-known/jwks.json", s.jwks)
 	mountDocs(app, OpenAPISpec)
 	s.authRoutes(app) // POST /v1/auth/token and /v1/auth/refresh: no bearer token, no X-Tenant-ID (authtoken.go)

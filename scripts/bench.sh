@@ -8,9 +8,9 @@
 #   API         bin/valuecase api on a free 127.0.0.1 port, LOG_LEVEL=warn (no access log), its
 #               own keys in .data/bench-keys, TEMPORAL_ADDRESS a port nothing listens on (CRUD
 #               does not need Temporal; /health says "degraded"); stopped on exit
-#   Temporal    for the export and sync suites (BENCH_SUITES with "export" or "sync", or all): a
-#               dev server (bin/temporal, in memory, a free port); each suite starts its own worker
-#               against it
+#   Temporal    for the export, sync and workflows suites (BENCH_SUITES with one of them, or all):
+#               a dev server (bin/temporal, in memory, a free port); each suite starts its own
+#               worker against it; with the workflows suite the API's TEMPORAL_ADDRESS is it too
 #
 #   BENCH_DURATION     measured time of each duration-based run, per side, split over the rounds
 #                      in whole seconds (default 10s)
@@ -117,7 +117,6 @@ trap 'stop_api; exit 143' TERM
 
 api_database_url="$DATABASE_URL"
 notes=(--note "the API runs with LOG_LEVEL=warn: access logs are off during the measurement"
-	--note "the API's TEMPORAL_ADDRESS points at an unused port: its CRUD does not touch Temporal"
 	--note "the API runs with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true: the sync suite's fake provider listens on 127.0.0.1")
 cpus="$(nproc)"
 api_pool="${BENCH_POOL_MAX_CONNS:-$((2 * cpus))}"
@@ -127,6 +126,29 @@ api_gomaxprocs="${BENCH_API_GOMAXPROCS:-$((cpus > 1 ? cpus / 2 : 1))}"
 api_database_url+="&pool_max_conns=$api_pool"
 notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for a host it shares with its database (README, Sizing): GOMAXPROCS=$api_gomaxprocs of $cpus CPUs, a pool of $api_pool connections (BENCH_API_GOMAXPROCS, BENCH_POOL_MAX_CONNS)")
 
+# --- Temporal, for the export and sync suites (their workers are started by the suites) ---------
+export_args=()
+if [[ " $suites " == *" export "* || " $suites " == *" sync "* || " $suites " == *" workflows "* || " $suites " == *" all "* ]]; then
+	ensure_temporal_cli
+	dev_port="$(bin/benchmark free-port)"
+	log "starting a Temporal dev server on 127.0.0.1:$dev_port for the export/sync/workflows suites (in memory; log: $bench_dir/temporal.log)"
+	bin/temporal server start-dev --ip 127.0.0.1 --port "$dev_port" --headless --log-level warn \
+		--namespace default --search-attribute TenantId=Keyword --search-attribute ObjectType=Keyword --search-attribute ObjectId=Keyword \
+		>"$bench_dir/temporal.log" 2>&1 </dev/null &
+	temporal_pid=$!
+	wait_for_port 127.0.0.1 "$dev_port" 60 || die "the Temporal dev server did not listen on $dev_port (see $bench_dir/temporal.log)"
+	export_args=(--temporal "127.0.0.1:$dev_port")
+	if [[ " $suites " == *" workflows "* || " $suites " == *" all "* ]]; then
+		# The workflows suite reads the runs through the API (/api/v1/agents/workflows): its
+		# Temporal is this dev server. CRUD still never calls Temporal.
+		temporal_port="$dev_port"
+		notes+=(--note "the API's TEMPORAL_ADDRESS is the suites' dev server (the workflows suite reads visibility through the API); its CRUD does not touch Temporal")
+	fi
+fi
+
+if [[ $temporal_port != "${dev_port:-}" ]]; then
+	notes+=(--note "the API's TEMPORAL_ADDRESS points at an unused port: its CRUD does not touch Temporal")
+fi
 log "starting the API on $api_url (log: $api_log; LOG_LEVEL=warn: no access log during the measurement)"
 GOMAXPROCS="$api_gomaxprocs" DATABASE_URL="$api_database_url" HTTP_ADDR="127.0.0.1:$api_port" LOG_LEVEL=warn AUTH_SIGNING_KEYS_DIR="$keys_dir" \
 	TEMPORAL_ADDRESS="127.0.0.1:$temporal_port" OUTBOUND_ALLOW_PRIVATE_NETWORKS=true \
@@ -146,20 +168,6 @@ done
 if [[ $ready -ne 1 ]]; then
 	tail -n 30 "$api_log" >&2 || true
 	die "the API did not answer $api_url/health"
-fi
-
-# --- Temporal, for the export and sync suites (their workers are started by the suites) ---------
-export_args=()
-if [[ " $suites " == *" export "* || " $suites " == *" sync "* || " $suites " == *" all "* ]]; then
-	ensure_temporal_cli
-	dev_port="$(bin/benchmark free-port)"
-	log "starting a Temporal dev server on 127.0.0.1:$dev_port for the export/sync suites (in memory; log: $bench_dir/temporal.log)"
-	bin/temporal server start-dev --ip 127.0.0.1 --port "$dev_port" --headless --log-level warn \
-		--namespace default --search-attribute TenantId=Keyword \
-		>"$bench_dir/temporal.log" 2>&1 </dev/null &
-	temporal_pid=$!
-	wait_for_port 127.0.0.1 "$dev_port" 60 || die "the Temporal dev server did not listen on $dev_port (see $bench_dir/temporal.log)"
-	export_args=(--temporal "127.0.0.1:$dev_port")
 fi
 
 # --- Measure -----------------------------------------------------------------------------------

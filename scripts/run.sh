@@ -133,7 +133,7 @@ else
 	log "starting the Temporal dev server (state in .data/temporal.db, log in .data/logs/temporal.log)"
 	temporal_args=(server start-dev --ip 127.0.0.1 --port 7233 --ui-port 8233
 		--db-filename "$VC_DATA/temporal.db" --namespace default --log-level warn
-		--search-attribute TenantId=Keyword) # every workflow start sets it (filter runs by tenant in the UI)
+		--search-attribute TenantId=Keyword --search-attribute ObjectType=Keyword --search-attribute ObjectId=Keyword) # every start sets them (internal/runs): filter by tenant and object in the UI
 	if [[ $TEMPORAL_NAMESPACE != default ]]; then
 		temporal_args+=(--namespace "$TEMPORAL_NAMESPACE")
 	fi

@@ -80,6 +80,8 @@ func (w *Worker) Relay() *outbox.Relay {
 		&workflows.BusinessCaseExportEvents{Temporal: w.Temporal},
 		&workflows.BulkImportEvents{Temporal: w.Temporal},
 		&workflows.IntegrationEvents{Temporal: w.Temporal, Store: integration.Store{Pool: w.Pool}},
+		&workflows.WebhookRedeliveryEvents{Temporal: w.Temporal},
+		&workflows.RunCancelEvents{Temporal: w.Temporal, Namespace: w.Config.TemporalNamespace},
 	}
 	if w.Webhooks != nil {
 		handlers = append(handlers, w.Webhooks)
@@ -110,7 +112,7 @@ func (w *Worker) registrations() []registration {
 		{workflows.BusinessCaseApprovalTaskQueue, []any{workflows.BusinessCaseApprovalWorkflow}, []any{&activities.BusinessCaseActivities{Approvals: businesscase.Approvals{Pool: w.Pool}}}},
 		{workflows.BusinessCaseExportTaskQueue, []any{workflows.BusinessCaseExportWorkflow}, []any{&activities.ExportActivities{Store: export.Store{Pool: w.Pool}, Retention: w.Config.ExportRetention}}},
 		{workflows.BulkImportTaskQueue, []any{workflows.BulkImportWorkflow}, []any{&activities.BulkActivities{Jobs: bulk.Jobs{Pool: w.Pool, Importers: w.BulkImporters}}}},
-		{workflows.WebhookRetryTaskQueue, []any{workflows.WebhookRetryWorkflow}, []any{&activities.WebhookActivities{Dispatcher: w.Webhooks}}},
+		{workflows.WebhookRetryTaskQueue, []any{workflows.WebhookRetryWorkflow, workflows.WebhookRedeliveryWorkflow}, []any{&activities.WebhookActivities{Dispatcher: w.Webhooks}}},
 		{workflows.IntegrationSyncTaskQueue, []any{workflows.IntegrationSyncWorkflow, workflows.IntegrationScheduledSyncWorkflow}, []any{&activities.IntegrationActivities{
 			Store: integration.Store{Pool: w.Pool}, Secrets: w.Webhooks.Secrets, AllowHTTP: w.Config.OutboundAllowPrivateNetworks,
 			HTTP: webhook.NewClient(webhook.ClientOptions{AllowPrivate: w.Config.OutboundAllowPrivateNetworks}).HTTP,

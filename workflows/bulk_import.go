@@ -13,6 +13,7 @@ import (
 	"github.com/valuecase/valuecase/activities"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/runs"
 )
 
 // BulkImportTaskQueue is the task queue of bulk import jobs: a large import
@@ -82,7 +83,7 @@ func (h *BulkImportEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	}
 	tenant := ev.TenantID.String()
 	summary := fmt.Sprintf("bulk import of %d %s", e.Total, e.Resource)
-	_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(BulkImportWorkflowID(tenant, e.ID), BulkImportTaskQueue, tenant, summary),
+	_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(BulkImportWorkflowID(tenant, e.ID), BulkImportTaskQueue, tenant, runs.Subject{Object: runs.Object{Type: runs.ObjectBulkJob, ID: e.ID}, Summary: summary}),
 		BulkImportWorkflow, BulkImportInput{TenantID: tenant, JobID: e.ID})
 	return err
 }

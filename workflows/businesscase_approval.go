@@ -14,6 +14,7 @@ import (
 	"github.com/valuecase/valuecase/activities"
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/runs"
 )
 
 // BusinessCaseApprovalTaskQueue is the task queue of the approval workflow and its activities.
@@ -167,7 +168,7 @@ func (h *BusinessCaseApprovalEvents) Handle(ctx context.Context, ev outbox.Event
 	id := BusinessCaseApprovalWorkflowID(tenant, bc.ID)
 	if ev.Type == outbox.BusinessCaseSubmitted {
 		summary := fmt.Sprintf("Approval of business case %q v%d", bc.Name, bc.Version)
-		_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, BusinessCaseApprovalTaskQueue, tenant, summary), BusinessCaseApprovalWorkflow,
+		_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, BusinessCaseApprovalTaskQueue, tenant, runs.Subject{Object: runs.Object{Type: runs.ObjectBusinessCase, ID: bc.ID}, Summary: summary}), BusinessCaseApprovalWorkflow,
 			BusinessCaseApprovalInput{TenantID: tenant, CaseID: bc.ID, RemindAfter: h.RemindAfter, EscalateAfter: h.EscalateAfter})
 		return err
 	}

@@ -13,7 +13,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/valuecase/valuecase/activities"
+	"github.com/valuecase/valuecase/internal/export"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/runs"
 )
 
 // BusinessCaseExportTaskQueue is the task queue of the export workflow and
@@ -26,7 +28,7 @@ const ExportDeadline = 60 * time.Second
 
 // BusinessCaseExportWorkflowID names one export of one case.
 func BusinessCaseExportWorkflowID(tenantID, caseID, exportID string) string {
-	return fmt.Sprintf("business-case-export/%s/%s/%s", tenantID, caseID, exportID)
+	return runs.ExportRunID(tenantID, caseID, exportID)
 }
 
 // BusinessCaseExportInput starts an export.
@@ -65,6 +67,9 @@ func BusinessCaseExportWorkflow(ctx workflow.Context, in BusinessCaseExportInput
 		})
 	}
 	fail := func(err error) (BusinessCaseExportResult, error) {
+		if temporal.IsCanceledError(err) {
+			return BusinessCaseExportResult{}, markCanceled(ctx, a.ExportCancel, ref)
+		}
 		reason := describe(err, deadline)
 		fctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
 		if ferr := workflow.ExecuteActivity(fctx, a.ExportFail, ref, reason).Get(ctx, nil); ferr != nil {
@@ -79,11 +84,26 @@ func BusinessCaseExportWorkflow(ctx workflow.Context, in BusinessCaseExportInput
 	if !snap.Found {
 		return BusinessCaseExportResult{}, nil
 	}
+	if ctx.Err() != nil { // canceled while the snapshot was taken
+		return BusinessCaseExportResult{}, markCanceled(ctx, a.ExportCancel, ref)
+	}
 	var size int
 	if err := workflow.ExecuteActivity(options(), a.ExportRender, ref, snap).Get(ctx, &size); err != nil {
 		return fail(err)
 	}
 	return BusinessCaseExportResult{Status: "succeeded", Size: size}, nil
+}
+
+// markCanceled runs the activity that records a canceled run on its row, in a
+// context the cancel does not reach, and returns the cancel (the run ends
+// canceled: the Temporal UI and GET /api/v1/agents/workflows say so).
+func markCanceled(ctx workflow.Context, activity, ref any) error {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	dctx = workflow.WithActivityOptions(dctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
+	if err := workflow.ExecuteActivity(dctx, activity, ref, runs.CanceledReason).Get(dctx, nil); err != nil {
+		return err
+	}
+	return temporal.NewCanceledError()
 }
 
 // describe turns an activity failure into the export's error text.
@@ -108,28 +128,20 @@ type BusinessCaseExportEvents struct {
 // Name implements outbox.Handler.
 func (h *BusinessCaseExportEvents) Name() string { return "business-case-export" }
 
-// exportEvent is what the handler reads of the event's data.
-type exportEvent struct {
-	ID             string `json:"id"`
-	BusinessCaseID string `json:"business_case_id"`
-	Format         string `json:"format"`
-	CaseName       string `json:"case_name"`
-	CaseVersion    int    `json:"case_version"`
-}
-
 // Handle implements outbox.Handler.
 func (h *BusinessCaseExportEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	if ev.Type != outbox.BusinessCaseExportRequested {
 		return nil
 	}
-	var e exportEvent
+	var e export.RequestedEvent
 	if err := json.Unmarshal(ev.Data, &e); err != nil {
 		return fmt.Errorf("decode %s: %w", ev.Type, err)
 	}
 	tenant := ev.TenantID.String()
 	id := BusinessCaseExportWorkflowID(tenant, e.BusinessCaseID, e.ID)
 	summary := fmt.Sprintf("%s export of %q v%d", strings.ToUpper(e.Format), e.CaseName, e.CaseVersion)
-	_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, BusinessCaseExportTaskQueue, tenant, summary), BusinessCaseExportWorkflow,
+	subject := runs.Subject{Object: runs.Object{Type: runs.ObjectBusinessCase, ID: e.BusinessCaseID}, ResourceType: runs.ResourceExport, ResourceID: e.ID, Summary: summary}
+	_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, BusinessCaseExportTaskQueue, tenant, subject), BusinessCaseExportWorkflow,
 		BusinessCaseExportInput{TenantID: tenant, CaseID: e.BusinessCaseID, ExportID: e.ID})
 	return err
 }

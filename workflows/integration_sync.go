@@ -19,22 +19,23 @@ import (
 	"github.com/valuecase/valuecase/activities"
 	"github.com/valuecase/valuecase/internal/integration"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/runs"
 )
 
 // IntegrationSyncTaskQueue is the task queue of integration syncs and their activities: a slow
 // provider never delays exports, approvals or webhooks.
-const IntegrationSyncTaskQueue = "integration-syncs"
+const IntegrationSyncTaskQueue = integration.TaskQueue
 
 // IntegrationSyncWorkflowID names one sync of one integration.
 func IntegrationSyncWorkflowID(tenantID, integrationID, syncID string) string {
-	return fmt.Sprintf("integration-sync/%s/%s/%s", tenantID, integrationID, syncID)
+	return runs.SyncRunID(tenantID, integrationID, syncID)
 }
 
 // IntegrationScheduleID names the Temporal Schedule of one integration. The schedule's action
 // is IntegrationScheduledSyncWorkflow with the id IntegrationScheduleID + "/scheduled" (Temporal
 // appends the firing time), which creates the sync row and runs the sync as its child.
 func IntegrationScheduleID(tenantID, integrationID string) string {
-	return fmt.Sprintf("integration-sync/%s/%s", tenantID, integrationID)
+	return runs.IntegrationScheduleID(tenantID, integrationID)
 }
 
 const integrationSchedulePrefix = "integration-sync/"
@@ -67,6 +68,9 @@ func IntegrationSyncWorkflow(ctx workflow.Context, in IntegrationSyncInput) (Int
 	})
 	var begun bool
 	if err := workflow.ExecuteActivity(short, a.IntegrationSyncBegin, ref).Get(ctx, &begun); err != nil {
+		if temporal.IsCanceledError(err) {
+			return IntegrationSyncResult{}, markCanceled(ctx, a.IntegrationSyncCancel, ref)
+		}
 		return IntegrationSyncResult{}, err
 	}
 	if !begun {
@@ -86,6 +90,9 @@ func IntegrationSyncWorkflow(ctx workflow.Context, in IntegrationSyncInput) (Int
 	})
 	var pages int
 	err := workflow.ExecuteActivity(fetch, a.IntegrationSyncFetch, ref).Get(ctx, &pages)
+	if temporal.IsCanceledError(err) || ctx.Err() != nil {
+		return IntegrationSyncResult{}, markCanceled(ctx, a.IntegrationSyncCancel, ref)
+	}
 	end := activities.SyncEnd{}
 	if err != nil {
 		end = describeSyncError(err)
@@ -141,11 +148,14 @@ func IntegrationScheduledSyncWorkflow(ctx workflow.Context, in IntegrationSchedu
 	if s.SyncID == "" {
 		return IntegrationSyncResult{}, nil
 	}
+	subject := runs.Subject{Object: runs.Object{Type: runs.ObjectIntegration, ID: in.IntegrationID}, ResourceType: runs.ResourceSync, ResourceID: s.SyncID,
+		Summary: fmt.Sprintf("Scheduled sync of integration %q", s.Name)}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            IntegrationSyncWorkflowID(in.TenantID, in.IntegrationID, s.SyncID),
 		TaskQueue:             IntegrationSyncTaskQueue,
-		TypedSearchAttributes: temporal.NewSearchAttributes(TenantIDAttribute.ValueSet(in.TenantID)),
-		StaticSummary:         fmt.Sprintf("Scheduled sync of integration %q", s.Name),
+		TypedSearchAttributes: searchAttributes(in.TenantID, subject.Object),
+		Memo:                  subject.Memo(),
+		StaticSummary:         subject.Summary,
 	})
 	var res IntegrationSyncResult
 	err := workflow.ExecuteChildWorkflow(cctx, IntegrationSyncWorkflow, IntegrationSyncInput{TenantID: in.TenantID, IntegrationID: in.IntegrationID, SyncID: s.SyncID}).Get(ctx, &res)
@@ -187,7 +197,9 @@ func (h *IntegrationEvents) Handle(ctx context.Context, ev outbox.Event) error {
 		}
 		tenant := ev.TenantID.String()
 		id := IntegrationSyncWorkflowID(tenant, e.IntegrationID, e.SyncID)
-		_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, IntegrationSyncTaskQueue, tenant, fmt.Sprintf("Manual sync of integration %q (%s)", e.Name, e.Provider)),
+		subject := runs.Subject{Object: runs.Object{Type: runs.ObjectIntegration, ID: e.IntegrationID}, ResourceType: runs.ResourceSync, ResourceID: e.SyncID,
+			Summary: fmt.Sprintf("Manual sync of integration %q (%s)", e.Name, e.Provider)}
+		_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, IntegrationSyncTaskQueue, tenant, subject),
 			IntegrationSyncWorkflow, IntegrationSyncInput{TenantID: tenant, IntegrationID: e.IntegrationID, SyncID: e.SyncID})
 		return err
 	}
@@ -235,10 +247,13 @@ func ApplyIntegrationSchedule(ctx context.Context, tc client.Client, want integr
 		}
 		return err
 	}
-	note := "integration active"
+	note := runs.ScheduleNoteActive
 	if want.Paused {
-		note = "integration not active (paused, or in error until fixed)"
+		note = runs.ScheduleNotePaused
 	}
+	// The schedule and every run it starts carry the tenant, the integration and a summary,
+	// so the Temporal UI filters and names both, and GET /api/v1/agents/workflows lists the runs.
+	subject := runs.Subject{Object: runs.Object{Type: runs.ObjectIntegration, ID: id}, Summary: fmt.Sprintf("Scheduled sync of integration %q", want.Name)}
 	return upsertSchedule(ctx, tc, client.ScheduleOptions{
 		ID:   sid,
 		Spec: spec,
@@ -247,14 +262,16 @@ func ApplyIntegrationSchedule(ctx context.Context, tc client.Client, want integr
 			Workflow:              IntegrationScheduledSyncWorkflow,
 			Args:                  []any{IntegrationScheduledSyncInput{TenantID: tenant, IntegrationID: id}},
 			TaskQueue:             IntegrationSyncTaskQueue,
-			TypedSearchAttributes: temporal.NewSearchAttributes(TenantIDAttribute.ValueSet(tenant)),
-			StaticSummary:         fmt.Sprintf("Scheduled sync of integration %q", want.Name),
+			TypedSearchAttributes: searchAttributes(tenant, subject.Object),
+			Memo:                  subject.Memo(),
+			StaticSummary:         subject.Summary,
 		},
 		Overlap:               enums.SCHEDULE_OVERLAP_POLICY_SKIP,
 		Paused:                want.Paused,
 		Note:                  note,
-		TypedSearchAttributes: temporal.NewSearchAttributes(TenantIDAttribute.ValueSet(tenant)),
-	}, true) // the database says whether the integration's schedule is paused
+		Memo:                  subject.Memo(),
+		TypedSearchAttributes: searchAttributes(tenant, subject.Object),
+	}, true, runs.ScheduleNoteActive, runs.ScheduleNotePaused) // the database pauses the schedule; an operator's pause stays
 }
 
 // ReconcileIntegrationSchedules makes Temporal's integration schedules match the database at

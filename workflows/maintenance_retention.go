@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/valuecase/valuecase/activities"
+	"github.com/valuecase/valuecase/internal/runs"
 	"github.com/valuecase/valuecase/internal/retention"
 )
 
@@ -38,12 +39,15 @@ func RetentionWorkflow(ctx workflow.Context) (retention.Result, error) {
 // retentionSchedule is what the schedule should be: RetentionWorkflow every
 // `every`, one run at a time (a run still going when the next is due skips it).
 func retentionSchedule(every time.Duration) (client.ScheduleSpec, *client.ScheduleWorkflowAction) {
+	// It belongs to no tenant: no search attributes; its runs carry the summary (UI and memo).
+	subject := runs.Subject{Summary: "Housekeeping: remove rows past their retention (outbox, deliveries, sessions, exports, idempotency keys, audit events)"}
 	return client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}},
 		&client.ScheduleWorkflowAction{
 			ID:            RetentionScheduleID,
 			Workflow:      RetentionWorkflow,
 			TaskQueue:     MaintenanceTaskQueue,
-			StaticSummary: "Housekeeping: remove rows past their retention (outbox, deliveries, sessions, exports, idempotency keys, audit events)",
+			StaticSummary: subject.Summary,
+			Memo:          subject.Memo(),
 		}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/valuecase/valuecase/activities"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/runs"
 )
 
 // ReviewTaskQueue is the task queue of the initiative-review workflow and its activities.
@@ -115,7 +116,7 @@ func (h *ReviewEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	id := ReviewWorkflowID(tenant, change.InitiativeID)
 	switch {
 	case change.ToStatus == initiative.InReview:
-		_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, ReviewTaskQueue, tenant, reviewSummary(change)),
+		_, err := h.Temporal.ExecuteWorkflow(ctx, startOptions(id, ReviewTaskQueue, tenant, runs.Subject{Object: runs.Object{Type: runs.ObjectInitiative, ID: change.InitiativeID}, Summary: reviewSummary(change)}),
 			InitiativeReviewWorkflow, ReviewInput{TenantID: tenant, InitiativeID: change.InitiativeID, RemindAfter: h.RemindAfter})
 		return err
 	case change.FromStatus == initiative.InReview:

@@ -4,58 +4,79 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/valuecase/valuecase/internal/runs"
 )
 
-// TenantIDAttribute is the search attribute every workflow start sets, so an
-// operator filters runs by tenant in the Temporal UI (`TenantId = "<uuid>"`).
-var TenantIDAttribute = temporal.NewSearchAttributeKeyKeyword("TenantId")
+// The search attributes every workflow start (and every schedule) sets, so an
+// operator filters runs by tenant and by business object in the Temporal UI
+// (`TenantId = "<uuid>" AND ObjectType = "business_case"`), and
+// GET /api/v1/agents/workflows lists a tenant's runs (internal/runs).
+var (
+	TenantIDAttribute   = temporal.NewSearchAttributeKeyKeyword(runs.TenantIDAttribute)
+	ObjectTypeAttribute = temporal.NewSearchAttributeKeyKeyword(runs.ObjectTypeAttribute)
+	ObjectIDAttribute   = temporal.NewSearchAttributeKeyKeyword(runs.ObjectIDAttribute)
+)
+
+// searchAttributes are the tenant and the business object a run or schedule is about.
+func searchAttributes(tenantID string, object runs.Object) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(TenantIDAttribute.ValueSet(tenantID),
+		ObjectTypeAttribute.ValueSet(string(object.Type)), ObjectIDAttribute.ValueSet(object.ID))
+}
 
 // startOptions are the options of every workflow start: a readable id, its
-// task queue, the tenant as a search attribute and a one-line summary in
-// words that the UI shows without opening the run.
-func startOptions(id, taskQueue, tenantID, summary string) client.StartWorkflowOptions {
+// task queue, the tenant and business object as search attributes and a
+// one-line summary in words that the UI shows without opening the run.
+func startOptions(id, taskQueue, tenantID string, subject runs.Subject) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:                       id,
 		TaskQueue:                taskQueue,
-		TypedSearchAttributes:    temporal.NewSearchAttributes(TenantIDAttribute.ValueSet(tenantID)),
-		StaticSummary:            summary,
+		TypedSearchAttributes:    searchAttributes(tenantID, subject.Object),
+		Memo:                     subject.Memo(),
+		StaticSummary:            subject.Summary,
 		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 	}
 }
 
-// EnsureSearchAttributes registers TenantId on the namespace when it is
-// missing: a real cluster learns it from the first worker that starts (the
-// dev servers of `make run` and the tests declare it at their start).
+// EnsureSearchAttributes registers the search attributes on the namespace
+// when they are missing: a real cluster learns them from the first worker
+// that starts (the dev servers of `make run` and the tests declare them at
+// their start).
 func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
-	name := TenantIDAttribute.GetName()
 	have, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
 	if err != nil {
 		return fmt.Errorf("list search attributes: %w", err)
 	}
-	if _, ok := have.GetCustomAttributes()[name]; ok {
+	missing := map[string]enums.IndexedValueType{}
+	for _, name := range runs.SearchAttributes {
+		if _, ok := have.GetCustomAttributes()[name]; !ok {
+			missing[name] = enums.INDEXED_VALUE_TYPE_KEYWORD
+		}
+	}
+	if len(missing) == 0 {
 		return nil
 	}
-	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
-		Namespace:        namespace,
-		SearchAttributes: map[string]enums.IndexedValueType{name: enums.INDEXED_VALUE_TYPE_KEYWORD},
-	})
+	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{Namespace: namespace, SearchAttributes: missing})
 	if err != nil {
-		return fmt.Errorf("register search attribute %s: %w", name, err)
+		return fmt.Errorf("register search attributes: %w", err)
 	}
 	return nil
 }
 
 // upsertSchedule creates the schedule opts describes or, when it exists
-// already, brings its spec, action and overlap policy to opts; with setState
-// also its paused state and note (when the caller's data is the truth about
-// them, not an operator's click in the UI). Idempotent: every worker start
-// and every change may call it.
-func upsertSchedule(ctx context.Context, c client.Client, opts client.ScheduleOptions, setState bool) error {
+// already, brings its spec, action, overlap policy and search attributes to
+// opts; with setState also its paused state and note (when the caller's data
+// is the truth about them). A pause an operator set in the Temporal UI (a
+// note that is not one of ownNotes) stays until they resume it: the
+// caller's data may pause the schedule, not resume an operator's pause.
+// Idempotent: every worker start and every change may call it.
+func upsertSchedule(ctx context.Context, c client.Client, opts client.ScheduleOptions, setState bool, ownNotes ...string) error {
 	_, err := c.ScheduleClient().Create(ctx, opts)
 	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
 		return err
@@ -72,9 +93,16 @@ func upsertSchedule(ctx context.Context, c client.Client, opts client.ScheduleOp
 				if s.State == nil {
 					s.State = &client.ScheduleState{}
 				}
-				s.State.Paused, s.State.Note = opts.Paused, opts.Note
+				operatorPause := s.State.Paused && !slices.Contains(ownNotes, s.State.Note)
+				if opts.Paused || !operatorPause {
+					s.State.Paused, s.State.Note = opts.Paused, opts.Note
+				}
 			}
-			return &client.ScheduleUpdate{Schedule: &s}, nil
+			update := &client.ScheduleUpdate{Schedule: &s}
+			if opts.TypedSearchAttributes.Size() > 0 {
+				update.TypedSearchAttributes = &opts.TypedSearchAttributes
+			}
+			return update, nil
 		},
 	})
 }

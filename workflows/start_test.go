@@ -13,8 +13,8 @@ import (
 	"github.com/valuecase/valuecase/workflows"
 )
 
-// A cluster without the TenantId search attribute gets it from the worker's
-// start, and a second call leaves it as it is.
+// A cluster without the search attributes (TenantId, ObjectType, ObjectId) gets them from
+// the worker's start, and a second call leaves them as they are.
 func TestEnsureSearchAttributesRegistersTenantID(t *testing.T) {
 	c := testenv.TemporalClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -30,18 +30,22 @@ func TestEnsureSearchAttributesRegistersTenantID(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, ok := res.GetCustomAttributes()["TenantId"]
-		return ok
+		for _, name := range []string{"TenantId", "ObjectType", "ObjectId"} {
+			if _, ok := res.GetCustomAttributes()[name]; !ok {
+				return false
+			}
+		}
+		return true
 	}
 	if has() {
-		t.Fatal("a new namespace already has TenantId: the test proves nothing")
+		t.Fatal("a new namespace already has the attributes: the test proves nothing")
 	}
 	for range 2 {
 		if err := workflows.EnsureSearchAttributes(ctx, c, ns); err != nil {
 			t.Fatal(err)
 		}
 		if !has() {
-			t.Fatal("TenantId not registered")
+			t.Fatal("the search attributes are not registered")
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/valuecase/valuecase/activities"
+	"github.com/valuecase/valuecase/internal/runs"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 )
 
@@ -158,8 +159,10 @@ type WebhookRetryStarter struct {
 // ScheduleRetry implements dispatch.RetryScheduler.
 func (s *WebhookRetryStarter) ScheduleRetry(ctx context.Context, r dispatch.Retry) error {
 	tenant, hook, event := r.TenantID.String(), r.WebhookID.String(), r.EventID.String()
-	opts := startOptions(WebhookRetryWorkflowID(tenant, hook, event), WebhookRetryTaskQueue, tenant,
-		fmt.Sprintf("Retries of %s event %s to webhook %s", cmp.Or(r.EventType, "an"), event, hook))
+	opts := startOptions(WebhookRetryWorkflowID(tenant, hook, event), WebhookRetryTaskQueue, tenant, runs.Subject{
+		Object:  runs.Object{Type: runs.ObjectWebhook, ID: hook},
+		Summary: fmt.Sprintf("Retries of %s event %s to webhook %s", cmp.Or(r.EventType, "an"), event, hook),
+	})
 	opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE
 	_, err := s.Temporal.ExecuteWorkflow(ctx, opts, WebhookRetryWorkflow, WebhookRetryInput{
 		TenantID: tenant, WebhookID: hook, EventID: event, Delays: s.Delays, FirstAttemptAt: r.FirstAttemptAt,

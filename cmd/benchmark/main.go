@@ -51,6 +51,7 @@ var suites = []suite{
 	analyticsSuite,
 	exportSuite,
 	syncSuite,
+	workflowsSuite,
 }
 
 // env is what every suite gets: the shared settings and connections.

@@ -46,6 +46,26 @@ func (q *Queries) BusinessCaseDocumentGet(ctx context.Context, db DBTX, arg Busi
 	return document, err
 }
 
+const exportCancel = `-- name: ExportCancel :execrows
+UPDATE business_case_exports SET status = 'canceled', error = $1, finished_at = now()
+WHERE tenant_id = $2 AND id = $3 AND status IN ('queued', 'running')
+`
+
+type ExportCancelParams struct {
+	Error    *string
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+// Marks a queued or running export canceled (its run was canceled); a finished one keeps its outcome.
+func (q *Queries) ExportCancel(ctx context.Context, db DBTX, arg ExportCancelParams) (int64, error) {
+	result, err := db.Exec(ctx, exportCancel, arg.Error, arg.TenantID, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const exportContent = `-- name: ExportContent :one
 SELECT format, status, sha256, content, expires_at
 FROM business_case_exports WHERE tenant_id = $1 AND business_case_id = $2 AND id = $3

@@ -12,6 +12,50 @@ import (
 	"github.com/google/uuid"
 )
 
+const ingestionHealth = `-- name: IngestionHealth :many
+SELECT provider::text AS provider, active::bigint AS active, in_error::bigint AS in_error, open_syncs::bigint AS open_syncs,
+       coalesce(last_status, '')::text AS last_status, coalesce(last_finished_at, 'epoch')::timestamptz AS last_finished_at
+FROM ingestion_health()
+`
+
+type IngestionHealthRow struct {
+	Provider       string
+	Active         int64
+	InError        int64
+	OpenSyncs      int64
+	LastStatus     string
+	LastFinishedAt time.Time
+}
+
+// Per provider: integrations active and in error, open syncs, the last finished sync's outcome
+// (aggregates over every tenant: migration 00036). last_status ” (and the epoch): no sync finished yet.
+func (q *Queries) IngestionHealth(ctx context.Context, db DBTX) ([]IngestionHealthRow, error) {
+	rows, err := db.Query(ctx, ingestionHealth)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []IngestionHealthRow{}
+	for rows.Next() {
+		var i IngestionHealthRow
+		if err := rows.Scan(
+			&i.Provider,
+			&i.Active,
+			&i.InError,
+			&i.OpenSyncs,
+			&i.LastStatus,
+			&i.LastFinishedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const integrationCount = `-- name: IntegrationCount :one
 SELECT count(*) FROM integrations
 WHERE tenant_id = $1
@@ -553,6 +597,26 @@ func (q *Queries) SyncBenefitsByKey(ctx context.Context, db DBTX, arg SyncBenefi
 		return nil, err
 	}
 	return items, nil
+}
+
+const syncCancel = `-- name: SyncCancel :execrows
+UPDATE integration_syncs SET status = 'canceled', error = $1, finished_at = now()
+WHERE tenant_id = $2 AND id = $3 AND status IN ('queued', 'running')
+`
+
+type SyncCancelParams struct {
+	Error    *string
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+// Marks a queued or running sync canceled (its run was canceled); a finished one keeps its outcome.
+func (q *Queries) SyncCancel(ctx context.Context, db DBTX, arg SyncCancelParams) (int64, error) {
+	result, err := db.Exec(ctx, syncCancel, arg.Error, arg.TenantID, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const syncCount = `-- name: SyncCount :one

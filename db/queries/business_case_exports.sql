@@ -56,3 +56,8 @@ ON CONFLICT (tenant_id, business_case_id) DO NOTHING;
 
 -- name: BusinessCaseDocumentGet :one
 SELECT document FROM business_case_documents WHERE tenant_id = @tenant_id AND business_case_id = @business_case_id;
+
+-- name: ExportCancel :execrows
+-- Marks a queued or running export canceled (its run was canceled); a finished one keeps its outcome.
+UPDATE business_case_exports SET status = 'canceled', error = @error, finished_at = now()
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');

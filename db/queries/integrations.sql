@@ -231,3 +231,15 @@ SELECT i.benefit_id, i.period,
 FROM input i
 LEFT JOIN up u ON u.benefit_id = i.benefit_id AND u.period = i.period
 LEFT JOIN existing e ON e.benefit_id = i.benefit_id AND e.period = i.period;
+
+-- name: SyncCancel :execrows
+-- Marks a queued or running sync canceled (its run was canceled); a finished one keeps its outcome.
+UPDATE integration_syncs SET status = 'canceled', error = @error, finished_at = now()
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
+
+-- name: IngestionHealth :many
+-- Per provider: integrations active and in error, open syncs, the last finished sync's outcome
+-- (aggregates over every tenant: migration 00036). last_status '' (and the epoch): no sync finished yet.
+SELECT provider::text AS provider, active::bigint AS active, in_error::bigint AS in_error, open_syncs::bigint AS open_syncs,
+       coalesce(last_status, '')::text AS last_status, coalesce(last_finished_at, 'epoch')::timestamptz AS last_finished_at
+FROM ingestion_health();

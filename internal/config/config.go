@@ -38,6 +38,7 @@ type Config struct {
 	BusinessCaseRemindAfter      time.Duration
 	BusinessCaseEscalateAfter    time.Duration
 	ExportRetention              time.Duration
+	WorkflowsTimeout             time.Duration // deadline of Temporal's answer to /api/v1/agents/workflows
 	WebhookRetryDelays           []time.Duration
 	SecretsKey                   string
 	RedisURL                     string
@@ -82,6 +83,7 @@ var Vars = []Var{
 	{"BUSINESS_CASE_REMIND_AFTER", "48h", "how long a business case may wait for approval before each reminder to the approvers"},
 	{"BUSINESS_CASE_ESCALATE_AFTER", "120h", "how long after submission an undecided business case is escalated (once)"},
 	{"EXPORT_RETENTION", "168h", "how long a rendered business-case export is downloadable (then purged)"},
+	{"WORKFLOWS_TIMEOUT", "3s", "how long /api/v1/agents/workflows waits on Temporal (visibility, describe, history); past it: 503 SERVICE_UNAVAILABLE"},
 	{"WEBHOOK_RETRY_DELAYS", "5m,25m", "delays before webhook delivery attempts 2, 3, ..."},
 	{"SECRETS_KEY", "", "base64 32-byte key encrypting secrets at rest (required outside local development)"},
 	{"REDIS_URL", "", "redis:// or rediss:// URL: rate and concurrency limits shared by every API instance (empty: each process counts alone)"},
@@ -185,6 +187,9 @@ func Load() (Config, error) {
 	}
 	if c.ExportRetention, err = time.ParseDuration(get("EXPORT_RETENTION")); err != nil || c.ExportRetention <= 0 {
 		bad("EXPORT_RETENTION", errors.New("want a positive duration such as 168h"))
+	}
+	if c.WorkflowsTimeout, err = time.ParseDuration(get("WORKFLOWS_TIMEOUT")); err != nil || c.WorkflowsTimeout < 100*time.Millisecond || c.WorkflowsTimeout > time.Minute {
+		bad("WORKFLOWS_TIMEOUT", errors.New("want a duration from 100ms to 1m such as 3s"))
 	}
 	if c.WebhookRetryDelays, err = ParseDelays(get("WEBHOOK_RETRY_DELAYS")); err != nil {
 		bad("WEBHOOK_RETRY_DELAYS", err)

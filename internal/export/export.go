@@ -23,6 +23,7 @@ import (
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/render"
 	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/valuation"
@@ -36,6 +37,7 @@ const (
 	Running   Status = "running"
 	Succeeded Status = "succeeded"
 	Failed    Status = "failed"
+	Canceled  Status = "canceled" // its run was canceled (REST or the Temporal UI)
 )
 
 // DefaultRetention is how long a rendered file is served when the
@@ -174,6 +176,58 @@ func (s Store) Fail(ctx context.Context, j Job, reason string) error {
 		_, err := db.Q.ExportFail(ctx, tx, dbsqlc.ExportFailParams{TenantID: j.TenantID, ID: j.ID, Error: &reason})
 		return err
 	})
+}
+
+// Cancel marks an unfinished export canceled with reason (its run was canceled).
+func (s Store) Cancel(ctx context.Context, j Job, reason string) error {
+	return db.InTenant(ctx, s.Pool, j.TenantID, func(tx pgx.Tx) error {
+		_, err := CancelExport(ctx, tx, j, reason)
+		return err
+	})
+}
+
+// CancelExport marks a queued or running export canceled in the caller's
+// transaction; false when it had finished (it keeps its outcome).
+func CancelExport(ctx context.Context, tx dbsqlc.DBTX, j Job, reason string) (bool, error) {
+	n, err := db.Q.ExportCancel(ctx, tx, dbsqlc.ExportCancelParams{TenantID: j.TenantID, ID: j.ID, Error: &reason})
+	return n > 0, err
+}
+
+// RequestedEvent is the data of the internal business_case.export_requested
+// event whose relay handler starts the export's workflow.
+type RequestedEvent struct {
+	ID             string `json:"id"`
+	BusinessCaseID string `json:"business_case_id"`
+	Format         string `json:"format"`
+	CaseName       string `json:"case_name"`
+	CaseVersion    int32  `json:"case_version"`
+}
+
+// Queue queues an export of a business case in the caller's tenant
+// transaction: the row (queued) and the event that starts its workflow. req
+// has been checked (Request.Check); the case must exist (the driver's
+// not-found otherwise). POST /v1/business-cases/{id}/export and the agents'
+// business_case_export start both come here.
+func Queue(ctx context.Context, tx pgx.Tx, tenantID, caseID uuid.UUID, req Request, requestedBy string) (dbsqlc.ExportCreateRow, error) {
+	bc, err := db.Q.BusinessCaseGet(ctx, tx, dbsqlc.BusinessCaseGetParams{TenantID: tenantID, ID: caseID})
+	if err != nil {
+		return dbsqlc.ExportCreateRow{}, err
+	}
+	var watermark *string
+	if req.Watermark != "" {
+		watermark = &req.Watermark
+	}
+	row, err := db.Q.ExportCreate(ctx, tx, dbsqlc.ExportCreateParams{
+		TenantID: tenantID, BusinessCaseID: bc.ID, Format: string(req.Format), IncludeAppendices: req.IncludeAppendices,
+		Watermark: watermark, RequestedBy: requestedBy,
+	})
+	if err != nil {
+		return row, err
+	}
+	_, err = outbox.Write(ctx, tx, tenantID, outbox.BusinessCaseExportRequested, RequestedEvent{
+		ID: row.ID.String(), BusinessCaseID: bc.ID.String(), Format: row.Format, CaseName: bc.Name, CaseVersion: bc.Version,
+	})
+	return row, err
 }
 
 // Snapshot reads everything the document shows in one tenant transaction:

@@ -251,7 +251,8 @@ type SyncStatus string
 // partial (the feed was read to its end but some items failed validation), failed (the sync
 // stopped: provider refused the credentials, kept failing, or the integration went away),
 // rate_limited (the provider's daily request allowance is spent: the pages read are written,
-// the watermark stays, and the schedule tries again at next_try_at).
+// the watermark stays, and the schedule tries again at next_try_at), canceled (its run was
+// canceled over REST or in the Temporal UI).
 const (
 	SyncQueued      SyncStatus = "queued"
 	SyncRunning     SyncStatus = "running"
@@ -259,11 +260,12 @@ const (
 	SyncPartial     SyncStatus = "partial"
 	SyncFailed      SyncStatus = "failed"
 	SyncRateLimited SyncStatus = "rate_limited"
+	SyncCanceled    SyncStatus = "canceled"
 )
 
 // SyncStatuses lists them; Triggers the ways a sync starts.
 var (
-	SyncStatuses = []string{string(SyncQueued), string(SyncRunning), string(SyncSucceeded), string(SyncPartial), string(SyncFailed), string(SyncRateLimited)}
+	SyncStatuses = []string{string(SyncQueued), string(SyncRunning), string(SyncSucceeded), string(SyncPartial), string(SyncFailed), string(SyncRateLimited), string(SyncCanceled)}
 	Triggers     = []string{"schedule", "manual"}
 )
 

@@ -29,6 +29,10 @@ const (
 	EventSyncRequested = "integration.sync_requested"
 )
 
+// TaskQueue is the Temporal task queue of syncs (workflows.IntegrationSyncTaskQueue); the
+// ingestion health checks that workers poll it.
+const TaskQueue = "integration-syncs"
+
 // tokenAD binds a sealed token to its row.
 func tokenAD(tenantID, id uuid.UUID) []byte {
 	return []byte("integration:" + tenantID.String() + ":" + id.String())
@@ -574,4 +578,58 @@ func Config(providerName string, raw []byte, allowHTTP bool) (map[string]any, er
 		}
 	}
 	return norm, nil
+}
+
+// SyncOpenError: a sync of the integration is already queued or running (one at a time).
+type SyncOpenError struct {
+	IntegrationID, SyncID uuid.UUID
+	Status                string
+}
+
+func (e *SyncOpenError) Error() string {
+	return fmt.Sprintf("sync %s of this integration is already %s; see /v1/integrations/%s/syncs/%s", e.SyncID, e.Status, e.IntegrationID, e.SyncID)
+}
+
+// QueueSync queues a manual sync of an integration in the caller's tenant transaction: the
+// sync row (queued) and the event that starts its workflow. The integration must exist (the
+// driver's not-found otherwise), be active (*NotActiveError) and have no sync open
+// (*SyncOpenError). POST /v1/integrations/{id}/sync and the agents' integration_sync start
+// both come here.
+func QueueSync(ctx context.Context, tx pgx.Tx, tenantID, integrationID uuid.UUID, requestedBy string) (dbsqlc.IntegrationSync, dbsqlc.Integration, error) {
+	in, err := db.Q.IntegrationGetForUpdate(ctx, tx, dbsqlc.IntegrationGetForUpdateParams{TenantID: tenantID, ID: integrationID})
+	if err != nil {
+		return dbsqlc.IntegrationSync{}, in, err
+	}
+	if err := CheckSync(State(in.State)); err != nil {
+		return dbsqlc.IntegrationSync{}, in, err
+	}
+	open, err := db.Q.SyncOpen(ctx, tx, dbsqlc.SyncOpenParams{TenantID: tenantID, IntegrationID: in.ID})
+	if err == nil {
+		return dbsqlc.IntegrationSync{}, in, &SyncOpenError{IntegrationID: in.ID, SyncID: open.ID, Status: open.Status}
+	}
+	if !db.IsNotFound(err) {
+		return dbsqlc.IntegrationSync{}, in, err
+	}
+	sync, err := db.Q.SyncCreate(ctx, tx, dbsqlc.SyncCreateParams{TenantID: tenantID, IntegrationID: in.ID, Trigger: "manual", RequestedBy: requestedBy, Since: in.Watermark})
+	if err != nil {
+		return dbsqlc.IntegrationSync{}, in, err
+	}
+	_, err = outbox.Write(ctx, tx, tenantID, EventSyncRequested, SyncRequestedEvent{
+		IntegrationID: in.ID.String(), SyncID: sync.ID.String(), Name: in.Name, Provider: in.Provider,
+	})
+	return sync, in, err
+}
+
+// CancelSync marks a queued or running sync canceled with reason; false when it had finished.
+func CancelSync(ctx context.Context, tx dbsqlc.DBTX, tenantID, syncID uuid.UUID, reason string) (bool, error) {
+	n, err := db.Q.SyncCancel(ctx, tx, dbsqlc.SyncCancelParams{TenantID: tenantID, ID: syncID, Error: &reason})
+	return n > 0, err
+}
+
+// Cancel marks a sync canceled in a transaction of its own (the sync workflow, canceled).
+func (s Store) Cancel(ctx context.Context, tenantID, syncID uuid.UUID, reason string) error {
+	return db.InTenant(ctx, s.Pool, tenantID, func(tx pgx.Tx) error {
+		_, err := CancelSync(ctx, tx, tenantID, syncID, reason)
+		return err
+	})
 }

@@ -100,7 +100,8 @@ func startTemporal() (string, error) {
 	cmd := exec.Command(cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
 		"--port", fmt.Sprint(port), "--http-port", fmt.Sprint(httpPort), "--metrics-port", fmt.Sprint(metricsPort),
 		"--namespace", "default", "--log-level", "error",
-		"--search-attribute", "TenantId=Keyword") // workflows.TenantIDAttribute: every start sets it
+		// runs.SearchAttributes: every start sets them
+		"--search-attribute", "TenantId=Keyword", "--search-attribute", "ObjectType=Keyword", "--search-attribute", "ObjectId=Keyword")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	// The server dies with the test binary, however the binary ends.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
