@@ -175,7 +175,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 	case current != nil:
 		f.provider = current.Provider
 	}
-	f.name = b.text("name", mode != "patch", maxIntegrationNameLen)
+	f.name = b.text("name", mode != "patch" || b.has("name"), maxIntegrationNameLen) // a PATCH may leave it out, not blank it
 	f.name = trimmed(f.name)
 	f.state = b.enum("state", false, integration.Settable)
 	b.ignore(readOnlyIntegrationFields...)

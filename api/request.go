@@ -156,11 +156,7 @@ func (b *body) text(field string, required bool, maxLen int) *string {
 		b.fail(field, "too_long", "must be at most %d characters (got %d)", maxLen, n)
 		return nil
 	}
-	if strings.ContainsRune(s, 0) {
-		b.fail(field, "invalid_value", "must not contain NUL characters")
-		return nil
-	}
-	// Control and bidi-override characters, or only invisible ones: free text
+	// NUL, control and bidi-override characters, or only invisible ones: free text
 	// (a limit above validation.MultilineAbove) may hold tabs and line breaks.
 	if err := validation.Text(field, s, maxLen > validation.MultilineAbove); err != nil {
 		e, _ := errors.AsType[*validation.Error](err)
