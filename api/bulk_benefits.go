@@ -107,7 +107,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 		e, stored := existing[i]
 		if stored && o.Mode == bulk.Create {
 			results[i].Fail([]bulk.FieldError{{Field: "name", Code: "already_exists",
-				Message: fmt.Sprintf("the initiative already has a benefit named %q; import with mode upsert to replace it", e.Benefit.Name)}})
+				Message: "the initiative already has a benefit of this name; import with mode upsert to replace it"}})
 			continue
 		}
 		// PUT's replace over the stored benefit (or create's over none).

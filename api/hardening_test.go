@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
@@ -63,5 +65,66 @@ func TestPatchIntegrationBlankName(t *testing.T) {
 	}
 	if got := ts.do(&admin, "GET", path, nil).json(t)["name"]; got != "Feed" {
 		t.Fatalf("name after refused writes: %v", got)
+	}
+}
+
+// Error messages name the field, never quote what was sent: for each input
+// that was quoted before, no 8-byte run of the input comes back in a message.
+func TestMessagesDoNotQuoteInput(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus", allowPrivate)
+	admin := ts.admin()
+	initID := ts.createInitiative(admin, map[string]any{"name": "Echo target"})
+	feed := providertest.NewFeed(t, providertest.Options{Records: 1})
+	const marker = "<script>alert(document.cookie)</script>"
+	caseBody := businessCaseBody(initID, "Echo case")
+	caseBody["sections"] = []string{"executive_summary", marker}
+	for _, tc := range []struct {
+		name, method, path string
+		body               any
+		headers            []string
+	}{
+		{"currency", "POST", "/v1/benefits", map[string]any{"initiative_id": initID, "name": "Savings", "category": "cost_savings", "unit": "currency",
+			"measurement_frequency": "monthly", "expected_value": 1000, "expected_start_date": "2027-01-01", "currency": marker}, nil},
+		{"cost currency", "POST", "/v1/initiatives/" + initID + "/costs", map[string]any{"name": "c", "category": "opex", "amount": 1, "currency": "EUROPE1", "period": "2027-01", "recurrence": "one_time"}, nil},
+		{"sections[i]", "POST", "/v1/business-cases", caseBody, nil},
+		{"webhook events[i]", "POST", "/v1/webhooks", map[string]any{"url": feed.URL, "events": []string{marker}, "secret": hookSecret}, nil},
+		{"sync_schedule.timezone", "POST", "/v1/integrations", map[string]any{"provider": "http_feed", "name": "Feed",
+			"config": map[string]any{"instance_url": feed.URL}, "sync_schedule": map[string]any{"frequency": "daily", "at": "02:00", "timezone": "Mars/<b>Olympus"}}, nil},
+		{"widgets[i].params", "POST", "/v1/dashboards", map[string]any{"name": "Mine", "widgets": []any{
+			map[string]any{"type": "roi", "title": "ROI", "params": map[string]any{"period": marker}},
+			map[string]any{"type": "trends", "title": "T", "params": map[string]any{"from": marker}}}}, nil},
+		{"long period", "GET", "/v1/analytics/roi?period=" + strings.Repeat("2024Q9", 1300), nil, nil},
+		{"X-Tenant-ID", "GET", "/v1/initiatives", nil, []string{"X-Tenant-ID", marker}},
+		{"X-Tenant-ID (uuid of no tenant)", "GET", "/v1/benefits", nil, []string{"X-Tenant-ID", "0f0e0d0c-0b0a-4909-8807-060504030201"}},
+	} {
+		r := ts.do(&admin, tc.method, tc.path, tc.body, tc.headers...)
+		if r.status < 400 || r.status >= 500 {
+			t.Errorf("%s: %d %s", tc.name, r.status, r.body)
+			continue
+		}
+		input, _ := json.Marshal(tc.body)
+		input = append(append(input, tc.path...), strings.Join(tc.headers, " ")...)
+		input = append(input, marker...) // the raw marker too: JSON escapes its < and >
+		var e struct {
+			Error struct {
+				Message string
+				Errors  []struct{ Field, Message string }
+			}
+		}
+		if err := json.Unmarshal(r.body, &e); err != nil {
+			t.Fatalf("%s: %s", tc.name, r.body)
+		}
+		msgs, fields := []string{e.Error.Message}, []string{}
+		for _, fe := range e.Error.Errors {
+			msgs, fields = append(msgs, fe.Message), append(fields, fe.Field)
+		}
+		for _, m := range msgs {
+			if leak := echoed(input, m, fields); leak != "" {
+				t.Errorf("%s: %q of the input echoed in %q", tc.name, leak, m)
+			}
+		}
+		if len(r.body) > 2048 {
+			t.Errorf("%s: a %d-byte error body", tc.name, len(r.body))
+		}
 	}
 }

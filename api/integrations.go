@@ -398,7 +398,7 @@ func (s *Server) createIntegration(c *fiber.Ctx) error {
 	}
 	in, err := db.Q.IntegrationCreate(ctx, t, params)
 	if db.IsUniqueViolation(err, "integrations_tenant_name") {
-		return AlreadyExists("an integration named %q already exists", *f.name)
+		return AlreadyExists("an integration of this name already exists")
 	}
 	if err != nil {
 		return err
@@ -492,7 +492,7 @@ func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 	ctx, t := c.UserContext(), tx(c)
 	updated, err := db.Q.IntegrationUpdate(ctx, t, params)
 	if db.IsUniqueViolation(err, "integrations_tenant_name") {
-		return AlreadyExists("an integration named %q already exists", params.Name)
+		return AlreadyExists("an integration of this name already exists")
 	}
 	if err != nil {
 		return err

@@ -208,14 +208,14 @@ func (s *Server) tenant(c *fiber.Ctx) error {
 	}
 	tenantID, err := uuid.Parse(header)
 	if err != nil || claims.OrgID != header {
-		return s.refuseAnonymous(c, Forbidden("the token is not valid for tenant %q", header))
+		return s.refuseAnonymous(c, Forbidden("the token is not valid for the tenant named in X-Tenant-ID"))
 	}
 	t, err := s.tenants.get(c.UserContext(), tenantID)
 	if err != nil {
 		return err
 	}
 	if t == nil {
-		return s.refuseAnonymous(c, Forbidden("the token is not valid for tenant %q", header))
+		return s.refuseAnonymous(c, Forbidden("the token is not valid for the tenant named in X-Tenant-ID"))
 	}
 	c.Locals(localPrincipal, principalFromClaims(claims, tenantID))
 	c.Locals(localTenant, t)

@@ -525,7 +525,7 @@ func (b *body) enumList(field, what string, required bool, allowed []string) []s
 			b.fail(item, "invalid_type", "must be a string")
 			ok = false
 		case !slices.Contains(allowed, t):
-			b.fail(item, "invalid_value", "unknown %s %q; one of %s", what, truncate(t, 100), strings.Join(allowed, ", "))
+			b.fail(item, "invalid_value", "is not a known %s; one of %s", what, strings.Join(allowed, ", "))
 			ok = false
 		case !slices.Contains(out, t):
 			out = append(out, t)
