@@ -128,3 +128,27 @@ func TestMessagesDoNotQuoteInput(t *testing.T) {
 		}
 	}
 }
+
+// A token shorter than 16 characters answers the hint "****": its last 4
+// characters would give too much of it away. A long one keeps its last 4.
+func TestShortSecretHint(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus", allowPrivate)
+	admin := ts.admin()
+	feed := providertest.NewFeed(t, providertest.Options{Records: 1})
+	r := ts.do(&admin, "POST", "/v1/integrations", map[string]any{"provider": "http_feed", "name": "Short",
+		"config": map[string]any{"instance_url": feed.URL, "oauth_token": "abcd"}})
+	expect(t, r, 201)
+	if got := r.json(t)["oauth_token_hint"]; got != "****" {
+		t.Fatalf("hint of a 4-character token: %v", got)
+	}
+	path := "/v1/integrations/" + r.json(t)["id"].(string)
+	r = ts.do(&admin, "PATCH", path, map[string]any{"config": map[string]any{"oauth_token": "fifteen-chars-x"}})
+	expect(t, r, 200)
+	if got := r.json(t)["oauth_token_hint"]; got != "****" {
+		t.Fatalf("hint of a 15-character token: %v", got)
+	}
+	r = ts.do(&admin, "PATCH", path, map[string]any{"config": map[string]any{"oauth_token": "sixteen-chars-xy"}})
+	if got := r.json(t)["oauth_token_hint"]; got != "****s-xy" {
+		t.Fatalf("hint of a 16-character token: %v", got)
+	}
+}
