@@ -152,3 +152,29 @@ func TestShortSecretHint(t *testing.T) {
 		t.Fatalf("hint of a 16-character token: %v", got)
 	}
 }
+
+// A bulk body that holds no records is a 400 in every format, as documented;
+// downloads (bulk export) carry nosniff.
+func TestBulkBodyWithoutRecords(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	for name, tc := range map[string]struct{ query, body, contentType string }{
+		"empty NDJSON":           {"?resource=actuals", "", "application/x-ndjson"},
+		"blank-line NDJSON":      {"?resource=actuals", " \n\r\n\t\n", "application/x-ndjson"},
+		"header-only CSV":        {"?resource=actuals", "benefit_id,period,value\n", "text/csv"},
+		"header-only CSV no EOL": {"?resource=benefits", "\ufeffinitiative_id,name", "text/csv"},
+		"empty records array":    {"", `{"resource":"actuals","records":[]}`, "application/json"},
+	} {
+		r := ts.do(&admin, "POST", "/v1/bulk/import"+tc.query, tc.body, "Content-Type", tc.contentType)
+		if r.status != 400 || r.errorCode(t) != "INVALID_PARAMETER" {
+			t.Errorf("%s: %d %s", name, r.status, r.body)
+		}
+	}
+	for _, format := range []string{"csv", "ndjson"} {
+		r := ts.do(&admin, "GET", "/v1/bulk/export?resource=initiatives&format="+format, nil)
+		expect(t, r, 200)
+		if r.header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s export without nosniff: %v", format, r.header)
+		}
+	}
+}

@@ -88,9 +88,12 @@ func freshRequestID(c *fiber.Ctx) string {
 	return id
 }
 
-// requestID echoes a sane client X-Request-ID or makes one.
+// requestID echoes a sane client X-Request-ID or makes one. Every response
+// also says nosniff: a browser must take an export download, a CSV or an
+// error body for its declared type, never sniff it into HTML or script.
 func (s *Server) requestID(c *fiber.Ctx) error {
 	newRequestID(c)
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	return c.Next()
 }
 
