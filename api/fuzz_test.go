@@ -291,7 +291,7 @@ func valueRoutes(tb testing.TB, ts *testServer, admin caller, initID string) []v
 
 	cost := map[string]any{"name": "Licences", "category": "opex", "amount": 1000, "currency": "USD", "period": "2027-01", "recurrence": "monthly", "end_period": "2027-12"}
 	ben := map[string]any{"initiative_id": initID, "name": "Savings", "category": "cost_savings", "unit": "currency",
-		"measurement_frequency": "monthly", "expected_value": 120000, "expected_start_date": "2027-01-01", "currency": "USD"}
+		"measurement_frequency": "monthly", "expected_value": 120000, "expected_start_date": "2025-01-01", "currency": "USD"}
 	sh := map[string]any{"initiative_id": initID, "name": "Ada", "email": "ada@example.com", "influence": "critical", "interest": "high"}
 	bc := businessCaseBody(initID, "Fuzz case")
 	integ := map[string]any{"provider": "http_feed", "name": "Feed", "config": map[string]any{"instance_url": feed.URL, "oauth_token": "fuzz-token-0123456789abcdef"},
@@ -322,7 +322,7 @@ func valueRoutes(tb testing.TB, ts *testServer, admin caller, initID string) []v
 		{"POST", "/v1/benefits", ben},
 		{"PUT", "/v1/benefits/" + benID, ben},
 		{"PATCH", "/v1/benefits/" + benID, map[string]any{"expected_value": 1000, "currency": "EUR"}},
-		{"POST", "/v1/benefits/" + benID + "/actuals", map[string]any{"value": 10, "period": "2027-02"}},
+		{"POST", "/v1/benefits/" + benID + "/actuals", map[string]any{"value": 10, "period": "2025-02"}},
 		{"POST", "/v1/stakeholders", sh},
 		{"PUT", "/v1/stakeholders/" + shID, sh},
 		{"PATCH", "/v1/stakeholders/" + shID, map[string]any{"interest": "low"}},

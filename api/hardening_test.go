@@ -1,7 +1,10 @@
 package api_test
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,7 +88,7 @@ func TestMessagesDoNotQuoteInput(t *testing.T) {
 	}{
 		{"currency", "POST", "/v1/benefits", map[string]any{"initiative_id": initID, "name": "Savings", "category": "cost_savings", "unit": "currency",
 			"measurement_frequency": "monthly", "expected_value": 1000, "expected_start_date": "2027-01-01", "currency": marker}, nil},
-		{"cost currency", "POST", "/v1/initiatives/" + initID + "/costs", map[string]any{"name": "c", "category": "opex", "amount": 1, "currency": "EUROPE1", "period": "2027-01", "recurrence": "one_time"}, nil},
+		{"cost currency", "POST", "/v1/initiatives/" + initID + "/costs", map[string]any{"name": "c", "category": "opex", "amount": 1, "currency": "EUROPE1", "period": "2027-01", "recurrence": "once"}, nil},
 		{"sections[i]", "POST", "/v1/business-cases", caseBody, nil},
 		{"webhook events[i]", "POST", "/v1/webhooks", map[string]any{"url": feed.URL, "events": []string{marker}, "secret": hookSecret}, nil},
 		{"sync_schedule.timezone", "POST", "/v1/integrations", map[string]any{"provider": "http_feed", "name": "Feed",
@@ -175,6 +178,49 @@ func TestBulkBodyWithoutRecords(t *testing.T) {
 		expect(t, r, 200)
 		if r.header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s export without nosniff: %v", format, r.header)
+		}
+	}
+}
+
+// Text that a spreadsheet would evaluate goes out of every CSV export inert
+// (a leading apostrophe), and the export imports back unchanged.
+func TestCSVExportNeutralisesFormulas(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	initID := ts.createInitiative(admin, map[string]any{"name": `=HYPERLINK("http://evil.invalid","x")`, "description": "\t=1+1 and @SUM(A1)"})
+	expect(t, ts.do(&admin, "POST", "/v1/stakeholders", map[string]any{"initiative_id": initID, "name": "+cmd|' /C calc'!A0",
+		"email": "ada@example.com", "influence": "high", "interest": "high", "notes": "-2+3"}), 201)
+	expect(t, ts.do(&admin, "POST", "/v1/initiatives/"+initID+"/costs", map[string]any{"name": "@SUM(A1:A9)", "category": "opex",
+		"amount": 10, "currency": "USD", "period": "2027-01", "recurrence": "once"}), 201)
+	benID := ts.createBenefit(admin, map[string]any{"initiative_id": initID, "name": "-Savings", "category": "cost_savings", "unit": "currency",
+		"measurement_frequency": "monthly", "expected_value": -5, "expected_start_date": "2025-01-01", "currency": "USD", "description": "\r=1"})
+	expect(t, ts.do(&admin, "POST", "/v1/benefits/"+benID+"/actuals", map[string]any{"value": -3, "period": "2025-02", "notes": "=1/0"}), 201)
+
+	for _, resource := range []string{"initiatives", "stakeholders", "costs", "benefits", "actuals"} {
+		ex := ts.do(&admin, "GET", "/v1/bulk/export?resource="+resource+"&format=csv", nil)
+		expect(t, ex, 200)
+		rows, err := csv.NewReader(bytes.NewReader(ex.body)).ReadAll()
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%s export: %v %q", resource, err, ex.body)
+		}
+		quoted := 0
+		for i, cell := range rows[1] {
+			if cell == "" {
+				continue
+			}
+			if _, err := strconv.ParseFloat(cell, 64); err != nil && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+				t.Errorf("%s.%s: %q would be evaluated by a spreadsheet", resource, rows[0][i], cell)
+			}
+			if cell[0] == '\'' {
+				quoted++
+			}
+		}
+		if quoted == 0 {
+			t.Errorf("%s: no neutralised cell in %q", resource, rows[1])
+		}
+		back := decodeImport(t, ts.do(&admin, "POST", "/v1/bulk/import?resource="+resource+"&mode=upsert", ex.body, "Content-Type", "text/csv"))
+		if back.Summary.Unchanged != 1 || back.Summary.Total != 1 {
+			t.Errorf("%s round trip: %+v %+v", resource, back.Summary, back.Results)
 		}
 	}
 }
