@@ -33,7 +33,11 @@ import (
 // f.Add calls and testdata/fuzz/<target>/); for a longer run:
 //
 //	go test -run '^$' -fuzz FuzzJSONBody -fuzztime 60s ./api/
-//	go test -run '^$' -fuzz FuzzQuery -fuzztime 60s ./api/
+//	go test -run '^$' -fuzz FuzzValueBody -fuzztime 10m ./api/
+//	go test -run '^$' -fuzz FuzzQuery -fuzztime 10m ./api/
+//
+// FuzzValueBody sends bodies to every write route of the value side,
+// FuzzQuery query strings to every value route that reads one.
 //
 // The property: never a 5xx; every 4xx is the spec's error body; and no
 // error message carries input text, other than the field names reported in
@@ -246,14 +250,33 @@ func FuzzQuery(f *testing.F) {
 	}
 	ts, admin, id := fuzzServer(f)
 	token := ts.token(admin)
+	// Every value route that reads a query, the initiatives first (the seed corpus's route numbers).
+	paths := []string{"/v1/initiatives", "/v1/initiatives/" + id}
+	for _, r := range valueRoutes(f, ts, admin, id) {
+		switch {
+		case r.method == "PUT" && strings.HasPrefix(r.path, "/v1/dashboards/"):
+			paths = append(paths, r.path, r.path+"/data")
+		case r.method == "PUT" && strings.HasPrefix(r.path, "/v1/benefits/"):
+			paths = append(paths, r.path, r.path+"/actuals", r.path+"/variance")
+		case r.method == "PUT" && !strings.HasPrefix(r.path, "/v1/settings"):
+			paths = append(paths, r.path) // GET of one record
+		}
+	}
+	paths = append(paths, "/v1/analytics/roi", "/v1/analytics/realization", "/v1/analytics/trends", "/v1/analytics/forecasts",
+		"/v1/analytics/benchmarks", "/v1/benefits", "/v1/stakeholders", "/v1/business-cases", "/v1/integrations", "/v1/webhooks",
+		"/v1/dashboards", "/v1/dashboards/portfolio", "/v1/bulk/export", "/v1/bulk/jobs", "/v1/audit-events", "/v1/initiatives/"+id+"/costs",
+		"/v1/settings/fx-rates")
+	for _, seed := range []string{`period=` + strings.Repeat("2024Q9", 100), `period=%3Cscript%3Ealert(1)%3C%2Fscript%3E`, `from=2024-13&to=2024-01`,
+		`group_by=%3Cb%3Eboldly`, `resource=%3Cscript%3E&format=xlsx`, `metric=%3Cscript%3Ealert`, `horizon=99999999999`, `initiative_id=not-a-uuid-at-all`} {
+		for i := range paths {
+			f.Add(seed, uint8(i))
+		}
+	}
 	f.Fuzz(func(t *testing.T, query string, route uint8) {
 		if strings.ContainsFunc(query, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 			return // not a request line a client sends (it would percent-encode these); the HTTP parser's refusals are TestParserRefusals*
 		}
-		path := "/v1/initiatives"
-		if route%2 == 1 {
-			path = "/v1/initiatives/" + id
-		}
+		path := paths[int(route)%len(paths)]
 		req := httptest.NewRequest("GET", "/", nil)
 		req.URL.Path, req.URL.RawQuery = path, query
 		req.RequestURI = ""
