@@ -257,9 +257,13 @@ type Options struct {
 const MaxWatermarkRunes = 64
 
 // Limits that keep one document bounded; the API bounds content before
-// this, these only stop a runaway snapshot.
+// this, these only stop a runaway snapshot. The API's limits allow about
+// 600,000 characters of printed text (7 sections of 20,200, and up to 200
+// characters for each name of 500 stakeholders, 500 costs, 200 projects and
+// 100 benefits) and about 1,500 rows: every case it accepts renders, long
+// text paginated (TestLargestAcceptedCaseRenders).
 const (
-	maxTextRunes = 200_000
+	maxTextRunes = 2_000_000
 	maxRows      = 10_000
 )
 
@@ -371,7 +375,7 @@ func (c *Case) texts() []string {
 		out = append(out, s.Name, s.Role)
 	}
 	for _, p := range c.Projects {
-		out = append(out, p.Name, p.Owner, p.Status, p.Description)
+		out = append(out, p.Name, p.Owner, p.Status) // the description is not printed
 	}
 	for _, k := range c.Calculations {
 		out = append(out, k.Name, k.Formula, k.Result)
