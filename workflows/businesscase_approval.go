@@ -155,7 +155,9 @@ type businessCaseEvent struct {
 }
 
 // StartTypes implements outbox.StartTypes: the relay gives these events the lane of workflow starts.
-func (h *BusinessCaseApprovalEvents) StartTypes() []string { return []string{outbox.BusinessCaseSubmitted, outbox.BusinessCaseApproved, outbox.BusinessCaseRejected} }
+func (h *BusinessCaseApprovalEvents) StartTypes() []string {
+	return []string{outbox.BusinessCaseSubmitted, outbox.BusinessCaseApproved, outbox.BusinessCaseRejected}
+}
 
 // Handle implements outbox.Handler.
 func (h *BusinessCaseApprovalEvents) Handle(ctx context.Context, ev outbox.Event) error {

@@ -118,7 +118,9 @@ type exportEvent struct {
 }
 
 // StartTypes implements outbox.StartTypes: the relay gives these events the lane of workflow starts.
-func (h *BusinessCaseExportEvents) StartTypes() []string { return []string{outbox.BusinessCaseExportRequested} }
+func (h *BusinessCaseExportEvents) StartTypes() []string {
+	return []string{outbox.BusinessCaseExportRequested}
+}
 
 // Handle implements outbox.Handler.
 func (h *BusinessCaseExportEvents) Handle(ctx context.Context, ev outbox.Event) error {
