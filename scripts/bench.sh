@@ -8,7 +8,7 @@
 #   API         bin/valuecase api on a free 127.0.0.1 port, LOG_LEVEL=warn (no access log), its
 #               own keys in .data/bench-keys, TEMPORAL_ADDRESS a port nothing listens on (CRUD
 #               does not need Temporal; /health says "degraded"); stopped on exit
-#   Temporal    for the export and sync suites (BENCH_SUITES with "export" or "sync", or all): a
+#   Temporal    for the export, sync and fairness suites (BENCH_SUITES with one of them, or all): a
 #               dev server (bin/temporal, in memory, a free port); each suite starts its own worker
 #               against it
 #
@@ -150,7 +150,7 @@ fi
 
 # --- Temporal, for the export and sync suites (their workers are started by the suites) ---------
 export_args=()
-if [[ " $suites " == *" export "* || " $suites " == *" sync "* || " $suites " == *" all "* ]]; then
+if [[ " $suites " == *" export "* || " $suites " == *" sync "* || " $suites " == *" fairness "* || " $suites " == *" all "* ]]; then
 	ensure_temporal_cli
 	dev_port="$(bin/benchmark free-port)"
 	log "starting a Temporal dev server on 127.0.0.1:$dev_port for the export/sync suites (in memory; log: $bench_dir/temporal.log)"

@@ -51,6 +51,7 @@ var suites = []suite{
 	analyticsSuite,
 	exportSuite,
 	syncSuite,
+	fairnessSuite,
 }
 
 // env is what every suite gets: the shared settings and connections.
