@@ -62,7 +62,6 @@ func largestCase() *Case {
 			Name:  fmt.Sprintf("P%03dLAST ", i+1) + fill("Project name ", 190, ""),
 			Owner: fill("owner-", 255, ""), Status: []string{"planned", "in_progress", "completed", "on_hold"}[i%4],
 			Start: start.AddDate(0, i%36, 0), End: start.AddDate(0, i%36+6, 0), Budget: new(float64(10000 * (i + 1))),
-			Description: fill("Description words ", 10_000, ""),
 		})
 	}
 	return c
