@@ -83,7 +83,7 @@ func (s *Server) apiKeyTenant(c *fiber.Ctx, key credential.Parsed) error {
 		if _, verr := s.verifyAPIKey(ctx, key); verr != nil {
 			return s.refuseAnonymous(c, verr)
 		}
-		return s.refuseAnonymous(c, Forbidden("the API key is not valid for tenant %q", header))
+		return s.refuseAnonymous(c, Forbidden("the API key is not valid for the tenant named in X-Tenant-ID"))
 	}
 	t, err := s.tenants.get(ctx, tenantID)
 	if err != nil {
@@ -187,7 +187,7 @@ func (s *Server) createAPIKey(c *fiber.Ctx) error {
 	}
 	for i, sc := range scopes {
 		if !rbac.IsAPIKeyScope(rbac.Permission(sc)) {
-			b.fail("scopes["+strconv.Itoa(i)+"]", "invalid_value", "unknown scope %q; known: %v", sc, scopeNames())
+			b.fail("scopes["+strconv.Itoa(i)+"]", "invalid_value", "is not a known scope; known: %v", scopeNames())
 		}
 	}
 	days := b.integer("expires_in_days", 1, maxKeyDays)

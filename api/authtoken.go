@@ -143,7 +143,7 @@ func (s *Server) issueToken(c *fiber.Ctx) error {
 	case "":
 		return InvalidParameter("grant_type is required: %s or %s", grantClientCredentials, grantTokenExchange)
 	default:
-		return InvalidParameter("unsupported grant_type %q; use %s or %s", form["grant_type"], grantClientCredentials, grantTokenExchange)
+		return InvalidParameter("unsupported grant_type; use %s or %s", grantClientCredentials, grantTokenExchange)
 	}
 }
 
@@ -217,7 +217,7 @@ func (s *Server) tokenExchangeGrant(c *fiber.Ctx, form map[string]string) error 
 		return InvalidParameter("subject_token is required: the identity provider's JWT")
 	}
 	if tt := form["subject_token_type"]; tt != "" && !slices.Contains(subjectTokenTypes, tt) {
-		return InvalidParameter("unsupported subject_token_type %q; use one of %s", tt, strings.Join(subjectTokenTypes, ", "))
+		return InvalidParameter("unsupported subject_token_type; use one of %s", strings.Join(subjectTokenTypes, ", "))
 	}
 	ctx := c.UserContext()
 	claims, err := s.Verifier.Verify(ctx, subject)

@@ -468,10 +468,10 @@ func (s *Server) createBenefit(c *fiber.Ctx) error {
 		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner, ExternalKey: f.externalKey,
 	})
 	if db.IsUniqueViolation(err, "benefits_initiative_name") {
-		return AlreadyExists("the initiative already has a benefit named %q", *f.name)
+		return AlreadyExists("the initiative already has a benefit of this name")
 	}
 	if db.IsUniqueViolation(err, "benefits_tenant_external_key") {
-		return AlreadyExists("another benefit has the external_key %q", *f.externalKey)
+		return AlreadyExists("another benefit has this external_key")
 	}
 	if err != nil {
 		return err
@@ -549,10 +549,10 @@ func (s *Server) updateBenefit(c *fiber.Ctx, replace bool) error {
 		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner, ExternalKey: externalKey,
 	})
 	if db.IsUniqueViolation(err, "benefits_initiative_name") {
-		return AlreadyExists("the initiative already has a benefit named %q", name)
+		return AlreadyExists("the initiative already has a benefit of this name")
 	}
 	if db.IsUniqueViolation(err, "benefits_tenant_external_key") {
-		return AlreadyExists("another benefit has the external_key %q", *externalKey)
+		return AlreadyExists("another benefit has this external_key")
 	}
 	if err != nil {
 		return err

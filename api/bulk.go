@@ -130,6 +130,9 @@ func (s *Server) bulkImport(c *fiber.Ctx) error {
 	if !p.Has(res.write) {
 		return Forbidden("missing permission %s", res.write)
 	}
+	if len(records) == 0 { // an empty array, blank NDJSON lines, a CSV header alone: more likely a mistake than a wish
+		return InvalidParameter("request body holds no records")
+	}
 	if len(records) > bulk.MaxSyncRows {
 		return s.startBulkJob(c, o, records)
 	}

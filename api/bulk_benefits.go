@@ -28,7 +28,7 @@ import (
 
 // benefitExportColumns are the fields of an exported benefit (id is read-only on import).
 var benefitExportColumns = []string{"id", "initiative_id", "name", "description", "category", "expected_value", "currency", "unit",
-	"measurement_frequency", "expected_start_date", "expected_end_date", "status", "owner_id", "plan"}
+	"measurement_frequency", "expected_start_date", "expected_end_date", "status", "owner_id", "plan", "external_key"}
 
 type benefitKey struct {
 	initiative uuid.UUID
@@ -53,6 +53,8 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 		rows[i].f, rows[i].initiativeID = fields[i], initiativeIDs[i]
 	}
 	firstOf := map[benefitKey]int{}
+	firstExternal := map[string]int{}
+	var externalKeys []string
 	var keyInitiatives []uuid.UUID
 	var keyNames []string
 	var keyRows []int
@@ -70,8 +72,28 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 				Message: fmt.Sprintf("row %d already has this name in this initiative (names compare case-insensitively)", offset+j)}})
 			continue
 		}
+		if k := rows[i].f.externalKey; k != nil {
+			if j, dup := firstExternal[*k]; dup {
+				results[i].Fail([]bulk.FieldError{{Field: "external_key", Code: "duplicate",
+					Message: fmt.Sprintf("row %d already has this external_key", offset+j)}})
+				continue
+			}
+			firstExternal[*k] = i
+			externalKeys = append(externalKeys, *k)
+		}
 		firstOf[rows[i].key] = i
 		keyInitiatives, keyNames, keyRows = append(keyInitiatives, rows[i].initiativeID), append(keyNames, *rows[i].f.name), append(keyRows, i)
+	}
+	// The benefits already holding an external key of the import: a row may keep its own benefit's key, not take another's.
+	externalHolder := map[string]uuid.UUID{}
+	if len(externalKeys) > 0 {
+		held, err := db.Q.BulkBenefitsByExternalKey(ctx, t, dbsqlc.BulkBenefitsByExternalKeyParams{TenantID: a.TenantID, ExternalKeys: externalKeys})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range held {
+			externalHolder[h.ExternalKey] = h.ID
+		}
 	}
 	// 3. What is stored at those keys (with its plan and first actual) decides created, updated or unchanged.
 	existing := map[int]dbsqlc.BulkBenefitsExistingRow{} // by row
@@ -107,8 +129,14 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 		e, stored := existing[i]
 		if stored && o.Mode == bulk.Create {
 			results[i].Fail([]bulk.FieldError{{Field: "name", Code: "already_exists",
-				Message: fmt.Sprintf("the initiative already has a benefit named %q; import with mode upsert to replace it", e.Benefit.Name)}})
+				Message: "the initiative already has a benefit of this name; import with mode upsert to replace it"}})
 			continue
+		}
+		if k := r.f.externalKey; k != nil {
+			if holder, held := externalHolder[*k]; held && (!stored || holder != e.Benefit.ID) {
+				results[i].Fail([]bulk.FieldError{{Field: "external_key", Code: "already_exists", Message: "another benefit has this external_key"}})
+				continue
+			}
 		}
 		// PUT's replace over the stored benefit (or create's over none).
 		def := r.f.definition(e.Benefit, plans[e.Benefit.ID], true)
@@ -119,7 +147,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 		}
 		next := dbsqlc.Benefit{Name: *r.f.name, Description: deref(r.f.description), Category: string(def.Category), ExpectedValue: def.ExpectedValue,
 			Currency: noneIfBlank(&def.Currency), Unit: string(def.Unit), MeasurementFrequency: string(def.Frequency),
-			ExpectedStartDate: def.Start, ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: a.Subject}
+			ExpectedStartDate: def.Start, ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: a.Subject, ExternalKey: r.f.externalKey}
 		var id uuid.UUID
 		if stored {
 			s := e.Benefit
@@ -148,7 +176,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 			id = s.ID
 			upd.Ids = append(upd.Ids, id)
 			appendBenefitValues(&upd.Names, &upd.Descriptions, &upd.Categories, &upd.ExpectedValues, &upd.Currencies, &upd.Units,
-				&upd.Frequencies, &upd.Starts, &upd.Ends, &upd.Statuses, &upd.OwnerIds, next)
+				&upd.Frequencies, &upd.Starts, &upd.Ends, &upd.Statuses, &upd.OwnerIds, &upd.ExternalKeys, next)
 			plan.Replaced = append(plan.Replaced, id)
 			results[i].Status, results[i].ID = bulk.Updated, new(id)
 		} else {
@@ -164,7 +192,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 			id = uuid.New()
 			ins.Ids, ins.InitiativeIds = append(ins.Ids, id), append(ins.InitiativeIds, r.initiativeID)
 			appendBenefitValues(&ins.Names, &ins.Descriptions, &ins.Categories, &ins.ExpectedValues, &ins.Currencies, &ins.Units,
-				&ins.Frequencies, &ins.Starts, &ins.Ends, &ins.Statuses, &ins.OwnerIds, next)
+				&ins.Frequencies, &ins.Starts, &ins.Ends, &ins.Statuses, &ins.OwnerIds, &ins.ExternalKeys, next)
 			results[i].Status = bulk.Created
 			if !o.DryRun {
 				results[i].ID = new(id)
@@ -181,12 +209,18 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 			if db.IsUniqueViolation(err, "benefits_initiative_name") { // only if PostgreSQL's lower() pairs two names Go's does not
 				return nil, AlreadyExists("two benefits of this import have the same name in one initiative")
 			}
+			if db.IsUniqueViolation(err, "benefits_tenant_external_key") { // a key moved from a benefit the import updates to one it creates
+				return nil, AlreadyExists("an external_key of this import moves between benefits; import the change in two steps")
+			}
 			return nil, err
 		}
 	}
 	if len(upd.Ids) > 0 {
 		upd.TenantID = a.TenantID
 		if err := db.Q.BulkBenefitsUpdate(ctx, t, upd); err != nil {
+			if db.IsUniqueViolation(err, "benefits_tenant_external_key") { // two benefits swap their keys
+				return nil, AlreadyExists("an external_key of this import moves between benefits; import the change in two steps")
+			}
 			return nil, err
 		}
 	}
@@ -217,7 +251,7 @@ func sameBenefit(s dbsqlc.Benefit, storedPlan []dbsqlc.BenefitPlanEntry, next db
 	if s.Name != next.Name || s.Description != next.Description || s.Category != next.Category || s.ExpectedValue != next.ExpectedValue ||
 		deref(s.Currency) != deref(next.Currency) || s.Unit != next.Unit || s.MeasurementFrequency != next.MeasurementFrequency ||
 		!s.ExpectedStartDate.Equal(next.ExpectedStartDate) || !sameDate(s.ExpectedEndDate, next.ExpectedEndDate) ||
-		s.Status != next.Status || s.OwnerID != next.OwnerID || len(storedPlan) != len(plan) {
+		s.Status != next.Status || s.OwnerID != next.OwnerID || deref(s.ExternalKey) != deref(next.ExternalKey) || len(storedPlan) != len(plan) {
 		return false
 	}
 	return !slices.ContainsFunc(plan, func(p benefit.PlannedPeriod) bool {
@@ -229,11 +263,11 @@ func sameBenefit(s dbsqlc.Benefit, storedPlan []dbsqlc.BenefitPlanEntry, next db
 
 // appendBenefitValues appends a benefit's writable columns to the bulk statement's arrays.
 func appendBenefitValues(names, descriptions, categories *[]string, values *[]float64, currencies, units, frequencies *[]string,
-	starts *[]time.Time, ends, statuses, owners *[]string, b dbsqlc.Benefit) {
+	starts *[]time.Time, ends, statuses, owners, externalKeys *[]string, b dbsqlc.Benefit) {
 	*names, *descriptions, *categories = append(*names, b.Name), append(*descriptions, b.Description), append(*categories, b.Category)
 	*values, *currencies, *units = append(*values, b.ExpectedValue), append(*currencies, deref(b.Currency)), append(*units, b.Unit)
 	*frequencies, *starts, *ends = append(*frequencies, b.MeasurementFrequency), append(*starts, b.ExpectedStartDate), append(*ends, dateText(b.ExpectedEndDate))
-	*statuses, *owners = append(*statuses, b.Status), append(*owners, b.OwnerID)
+	*statuses, *owners, *externalKeys = append(*statuses, b.Status), append(*owners, b.OwnerID), append(*externalKeys, deref(b.ExternalKey))
 }
 
 // exportBenefits reads a page of the tenant's benefits in (initiative, id) order, each with its plan.
@@ -269,7 +303,7 @@ func exportBenefits(cur bulkExportCursor) bulkExportPage {
 		out.records[i] = map[string]any{"id": j.ID, "initiative_id": j.InitiativeID, "name": j.Name, "description": j.Description,
 			"category": j.Category, "expected_value": j.ExpectedValue, "currency": j.Currency, "unit": j.Unit,
 			"measurement_frequency": j.MeasurementFrequency, "expected_start_date": j.ExpectedStartDate, "expected_end_date": j.ExpectedEndDate,
-			"status": j.Status, "owner_id": j.OwnerID, "plan": plan}
+			"status": j.Status, "owner_id": j.OwnerID, "plan": plan, "external_key": j.ExternalKey}
 		out.after = []any{r.Benefit.InitiativeID, r.Benefit.ID}
 	}
 	return out

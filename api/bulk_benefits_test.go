@@ -128,7 +128,7 @@ func TestBulkImportBenefits(t *testing.T) {
 		t.Errorf("other tenant: %s", r.body)
 	}
 	if ex := ts.do(&other, "GET", "/v1/bulk/export?resource=benefits&format=csv", nil); string(ex.body) !=
-		"id,initiative_id,name,description,category,expected_value,currency,unit,measurement_frequency,expected_start_date,expected_end_date,status,owner_id,plan\n" {
+		"id,initiative_id,name,description,category,expected_value,currency,unit,measurement_frequency,expected_start_date,expected_end_date,status,owner_id,plan,external_key\n" {
 		t.Errorf("other tenant's export: %q", ex.body)
 	}
 

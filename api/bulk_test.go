@@ -451,7 +451,7 @@ func TestBulkRateLimit(t *testing.T) {
 	ts := newTestServer(t, "enterprise")
 	admin := ts.admin()
 	for i := range 5 {
-		r := ts.do(&admin, "POST", "/v1/bulk/import", map[string]any{"resource": "actuals", "dry_run": true, "records": []any{}})
+		r := ts.do(&admin, "POST", "/v1/bulk/import", map[string]any{"resource": "actuals", "dry_run": true, "records": []any{map[string]any{}}})
 		expect(t, r, 200)
 		if i == 0 && r.header.Get("X-RateLimit-Limit") != "5" {
 			t.Errorf("X-RateLimit-Limit %q", r.header.Get("X-RateLimit-Limit"))

@@ -89,7 +89,6 @@ func mountDocs(app *fiber.App, spec []byte) {
 func docsSend(c *fiber.Ctx, a docsAsset, cacheControl string) error {
 	c.Set(fiber.HeaderCacheControl, cacheControl)
 	c.Set(fiber.HeaderETag, a.etag)
-	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), a.etag) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}

@@ -67,7 +67,8 @@ func TestContractBusinessCaseExports(t *testing.T) {
 	etag := `"` + done["sha256"].(string) + `"`
 	if string(r.body) != string(content) || r.header.Get("ETag") != etag ||
 		r.header.Get("Content-Type") != "application/vnd.openxmlformats-officedocument.wordprocessingml.document" ||
-		r.header.Get("Content-Disposition") != `attachment; filename="Board pack v1.docx"; filename*=UTF-8''Board%20pack%20v1.docx` {
+		r.header.Get("Content-Disposition") != `attachment; filename="Board pack v1.docx"; filename*=UTF-8''Board%20pack%20v1.docx` ||
+		r.header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Errorf("download: %v %q", r.header, r.body)
 	}
 	call(contractCall{as: &reader, method: "GET", path: statusURL + "/download", headers: []string{"If-None-Match", etag}, want: 304})

@@ -218,7 +218,7 @@ func (b *body) permissions(field string) []string {
 	perms := b.textList(field, len(rbac.AllPermissions)+10, 100)
 	for i, p := range perms {
 		if !rbac.IsKnown(rbac.Permission(p)) {
-			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "unknown permission %q; known: %s", p, strings.Join(rbac.Names(), ", "))
+			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "is not a known permission; known: %s", strings.Join(rbac.Names(), ", "))
 		}
 	}
 	return perms

@@ -192,7 +192,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 	case current != nil:
 		f.provider = current.Provider
 	}
-	f.name = b.text("name", mode != "patch", maxIntegrationNameLen)
+	f.name = b.text("name", mode != "patch" || b.has("name"), maxIntegrationNameLen) // a PATCH may leave it out, not blank it
 	f.name = trimmed(f.name)
 	f.state = b.enum("state", false, integration.Settable)
 	b.ignore(readOnlyIntegrationFields...)
@@ -442,7 +442,7 @@ func (s *Server) createIntegration(c *fiber.Ctx) error {
 	}
 	in, err := db.Q.IntegrationCreate(ctx, t, params)
 	if db.IsUniqueViolation(err, "integrations_tenant_name") {
-		return AlreadyExists("an integration named %q already exists", *f.name)
+		return AlreadyExists("an integration of this name already exists")
 	}
 	if err != nil {
 		return err
@@ -552,7 +552,7 @@ func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 	ctx, t := c.UserContext(), tx(c)
 	updated, err := db.Q.IntegrationUpdate(ctx, t, params)
 	if db.IsUniqueViolation(err, "integrations_tenant_name") {
-		return AlreadyExists("an integration named %q already exists", params.Name)
+		return AlreadyExists("an integration of this name already exists")
 	}
 	if err != nil {
 		return err

@@ -402,8 +402,8 @@ func TestIntegrationSyncRetriesRateLimits(t *testing.T) {
 	id := r.json(t)["id"].(string)
 	r = st.do(&admin, "POST", "/v1/integrations/"+id+"/sync", nil)
 	expect(t, r, 202)
+	start := time.Now() // before the worker can make its first request: the Retry-After wait is all after it
 	st.startWorker(t)
-	start := time.Now()
 	done := st.waitSync(t, admin, r.json(t)["status_url"].(string), 60*time.Second)
 	if c := counts(done); done["status"] != "succeeded" || c["created"] != 24 || c["fetched"] != 24 || done["pages"] != float64(3) {
 		t.Fatalf("throttled sync: %v", done)

@@ -88,9 +88,12 @@ func freshRequestID(c *fiber.Ctx) string {
 	return id
 }
 
-// requestID echoes a sane client X-Request-ID or makes one.
+// requestID echoes a sane client X-Request-ID or makes one. Every response
+// also says nosniff: a browser must take an export download, a CSV or an
+// error body for its declared type, never sniff it into HTML or script.
 func (s *Server) requestID(c *fiber.Ctx) error {
 	newRequestID(c)
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	return c.Next()
 }
 
@@ -208,14 +211,14 @@ func (s *Server) tenant(c *fiber.Ctx) error {
 	}
 	tenantID, err := uuid.Parse(header)
 	if err != nil || claims.OrgID != header {
-		return s.refuseAnonymous(c, Forbidden("the token is not valid for tenant %q", header))
+		return s.refuseAnonymous(c, Forbidden("the token is not valid for the tenant named in X-Tenant-ID"))
 	}
 	t, err := s.tenants.get(c.UserContext(), tenantID)
 	if err != nil {
 		return err
 	}
 	if t == nil {
-		return s.refuseAnonymous(c, Forbidden("the token is not valid for tenant %q", header))
+		return s.refuseAnonymous(c, Forbidden("the token is not valid for the tenant named in X-Tenant-ID"))
 	}
 	c.Locals(localPrincipal, principalFromClaims(claims, tenantID))
 	c.Locals(localTenant, t)

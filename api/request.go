@@ -156,11 +156,7 @@ func (b *body) text(field string, required bool, maxLen int) *string {
 		b.fail(field, "too_long", "must be at most %d characters (got %d)", maxLen, n)
 		return nil
 	}
-	if strings.ContainsRune(s, 0) {
-		b.fail(field, "invalid_value", "must not contain NUL characters")
-		return nil
-	}
-	// Control and bidi-override characters, or only invisible ones: free text
+	// NUL, control and bidi-override characters, or only invisible ones: free text
 	// (a limit above validation.MultilineAbove) may hold tabs and line breaks.
 	if err := validation.Text(field, s, maxLen > validation.MultilineAbove); err != nil {
 		e, _ := errors.AsType[*validation.Error](err)
@@ -529,7 +525,7 @@ func (b *body) enumList(field, what string, required bool, allowed []string) []s
 			b.fail(item, "invalid_type", "must be a string")
 			ok = false
 		case !slices.Contains(allowed, t):
-			b.fail(item, "invalid_value", "unknown %s %q; one of %s", what, truncate(t, 100), strings.Join(allowed, ", "))
+			b.fail(item, "invalid_value", "is not a known %s; one of %s", what, strings.Join(allowed, ", "))
 			ok = false
 		case !slices.Contains(out, t):
 			out = append(out, t)

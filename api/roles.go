@@ -154,7 +154,7 @@ func (s *Server) createRole(c *fiber.Ctx) error {
 	}
 	ctx, p, t := c.UserContext(), principal(c), tx(c)
 	if rbac.IsReservedRoleName(*f.name) {
-		return AlreadyExists("%q is the name of a built-in role", *f.name)
+		return AlreadyExists("the name is the name of a built-in role")
 	}
 	granted := rbac.Set{}
 	granted.Add(f.permissions...)
@@ -172,7 +172,7 @@ func (s *Server) createRole(c *fiber.Ctx) error {
 		TenantID: p.TenantID, Name: *f.name, Description: deref(f.description), Permissions: sortPermissions(f.permissions),
 	})
 	if db.IsUniqueViolation(err, "roles_tenant_name_ci") {
-		return AlreadyExists("a role named %q already exists in this tenant", *f.name)
+		return AlreadyExists("a role of this name already exists in this tenant")
 	}
 	if err != nil {
 		return err
@@ -209,7 +209,7 @@ func (s *Server) updateRole(c *fiber.Ctx, replace bool) error {
 		next.Permissions = sortPermissions(f.permissions)
 	}
 	if !strings.EqualFold(next.Name, r.Name) && rbac.IsReservedRoleName(next.Name) {
-		return AlreadyExists("%q is the name of a built-in role", next.Name)
+		return AlreadyExists("the name is the name of a built-in role")
 	}
 	added := rbac.Set{}
 	for _, perm := range next.Permissions {
@@ -222,7 +222,7 @@ func (s *Server) updateRole(c *fiber.Ctx, replace bool) error {
 	}
 	updated, err := db.Q.RoleUpdate(ctx, t, next)
 	if db.IsUniqueViolation(err, "roles_tenant_name_ci") {
-		return AlreadyExists("a role named %q already exists in this tenant", next.Name)
+		return AlreadyExists("a role of this name already exists in this tenant")
 	}
 	if err != nil {
 		return err

@@ -304,7 +304,7 @@ func loadWritableStakeholder(c *fiber.Ctx) (dbsqlc.Stakeholder, error) {
 // duplicateEmail is the 409 of an address already used in the initiative.
 func duplicateEmail(err error, email string) error {
 	if db.IsUniqueViolation(err, "stakeholders_initiative_email") {
-		return AlreadyExists("a stakeholder with e-mail %s already exists in this initiative (addresses compare case-insensitively)", email)
+		return AlreadyExists("a stakeholder with this e-mail address already exists in this initiative (addresses compare case-insensitively)")
 	}
 	return err
 }

@@ -159,11 +159,11 @@ func (s *Server) inviteUser(c *fiber.Ctx) error {
 		return err
 	}
 	if taken {
-		return AlreadyExists("a user with e-mail %s already exists in this tenant", *email)
+		return AlreadyExists("a user with this e-mail address already exists in this tenant")
 	}
 	u, err := db.Q.UserInvite(ctx, t, dbsqlc.UserInviteParams{TenantID: p.TenantID, Email: email, Name: name, Roles: nonNil(roles), InvitedBy: &p.Subject})
 	if db.IsUniqueViolation(err, "users_tenant_pending_email") {
-		return AlreadyExists("a user with e-mail %s already exists in this tenant", *email)
+		return AlreadyExists("a user with this e-mail address already exists in this tenant")
 	}
 	if err != nil {
 		return err

@@ -123,8 +123,8 @@ func TestWebhookValidation(t *testing.T) {
 		field string
 		text  string
 	}{
-		"unknown event":     {with("events", []string{"initiative.created", "initiative.deleted"}), "events[1]", `unknown event type "initiative.deleted"`},
-		"test event":        {with("events", []string{"webhook.test"}), "events[0]", "unknown event type"},
+		"unknown event":     {with("events", []string{"initiative.created", "initiative.deleted"}), "events[1]", "is not a known event type"},
+		"test event":        {with("events", []string{"webhook.test"}), "events[0]", "is not a known event type"},
 		"empty events":      {with("events", []string{}), "events", "at least one"},
 		"events not array":  {with("events", "initiative.created"), "events", "array"},
 		"no events":         {with("events", nil), "events", "required"},

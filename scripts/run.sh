@@ -38,14 +38,16 @@ child_names=()
 child_pids=()
 cleaned_up=0
 
-# start_child NAME CMD...: start CMD in the background with its output in .data/logs/NAME.log.
+# start_child NAME CMD...: start CMD in the background with its output in .data/logs/NAME.log,
+# rotated by scripts/caplog.sh (NAME.log.1 ... .3, 20 MiB each: RUN_LOG_MAX_BYTES, RUN_LOG_KEEP),
+# so a load test cannot fill the disk; the API's access log stays at info.
 # Each child gets its own session, so a terminal Ctrl-C reaches only this script, which then
 # stops the children in order (api before worker before Temporal).
 start_child() {
 	local name="$1"
 	shift
 	printf '\n--- %s: %s\n' "$(date -u +%FT%TZ)" "$*" >>"$logs/$name.log"
-	setsid "$@" >>"$logs/$name.log" 2>&1 </dev/null &
+	setsid "$@" > >(exec setsid scripts/caplog.sh "$logs/$name.log") 2>&1 </dev/null &
 	child_names+=("$name")
 	child_pids+=("$!")
 }

@@ -86,7 +86,7 @@ func (w *Worker) Relay() *outbox.Relay {
 	if w.Webhooks != nil {
 		handlers = append(handlers, w.Webhooks)
 	}
-	return &outbox.Relay{Pool: w.Pool, Handlers: handlers, Log: w.Log, Lease: w.OutboxLease}
+	return &outbox.Relay{Pool: w.Pool, Handlers: handlers, Log: w.Log, Lease: w.OutboxLease, StartTypes: outbox.StartTypesOf(handlers)}
 }
 
 // Purger is the housekeeping of the maintenance/retention schedule, with the configured periods.

@@ -72,6 +72,9 @@ type bulkImportEvent struct {
 	Total    int    `json:"total"`
 }
 
+// StartTypes implements outbox.StartTypes: the relay gives these events the lane of workflow starts.
+func (h *BulkImportEvents) StartTypes() []string { return []string{outbox.BulkImportRequested} }
+
 // Handle implements outbox.Handler.
 func (h *BulkImportEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	if ev.Type != outbox.BulkImportRequested {

@@ -155,6 +155,11 @@ type businessCaseEvent struct {
 	Status  businesscase.Status `json:"status"`
 }
 
+// StartTypes implements outbox.StartTypes: the relay gives these events the lane of workflow starts.
+func (h *BusinessCaseApprovalEvents) StartTypes() []string {
+	return []string{outbox.BusinessCaseSubmitted, outbox.BusinessCaseApproved, outbox.BusinessCaseRejected}
+}
+
 // Handle implements outbox.Handler.
 func (h *BusinessCaseApprovalEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	if ev.Type != outbox.BusinessCaseSubmitted && ev.Type != outbox.BusinessCaseApproved && ev.Type != outbox.BusinessCaseRejected {

@@ -128,6 +128,11 @@ type BusinessCaseExportEvents struct {
 // Name implements outbox.Handler.
 func (h *BusinessCaseExportEvents) Name() string { return "business-case-export" }
 
+// StartTypes implements outbox.StartTypes: the relay gives these events the lane of workflow starts.
+func (h *BusinessCaseExportEvents) StartTypes() []string {
+	return []string{outbox.BusinessCaseExportRequested}
+}
+
 // Handle implements outbox.Handler.
 func (h *BusinessCaseExportEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	if ev.Type != outbox.BusinessCaseExportRequested {

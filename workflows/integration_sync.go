@@ -173,6 +173,11 @@ type IntegrationEvents struct {
 // Name implements outbox.Handler.
 func (h *IntegrationEvents) Name() string { return "integration" }
 
+// StartTypes implements outbox.StartTypes: the relay gives these events the lane of workflow starts.
+func (h *IntegrationEvents) StartTypes() []string {
+	return []string{integration.EventChanged, integration.EventSyncRequested}
+}
+
 // Handle implements outbox.Handler.
 func (h *IntegrationEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	switch ev.Type {

@@ -11,8 +11,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/valuecase/valuecase/activities"
-	"github.com/valuecase/valuecase/internal/runs"
 	"github.com/valuecase/valuecase/internal/retention"
+	"github.com/valuecase/valuecase/internal/runs"
 )
 
 // MaintenanceTaskQueue runs the service's own housekeeping.

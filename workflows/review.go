@@ -103,6 +103,9 @@ type ReviewEvents struct {
 // Name implements outbox.Handler.
 func (h *ReviewEvents) Name() string { return "initiative-review" }
 
+// StartTypes implements outbox.StartTypes: the relay gives these events the lane of workflow starts.
+func (h *ReviewEvents) StartTypes() []string { return []string{outbox.InitiativeStatusChanged} }
+
 // Handle implements outbox.Handler.
 func (h *ReviewEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	if ev.Type != outbox.InitiativeStatusChanged {

@@ -28,6 +28,9 @@ type RunCancelEvents struct {
 // Name implements outbox.Handler.
 func (h *RunCancelEvents) Name() string { return "run-cancel" }
 
+// StartTypes implements outbox.StartTypes: a cancel must not wait behind webhook deliveries.
+func (h *RunCancelEvents) StartTypes() []string { return []string{runs.EventCancelRequested} }
+
 // Handle implements outbox.Handler.
 func (h *RunCancelEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	if ev.Type != runs.EventCancelRequested {

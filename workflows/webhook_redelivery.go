@@ -50,6 +50,11 @@ type WebhookRedeliveryEvents struct {
 // Name implements outbox.Handler.
 func (h *WebhookRedeliveryEvents) Name() string { return "webhook-redelivery" }
 
+// StartTypes implements outbox.StartTypes: a redelivery a client asked for starts a run.
+func (h *WebhookRedeliveryEvents) StartTypes() []string {
+	return []string{runs.EventRedeliveryRequested}
+}
+
 // Handle implements outbox.Handler.
 func (h *WebhookRedeliveryEvents) Handle(ctx context.Context, ev outbox.Event) error {
 	if ev.Type != runs.EventRedeliveryRequested {

@@ -52,6 +52,7 @@ var suites = []suite{
 	exportSuite,
 	syncSuite,
 	workflowsSuite,
+	fairnessSuite,
 }
 
 // env is what every suite gets: the shared settings and connections.

@@ -229,6 +229,43 @@ func (q *Queries) BulkBenefitPlansReplace(ctx context.Context, db DBTX, arg Bulk
 	return err
 }
 
+const bulkBenefitsByExternalKey = `-- name: BulkBenefitsByExternalKey :many
+SELECT id, external_key::text AS external_key
+FROM benefits
+WHERE tenant_id = $1 AND external_key = ANY ($2::text[])
+`
+
+type BulkBenefitsByExternalKeyParams struct {
+	TenantID     uuid.UUID
+	ExternalKeys []string
+}
+
+type BulkBenefitsByExternalKeyRow struct {
+	ID          uuid.UUID
+	ExternalKey string
+}
+
+// The benefits of the tenant that hold one of the external keys of an import.
+func (q *Queries) BulkBenefitsByExternalKey(ctx context.Context, db DBTX, arg BulkBenefitsByExternalKeyParams) ([]BulkBenefitsByExternalKeyRow, error) {
+	rows, err := db.Query(ctx, bulkBenefitsByExternalKey, arg.TenantID, arg.ExternalKeys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BulkBenefitsByExternalKeyRow{}
+	for rows.Next() {
+		var i BulkBenefitsByExternalKeyRow
+		if err := rows.Scan(&i.ID, &i.ExternalKey); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const bulkBenefitsExisting = `-- name: BulkBenefitsExisting :many
 SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, b.external_key, k.n::integer AS key_n,
        coalesce((SELECT min(a.period) FROM benefit_actuals a WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id)::text, '')::text AS first_actual
@@ -360,11 +397,11 @@ func (q *Queries) BulkBenefitsExport(ctx context.Context, db DBTX, arg BulkBenef
 
 const bulkBenefitsInsert = `-- name: BulkBenefitsInsert :exec
 INSERT INTO benefits (tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit,
-                      measurement_frequency, expected_start_date, expected_end_date, status, owner_id)
+                      measurement_frequency, expected_start_date, expected_end_date, status, owner_id, external_key)
 SELECT $1, unnest($2::uuid[]), unnest($3::uuid[]), unnest($4::text[]), unnest($5::text[]),
        unnest($6::text[]), unnest($7::numeric[]), NULLIF(unnest($8::text[]), ''), unnest($9::text[]),
        unnest($10::text[]), unnest($11::date[]), NULLIF(unnest($12::text[]), '')::date, unnest($13::text[]),
-       unnest($14::text[])
+       unnest($14::text[]), NULLIF(unnest($15::text[]), '')
 `
 
 type BulkBenefitsInsertParams struct {
@@ -382,9 +419,11 @@ type BulkBenefitsInsertParams struct {
 	Ends           []string
 	Statuses       []string
 	OwnerIds       []string
+	ExternalKeys   []string
 }
 
-// Creates many benefits in one statement (ids chosen by the caller; ” currency or end date is none).
+// Creates many benefits in one statement (ids chosen by the caller; ” currency, end date or
+// external key is none).
 func (q *Queries) BulkBenefitsInsert(ctx context.Context, db DBTX, arg BulkBenefitsInsertParams) error {
 	_, err := db.Exec(ctx, bulkBenefitsInsert,
 		arg.TenantID,
@@ -401,6 +440,7 @@ func (q *Queries) BulkBenefitsInsert(ctx context.Context, db DBTX, arg BulkBenef
 		arg.Ends,
 		arg.Statuses,
 		arg.OwnerIds,
+		arg.ExternalKeys,
 	)
 	return err
 }
@@ -472,12 +512,12 @@ const bulkBenefitsUpdate = `-- name: BulkBenefitsUpdate :exec
 UPDATE benefits b
 SET name = k.name, description = k.description, category = k.category, expected_value = k.expected_value, currency = k.currency,
     unit = k.unit, measurement_frequency = k.frequency, expected_start_date = k.start, expected_end_date = k.end_date,
-    status = k.status, owner_id = k.owner_id, updated_at = now()
+    status = k.status, owner_id = k.owner_id, external_key = k.external_key, updated_at = now()
 FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::text[]) AS name, unnest($4::text[]) AS description,
              unnest($5::text[]) AS category, unnest($6::numeric[]) AS expected_value,
              NULLIF(unnest($7::text[]), '') AS currency, unnest($8::text[]) AS unit, unnest($9::text[]) AS frequency,
              unnest($10::date[]) AS start, NULLIF(unnest($11::text[]), '')::date AS end_date, unnest($12::text[]) AS status,
-             unnest($13::text[]) AS owner_id) k
+             unnest($13::text[]) AS owner_id, NULLIF(unnest($14::text[]), '') AS external_key) k
 WHERE b.tenant_id = $1 AND b.id = k.id
 `
 
@@ -495,6 +535,7 @@ type BulkBenefitsUpdateParams struct {
 	Ends           []string
 	Statuses       []string
 	OwnerIds       []string
+	ExternalKeys   []string
 }
 
 // Replaces the fields of many benefits in one statement, as PUT /v1/benefits/{id} does.
@@ -513,6 +554,7 @@ func (q *Queries) BulkBenefitsUpdate(ctx context.Context, db DBTX, arg BulkBenef
 		arg.Ends,
 		arg.Statuses,
 		arg.OwnerIds,
+		arg.ExternalKeys,
 	)
 	return err
 }

@@ -175,26 +175,33 @@ JOIN (SELECT unnest(@initiative_ids::uuid[]) AS initiative_id, unnest(@names::te
 WHERE b.tenant_id = @tenant_id
 FOR UPDATE OF b;
 
+-- name: BulkBenefitsByExternalKey :many
+-- The benefits of the tenant that hold one of the external keys of an import.
+SELECT id, external_key::text AS external_key
+FROM benefits
+WHERE tenant_id = @tenant_id AND external_key = ANY (@external_keys::text[]);
+
 -- name: BulkBenefitsInsert :exec
--- Creates many benefits in one statement (ids chosen by the caller; '' currency or end date is none).
+-- Creates many benefits in one statement (ids chosen by the caller; '' currency, end date or
+-- external key is none).
 INSERT INTO benefits (tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit,
-                      measurement_frequency, expected_start_date, expected_end_date, status, owner_id)
+                      measurement_frequency, expected_start_date, expected_end_date, status, owner_id, external_key)
 SELECT @tenant_id, unnest(@ids::uuid[]), unnest(@initiative_ids::uuid[]), unnest(@names::text[]), unnest(@descriptions::text[]),
        unnest(@categories::text[]), unnest(@expected_values::numeric[]), NULLIF(unnest(@currencies::text[]), ''), unnest(@units::text[]),
        unnest(@frequencies::text[]), unnest(@starts::date[]), NULLIF(unnest(@ends::text[]), '')::date, unnest(@statuses::text[]),
-       unnest(@owner_ids::text[]);
+       unnest(@owner_ids::text[]), NULLIF(unnest(@external_keys::text[]), '');
 
 -- name: BulkBenefitsUpdate :exec
 -- Replaces the fields of many benefits in one statement, as PUT /v1/benefits/{id} does.
 UPDATE benefits b
 SET name = k.name, description = k.description, category = k.category, expected_value = k.expected_value, currency = k.currency,
     unit = k.unit, measurement_frequency = k.frequency, expected_start_date = k.start, expected_end_date = k.end_date,
-    status = k.status, owner_id = k.owner_id, updated_at = now()
+    status = k.status, owner_id = k.owner_id, external_key = k.external_key, updated_at = now()
 FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@names::text[]) AS name, unnest(@descriptions::text[]) AS description,
              unnest(@categories::text[]) AS category, unnest(@expected_values::numeric[]) AS expected_value,
              NULLIF(unnest(@currencies::text[]), '') AS currency, unnest(@units::text[]) AS unit, unnest(@frequencies::text[]) AS frequency,
              unnest(@starts::date[]) AS start, NULLIF(unnest(@ends::text[]), '')::date AS end_date, unnest(@statuses::text[]) AS status,
-             unnest(@owner_ids::text[]) AS owner_id) k
+             unnest(@owner_ids::text[]) AS owner_id, NULLIF(unnest(@external_keys::text[]), '') AS external_key) k
 WHERE b.tenant_id = @tenant_id AND b.id = k.id;
 
 -- name: BulkBenefitPlansReplace :exec

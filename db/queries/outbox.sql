@@ -3,15 +3,54 @@ INSERT INTO outbox_events (tenant_id, type, data) VALUES (@tenant_id, @type, @da
 RETURNING id, created_at;
 
 -- name: OutboxClaim :many
--- Leases a batch of due events to one relay (system scope). SKIP LOCKED lets relays run side by side;
--- the lease makes an event come back if its relay dies before finishing it.
+-- Leases a batch of due events of the delivery lane (every type but @start_types) to one relay
+-- (system scope), fairly: each tenant with pending events (found by a skip scan over the pending
+-- index, one probe per tenant) offers its oldest @batch_size, and the batch takes them in turns,
+-- every tenant's first, then every tenant's second, ... so one tenant's backlog never holds up
+-- another's events. SKIP LOCKED lets relays run side by side; the lease makes an event come back
+-- if its relay dies before finishing it.
+WITH RECURSIVE tenants AS (
+    (SELECT o.tenant_id FROM outbox_events o WHERE o.published_at IS NULL ORDER BY o.tenant_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT o.tenant_id FROM outbox_events o WHERE o.published_at IS NULL AND o.tenant_id > t.tenant_id
+            ORDER BY o.tenant_id LIMIT 1)
+    FROM tenants t WHERE t.tenant_id IS NOT NULL
+), offered AS (
+    SELECT c.seq, row_number() OVER (PARTITION BY t.tenant_id ORDER BY c.seq) AS turn
+    FROM tenants t, LATERAL (
+        SELECT o.seq FROM outbox_events o
+        WHERE o.tenant_id = t.tenant_id AND o.published_at IS NULL AND o.next_attempt_at <= now()
+          AND (o.locked_until IS NULL OR o.locked_until < now()) AND o.type <> ALL (@start_types::text[])
+        ORDER BY o.seq
+        LIMIT @batch_size) c
+    WHERE t.tenant_id IS NOT NULL
+)
 UPDATE outbox_events SET locked_until = now() + make_interval(secs => @lease_seconds::float8)
 WHERE seq IN (
-    SELECT seq FROM outbox_events
-    WHERE published_at IS NULL AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-    ORDER BY seq
+    SELECT o.seq FROM outbox_events o JOIN offered f ON f.seq = o.seq
+    WHERE o.published_at IS NULL AND (o.locked_until IS NULL OR o.locked_until < now())
+    ORDER BY f.turn, f.seq
     LIMIT @batch_size
-    FOR UPDATE SKIP LOCKED)
+    FOR UPDATE OF o SKIP LOCKED)
+RETURNING seq, id, tenant_id, type, data, created_at, handled_by, attempts;
+
+-- name: OutboxClaimStarts :many
+-- Leases a batch of due events of the start lane (@start_types: the events that start or signal
+-- workflows), read by type from their own index so that no backlog of deliveries is scanned,
+-- in turns across tenants as OutboxClaim does.
+WITH offered AS (
+    SELECT o.seq, row_number() OVER (PARTITION BY o.tenant_id ORDER BY o.seq) AS turn
+    FROM outbox_events o
+    WHERE o.type = ANY (@start_types::text[]) AND o.published_at IS NULL AND o.next_attempt_at <= now()
+      AND (o.locked_until IS NULL OR o.locked_until < now())
+)
+UPDATE outbox_events SET locked_until = now() + make_interval(secs => @lease_seconds::float8)
+WHERE seq IN (
+    SELECT o.seq FROM outbox_events o JOIN offered f ON f.seq = o.seq
+    WHERE o.published_at IS NULL AND (o.locked_until IS NULL OR o.locked_until < now())
+    ORDER BY f.turn, f.seq
+    LIMIT @batch_size
+    FOR UPDATE OF o SKIP LOCKED)
 RETURNING seq, id, tenant_id, type, data, created_at, handled_by, attempts;
 
 -- name: OutboxHandled :exec

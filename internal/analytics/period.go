@@ -8,7 +8,6 @@ package analytics
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -59,14 +58,14 @@ func ParseWindow(s string, current finance.Month, fyStart int) (Window, error) {
 	yearPart, quarterPart, quarterly := strings.Cut(s, "-")
 	year, ok := fourDigits(yearPart)
 	if !ok || year < 2000 || year > 2100 {
-		return Window{}, fmt.Errorf("%w: %q", ErrInvalidPeriod, s)
+		return Window{}, ErrInvalidPeriod // the value is not quoted: messages never carry input
 	}
 	first, last := finance.FiscalYearRange(year, fyStart)
 	if !quarterly {
 		return Window{Label: s, Months: finance.Horizon{Start: first, End: last}}, nil
 	}
 	if len(quarterPart) != 2 || quarterPart[0] != 'Q' || quarterPart[1] < '1' || quarterPart[1] > '4' {
-		return Window{}, fmt.Errorf("%w: %q", ErrInvalidPeriod, s)
+		return Window{}, ErrInvalidPeriod // the value is not quoted: messages never carry input
 	}
 	q := int(quarterPart[1] - '1')
 	start := first.Add(3 * q)

@@ -292,7 +292,7 @@ func ParseCSV(raw []byte, cols Columns) ([]Record, error) {
 			if cell == "" {
 				continue
 			}
-			rec[names[i]] = cellJSON(cell, cols[names[i]])
+			rec[names[i]] = cellJSON(unneutralise(cell), cols[names[i]])
 		}
 		out = append(out, rec)
 	}
@@ -334,17 +334,18 @@ func NewCSVWriter(w io.Writer, cols []string) (*CSVWriter, error) {
 	return cw, cw.w.Write(cols)
 }
 
-// Write writes one record: strings as they are, numbers in their shortest form.
+// Write writes one record: strings neutralised for spreadsheets
+// (neutralise), numbers in their shortest form.
 func (c *CSVWriter) Write(values map[string]any) error {
 	row := make([]string, len(c.cols))
 	for i, col := range c.cols {
 		switch v := values[col].(type) {
 		case nil:
 		case string:
-			row[i] = v
+			row[i] = neutralise(v)
 		case *string:
 			if v != nil {
-				row[i] = *v
+				row[i] = neutralise(*v)
 			}
 		case float64:
 			row[i] = strconv.FormatFloat(v, 'g', -1, 64)
@@ -355,6 +356,41 @@ func (c *CSVWriter) Write(values map[string]any) error {
 		}
 	}
 	return c.w.Write(row)
+}
+
+// A spreadsheet evaluates a cell that starts with one of these as a formula
+// (=1+1, +cmd|..., -2+3, @SUM(...)), and strips a leading tab or carriage
+// return before looking (OWASP, "CSV Injection").
+const formulaStarts = "=+-@\t\r"
+
+// neutralise makes a text cell inert for a spreadsheet, as OWASP advises: a
+// text that would start a formula gets a leading apostrophe, which a
+// spreadsheet shows as text and does not evaluate. A decimal number ("-5",
+// "+1.5e3") is left alone: it is a number to a spreadsheet, not a formula.
+// So that ParseCSV can undo exactly what this did, a text that already
+// starts with apostrophes before such a character gets one more.
+func neutralise(s string) string {
+	if rest := strings.TrimLeft(s, "'"); rest != "" && strings.IndexByte(formulaStarts, rest[0]) >= 0 && !isDecimal(s) {
+		return "'" + s
+	}
+	return s
+}
+
+// unneutralise undoes neutralise on an imported cell: one leading apostrophe
+// before (more apostrophes and) a formula character is removed. A cell that
+// neutralise could not have written is left as it is.
+func unneutralise(s string) string {
+	if rest := strings.TrimLeft(s, "'"); len(rest) < len(s) && rest != "" && strings.IndexByte(formulaStarts, rest[0]) >= 0 && !isDecimal(s[1:]) {
+		return s[1:]
+	}
+	return s
+}
+
+// isDecimal reports a number as a spreadsheet reads one: an optional sign,
+// digits with an optional fraction, an optional exponent.
+func isDecimal(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil && !strings.ContainsAny(s, "xXpP_nNiI")
 }
 
 // Flush flushes the writer.

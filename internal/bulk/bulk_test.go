@@ -1,8 +1,11 @@
 package bulk
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,5 +89,75 @@ func TestCommitAndSummary(t *testing.T) {
 	}
 	if !(Options{Atomic: true}).Commit(Summary{Total: 1, Created: 1}) {
 		t.Error("an atomic import without errors commits")
+	}
+}
+
+// Text a spreadsheet would evaluate is written with a leading apostrophe
+// (OWASP's CSV injection rule), numbers are left alone, and ParseCSV reads
+// every value back as it was.
+func TestCSVFormulaNeutralisedAndRoundTrips(t *testing.T) {
+	values := map[string]string{ // value → cell
+		"=cmd|' /C calc'!A0":         "'=cmd|' /C calc'!A0",
+		"+1+1":                       "'+1+1",
+		"-2+3":                       "'-2+3",
+		"@SUM(A1:A2)":                "'@SUM(A1:A2)",
+		"\t=1":                       "'\t=1",
+		"\r=1":                       "'\r=1",
+		`=HYPERLINK("http://x","y")`: `'=HYPERLINK("http://x","y")`,
+		"'=already quoted":           "''=already quoted",
+		"''+twice":                   "'''+twice",
+		"-5":                         "-5",
+		"+1.5e3":                     "+1.5e3",
+		"'-5":                        "''-5",
+		"'plain":                     "'plain",
+		"Cloud migration":            "Cloud migration",
+		"a=b":                        "a=b",
+		"":                           "",
+		"-":                          "'-",
+		"-Infinity":                  "'-Infinity",
+	}
+	var buf strings.Builder
+	w, err := NewCSVWriter(&buf, []string{"name", "value"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := slices.Sorted(maps.Keys(values))
+	for _, v := range order {
+		if err := w.Write(map[string]any{"name": v, "value": -5.0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(buf.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range order {
+		if got := rows[i+1][0]; got != values[v] {
+			t.Errorf("%q written as %q, want %q", v, got, values[v])
+		}
+		if rows[i+1][1] != "-5" {
+			t.Errorf("the number -5 written as %q", rows[i+1][1])
+		}
+	}
+	recs, err := ParseCSV([]byte(buf.String()), Columns{"value": Number})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range order {
+		var got string
+		if v != "" {
+			if err := json.Unmarshal(recs[i]["name"], &got); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got != v {
+			t.Errorf("%q read back as %q", v, got)
+		}
+		if string(recs[i]["value"]) != "-5" {
+			t.Errorf("-5 read back as %s", recs[i]["value"])
+		}
 	}
 }

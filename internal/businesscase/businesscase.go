@@ -220,7 +220,7 @@ func CheckDefinition(d Definition) error {
 		field := fmt.Sprintf("sections[%d]", i)
 		switch {
 		case !slices.Contains(Sections, s):
-			errs.Add(field, validation.CodeInvalidValue, "unknown section %q; one of %s", truncate(string(s), 100), names(Sections))
+			errs.Add(field, validation.CodeInvalidValue, "is not a known section; one of %s", names(Sections))
 		case slices.Index(d.Sections, s) < i:
 			errs.Add(field, validation.CodeDuplicate, "section %s is listed twice", s)
 		}

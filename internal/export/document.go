@@ -211,7 +211,7 @@ func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, p
 		c.Stakeholders = append(c.Stakeholders, s)
 	}
 	for _, p := range projects {
-		c.Projects = append(c.Projects, render.Project{Name: p.Name, Status: p.Status, Description: p.Description})
+		c.Projects = append(c.Projects, render.Project{Name: p.Name, Status: p.Status})
 	}
 	c.Calculations = calculations(c, rows, snap, cf, ok)
 	raw, err := json.Marshal(c)

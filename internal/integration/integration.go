@@ -159,7 +159,7 @@ func LoadZone(name string) (*time.Location, error) {
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not an IANA time-zone name (e.g. Europe/Berlin, America/New_York, UTC)", name)
+		return nil, errors.New("is not an IANA time-zone name (e.g. Europe/Berlin, America/New_York, UTC)")
 	}
 	return loc, nil
 }

@@ -69,5 +69,5 @@ func CheckCode(field, code string) error {
 		// Said plainly rather than silently upper-cased: the stored code must equal what the client sent.
 		return validation.New(field, validation.CodeInvalidValue, "must be upper case: %s", strings.ToUpper(code))
 	}
-	return validation.New(field, validation.CodeInvalidValue, "%q is not an active ISO 4217 currency code", code)
+	return validation.New(field, validation.CodeInvalidValue, "is not an active ISO 4217 currency code")
 }

@@ -38,6 +38,36 @@ type Relay struct {
 	Parallel int
 	// PollEvery bounds the delay when a notification is missed (default 1s).
 	PollEvery time.Duration
+	// StartTypes are the event types that start or signal workflows (an
+	// export, a sync, an approval): they have a lane of their own, claimed
+	// first and into StartSlots slots of their own (default 16), so that no
+	// backlog of webhook deliveries delays them. Within each lane the claim
+	// takes the tenants' oldest events in turns (OutboxClaim), so that one
+	// tenant's backlog does not hold up another's events.
+	StartTypes []string
+	StartSlots int
+}
+
+// StartTypes is implemented by a handler that starts or signals workflows:
+// it names the event types it acts on, which the relay gives their own lane.
+type StartTypes interface {
+	StartTypes() []string
+}
+
+// StartTypesOf collects the start types of the handlers that name theirs.
+func StartTypesOf(handlers []Handler) []string {
+	var out []string
+	for _, h := range handlers {
+		if st, ok := h.(StartTypes); ok {
+			for _, t := range st.StartTypes() {
+				if !slices.Contains(out, t) {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (r *Relay) defaults() {
@@ -53,6 +83,12 @@ func (r *Relay) defaults() {
 	if r.PollEvery <= 0 {
 		r.PollEvery = time.Second
 	}
+	if r.StartSlots <= 0 {
+		r.StartSlots = 16
+	}
+	if r.StartTypes == nil {
+		r.StartTypes = []string{} // an empty array, not NULL, for the claim's ALL/ANY
+	}
 	if r.Log == nil {
 		r.Log = slog.Default()
 	}
@@ -61,42 +97,48 @@ func (r *Relay) defaults() {
 // Run relays until ctx ends. It wakes on every commit of an event (LISTEN) and
 // polls as a fallback, so nothing waits longer than PollEvery. Events are
 // claimed into free handling slots as they come: a slow event never holds up
-// the ones behind it.
+// the ones behind it. Each lane (workflow starts, deliveries) has slots of
+// its own, and the start lane is claimed first.
 func (r *Relay) Run(ctx context.Context) error {
 	r.defaults()
 	wake := make(chan struct{}, 1)
 	go r.listen(ctx, wake)
-	slots := make(chan struct{}, r.Parallel)
+	lanes := []*lane{{starts: true, slots: make(chan struct{}, r.StartSlots)}, {slots: make(chan struct{}, r.Parallel)}}
 	freed := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		free := r.Parallel - len(slots)
-		claimed := 0
-		if free > 0 {
-			rows, err := r.claim(ctx, min(free, r.Batch))
+		more := false
+		for _, l := range lanes {
+			free := cap(l.slots) - len(l.slots)
+			if free == 0 {
+				continue
+			}
+			rows, err := r.claim(ctx, l.starts, min(free, r.Batch))
 			if err != nil && ctx.Err() == nil {
 				r.Log.Error("outbox relay: claim", "error", err)
 			}
-			claimed = len(rows)
 			for _, row := range rows {
-				slots <- struct{}{}
+				l.slots <- struct{}{}
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					if err := r.handle(ctx, row); err != nil && ctx.Err() == nil {
 						r.Log.Error("outbox relay: record", "event_id", row.ID, "error", err)
 					}
-					<-slots
+					<-l.slots
 					select {
 					case freed <- struct{}{}:
 					default:
 					}
 				}()
 			}
+			if len(rows) > 0 && len(rows) == free {
+				more = true // slots were the limit: more may be waiting
+			}
 		}
-		if claimed > 0 && claimed == free {
-			continue // slots were the limit: more may be waiting
+		if more {
+			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -108,11 +150,28 @@ func (r *Relay) Run(ctx context.Context) error {
 	}
 }
 
-func (r *Relay) claim(ctx context.Context, n int) ([]dbsqlc.OutboxClaimRow, error) {
+// lane is one lane's handling slots.
+type lane struct {
+	starts bool
+	slots  chan struct{}
+}
+
+// claim leases up to n due events of one lane.
+func (r *Relay) claim(ctx context.Context, starts bool, n int) ([]dbsqlc.OutboxClaimRow, error) {
 	var claimed []dbsqlc.OutboxClaimRow
 	err := db.InSystem(ctx, r.Pool, func(tx pgx.Tx) error {
-		var err error
-		claimed, err = db.Q.OutboxClaim(ctx, tx, dbsqlc.OutboxClaimParams{LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
+		if !starts {
+			var err error
+			claimed, err = db.Q.OutboxClaim(ctx, tx, dbsqlc.OutboxClaimParams{StartTypes: r.StartTypes, LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
+			return err
+		}
+		if len(r.StartTypes) == 0 {
+			return nil
+		}
+		rows, err := db.Q.OutboxClaimStarts(ctx, tx, dbsqlc.OutboxClaimStartsParams{StartTypes: r.StartTypes, LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
+		for _, row := range rows {
+			claimed = append(claimed, dbsqlc.OutboxClaimRow(row))
+		}
 		return err
 	})
 	return claimed, err
@@ -155,10 +214,15 @@ func (r *Relay) listen(ctx context.Context, wake chan<- struct{}) {
 // returns how many it claimed (for tests and one-shot use; Run does not wait).
 func (r *Relay) RunOnce(ctx context.Context) (int, error) {
 	r.defaults()
-	claimed, err := r.claim(ctx, r.Batch)
+	claimed, err := r.claim(ctx, true, r.Batch)
 	if err != nil {
 		return 0, err
 	}
+	deliveries, err := r.claim(ctx, false, r.Batch)
+	if err != nil {
+		return 0, err
+	}
+	claimed = append(claimed, deliveries...)
 	sem := make(chan struct{}, r.Parallel)
 	var wg sync.WaitGroup
 	var mu sync.Mutex

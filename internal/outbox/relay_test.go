@@ -238,3 +238,72 @@ func TestRelaySlowEventDoesNotHoldUpOthers(t *testing.T) {
 		}
 	}
 }
+
+// One tenant's backlog of deliveries (each attempt slow, as to a receiver that
+// fails) holds up neither another tenant's deliveries nor any tenant's
+// workflow starts: the start lane has slots of its own, and each lane takes
+// the tenants' events in turns.
+func TestRelayIsFairAcrossTenantsAndLanes(t *testing.T) {
+	pool := dbtest.NewPool(t)
+	tenantA, tenantB := dbtest.NewTenant(t, pool, "starter"), dbtest.NewTenant(t, pool, "starter")
+	const backlog = 20_000
+	data := make([][]byte, backlog)
+	for i := range data {
+		data[i] = []byte(`{"n":1}`)
+	}
+	if err := db.InTenant(context.Background(), pool, tenantA, func(tx pgx.Tx) error {
+		return outbox.WriteMany(context.Background(), tx, tenantA, outbox.InitiativeCreated, data)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	handledA := 0
+	seenB := map[string]time.Time{}
+	h := handlerFunc(func(ev outbox.Event) {
+		if ev.TenantID == tenantA {
+			time.Sleep(10 * time.Millisecond) // one delivery attempt to a failing receiver
+			mu.Lock()
+			handledA++
+			mu.Unlock()
+			return
+		}
+		mu.Lock()
+		seenB[ev.Type] = time.Now()
+		mu.Unlock()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	relay := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{h}, Parallel: 8, PollEvery: 100 * time.Millisecond, Log: quiet,
+		StartTypes: []string{outbox.BusinessCaseExportRequested}}
+	done := make(chan struct{})
+	go func() { _ = relay.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	testenv.Eventually(t, 30*time.Second, "tenant A's backlog to be draining", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return handledA >= 100
+	})
+	start := time.Now()
+	if err := db.InTenant(context.Background(), pool, tenantB, func(tx pgx.Tx) error {
+		if _, err := outbox.Write(context.Background(), tx, tenantB, outbox.BusinessCaseExportRequested, map[string]string{"export": "x"}); err != nil {
+			return err
+		}
+		_, err := outbox.Write(context.Background(), tx, tenantB, outbox.InitiativeCreated, map[string]string{"name": "B"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 20*time.Second, "tenant B's events", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seenB) == 2
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	for typ, at := range seenB {
+		t.Logf("tenant B's %s handled %s after its commit (tenant A: %d of %d handled)", typ, at.Sub(start).Round(time.Millisecond), handledA, backlog)
+		if d := at.Sub(start); d > 2*time.Second {
+			t.Errorf("tenant B's %s waited %s behind tenant A's backlog", typ, d)
+		}
+	}
+}

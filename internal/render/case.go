@@ -234,13 +234,12 @@ type Stakeholder struct {
 // Project is one roadmap row. Zero Start or End keeps it out of the Gantt
 // chart but in the table.
 type Project struct {
-	Name        string    `json:"name"`
-	Owner       string    `json:"owner,omitempty"`
-	Status      string    `json:"status"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	Budget      *float64  `json:"budget,omitempty"`
-	Description string    `json:"description,omitempty"`
+	Name   string    `json:"name"`
+	Owner  string    `json:"owner,omitempty"`
+	Status string    `json:"status"`
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
+	Budget *float64  `json:"budget,omitempty"`
 }
 
 // Calculation is one appendix entry. Values are display strings, formatted
@@ -275,9 +274,15 @@ type Options struct {
 const MaxWatermarkRunes = 64
 
 // Limits that keep one document bounded; the API bounds content before
-// this, these only stop a runaway snapshot.
+// this, these only stop a runaway snapshot. The API's limits allow about
+// 600,000 characters of printed text (7 sections of 20,200, and up to 200
+// characters for each name of 500 stakeholders, 500 costs, 200 projects and
+// 100 benefits) and about 1,500 rows: every case it accepts renders, long
+// text paginated (TestLargestAcceptedCaseRenders). A Case carries only what
+// is printed (a project's description is not): it travels as an activity
+// result, which Temporal limits to 2 MB (TestLargestAcceptedCaseExports).
 const (
-	maxTextRunes = 200_000
+	maxTextRunes = 2_000_000
 	maxRows      = 10_000
 )
 
@@ -392,7 +397,7 @@ func (c *Case) texts() []string {
 		out = append(out, s.Name, s.Role)
 	}
 	for _, p := range c.Projects {
-		out = append(out, p.Name, p.Owner, p.Status, p.Description)
+		out = append(out, p.Name, p.Owner, p.Status)
 	}
 	for _, k := range c.Calculations {
 		out = append(out, k.Name, k.Formula, k.Result)

@@ -60,9 +60,11 @@ func writeDOCX(ctx context.Context, out io.Writer, p *plan, pr *progress) error 
 			w.chart(chartXML(b, chartStyle{fontSize: 800}), 80, b.Title)
 			w.note(b.Note)
 		case gantt:
+			for _, page := range b.pages(docxGanttRows) {
+				w.exhibitTitle(page.Title)
+				w.chart(ganttXML(page, chartStyle{fontSize: 800}), float64(22+9*len(page.Rows)), page.Title)
+			}
 			if len(b.Rows) > 0 {
-				w.exhibitTitle(b.Title)
-				w.chart(ganttXML(b, chartStyle{fontSize: 800}), float64(22+9*len(b.Rows)), b.Title)
 				var legend []run
 				for _, it := range ganttLegend {
 					legend = append(legend, run{text: "■ ", color: projectColor(it.status)}, run{text: it.name + "    "})
@@ -391,6 +393,10 @@ func (w *docxWriter) table(t table) {
 }
 
 // chart places a chart part inline, heightMM tall across the text width.
+// docxGanttRows is how many projects one roadmap chart shows: 22 + 9 mm a
+// row stays within the text height of an A4 page.
+const docxGanttRows = 24
+
 func (w *docxWriter) chart(xml string, heightMM float64, descr string) {
 	w.charts = append(w.charts, xml)
 	w.shapes++

@@ -315,6 +315,9 @@ func ganttXML(g gantt, st chartStyle) string {
 		starts[i], days[i] = new(s), new(e-s)
 		from, to = math.Min(from, excelDate(monthStart(r.Start))), math.Max(to, excelDate(monthStart(r.End).AddDate(0, 1, 0)))
 	}
+	if !g.from.IsZero() { // one page of a longer roadmap: the whole roadmap's axis
+		from, to = excelDate(monthStart(g.from)), excelDate(monthStart(g.to).AddDate(0, 1, 0))
+	}
 	catRef := fmt.Sprintf("Sheet1!$A$2:$A$%d", n+1)
 	var b strings.Builder
 	b.WriteString(`<c:barChart><c:barDir val="bar"/><c:grouping val="stacked"/><c:varyColors val="0"/>`)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/valuecase/valuecase/internal/finance"
 )
@@ -98,6 +99,37 @@ type marker struct {
 type gantt struct {
 	Title string
 	Rows  []Project
+	// from and to fix the time axis (zero: the rows' own span), so the
+	// pages of one roadmap share one axis.
+	from, to time.Time
+}
+
+// pages cuts the roadmap into charts of at most perPage rows on one time
+// axis, the later ones titled "(continued)": a chart in a DOCX or PPTX is
+// one fixed-size drawing, and 200 projects in one would be unreadable or
+// taller than the page.
+func (g gantt) pages(perPage int) []gantt {
+	if len(g.Rows) == 0 {
+		return nil
+	}
+	from, to := g.Rows[0].Start, g.Rows[0].End
+	for _, r := range g.Rows {
+		if r.Start.Before(from) {
+			from = r.Start
+		}
+		if r.End.After(to) {
+			to = r.End
+		}
+	}
+	var out []gantt
+	for i := 0; i < len(g.Rows); i += perPage {
+		title := g.Title
+		if i > 0 {
+			title += " (continued)"
+		}
+		out = append(out, gantt{Title: title, Rows: g.Rows[i:min(i+perPage, len(g.Rows))], from: from, to: to})
+	}
+	return out
 }
 
 // grid is the power–interest grid: four quadrants in reading order

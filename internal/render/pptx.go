@@ -111,9 +111,9 @@ func writePPTX(ctx context.Context, out io.Writer, p *plan, pr *progress) error 
 				s.text(marginX, contentY+h+50000, contentW, 350000, []pPara{{runs: []pRun{{text: b.Note, size: 12, color: colorGrey}}}}, boxStyle{})
 			}
 		case gantt:
-			if len(b.Rows) > 0 {
-				s := w.newSlide(b.Title)
-				w.chart(s, ganttXML(b, chartStyle{fontSize: 1100}), marginX, contentY, contentW, contentH-350000, b.Title)
+			for _, page := range b.pages(pptxGanttRows) {
+				s := w.newSlide(page.Title)
+				w.chart(s, ganttXML(page, chartStyle{fontSize: 1100}), marginX, contentY, contentW, contentH-350000, page.Title)
 				var legend []pRun
 				for _, it := range ganttLegend {
 					legend = append(legend, pRun{text: "■ ", size: 12, color: projectColor(it.status)}, pRun{text: it.name + "     ", size: 12, color: "374151"})
@@ -129,6 +129,9 @@ func writePPTX(ctx context.Context, out io.Writer, p *plan, pr *progress) error 
 	pr.report(90)
 	return w.write(out)
 }
+
+// pptxGanttRows is how many projects one roadmap slide shows at a readable size.
+const pptxGanttRows = 16
 
 // --- slide building -------------------------------------------------------------
 
@@ -486,10 +489,21 @@ func splitToFit(p prosePara, cx, cy int, size float64) []prosePara {
 	if proseHeight([]prosePara{p}, cx, size) <= float64(cy) {
 		return []prosePara{p}
 	}
-	words := strings.Fields(p.text)
+	var words []string
+	for _, wd := range strings.Fields(p.text) {
+		words = append(words, cutToFit(wd, p.bullet, cx, cy, size)...)
+	}
 	var out []prosePara
 	var cur []string
 	for _, wd := range words {
+		if proseHeight([]prosePara{{p.bullet, wd}}, cx, size) > float64(cy)/2 { // a cut piece of a very long word: a paragraph of its own
+			if len(cur) > 0 {
+				out = append(out, prosePara{p.bullet, strings.Join(cur, " ")})
+				cur = nil
+			}
+			out = append(out, prosePara{p.bullet, wd})
+			continue
+		}
 		next := append(cur, wd)
 		if len(cur) > 0 && proseHeight([]prosePara{{p.bullet, strings.Join(next, " ")}}, cx, size) > float64(cy) {
 			out = append(out, prosePara{p.bullet, strings.Join(cur, " ")})
@@ -500,6 +514,25 @@ func splitToFit(p prosePara, cx, cy int, size float64) []prosePara {
 	}
 	if len(cur) > 0 {
 		out = append(out, prosePara{p.bullet, strings.Join(cur, " ")})
+	}
+	return out
+}
+
+// cutToFit cuts a word taller than half a slide (20,000 characters without a
+// space are valid text) into pieces of at most half a slide, so that no
+// piece runs off its slide.
+func cutToFit(word string, bullet bool, cx, cy int, size float64) []string {
+	if proseHeight([]prosePara{{bullet, word}}, cx, size) <= float64(cy)/2 {
+		return []string{word}
+	}
+	rs := []rune(word)
+	n := len(rs)
+	for n > 1 && proseHeight([]prosePara{{bullet, string(rs[:n])}}, cx, size) > float64(cy)/2 {
+		n /= 2
+	}
+	var out []string
+	for i := 0; i < len(rs); i += n {
+		out = append(out, string(rs[i:min(i+n, len(rs))]))
 	}
 	return out
 }

@@ -80,12 +80,21 @@ func (b *Box) Open(sealed, ad []byte) ([]byte, error) {
 	return pt, nil
 }
 
-// hintLen is how many trailing characters of a secret its hint shows.
-const hintLen = 4
+// hintLen is how many trailing characters of a secret its hint shows, and
+// hintMinLen how long a secret must be for that: 4 characters of a shorter
+// one give too much of it away.
+const (
+	hintLen    = 4
+	hintMinLen = 16
+)
 
-// Hint is what an API shows of a sealed secret instead of the secret: "****"
-// and its last 4 characters (webhook secrets, integration tokens).
+// Hint is what an API shows of a sealed secret instead of the secret (webhook
+// secrets, integration tokens): "****" and its last 4 characters when it has
+// at least 16, else "****" alone.
 func Hint(secret string) string {
 	r := []rune(secret)
-	return "****" + string(r[max(len(r)-hintLen, 0):])
+	if len(r) < hintMinLen {
+		return "****"
+	}
+	return "****" + string(r[len(r)-hintLen:])
 }

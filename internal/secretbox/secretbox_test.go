@@ -65,3 +65,20 @@ func TestNewKeys(t *testing.T) {
 		}
 	}
 }
+
+// A hint shows the last 4 characters only of a secret long enough that they give little away.
+func TestHint(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                    "****",
+		"abcd":                "****",
+		"abcdefghijklmno":     "****", // 15
+		"abcdefghijklmnop":    "****mnop",
+		"ÄÖÜäöüßÄÖÜäöüßé":     "****", // 15 characters, 30 bytes
+		"ÄÖÜäöüßÄÖÜäöüßéè":    "****üßéè",
+		"contract-token-3456": "****3456",
+	} {
+		if got := Hint(in); got != want {
+			t.Errorf("Hint(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

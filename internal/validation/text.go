@@ -25,13 +25,14 @@ const MultilineAbove = 255
 //     characters (zero-width spaces and joiners, word joiner, BOM, fillers,
 //     variation selectors, ...) are removed is refused: it would look empty.
 //     A value of white space alone is left to the caller's "required" rule.
-//
-// NUL is the caller's business (it keeps its older code invalid_value).
+//   - NUL is refused with CodeInvalidValue: PostgreSQL text cannot hold it,
+//     so every text of a request, an import row or a sync record passes here.
 func Text(field, s string, multiline bool) error {
 	blank, invisible := true, false
 	for _, r := range s {
 		switch {
 		case r == 0:
+			return New(field, CodeInvalidValue, "must not contain NUL characters")
 		case unicode.IsControl(r) && !(multiline && (r == '\t' || r == '\n' || r == '\r')):
 			return New(field, CodeInvalidCharacters, "must not contain control characters (U+%04X)", r)
 		case !multiline && (r == '\u2028' || r == '\u2029'):

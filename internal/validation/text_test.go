@@ -2,6 +2,7 @@ package validation_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/valuecase/valuecase/internal/validation"
@@ -18,7 +19,7 @@ func TestText(t *testing.T) {
 		{"\U0001F469\u200D\U0001F4BB", false, true},                // a ZWJ emoji sequence is not blank
 		{"   ", false, true},                                       // white space alone: the caller's required rule
 		{"", false, true},
-		{"a\x00b", false, true}, // NUL: the caller's invalid_value
+		{"a\x00b", true, false}, // NUL: PostgreSQL text cannot hold it (code invalid_value)
 		{"a\tb", false, false},
 		{"a\tb\r\nc", true, true},
 		{"a\x1bb", true, false},
@@ -43,7 +44,11 @@ func TestText(t *testing.T) {
 		}
 		if err != nil {
 			e, _ := errors.AsType[*validation.Error](err)
-			if e == nil || e.Field != "name" || e.Code != validation.CodeInvalidCharacters {
+			want := validation.CodeInvalidCharacters
+			if strings.ContainsRune(c.in, 0) {
+				want = validation.CodeInvalidValue
+			}
+			if e == nil || e.Field != "name" || e.Code != want {
 				t.Errorf("Text(%q): %#v", c.in, err)
 			}
 		}

@@ -71,6 +71,10 @@ func Deliver(ctx context.Context, c *Client, t Target, p Payload) Attempt {
 		a.Error = "payload exceeds 1 MB"
 		return a
 	}
+	// Latency is measured on the monotonic clock (whatever c.Now is) from
+	// before the deadline is set, so an attempt that timed out reports at
+	// least the timeout.
+	mono := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -83,7 +87,6 @@ func Deliver(ctx context.Context, c *Client, t Target, p Payload) Attempt {
 	req.Header.Set("User-Agent", ua)
 	SignHeaders(req.Header, t.Secret, p.EventID, p.EventType, start, p.Body)
 
-	mono := time.Now() // latency is measured on the monotonic clock, whatever c.Now is
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		a.Latency = time.Since(mono)
