@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 )
 
 const analyticsActualStatsCheck = `-- name: AnalyticsActualStatsCheck :many
@@ -83,7 +84,7 @@ type AnalyticsActualsParams struct {
 type AnalyticsActualsRow struct {
 	BenefitID uuid.UUID
 	Period    time.Time
-	Value     float64
+	Value     decimal.Decimal
 }
 
 // Every actual of the benefits AnalyticsBenefits lists (only what the figures use).
@@ -516,7 +517,7 @@ type AnalyticsLatestActualsParams struct {
 type AnalyticsLatestActualsRow struct {
 	BenefitID uuid.UUID
 	Period    time.Time
-	Value     float64
+	Value     decimal.Decimal
 }
 
 // The two latest actuals through @through of each benefit of the tenant, or of the initiative

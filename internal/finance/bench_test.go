@@ -3,6 +3,8 @@ package finance
 import (
 	"slices"
 	"testing"
+
+	"github.com/shopspring/decimal"
 )
 
 func goldenFlows(b *testing.B, name string) []float64 {
@@ -32,9 +34,9 @@ func BenchmarkEvaluate60(b *testing.B) {
 	cf := NewCashFlows(Horizon{MonthOf(2026, 1), MonthOf(2030, 12)})
 	for t, v := range flows {
 		if v < 0 {
-			cf.Costs[t] = -v
+			cf.Costs[t] = decimal.NewFromFloat(-v)
 		} else {
-			cf.Benefits[t] = v
+			cf.Benefits[t] = decimal.NewFromFloat(v)
 		}
 	}
 	for b.Loop() {

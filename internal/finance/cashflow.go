@@ -3,22 +3,25 @@ package finance
 import (
 	"cmp"
 	"slices"
+
+	"github.com/shopspring/decimal"
 )
 
-// CashFlows is one number per month over [Start, Start+len-1], in the base
-// currency. Benefits and Costs are kept apart (ROI and the sensitivity shocks
+// CashFlows is one amount per month over [Start, Start+len-1], in the base
+// currency, exact (decimal): sums and conversions never lose a cent; only
+// discounting and root-finding (NPV, IRR) work on NetFloat. Benefits and Costs are kept apart (ROI and the sensitivity shocks
 // need both); costs are stored as the positive amounts charged and enter the
 // net flow negatively: Net()[t] = Benefits[t] − Costs[t]. Both slices always
 // have the same length.
 type CashFlows struct {
 	Start    Month
-	Benefits []float64
-	Costs    []float64
+	Benefits []decimal.Decimal
+	Costs    []decimal.Decimal
 }
 
 // NewCashFlows is an all-zero series over h.
 func NewCashFlows(h Horizon) CashFlows {
-	return CashFlows{Start: h.Start, Benefits: make([]float64, h.Len()), Costs: make([]float64, h.Len())}
+	return CashFlows{Start: h.Start, Benefits: make([]decimal.Decimal, h.Len()), Costs: make([]decimal.Decimal, h.Len())}
 }
 
 // Horizon is the months cf covers.
@@ -27,24 +30,35 @@ func (cf CashFlows) Horizon() Horizon {
 }
 
 // Net is the signed monthly flow: benefits positive, costs negative.
-func (cf CashFlows) Net() []float64 {
+func (cf CashFlows) Net() []decimal.Decimal {
+	out := make([]decimal.Decimal, len(cf.Benefits))
+	for i := range out {
+		out[i] = cf.Benefits[i].Sub(cf.Costs[i])
+	}
+	return out
+}
+
+// NetFloat is Net as float64, the input of discounting and root-finding
+// (NPV, IRR, payback interpolation): the one place amounts leave decimals.
+func (cf CashFlows) NetFloat() []float64 {
 	out := make([]float64, len(cf.Benefits))
 	for i := range out {
-		out[i] = cf.Benefits[i] - cf.Costs[i]
+		out[i] = cf.Benefits[i].Sub(cf.Costs[i]).InexactFloat64()
 	}
 	return out
 }
 
 // TotalBenefits is the undiscounted sum of the benefits.
-func (cf CashFlows) TotalBenefits() float64 { return sum(cf.Benefits) }
+func (cf CashFlows) TotalBenefits() decimal.Decimal { return Sum(cf.Benefits) }
 
 // TotalCosts is the undiscounted sum of the costs (a positive number).
-func (cf CashFlows) TotalCosts() float64 { return sum(cf.Costs) }
+func (cf CashFlows) TotalCosts() decimal.Decimal { return Sum(cf.Costs) }
 
-func sum(xs []float64) float64 {
-	s := 0.0
+// Sum is the exact sum of xs.
+func Sum(xs []decimal.Decimal) decimal.Decimal {
+	s := decimal.Zero
 	for _, x := range xs {
-		s += x
+		s = s.Add(x)
 	}
 	return s
 }
@@ -77,7 +91,7 @@ const (
 // callers that have one currency only).
 type FX struct {
 	Base string
-	Rate func(currency string, m Month) (float64, bool)
+	Rate func(currency string, m Month) (decimal.Decimal, bool)
 }
 
 // MissingRate is a (currency, month) an amount needed and FX had no rate for.
@@ -87,20 +101,22 @@ type MissingRate struct {
 }
 
 // Convert returns amount, in currency, as base-currency units at the rate of
-// month m. ok is false when that rate is missing: the caller must then leave
-// the amount out and say so (MissingRate), never add it unconverted.
-func (fx FX) Convert(currency string, m Month, amount float64) (value float64, ok bool) {
-	if amount == 0 || (fx.Base == "" && fx.Rate == nil) || currency == fx.Base {
+// month m, exactly (amount × rate, not rounded: rounding happens once, at
+// the edge, after summing). ok is false when that rate is missing: the
+// caller must then leave the amount out and say so (MissingRate), never add
+// it unconverted.
+func (fx FX) Convert(currency string, m Month, amount decimal.Decimal) (value decimal.Decimal, ok bool) {
+	if amount.IsZero() || (fx.Base == "" && fx.Rate == nil) || currency == fx.Base {
 		return amount, true
 	}
 	if fx.Rate == nil {
-		return 0, false
+		return decimal.Zero, false
 	}
 	rate, ok := fx.Rate(currency, m)
 	if !ok {
-		return 0, false
+		return decimal.Zero, false
 	}
-	return amount * rate, true
+	return amount.Mul(rate), true
 }
 
 // BuildCashFlows builds the monthly series of an initiative over h from its
@@ -113,7 +129,7 @@ func (fx FX) Convert(currency string, m Month, amount float64) (value float64, o
 func BuildCashFlows(h Horizon, benefits []Benefit, costs []Cost, basis Basis, fx FX) (cf CashFlows, missing []MissingRate) {
 	cf = NewCashFlows(h)
 	seen := map[MissingRate]bool{}
-	add := func(into []float64, currency string, amounts []float64) {
+	add := func(into []decimal.Decimal, currency string, amounts []decimal.Decimal) {
 		for i, a := range amounts {
 			m := h.Start.Add(i)
 			v, ok := fx.Convert(currency, m, a)
@@ -121,7 +137,7 @@ func BuildCashFlows(h Horizon, benefits []Benefit, costs []Cost, basis Basis, fx
 				seen[MissingRate{currency, m}] = true
 				continue
 			}
-			into[i] += v
+			into[i] = into[i].Add(v)
 		}
 	}
 	through, anyActual := LastActual(benefits)
@@ -162,13 +178,14 @@ var Baseline = Shock{BenefitFactor: 1, CostFactor: 1}
 // BenefitDelayMonths months carry no benefit. A negative delay moves
 // benefits earlier, dropping those pushed before the start. cf is unchanged.
 func (cf CashFlows) Shocked(s Shock) CashFlows {
-	out := CashFlows{Start: cf.Start, Benefits: make([]float64, len(cf.Benefits)), Costs: make([]float64, len(cf.Costs))}
+	out := NewCashFlows(cf.Horizon())
+	benefitFactor, costFactor := decimal.NewFromFloat(s.BenefitFactor), decimal.NewFromFloat(s.CostFactor)
 	for i, c := range cf.Costs {
-		out.Costs[i] = c * s.CostFactor
+		out.Costs[i] = c.Mul(costFactor)
 	}
 	for i, b := range cf.Benefits {
 		if j := i + s.BenefitDelayMonths; j >= 0 && j < len(out.Benefits) {
-			out.Benefits[j] = b * s.BenefitFactor
+			out.Benefits[j] = b.Mul(benefitFactor)
 		}
 	}
 	return out

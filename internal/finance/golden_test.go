@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/shopspring/decimal"
 )
 
 // goldenCase is a net monthly series (index 0 = t = 0) with its NPV and IRR
@@ -154,17 +156,17 @@ var goldenCases = []goldenCase{
 }
 
 // typicalFlows is the "typical" case; its parts are in TestEvaluateTypical.
-func typicalFlows() []float64 { return typicalCashFlows().Net() }
+func typicalFlows() []float64 { return typicalCashFlows().NetFloat() }
 
 func typicalCashFlows() CashFlows {
-	cf := CashFlows{Start: MonthOf(2026, 1), Benefits: make([]float64, 36), Costs: make([]float64, 36)}
-	cf.Costs[0] = 120000
-	cf.Costs[1] = 20000
+	cf := CashFlows{Start: MonthOf(2026, 1), Benefits: make([]decimal.Decimal, 36), Costs: make([]decimal.Decimal, 36)}
+	cf.Costs[0] = d(120000)
+	cf.Costs[1] = d(20000)
 	for t := 1; t < 36; t++ {
-		cf.Costs[t] += 1500
+		cf.Costs[t] = cf.Costs[t].Add(d(1500))
 	}
 	for t := 3; t < 36; t++ {
-		cf.Benefits[t] = min(10000, 1000*float64(t-2))
+		cf.Benefits[t] = d(min(10000, 1000*float64(t-2)))
 	}
 	return cf
 }

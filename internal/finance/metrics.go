@@ -3,6 +3,8 @@ package finance
 import (
 	"math"
 	"strconv"
+
+	"github.com/shopspring/decimal"
 )
 
 // Reason says why a figure has no value.
@@ -93,18 +95,18 @@ func PaybackMonths(net []float64) Result {
 }
 
 // ROIPercent is (total benefits − total costs) / total costs × 100, absent
-// (NoCosts) when total costs are 0.
-func ROIPercent(totalBenefits, totalCosts float64) Result {
-	if totalCosts == 0 {
+// (NoCosts) when total costs are 0. The ratio is taken on the exact totals.
+func ROIPercent(totalBenefits, totalCosts decimal.Decimal) Result {
+	if totalCosts.IsZero() {
 		return absent(NoCosts)
 	}
-	return value((totalBenefits - totalCosts) / totalCosts * 100)
+	return value(totalBenefits.Sub(totalCosts).Div(totalCosts).Shift(2).InexactFloat64())
 }
 
 // Metrics are the figures of one cash-flow series.
 type Metrics struct {
-	TotalBenefits float64
-	TotalCosts    float64
+	TotalBenefits decimal.Decimal
+	TotalCosts    decimal.Decimal
 	NPV           float64
 	// IRR is annual, as a fraction (0.12 = 12 %).
 	IRR           Result
@@ -116,7 +118,7 @@ type Metrics struct {
 // absent with NoCosts when cf has no costs at all (checked before the sign
 // test, so an all-zero series says no_costs too).
 func Evaluate(cf CashFlows, annualDiscountRate float64) Metrics {
-	net := cf.Net()
+	net := cf.NetFloat()
 	m := Metrics{
 		TotalBenefits: cf.TotalBenefits(),
 		TotalCosts:    cf.TotalCosts(),
@@ -124,7 +126,7 @@ func Evaluate(cf CashFlows, annualDiscountRate float64) Metrics {
 		PaybackMonths: PaybackMonths(net),
 	}
 	m.ROIPercent = ROIPercent(m.TotalBenefits, m.TotalCosts)
-	if m.TotalCosts == 0 {
+	if m.TotalCosts.IsZero() {
 		m.IRR = absent(NoCosts)
 	} else {
 		m.IRR = IRR(net)

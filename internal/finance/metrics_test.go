@@ -59,11 +59,11 @@ func TestPaybackMonths(t *testing.T) {
 
 // ROI: hand calculations of (benefits − costs) / costs × 100.
 func TestROIPercent(t *testing.T) {
-	wantValue(t, "ROI(2500, 1000)", ROIPercent(2500, 1000), 150, 1e-12) // 1500/1000
-	wantValue(t, "ROI(0, 1000)", ROIPercent(0, 1000), -100, 1e-12)      // −1000/1000
-	wantValue(t, "ROI(1000, 1000)", ROIPercent(1000, 1000), 0, 0)
-	wantAbsent(t, "ROI(500, 0)", ROIPercent(500, 0), NoCosts)
-	wantAbsent(t, "ROI(0, 0)", ROIPercent(0, 0), NoCosts)
+	wantValue(t, "ROI(2500, 1000)", ROIPercent(d(2500), d(1000)), 150, 1e-12) // 1500/1000
+	wantValue(t, "ROI(0, 1000)", ROIPercent(d(0), d(1000)), -100, 1e-12)      // −1000/1000
+	wantValue(t, "ROI(1000, 1000)", ROIPercent(d(1000), d(1000)), 0, 0)
+	wantAbsent(t, "ROI(500, 0)", ROIPercent(d(500), d(0)), NoCosts)
+	wantAbsent(t, "ROI(0, 0)", ROIPercent(d(0), d(0)), NoCosts)
 }
 
 // The "typical" golden case taken whole. NPV and IRR are the Calc numbers of
@@ -78,7 +78,7 @@ func TestROIPercent(t *testing.T) {
 func TestEvaluateTypical(t *testing.T) {
 	golden := goldenCases[slices.IndexFunc(goldenCases, func(c goldenCase) bool { return c.name == "typical" })]
 	m := Evaluate(typicalCashFlows(), golden.rate)
-	if m.TotalCosts != 192500 || m.TotalBenefits != 285000 {
+	if !m.TotalCosts.Equal(d(192500)) || !m.TotalBenefits.Equal(d(285000)) {
 		t.Errorf("totals = %v benefits, %v costs; want 285000, 192500", m.TotalBenefits, m.TotalCosts)
 	}
 	if math.Abs(m.NPV-golden.npv) > 1e-6*math.Abs(golden.npv) {
@@ -93,7 +93,7 @@ func TestEvaluateWithoutValues(t *testing.T) {
 	h := Horizon{MonthOf(2026, 1), MonthOf(2026, 12)}
 	t.Run("benefits only", func(t *testing.T) {
 		cf := NewCashFlows(h)
-		cf.Benefits[2] = 100
+		cf.Benefits[2] = d(100)
 		m := Evaluate(cf, 0.08)
 		wantAbsent(t, "IRR", m.IRR, NoCosts)
 		wantAbsent(t, "ROI", m.ROIPercent, NoCosts)
@@ -115,7 +115,7 @@ func TestEvaluateWithoutValues(t *testing.T) {
 	t.Run("costs offset month by month", func(t *testing.T) {
 		cf := NewCashFlows(h)
 		for i := range cf.Costs {
-			cf.Costs[i], cf.Benefits[i] = 100, 100
+			cf.Costs[i], cf.Benefits[i] = d(100), d(100)
 		}
 		m := Evaluate(cf, 0.08)
 		wantAbsent(t, "IRR", m.IRR, NoSignChange)
@@ -123,7 +123,7 @@ func TestEvaluateWithoutValues(t *testing.T) {
 	})
 	t.Run("all costs", func(t *testing.T) {
 		cf := NewCashFlows(h)
-		cf.Costs[0] = 1000
+		cf.Costs[0] = d(1000)
 		m := Evaluate(cf, 0.08)
 		wantAbsent(t, "IRR", m.IRR, NoSignChange)
 		wantAbsent(t, "payback", m.PaybackMonths, NeverPaidBack)
