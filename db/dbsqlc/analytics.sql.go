@@ -87,7 +87,8 @@ type AnalyticsActualsRow struct {
 	Value     decimal.Decimal
 }
 
-// Every actual of the benefits AnalyticsBenefits lists (only what the figures use).
+// Every actual of the benefits AnalyticsBenefits lists (only what the figures use): the ROI's
+// series and the realisation's like-for-like comparison (each benefit's measured periods).
 func (q *Queries) AnalyticsActuals(ctx context.Context, db DBTX, arg AnalyticsActualsParams) ([]AnalyticsActualsRow, error) {
 	rows, err := db.Query(ctx, analyticsActuals, arg.TenantID, arg.InitiativeID)
 	if err != nil {
@@ -132,7 +133,7 @@ WITH parts AS (
 )
 SELECT n.group_key::text AS group_key,
        n.period,
-       coalesce(sum(n.total * CASE WHEN n.currency = $1::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
+       coalesce(sum(n.total * CASE WHEN n.currency = $1::text THEN 1 ELSE r.rate END), 0)::numeric AS actual,
        count(*) FILTER (WHERE n.currency <> $1::text AND r.rate IS NULL) AS missing
 FROM net n
 LEFT JOIN fx_rates r ON r.tenant_id = $2 AND r.currency = n.currency AND r.period = n.period
@@ -151,7 +152,7 @@ type AnalyticsActualsByMonthParams struct {
 type AnalyticsActualsByMonthRow struct {
 	GroupKey string
 	Period   time.Time
-	Actual   float64
+	Actual   decimal.Decimal
 	Missing  int64
 }
 
@@ -732,89 +733,6 @@ func (q *Queries) AnalyticsPortfolioRollupCheck(ctx context.Context, db DBTX, te
 			&i.FreshTotal,
 			&i.RollupActuals,
 			&i.FreshActuals,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const analyticsRealizedByCategory = `-- name: AnalyticsRealizedByCategory :many
-WITH parts AS (
-  SELECT b.initiative_id, b.category, sum(s.total) AS total, 0 AS missing
-  FROM benefit_actual_stats s
-  JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
-  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-  WHERE s.tenant_id = $1 AND b.unit = 'currency' AND b.currency = $2::text AND b.status <> 'cancelled'
-    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-  GROUP BY 1, 2
-  UNION ALL
-  SELECT m.initiative_id, m.category, -sum(m.total), 0
-  FROM benefit_actual_months m
-  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-  WHERE m.tenant_id = $1 AND m.currency = $2::text AND m.period > $4::date
-    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-  GROUP BY 1, 2
-  UNION ALL
-  SELECT m.initiative_id, m.category, sum(m.total * r.rate), count(*) FILTER (WHERE r.rate IS NULL)
-  FROM benefit_actual_months m
-  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-  LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
-  WHERE m.tenant_id = $1 AND (m.currency < $2::text OR m.currency > $2::text) AND m.period <= $4::date
-    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-  GROUP BY 1, 2
-)
-SELECT initiative_id, category, coalesce(sum(total), 0)::float8 AS realized, sum(missing)::bigint AS missing
-FROM parts
-GROUP BY 1, 2
-`
-
-type AnalyticsRealizedByCategoryParams struct {
-	TenantID     uuid.UUID
-	Base         string
-	InitiativeID *uuid.UUID
-	Through      time.Time
-}
-
-type AnalyticsRealizedByCategoryRow struct {
-	InitiativeID uuid.UUID
-	Category     string
-	Realized     float64
-	Missing      int64
-}
-
-// Realised to date per initiative and benefit category: Σ of the actuals through @through of the
-// money benefits that count (not cancelled), each at its period's rate (1 for the base currency).
-// Base-currency benefits: their Σ from benefit_actual_stats (one row per benefit, migration 00017)
-// less the months after @through (none unless an actual was recorded for a later month) from
-// benefit_actual_months; other currencies: the month rows of benefit_actual_months at their rate
-// (currency < base OR currency > base: two ranges of its currency index). Both are kept exact by
-// triggers; sums are numeric until the end, so the figure equals Σ value × rate over the actuals.
-// missing counts the months without a rate; their values are left out of realized (the caller
-// then shows the figure as null).
-func (q *Queries) AnalyticsRealizedByCategory(ctx context.Context, db DBTX, arg AnalyticsRealizedByCategoryParams) ([]AnalyticsRealizedByCategoryRow, error) {
-	rows, err := db.Query(ctx, analyticsRealizedByCategory,
-		arg.TenantID,
-		arg.Base,
-		arg.InitiativeID,
-		arg.Through,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []AnalyticsRealizedByCategoryRow{}
-	for rows.Next() {
-		var i AnalyticsRealizedByCategoryRow
-		if err := rows.Scan(
-			&i.InitiativeID,
-			&i.Category,
-			&i.Realized,
-			&i.Missing,
 		); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/finance"
 )
 
@@ -61,7 +63,7 @@ type TrendBenefit struct {
 type ActualSum struct {
 	Group   string
 	Period  finance.Month
-	Value   float64
+	Value   decimal.Decimal
 	Missing bool
 }
 
@@ -69,9 +71,9 @@ type ActualSum struct {
 // for actuals, in the future.
 type Point struct {
 	Period        finance.Month
-	Expected      *float64
-	Actual        *float64
-	MovingAverage *float64 // trailing MovingAverageSpan months of Actual
+	Expected      *decimal.Decimal
+	Actual        *decimal.Decimal
+	MovingAverage *decimal.Decimal // trailing MovingAverageSpan months of Actual
 }
 
 // Direction of a trend.
@@ -112,11 +114,11 @@ func ComputeTrends(h finance.Horizon, current finance.Month, groups []string, be
 			unknown[m.Period] = true
 			seen[m] = true
 		}
-		actual := map[finance.Month]float64{}
+		actual := map[finance.Month]decimal.Decimal{}
 		unknownActual := map[finance.Month]bool{}
 		for _, a := range actuals {
 			if all || a.Group == group {
-				actual[a.Period] += a.Value
+				actual[a.Period] = actual[a.Period].Add(a.Value)
 				unknownActual[a.Period] = unknownActual[a.Period] || a.Missing
 			}
 		}
@@ -150,16 +152,16 @@ func ComputeTrends(h finance.Horizon, current finance.Month, groups []string, be
 // MovingAverageSpan actuals (itself included), when all of them are known.
 func movingAverage(points []Point) {
 	for i := MovingAverageSpan - 1; i < len(points); i++ {
-		sum, ok := 0.0, true
+		sum, ok := decimal.Zero, true
 		for _, p := range points[i-MovingAverageSpan+1 : i+1] {
 			if p.Actual == nil {
 				ok = false
 				break
 			}
-			sum += *p.Actual
+			sum = sum.Add(*p.Actual)
 		}
 		if ok {
-			points[i].MovingAverage = new(sum / MovingAverageSpan)
+			points[i].MovingAverage = new(sum.Div(decimal.NewFromInt(MovingAverageSpan)))
 		}
 	}
 }
@@ -178,7 +180,7 @@ func direction(points []Point, current finance.Month) (*float64, *Direction) {
 		if p.Actual == nil {
 			return nil, nil
 		}
-		ys = append(ys, *p.Actual)
+		ys = append(ys, p.Actual.InexactFloat64()) // a statistic, not an amount
 	}
 	n := float64(len(ys))
 	if len(ys) < MinDirectionMonths {

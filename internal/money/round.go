@@ -45,15 +45,20 @@ func AmountPtr(v *decimal.Decimal, currency string) *float64 {
 	return new(Amount(*v, currency))
 }
 
+// RoundFloat is Round of a figure computed in float64 (NPV, IRR, a
+// document's abbreviated headline), taken by its shortest decimal
+// representation; NaN and infinities are returned as they are.
+func RoundFloat(v float64, places int32) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	return Round(decimal.NewFromFloat(v), places).InexactFloat64() + 0
+}
+
 // Percent is a percentage (or any ratio shown with two decimals) rounded by
 // Round for the edge. Ratios computed in float64 (NPV, IRR, Monte Carlo)
 // enter by their shortest decimal representation.
-func Percent(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return v // not a figure; never produced by the finance core
-	}
-	return PercentOf(decimal.NewFromFloat(v))
-}
+func Percent(v float64) float64 { return RoundFloat(v, DefaultMinorUnits) }
 
 // PercentOf is Percent of a ratio computed exactly (variance %, realisation %).
 func PercentOf(v decimal.Decimal) float64 {
@@ -67,3 +72,13 @@ func PercentPtr(v *float64) *float64 {
 	}
 	return new(Percent(*v))
 }
+
+// FromInput is an amount as a client submitted it in a JSON number (decoded
+// as float64 and checked): its shortest decimal representation, which is
+// the literal written for up to 15 significant digits (1.005 stays 1.005).
+func FromInput(v float64) decimal.Decimal { return decimal.NewFromFloat(v) }
+
+// Stored is a stored amount or value as the JSON number of a response: its
+// exact digits, not rounded (it is what was recorded, in the record's own
+// unit; rounding is for computed figures).
+func Stored(v decimal.Decimal) float64 { return v.InexactFloat64() }
