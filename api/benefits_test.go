@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -313,7 +314,7 @@ func TestContractBenefits(t *testing.T) {
 	err := db.InTenant(ctx, ts.pool, ts.tenant, func(tx pgx.Tx) error {
 		for i := range 98 {
 			if err := db.Q.ActualRevisionAdd(ctx, tx, dbsqlc.ActualRevisionAddParams{TenantID: ts.tenant, ActualID: uuid.MustParse(first["id"].(string)),
-				OldValue: float64(i), NewValue: float64(i + 1), ChangedBy: "test"}); err != nil {
+				OldValue: decimal.NewFromFloat(float64(i)), NewValue: decimal.NewFromFloat(float64(i + 1)), ChangedBy: "test"}); err != nil {
 				return err
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -59,7 +60,7 @@ func TestInitiativeDetailValue(t *testing.T) {
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	err := db.InTenant(ctx, ts.pool, ts.tenant, func(tx pgx.Tx) error {
 		benefit := func(name, unit string, currency *string, freq string, value float64, start string, end *string, status string) uuid.UUID {
-			p := dbsqlc.BenefitCreateParams{TenantID: ts.tenant, InitiativeID: initiative, Name: name, Category: "cost_savings", ExpectedValue: value,
+			p := dbsqlc.BenefitCreateParams{TenantID: ts.tenant, InitiativeID: initiative, Name: name, Category: "cost_savings", ExpectedValue: decimal.NewFromFloat(value),
 				Currency: currency, Unit: unit, MeasurementFrequency: freq, ExpectedStartDate: date(t, start), Status: status, OwnerID: "admin-1"}
 			if end != nil {
 				p.ExpectedEndDate = new(date(t, *end))
@@ -71,7 +72,7 @@ func TestInitiativeDetailValue(t *testing.T) {
 			return b.ID
 		}
 		actual := func(b uuid.UUID, period string, v float64) {
-			if _, err := db.Q.ActualCreate(ctx, tx, dbsqlc.ActualCreateParams{TenantID: ts.tenant, BenefitID: b, Period: date(t, period+"-01"), Value: v, RecordedBy: "admin-1"}); err != nil {
+			if _, err := db.Q.ActualCreate(ctx, tx, dbsqlc.ActualCreateParams{TenantID: ts.tenant, BenefitID: b, Period: date(t, period+"-01"), Value: decimal.NewFromFloat(v), RecordedBy: "admin-1"}); err != nil {
 				t.Fatal(err)
 			}
 		}

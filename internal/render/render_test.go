@@ -39,12 +39,18 @@ func TestFormatting(t *testing.T) {
 	cases := []struct {
 		got, want string
 	}{
-		{FormatAmount(1500000), "1,500,000"},
-		{FormatAmount(-46600), "(46,600)"},
-		{FormatAmount(-0.4), "0"},
-		{FormatAmount(999.5), "1,000"},
-		{FormatMoney(2117586.90, "CHF"), "CHF 2,117,587"},
-		{FormatMoney(-60000, "CHF"), "-CHF 60,000"},
+		{FormatAmount(1500000, "CHF"), "1,500,000.00"},
+		{FormatAmount(-46600, "CHF"), "(46,600.00)"},
+		{FormatAmount(-0.004, "CHF"), "0.00"},
+		{FormatAmount(999.995, "CHF"), "1,000.00"},
+		{FormatAmount(292.275, "USD"), "292.28"}, // half away from zero, as the API
+		{FormatAmount(1.005, "EUR"), "1.01"},
+		{FormatAmount(1234.5, "JPY"), "1,235"}, // no minor unit
+		{FormatAmount(-1.0005, "BHD"), "(1.001)"},
+		{FormatMoney(2117586.90, "CHF"), "CHF 2,117,586.90"},
+		{FormatMoney(-60000, "CHF"), "-CHF 60,000.00"},
+		{FormatMoney(6263.345, "USD"), "USD 6,263.35"},
+		{FormatMoney(-0.001, "USD"), "USD 0.00"},
 		{FormatMoneyShort(2117586.90, "CHF"), "CHF 2.12m"},
 		{FormatMoneyShort(999999.7, "CHF"), "CHF 1m"},
 		{FormatMoneyShort(9999.6, "EUR"), "EUR 10k"},
