@@ -99,11 +99,12 @@ func DemoCase() *Case {
 	}
 
 	benefit := func(name, cat string, exp float64, act *float64) Benefit {
-		b := Benefit{Name: name, Category: cat, Expected: exp, Actual: act}
-		if act != nil {
-			b.Variance = new(*act - exp)
-			b.VariancePercent = new((*act - exp) / exp * 100)
+		if act == nil { // not measured yet: its expectation is shown apart
+			return Benefit{Name: name, Category: cat, Unmeasured: exp}
 		}
+		b := Benefit{Name: name, Category: cat, Expected: exp, Actual: act}
+		b.Variance = new(*act - exp)
+		b.VariancePercent = new((*act - exp) / exp * 100)
 		return b
 	}
 	c.Benefits = []Benefit{
@@ -191,6 +192,8 @@ func SyntheticCase(benefits, periods, stakeholders int) *Case {
 		if i%9 != 8 { // every ninth not measured yet
 			act := exp * (0.8 + float64((i*37)%41)/100)
 			b.Actual, b.Variance, b.VariancePercent = new(act), new(act-exp), new((act-exp)/exp*100)
+		} else {
+			b.Expected, b.Unmeasured = 0, exp
 		}
 		c.Benefits = append(c.Benefits, b)
 		c.Calculations = append(c.Calculations, Calculation{

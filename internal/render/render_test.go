@@ -213,19 +213,20 @@ func TestSummarisedBenefitTablesKeepTheTotal(t *testing.T) {
 			break
 		}
 	}
-	// Five largest by expected, then the two smallest summed (95,000 each;
-	// one measured at 71,000, one not measured), then the total of all seven.
+	// Five largest by expected (measured or not), then the two smallest summed
+	// (95,000 each; one measured at 71,000, one not measured: its 95,000 is
+	// shown apart), then the total of all seven.
 	if len(first.Rows) != 6 {
 		t.Fatalf("rows = %d, want 5 + 1 other: %v", len(first.Rows), first.Rows)
 	}
-	want := []string{"2 other benefits", "", "190,000", "71,000", "(24,000)", "-25.3%"}
+	want := []string{"2 other benefits", "", "95,000.00", "71,000.00", "(24,000.00)", "-25.3%", "95,000.00"}
 	if !slices.Equal(first.Rows[5], want) {
 		t.Errorf("other row = %q, want %q", first.Rows[5], want)
 	}
-	// Totals by hand: expected 420+380+210+180+120+95+95 = 1,500k; actual
-	// (six measured) 451.2+334.5+198.3+205+98.4+71 = 1,358.4k; variance
-	// -46.6k over the measured expected 1,405k = -3.32 %.
-	wantTotal := []string{"Total", "", "1,500,000", "1,358,400", "(46,600)", "-3.3%"}
+	// Totals by hand, like for like: expected of the six measured
+	// 420+380+210+180+120+95 = 1,405k; actual 451.2+334.5+198.3+205+98.4+71 =
+	// 1,358.4k; variance -46.6k over 1,405k = -3.32 %; not yet measured 95k.
+	wantTotal := []string{"Total", "", "1,405,000.00", "1,358,400.00", "(46,600.00)", "-3.3%", "95,000.00"}
 	if !slices.Equal(first.Total, wantTotal) {
 		t.Errorf("total = %q, want %q", first.Total, wantTotal)
 	}
