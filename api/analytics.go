@@ -255,14 +255,18 @@ type realizationAmountsJSON struct {
 }
 
 func toRealizationAmounts(a analytics.Amounts, base string) realizationAmountsJSON {
-	if !a.Known {
-		return realizationAmountsJSON{}
+	var out realizationAmountsJSON
+	if !a.MeasuredUnknown {
+		out.ExpectedMeasuredToDate, out.RealizedToDate = new(money.Amount(a.Expected, base)), new(money.Amount(a.Actual, base))
+		out.Variance, out.VariancePercent, out.RealizationPercent = new(money.Amount(a.Variance(), base)), percentOf(a.VariancePercent()), percentOf(a.RealizationPercent())
 	}
-	return realizationAmountsJSON{
-		ExpectedToDate: new(money.Amount(a.PlanToDate(), base)), ExpectedMeasuredToDate: new(money.Amount(a.Expected, base)),
-		ExpectedUnmeasuredToDate: new(money.Amount(a.Unmeasured, base)), RealizedToDate: new(money.Amount(a.Actual, base)),
-		Variance: new(money.Amount(a.Variance(), base)), VariancePercent: percentOf(a.VariancePercent()), RealizationPercent: percentOf(a.RealizationPercent()),
+	if !a.UnmeasuredUnknown {
+		out.ExpectedUnmeasuredToDate = new(money.Amount(a.Unmeasured, base))
 	}
+	if !a.MeasuredUnknown && !a.UnmeasuredUnknown {
+		out.ExpectedToDate = new(money.Amount(a.PlanToDate(), base))
+	}
+	return out
 }
 
 // percentOf is an optional exact ratio rounded for the response.

@@ -435,7 +435,7 @@ func benchmarksData(run analyticsRun, p benchmarksParams) (benchmarksJSON, analy
 	toDate, missToDate := finance.CompareToDate(benefits, current, fx)
 	missing = append(missing, missToDate...)
 	var toDateP *finance.Comparison
-	if len(missToDate) == 0 {
+	if !toDate.MeasuredUnknown {
 		toDateP = &toDate
 	}
 	figures := analytics.BenchmarkFigures(roi, len(mine), toDateP)

@@ -41,20 +41,14 @@ type RealizationBenefit struct {
 
 // Amounts are expected against realised to date of a group of benefits,
 // like for like (finance.Comparison, as the initiative detail and the
-// variance report); Known is false when a member's amount lacks an FX rate.
+// variance report; a part whose FX rates are missing is unknown).
 type Amounts struct {
-	Known bool
 	finance.Comparison
 }
 
-func (a *Amounts) add(c finance.Comparison, known bool) {
-	a.Known = a.Known && known
-	if known {
-		a.Merge(c)
-	}
-}
+func (a *Amounts) add(c finance.Comparison) { a.Merge(c) }
 
-func zero() Amounts { return Amounts{Known: true} }
+func zero() Amounts { return Amounts{} }
 
 // CategoryAmounts are the amounts of one benefit category.
 type CategoryAmounts struct {
@@ -103,19 +97,18 @@ func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, 
 		}
 		c, miss := b.Benefit.CompareToDate(current, fx)
 		missing = append(missing, miss...)
-		known := len(miss) == 0
-		out.Total.add(c, known)
+		out.Total.add(c)
 		in, listed := out.Initiatives[b.InitiativeID]
 		if !listed {
 			in = zero()
 		}
-		in.add(c, known)
+		in.add(c)
 		out.Initiatives[b.InitiativeID] = in
 		cat, ok := categories[b.Category]
 		if !ok {
 			cat = zero()
 		}
-		cat.add(c, known)
+		cat.add(c)
 		categories[b.Category] = cat
 	}
 	for _, name := range slices.Sorted(maps.Keys(categories)) {

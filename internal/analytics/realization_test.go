@@ -82,7 +82,7 @@ func TestComputeRealizationGolden(t *testing.T) {
 		t.Helper()
 		pct := a.RealizationPercent()
 		eqPct := (math.IsNaN(percent) && pct == nil) || (pct != nil && math.Abs(pct.InexactFloat64()-percent) < 1e-9)
-		if !a.Known || !a.Expected.Equal(dec(measured)) || !a.Actual.Equal(dec(actual)) || !a.Unmeasured.Equal(dec(unmeasured)) || !eqPct ||
+		if a.MeasuredUnknown || a.UnmeasuredUnknown || !a.Expected.Equal(dec(measured)) || !a.Actual.Equal(dec(actual)) || !a.Unmeasured.Equal(dec(unmeasured)) || !eqPct ||
 			!a.Variance().Equal(dec(actual-measured)) || !a.PlanToDate().Equal(dec(measured+unmeasured)) {
 			t.Errorf("%s: measured %v actual %v unmeasured %v percent %v, want %v %v %v %v", what, a.Expected, a.Actual, a.Unmeasured, pct, measured, actual, unmeasured, percent)
 		}
@@ -113,11 +113,22 @@ func TestComputeRealizationGolden(t *testing.T) {
 		t.Errorf("missing %v", r.Missing)
 	}
 
-	// Without the EUR rate of 2026-04, B's comparison is unknown: P, the total
-	// and revenue_growth are null, Q and the other categories are not.
+	// Without the EUR rate of 2026-04, B's unmeasured Q2 is unknown: the
+	// unmeasured part of P, the total and revenue_growth is unknown, their
+	// measured part (Q1's rate) is not; Q and the other categories are whole.
 	r = ComputeRealization(ids[:], bs, ym("2026-06"), fx("2026-04"))
-	if r.Total.Known || r.Initiatives[ids[0]].Known || r.Categories[2].Known {
-		t.Errorf("missing rate: %+v", r)
+	for _, a := range []Amounts{r.Total, r.Initiatives[ids[0]], r.Categories[2].Amounts} {
+		if !a.UnmeasuredUnknown || a.MeasuredUnknown {
+			t.Errorf("missing rate: %+v", a)
+		}
+	}
+	if !r.Initiatives[ids[0]].Expected.Equal(dec(10_200)) || !r.Initiatives[ids[0]].Actual.Equal(dec(8_980)) {
+		t.Errorf("P's measured part without the unmeasured rate: %+v", r.Initiatives[ids[0]])
+	}
+	// Without the 2026-01 rate, B's measured Q1 is unknown too.
+	r = ComputeRealization(ids[:], bs, ym("2026-06"), fx("2026-01"))
+	if !r.Total.MeasuredUnknown || r.Total.UnmeasuredUnknown {
+		t.Errorf("missing measured rate: %+v", r.Total)
 	}
 	check("Q without the rate", r.Initiatives[ids[1]], 4_000, 2_300, 6_000, 57.5)
 	if len(r.Missing) != 1 || r.Missing[0] != (finance.MissingRate{Currency: "EUR", Period: ym("2026-04")}) {

@@ -25,13 +25,18 @@ type PeriodComparison struct {
 //   - Unmeasured is the expectation of the periods without an actual yet: it
 //     is reported apart and never counted as a shortfall.
 //
-// Amounts are exact; rounding is the edge's (money.Amount).
+// Amounts are exact; rounding is the edge's (money.Amount). A part whose
+// periods lack an FX rate is unknown (MeasuredUnknown: Expected, Actual and
+// the variance; UnmeasuredUnknown: Unmeasured and the plan to date), never a
+// partial sum; the other part stays known, since it needs other rates.
 type Comparison struct {
-	Expected   decimal.Decimal
-	Actual     decimal.Decimal
-	Unmeasured decimal.Decimal
-	Measured   int // periods with an actual
-	Periods    int // periods compared, with or without an actual
+	Expected          decimal.Decimal
+	Actual            decimal.Decimal
+	Unmeasured        decimal.Decimal
+	Measured          int // periods with an actual
+	Periods           int // periods compared, with or without an actual
+	MeasuredUnknown   bool
+	UnmeasuredUnknown bool
 }
 
 // Add compares one more period.
@@ -51,6 +56,8 @@ func (c *Comparison) Merge(o Comparison) {
 	c.Expected, c.Actual, c.Unmeasured = c.Expected.Add(o.Expected), c.Actual.Add(o.Actual), c.Unmeasured.Add(o.Unmeasured)
 	c.Measured += o.Measured
 	c.Periods += o.Periods
+	c.MeasuredUnknown = c.MeasuredUnknown || o.MeasuredUnknown
+	c.UnmeasuredUnknown = c.UnmeasuredUnknown || o.UnmeasuredUnknown
 }
 
 // Variance is Actual − Expected over the measured periods.
@@ -113,18 +120,15 @@ func (b Benefit) actual(p Month) *decimal.Decimal {
 
 // CompareToDate compares the benefits' expectations with their actuals over
 // their periods through current (ComparePeriods), each period's amounts
-// converted at that period's rate. A benefit with a missing rate is left out
-// entirely and its rates listed (sorted, each once), so a figure is never a
-// partial sum of what could be converted.
+// converted at that period's rate. A period whose rate is missing makes its
+// part of the comparison unknown (see Comparison) and is listed in missing
+// (sorted, each once).
 func CompareToDate(benefits []Benefit, current Month, fx FX) (Comparison, []MissingRate) {
 	var total Comparison
 	var missing []MissingRate
 	for _, b := range benefits {
 		c, miss := b.CompareToDate(current, fx)
-		if len(miss) > 0 {
-			missing = append(missing, miss...)
-			continue
-		}
+		missing = append(missing, miss...)
 		total.Merge(c)
 	}
 	return total, sortMissingRates(missing)
@@ -145,6 +149,11 @@ func (b Benefit) CompareToDate(current Month, fx FX) (Comparison, []MissingRate)
 		}
 		if !okE || !okA {
 			missing = append(missing, MissingRate{Currency: b.Currency, Period: p.Period})
+			if p.Actual != nil {
+				c.MeasuredUnknown = true
+			} else {
+				c.UnmeasuredUnknown = true
+			}
 			continue
 		}
 		c.Add(line)

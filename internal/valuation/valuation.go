@@ -228,9 +228,9 @@ func Compute(r Rows, now time.Time) (Detail, error) {
 
 	d := Detail{Metrics: Metrics{BenefitsCount: len(r.Benefits), BaseCurrency: r.Settings.BaseCurrency}}
 	m := &d.Metrics
-	if c, miss := finance.CompareToDate(benefits, current, fx); note(miss) {
-		m.SetComparison(c)
-	}
+	c, miss := finance.CompareToDate(benefits, current, fx)
+	note(miss)
+	m.SetComparison(c)
 	if h, ok := finance.DefaultHorizon(benefits, costs); !ok {
 		m.TotalCost = new(decimal.Zero) // neither costs nor money benefits
 	} else if cf, miss := finance.BuildCashFlows(h, nil, costs, finance.BasisExpected, fx); note(miss) {
@@ -254,11 +254,19 @@ func Compute(r Rows, now time.Time) (Detail, error) {
 	return d, nil
 }
 
-// SetComparison fills the expected and realised figures from c.
+// SetComparison fills the expected and realised figures from c; the
+// figures of a part whose rates are missing stay nil.
 func (m *Metrics) SetComparison(c finance.Comparison) {
-	m.ExpectedToDate, m.ExpectedMeasured, m.ExpectedUnmeasured = new(c.PlanToDate()), new(c.Expected), new(c.Unmeasured)
-	m.RealizedToDate, m.Variance = new(c.Actual), new(c.Variance())
-	m.VariancePercent, m.RealizationPercent = c.VariancePercent(), c.RealizationPercent()
+	if !c.MeasuredUnknown {
+		m.ExpectedMeasured, m.RealizedToDate, m.Variance = new(c.Expected), new(c.Actual), new(c.Variance())
+		m.VariancePercent, m.RealizationPercent = c.VariancePercent(), c.RealizationPercent()
+	}
+	if !c.UnmeasuredUnknown {
+		m.ExpectedUnmeasured = new(c.Unmeasured)
+	}
+	if !c.MeasuredUnknown && !c.UnmeasuredUnknown {
+		m.ExpectedToDate = new(c.PlanToDate())
+	}
 }
 
 // summarise derives a stakeholder's summary from its stored engagement

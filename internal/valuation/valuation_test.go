@@ -142,9 +142,10 @@ func TestComputeGolden(t *testing.T) {
 		// The 2027 GBP charge cannot be converted: total cost is null, the to-date figures are whole.
 		{"GBP 2027-01 missing", noGBP2027, goldenNow, new(28_300.0), new(24_690.0), new(97.58893280632411), nil, new(25_300.0), new(3_000.0), new(-610.0),
 			[]finance.MissingRate{{Currency: "GBP", Period: ym("2027-01")}}},
-		// B's second quarter (expected 10,000 and actual 10,500 EUR) cannot be converted: both
-		// to-date figures and the realisation are null; the cost is whole.
-		{"EUR 2026-04 missing", noEUR2026Q2, goldenNow, nil, nil, nil, new(92_750.0), nil, nil, nil,
+		// B's second quarter (expected 10,000 and actual 10,500 EUR, measured) cannot be
+		// converted: the measured figures, the plan to date and the realisation are null;
+		// what is not yet measured (A's 3,000) needs no EUR rate and stays; the cost is whole.
+		{"EUR 2026-04 missing", noEUR2026Q2, goldenNow, nil, nil, nil, new(92_750.0), nil, new(3_000.0), nil,
 			[]finance.MissingRate{{Currency: "EUR", Period: ym("2026-04")}}},
 	}
 	for _, c := range cases {
