@@ -1,7 +1,6 @@
 package finance
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/shopspring/decimal"
@@ -74,7 +73,7 @@ func (c Comparison) RealizationPercent() *decimal.Decimal { return PercentOf(c.A
 // PlanToDate is the expectation of every period compared, measured or not.
 func (c Comparison) PlanToDate() decimal.Decimal { return c.Expected.Add(c.Unmeasured) }
 
-var hundred = decimal.NewFromInt(100)
+var hundred, decOne = decimal.NewFromInt(100), decimal.NewFromInt(1)
 
 // PercentOf is part / whole × 100 (16 decimals), nil when whole is 0.
 func PercentOf(part, whole decimal.Decimal) *decimal.Decimal {
@@ -82,40 +81,6 @@ func PercentOf(part, whole decimal.Decimal) *decimal.Decimal {
 		return nil
 	}
 	return new(part.Mul(hundred).Div(whole))
-}
-
-// ComparePeriods lists b's periods through current: every period of its
-// grid from its first through its last (or current, whichever is earlier),
-// and any period through current that has an actual outside those dates
-// (expecting 0), oldest first, in b's own currency.
-func (b Benefit) ComparePeriods(current Month) []PeriodComparison {
-	first, last, open := b.periodRange()
-	if open || last > current {
-		last = current
-	}
-	var out []PeriodComparison
-	seen := map[Month]bool{}
-	for _, p := range b.Frequency.Periods(first, last) {
-		seen[p] = true
-		out = append(out, PeriodComparison{Period: p, Expected: b.ExpectedFor(p), Actual: b.actual(p)})
-	}
-	for _, p := range slices.Sorted(maps.Keys(b.Actuals)) {
-		q := b.Frequency.PeriodOf(p)
-		if q <= current && !seen[q] {
-			seen[q] = true
-			out = append(out, PeriodComparison{Period: q, Expected: b.ExpectedFor(q), Actual: b.actual(q)})
-		}
-	}
-	slices.SortFunc(out, func(x, y PeriodComparison) int { return int(x.Period - y.Period) })
-	return out
-}
-
-// actual is b's actual of period p (on its grid), nil when none.
-func (b Benefit) actual(p Month) *decimal.Decimal {
-	if v, ok := b.Actuals[p]; ok {
-		return &v
-	}
-	return nil
 }
 
 // CompareToDate compares the benefits' expectations with their actuals over
@@ -134,29 +99,96 @@ func CompareToDate(benefits []Benefit, current Month, fx FX) (Comparison, []Miss
 	return total, sortMissingRates(missing)
 }
 
-// CompareToDate is the comparison of b alone, in the base currency of fx.
+// CompareToDate is the comparison of b alone, in the base currency of fx,
+// over its periods through current: every period of its grid from its first
+// through its last (or current, whichever is earlier), and any period
+// through current with an actual outside those dates (expecting 0). Each
+// period's amounts are converted at that period's rate. Sums are exact, so
+// their order does not matter; a portfolio compares hundreds of thousands of
+// periods, hence the even spread multiplied once by the periods' rates
+// rather than added period by period.
 func (b Benefit) CompareToDate(current Month, fx FX) (Comparison, []MissingRate) {
 	var c Comparison
 	var missing []MissingRate
-	for _, p := range b.ComparePeriods(current) {
-		e, okE := fx.Convert(b.Currency, p.Period, p.Expected)
-		line := PeriodComparison{Period: p.Period, Expected: e}
-		okA := true
-		if p.Actual != nil {
-			var a decimal.Decimal
-			a, okA = fx.Convert(b.Currency, p.Period, *p.Actual)
-			line.Actual = &a
+	var expected, unmeasured, actual, measuredRates, unmeasuredRates exactSum
+	spread := b.Plan == nil
+	var perPeriod decimal.Decimal
+	if spread {
+		perPeriod = b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear())))
+	}
+	one := b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)
+	visit := func(p Month, inRange bool) {
+		a, measured := b.Actuals[p]
+		rate, ok := decimal.Decimal{}, true
+		if !one {
+			if fx.Rate == nil {
+				ok = false
+			} else {
+				rate, ok = fx.Rate(b.Currency, p)
+			}
 		}
-		if !okE || !okA {
-			missing = append(missing, MissingRate{Currency: b.Currency, Period: p.Period})
-			if p.Actual != nil {
+		if !ok {
+			missing = append(missing, MissingRate{Currency: b.Currency, Period: p})
+			if measured {
 				c.MeasuredUnknown = true
 			} else {
 				c.UnmeasuredUnknown = true
 			}
-			continue
+			return
 		}
-		c.Add(line)
+		c.Periods++
+		if measured {
+			c.Measured++
+		}
+		switch {
+		case spread && inRange && one:
+			if measured {
+				measuredRates.add(decOne)
+			} else {
+				unmeasuredRates.add(decOne)
+			}
+		case spread && inRange:
+			if measured {
+				measuredRates.add(rate)
+			} else {
+				unmeasuredRates.add(rate)
+			}
+		default:
+			e := b.ExpectedFor(p)
+			if !one {
+				e = e.Mul(rate)
+			}
+			if measured {
+				expected.add(e)
+			} else {
+				unmeasured.add(e)
+			}
+		}
+		if measured {
+			if !one {
+				a = a.Mul(rate)
+			}
+			actual.add(a)
+		}
+	}
+	first, last, open := b.periodRange()
+	end := current
+	if !open {
+		end = min(end, last)
+	}
+	step := 12 / b.Frequency.periodsPerYear()
+	for p := first; p <= end; p = p.Add(step) {
+		visit(p, true)
+	}
+	for p := range b.Actuals {
+		if q := b.Frequency.PeriodOf(p); q == p && p <= current && (p < first || p > end) {
+			visit(p, false)
+		}
+	}
+	c.Expected, c.Unmeasured, c.Actual = expected.value(), unmeasured.value(), actual.value()
+	if spread {
+		c.Expected = c.Expected.Add(perPeriod.Mul(measuredRates.value()))
+		c.Unmeasured = c.Unmeasured.Add(perPeriod.Mul(unmeasuredRates.value()))
 	}
 	return c, missing
 }

@@ -1,0 +1,34 @@
+package analytics
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/valuecase/valuecase/internal/finance"
+)
+
+// BenchmarkComputeRealizationPortfolio is the analytics bench's large tenant
+// in memory: 1,000 initiatives × 10 monthly USD benefits × 36 actuals.
+func BenchmarkComputeRealizationPortfolio(b *testing.B) {
+	start, end := ym("2023-01"), ym("2025-12")
+	var bs []RealizationBenefit
+	var ids []uuid.UUID
+	for i := range 1000 {
+		in := uuid.New()
+		ids = append(ids, in)
+		for j := range 10 {
+			fb := finance.Benefit{ExpectedValue: decimal.NewFromInt(int64(12_000 + 120*j)), Frequency: finance.MeasuredMonthly, Start: start, End: &end,
+				Currency: "USD", Actuals: map[finance.Month]decimal.Decimal{}}
+			for m := start; m <= end; m++ {
+				fb.Actuals[m] = decimal.NewFromFloat(950.25 + float64(i%7))
+			}
+			bs = append(bs, RealizationBenefit{ID: uuid.New(), InitiativeID: in, Category: "cost_savings", Unit: "currency", Money: true, Benefit: fb})
+		}
+	}
+	fx := finance.NewRates("USD").FX()
+	for b.Loop() {
+		ComputeRealization(ids, bs, ym("2026-06"), fx)
+	}
+}
