@@ -149,6 +149,7 @@ func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, p
 	c := &render.Case{
 		Name: row.Name, InitiativeName: in.Name, Version: int(row.Version), Status: row.Status,
 		Template: render.Template(row.Template), BaseCurrency: snap.BaseCurrency, DataAsOf: snap.AsOf,
+		DefinitionsVersion: snap.DefinitionsVersion,
 		Figures: render.KeyFigures{
 			ROIPercent: fig(snap.ROIPercent, snap.ROIReason), NPV: render.Figure{Value: new(snap.NPV)},
 			IRR: fig(snap.IRR, snap.IRRReason), PaybackMonths: fig(snap.PaybackMonths, snap.PaybackReason),

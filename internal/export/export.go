@@ -209,6 +209,9 @@ func (s Store) Snapshot(ctx context.Context, tenantID, caseID uuid.UUID, now tim
 			return err
 		}
 		if row.Snapshot != nil { // approved before documents were frozen: at least the frozen figures
+			// Into a fresh snapshot: a field the frozen one lacks (its definitions
+			// version, the like-for-like figures) must not come from today's.
+			snap = businesscase.Snapshot{}
 			if err := json.Unmarshal(row.Snapshot, &snap); err != nil {
 				return fmt.Errorf("decode frozen figures: %w", err)
 			}

@@ -93,6 +93,12 @@ type Case struct {
 	Template       Template  `json:"template"`
 	Sections       []Section `json:"sections"`
 
+	// DefinitionsVersion is the version of the figures' definitions
+	// (businesscase.DefinitionsVersion): from 2 the benefits table compares
+	// like for like with a "not yet measured" column; a document frozen
+	// before (0) is shown as it was computed, with the table of its time.
+	DefinitionsVersion int `json:"definitions_version,omitempty"`
+
 	BaseCurrency string      `json:"base_currency"` // ISO 4217, e.g. CHF
 	Figures      KeyFigures  `json:"figures"`
 	Sensitivity  Sensitivity `json:"sensitivity"`

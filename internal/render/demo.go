@@ -33,6 +33,8 @@ func DemoCase() *Case {
 		InitiativeName: "Finance shared services Łódź–Zürich",
 		Version:        3,
 		Status:         "approved",
+		// The current definitions: the benefits table compares like for like.
+		DefinitionsVersion: LikeForLikeVersion,
 		Approval: &Approval{
 			Level: "executive",
 			By:    "Jürg Meier, CFO",

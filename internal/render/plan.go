@@ -294,13 +294,17 @@ func (p *plan) keyFigureTable() table {
 
 func (p *plan) benefitsTable(limit int) table {
 	c := p.c
+	likeForLike := c.DefinitionsVersion >= LikeForLikeVersion
 	rows := slices.Clone(c.Benefits)
 	t := table{
 		Title: "Benefits: expected vs actual",
 		Cols: []column{{"Benefit", false, 3.2}, {"Category", false, 1.8},
 			{"Expected (" + c.BaseCurrency + ")", true, 2.1}, {"Actual (" + c.BaseCurrency + ")", true, 2.1},
-			{"Variance (" + c.BaseCurrency + ")", true, 2.1}, {"Variance %", true, 1.6}, {"Not yet measured", true, 2.1}},
+			{"Variance (" + c.BaseCurrency + ")", true, 2.1}, {"Variance %", true, 1.6}},
 		Highlight: -1,
+	}
+	if likeForLike {
+		t.Cols = append(t.Cols, column{"Not yet measured", true, 2.1})
 	}
 	var other []Benefit
 	if limit > 0 && len(rows) > limit {
@@ -313,37 +317,53 @@ func (p *plan) benefitsTable(limit int) table {
 		t.Title += ", " + c.BenefitsPeriod
 	}
 	line := func(name, category string, b Benefit) []string {
-		return []string{name, category, FormatAmount(b.Expected, c.BaseCurrency), optAmount(b.Actual, c.BaseCurrency),
-			optAmount(b.Variance, c.BaseCurrency), optPercent(b.VariancePercent), FormatAmount(b.Unmeasured, c.BaseCurrency)}
+		out := []string{name, category, FormatAmount(b.Expected, c.BaseCurrency), optAmount(b.Actual, c.BaseCurrency),
+			optAmount(b.Variance, c.BaseCurrency), optPercent(b.VariancePercent)}
+		if likeForLike {
+			out = append(out, FormatAmount(b.Unmeasured, c.BaseCurrency))
+		}
+		return out
 	}
 	for _, b := range rows {
 		t.Rows = append(t.Rows, line(b.Name, b.Category, b))
 	}
 	if len(other) > 0 {
-		t.Rows = append(t.Rows, line(fmt.Sprintf("%d other benefits", len(other)), "", sumBenefits(other)))
+		t.Rows = append(t.Rows, line(fmt.Sprintf("%d other benefits", len(other)), "", sumBenefits(other, likeForLike)))
 	}
-	s := sumBenefits(c.Benefits)
+	s := sumBenefits(c.Benefits, likeForLike)
 	if c.BenefitsTotal != nil {
 		s = *c.BenefitsTotal
 	}
 	t.Total = line("Total", "", s)
 	t.Note = "Like for like: expected, actual and variance cover the periods measured so far; " +
 		"what the periods not yet measured expect is shown apart, not as a shortfall; – means not measured yet."
+	if !likeForLike {
+		t.Note = "Actual and variance cover benefits measured so far; – means not measured yet. " +
+			"Total variance % is the total variance over the expected value of the measured benefits."
+	}
 	return t
 }
 
-// sumBenefits totals rows: expected (of the measured periods), actual and
-// variance over the measured rows, the unmeasured expectation over all,
-// variance % relative to the measured expectation.
-func sumBenefits(rows []Benefit) Benefit {
+// LikeForLikeVersion is the first definitions version whose benefits table
+// compares like for like (see Case.DefinitionsVersion).
+const LikeForLikeVersion = 2
+
+// sumBenefits totals rows: actual and variance over the measured rows,
+// variance % relative to the measured rows' expected; like for like the
+// expected column sums the measured rows and the unmeasured expectation
+// all, before (a frozen document of version 1) the expected column sums all.
+func sumBenefits(rows []Benefit, likeForLike bool) Benefit {
 	var s Benefit
-	var actual, variance float64
+	var actual, variance, measuredExpected float64
 	measured := false
 	for _, b := range rows {
 		s.Unmeasured += b.Unmeasured
+		if !likeForLike {
+			s.Expected += b.Expected
+		}
 		if b.Actual != nil {
 			measured = true
-			s.Expected += b.Expected
+			measuredExpected += b.Expected
 			actual += *b.Actual
 			if b.Variance != nil {
 				variance += *b.Variance
@@ -352,10 +372,13 @@ func sumBenefits(rows []Benefit) Benefit {
 			}
 		}
 	}
+	if likeForLike {
+		s.Expected = measuredExpected
+	}
 	if measured {
 		s.Actual, s.Variance = new(actual), new(variance)
-		if s.Expected != 0 {
-			s.VariancePercent = new(variance / s.Expected * 100)
+		if measuredExpected != 0 {
+			s.VariancePercent = new(variance / measuredExpected * 100)
 		}
 	}
 	return s
