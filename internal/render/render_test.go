@@ -429,3 +429,38 @@ func TestEmptyDraftRendersInEveryFormat(t *testing.T) {
 		}
 	}
 }
+
+// A document frozen before the like-for-like definitions (no version) keeps
+// the table of its time: no "not yet measured" column, the expected column
+// summing every row, its own note.
+func TestBenefitsTableOfADocumentFrozenBefore(t *testing.T) {
+	c := DemoCase()
+	c.DefinitionsVersion = 0
+	c.Benefits = []Benefit{
+		{Name: "Measured", Expected: 1000, Actual: new(900.0), Variance: new(-100.0), VariancePercent: new(-10.0)},
+		{Name: "Not measured", Expected: 500},
+	}
+	var tb table
+	for _, b := range newPlan(c, fixedOptions(), PDF).blocks {
+		if x, ok := b.(table); ok && strings.HasPrefix(x.Title, "Benefits: expected vs actual") {
+			tb = x
+			break
+		}
+	}
+	want := []string{"Total", "", "1,500.00", "900.00", "(100.00)", "-10.0%"}
+	if len(tb.Cols) != 6 || !slices.Equal(tb.Total, want) || strings.Contains(tb.Note, "Like for like") {
+		t.Errorf("old table: %d columns, total %q, note %q; want 6 columns, %q", len(tb.Cols), tb.Total, tb.Note, want)
+	}
+	c.DefinitionsVersion = LikeForLikeVersion
+	c.Benefits[1] = Benefit{Name: "Not measured", Unmeasured: 500}
+	for _, b := range newPlan(c, fixedOptions(), PDF).blocks {
+		if x, ok := b.(table); ok && strings.HasPrefix(x.Title, "Benefits: expected vs actual") {
+			tb = x
+			break
+		}
+	}
+	want = []string{"Total", "", "1,000.00", "900.00", "(100.00)", "-10.0%", "500.00"}
+	if len(tb.Cols) != 7 || !slices.Equal(tb.Total, want) {
+		t.Errorf("like-for-like table: %d columns, total %q; want 7, %q", len(tb.Cols), tb.Total, want)
+	}
+}
