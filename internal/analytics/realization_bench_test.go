@@ -32,3 +32,19 @@ func BenchmarkComputeRealizationPortfolio(b *testing.B) {
 		ComputeRealization(ids, bs, ym("2026-06"), fx)
 	}
 }
+
+// BenchmarkComputeTrendsPortfolio: the bench's 36 months by category over
+// the same tenant (5 categories).
+func BenchmarkComputeTrendsPortfolio(b *testing.B) {
+	start, end := ym("2023-01"), ym("2025-12")
+	var bs []TrendBenefit
+	for i := range 10_000 {
+		fb := finance.Benefit{ExpectedValue: decimal.NewFromInt(int64(12_000 + 120*(i%10))), Frequency: finance.MeasuredMonthly, Start: start, End: &end, Currency: "USD"}
+		bs = append(bs, TrendBenefit{Group: []string{"a", "b", "c", "d", "e"}[i%5], Benefit: fb})
+	}
+	fx := finance.NewRates("USD").FX()
+	h := finance.Horizon{Start: start, End: end}
+	for b.Loop() {
+		ComputeTrends(h, ym("2026-06"), []string{"a", "b", "c", "d", "e"}, bs, nil, fx)
+	}
+}

@@ -129,27 +129,34 @@ func (fx FX) Convert(currency string, m Month, amount decimal.Decimal) (value de
 func BuildCashFlows(h Horizon, benefits []Benefit, costs []Cost, basis Basis, fx FX) (cf CashFlows, missing []MissingRate) {
 	cf = NewCashFlows(h)
 	seen := map[MissingRate]bool{}
-	add := func(into []decimal.Decimal, currency string, amounts []decimal.Decimal) {
+	benefitSums, costSums := make([]exactSum, h.Len()), make([]exactSum, h.Len())
+	add := func(into []exactSum, currency string, amounts []decimal.Decimal) {
 		for i, a := range amounts {
+			if a.IsZero() {
+				continue
+			}
 			m := h.Start.Add(i)
 			v, ok := fx.Convert(currency, m, a)
 			if !ok {
 				seen[MissingRate{currency, m}] = true
 				continue
 			}
-			into[i] = into[i].Add(v)
+			into[i].add(v)
 		}
 	}
 	through, anyActual := LastActual(benefits)
 	for _, b := range benefits {
 		if basis == BasisActual && anyActual {
-			add(cf.Benefits, b.Currency, b.Realised(h, through))
+			add(benefitSums, b.Currency, b.Realised(h, through))
 		} else {
-			add(cf.Benefits, b.Currency, b.Expected(h))
+			add(benefitSums, b.Currency, b.Expected(h))
 		}
 	}
 	for _, c := range costs {
-		add(cf.Costs, c.Currency, c.Schedule(h))
+		add(costSums, c.Currency, c.Schedule(h))
+	}
+	for i := range cf.Benefits {
+		cf.Benefits[i], cf.Costs[i] = benefitSums[i].value(), costSums[i].value()
 	}
 	for m := range seen {
 		missing = append(missing, m)

@@ -112,9 +112,10 @@ func (b Benefit) CompareToDate(current Month, fx FX) (Comparison, []MissingRate)
 	var missing []MissingRate
 	var expected, unmeasured, actual, measuredRates, unmeasuredRates exactSum
 	spread := b.Plan == nil
+	expect := b.expectation()
 	var perPeriod decimal.Decimal
 	if spread {
-		perPeriod = b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear())))
+		perPeriod = compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
 	}
 	one := b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)
 	visit := func(p Month, inRange bool) {
@@ -154,7 +155,7 @@ func (b Benefit) CompareToDate(current Month, fx FX) (Comparison, []MissingRate)
 				unmeasuredRates.add(rate)
 			}
 		default:
-			e := b.ExpectedFor(p)
+			e := expect(p)
 			if !one {
 				e = e.Mul(rate)
 			}

@@ -166,21 +166,57 @@ type Benefit struct {
 // The even spread is a decimal division (16 decimals, see DivisionPrecision
 // of shopspring/decimal): a year of twelve 1000/12 periods sums to 1000 once
 // rounded to the currency at the edge.
-func (b Benefit) ExpectedFor(p Month) decimal.Decimal {
-	p = b.Frequency.PeriodOf(p)
+func (b Benefit) ExpectedFor(p Month) decimal.Decimal { return b.expectation()(p) }
+
+// expectation is ExpectedFor with the even spread divided once (a decimal
+// division is costly and a portfolio asks for hundreds of thousands of
+// periods) and the plan indexed by period.
+func (b Benefit) expectation() func(Month) decimal.Decimal {
 	first, last, open := b.periodRange()
-	if p < first || (!open && p > last) {
-		return decimal.Zero
-	}
+	inside := func(p Month) bool { return p >= first && (open || p <= last) }
 	if b.Plan != nil {
+		plan := make(map[Month]decimal.Decimal, len(b.Plan))
 		for _, e := range b.Plan {
-			if b.Frequency.PeriodOf(e.Period) == p {
-				return e.Expected
+			if q := b.Frequency.PeriodOf(e.Period); !hasKey(plan, q) { // a period's first entry counts
+				plan[q] = e.Expected
 			}
 		}
+		return func(p Month) decimal.Decimal {
+			p = b.Frequency.PeriodOf(p)
+			if !inside(p) {
+				return decimal.Zero
+			}
+			return plan[p] // zero when the plan does not list p
+		}
+	}
+	spread := compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
+	return func(p Month) decimal.Decimal {
+		if !inside(b.Frequency.PeriodOf(p)) {
+			return decimal.Zero
+		}
+		return spread
+	}
+}
+
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// compact drops the trailing zeros of d's coefficient (1010.0000000000000000
+// → 1010), so sums of it stay small.
+func compact(d decimal.Decimal) decimal.Decimal {
+	if d.NumDigits() > 18 {
+		return d
+	}
+	c, e := d.CoefficientInt64(), d.Exponent()
+	if c == 0 {
 		return decimal.Zero
 	}
-	return b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear())))
+	for e < 0 && c%10 == 0 {
+		c, e = c/10, e+1
+	}
+	return decimal.New(c, e)
 }
 
 // periodRange is the first and last period of b (last unset when open).
@@ -197,10 +233,11 @@ func (b Benefit) periodRange() (first, last Month, open bool) {
 // month; the other two months are 0.
 func (b Benefit) Expected(h Horizon) []decimal.Decimal {
 	out := make([]decimal.Decimal, h.Len())
+	expect := b.expectation()
 	for i := range out {
 		m := h.Start.Add(i)
 		if b.Frequency.PeriodOf(m) == m {
-			out[i] = b.ExpectedFor(m)
+			out[i] = expect(m)
 		}
 	}
 	return out
