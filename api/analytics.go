@@ -341,7 +341,10 @@ func (s *Server) analyticsRealization(c *fiber.Ctx) error {
 
 // computeRealization is expected against realised to date of the initiative
 // named or the portfolio, like for like (analytics.ComputeRealization: the
-// initiative detail's comparison per benefit, summed).
+// initiative detail's comparison per benefit, summed). A benefit is compared
+// from its actuals' summary (count and Σ, from benefit_actual_stats) where
+// that can stand for them, so the portfolio reads 10,000 summaries rather
+// than 360,000 actuals; the others' actuals are read.
 func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelope[realizationJSON], error) {
 	var zero analyticsEnvelope[realizationJSON]
 	ctx, t, tenant, only := run.ctx, run.tx, run.tenant, p.InitiativeID
@@ -366,7 +369,7 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 	if err != nil {
 		return zero, err
 	}
-	actualRows, err := db.Q.AnalyticsActuals(ctx, t, dbsqlc.AnalyticsActualsParams{TenantID: tenant, InitiativeID: only})
+	summaries, err := db.Q.AnalyticsActualSummaries(ctx, t, dbsqlc.AnalyticsActualSummariesParams{TenantID: tenant, InitiativeID: only})
 	if err != nil {
 		return zero, err
 	}
@@ -380,12 +383,10 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 	}
 
 	planOf := valuation.PlansByBenefit(plans)
-	actuals := map[uuid.UUID]map[finance.Month]decimal.Decimal{}
-	for _, a := range actualRows {
-		if actuals[a.BenefitID] == nil {
-			actuals[a.BenefitID] = map[finance.Month]decimal.Decimal{}
-		}
-		actuals[a.BenefitID][finance.MonthOfTime(a.Period)] = a.Value
+	summaryOf := make(map[uuid.UUID]*finance.ActualSummary, len(summaries))
+	for _, r := range summaries {
+		summaryOf[r.BenefitID] = &finance.ActualSummary{Count: int(r.Actuals), Total: r.Total,
+			First: finance.MonthOfTime(r.FirstPeriod), Last: finance.MonthOfTime(r.LatestPeriod)}
 	}
 	latestOf := map[uuid.UUID][]analytics.PeriodValue{}
 	for _, a := range latest {
@@ -394,7 +395,32 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 	benefits := make([]analytics.RealizationBenefit, len(rows))
 	for i, b := range rows {
 		benefits[i] = analytics.RealizationBenefit{ID: b.ID, InitiativeID: b.InitiativeID, Name: b.Name, Category: b.Category, Unit: b.Unit,
-			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: valuation.FinanceBenefit(b, planOf[b.ID], actuals[b.ID]), Latest: latestOf[b.ID]}
+			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: valuation.FinanceBenefit(b, planOf[b.ID], map[finance.Month]decimal.Decimal{}), Latest: latestOf[b.ID]}
+		if sum, ok := summaryOf[b.ID]; ok {
+			benefits[i].Summary = sum
+		} else {
+			benefits[i].Summary = &finance.ActualSummary{} // no actual at all
+		}
+	}
+	// The actuals of the benefits whose summary cannot stand for them.
+	var read []uuid.UUID
+	index := map[uuid.UUID]int{}
+	for i, b := range benefits {
+		if b.Money && b.NeedsActuals(current, fx) {
+			read, index[b.ID] = append(read, b.ID), i
+		}
+	}
+	if len(read) > 0 {
+		rows, err := db.Q.AnalyticsActualsOf(ctx, t, dbsqlc.AnalyticsActualsOfParams{TenantID: tenant, BenefitIds: read})
+		if err != nil {
+			return zero, err
+		}
+		for _, a := range rows {
+			benefits[index[a.BenefitID]].Benefit.Actuals[finance.MonthOfTime(a.Period)] = a.Value
+		}
+		for _, id := range read {
+			benefits[index[id]].Summary = nil
+		}
 	}
 	initiativeIDs := make([]uuid.UUID, len(initiatives))
 	for i, in := range initiatives {

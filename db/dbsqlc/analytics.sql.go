@@ -68,6 +68,61 @@ func (q *Queries) AnalyticsActualStatsCheck(ctx context.Context, db DBTX, tenant
 	return items, nil
 }
 
+const analyticsActualSummaries = `-- name: AnalyticsActualSummaries :many
+SELECT s.benefit_id, s.actuals, s.total, s.latest_period,
+       (SELECT min(a.period) FROM benefit_actuals a WHERE a.tenant_id = s.tenant_id AND a.benefit_id = s.benefit_id)::date AS first_period
+FROM benefit_actual_stats s
+JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE s.tenant_id = $1 AND b.status <> 'cancelled'
+  AND ($2::uuid IS NULL AND i.status <> 'archived' OR i.id = $2::uuid)
+`
+
+type AnalyticsActualSummariesParams struct {
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
+}
+
+type AnalyticsActualSummariesRow struct {
+	BenefitID    uuid.UUID
+	Actuals      int32
+	Total        decimal.Decimal
+	LatestPeriod time.Time
+	FirstPeriod  time.Time
+}
+
+// Per benefit that AnalyticsBenefits lists and that has an actual: the count and Σ of its actuals
+// (its benefit_actual_stats row, kept exact by triggers), its latest period, and its first
+// period (one step on the (tenant_id, benefit_id, period) index). Realisation compares a benefit
+// from these alone when they can stand for its actuals (finance.Benefit.CompareSummary: base
+// currency, even spread, every actual within its dates and through the month) and reads the
+// actuals of the others (AnalyticsActualsOf).
+func (q *Queries) AnalyticsActualSummaries(ctx context.Context, db DBTX, arg AnalyticsActualSummariesParams) ([]AnalyticsActualSummariesRow, error) {
+	rows, err := db.Query(ctx, analyticsActualSummaries, arg.TenantID, arg.InitiativeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsActualSummariesRow{}
+	for rows.Next() {
+		var i AnalyticsActualSummariesRow
+		if err := rows.Scan(
+			&i.BenefitID,
+			&i.Actuals,
+			&i.Total,
+			&i.LatestPeriod,
+			&i.FirstPeriod,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const analyticsActuals = `-- name: AnalyticsActuals :many
 SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
 JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
@@ -186,6 +241,43 @@ func (q *Queries) AnalyticsActualsByMonth(ctx context.Context, db DBTX, arg Anal
 			&i.Actual,
 			&i.Missing,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsActualsOf = `-- name: AnalyticsActualsOf :many
+SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
+WHERE a.tenant_id = $1 AND a.benefit_id = ANY($2::uuid[])
+`
+
+type AnalyticsActualsOfParams struct {
+	TenantID   uuid.UUID
+	BenefitIds []uuid.UUID
+}
+
+type AnalyticsActualsOfRow struct {
+	BenefitID uuid.UUID
+	Period    time.Time
+	Value     decimal.Decimal
+}
+
+// Every actual of the benefits named (those AnalyticsActualSummaries cannot stand for).
+func (q *Queries) AnalyticsActualsOf(ctx context.Context, db DBTX, arg AnalyticsActualsOfParams) ([]AnalyticsActualsOfRow, error) {
+	rows, err := db.Query(ctx, analyticsActualsOf, arg.TenantID, arg.BenefitIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsActualsOfRow{}
+	for rows.Next() {
+		var i AnalyticsActualsOfRow
+		if err := rows.Scan(&i.BenefitID, &i.Period, &i.Value); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

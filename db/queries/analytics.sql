@@ -293,3 +293,23 @@ DELETE FROM peer_benchmark_datasets WHERE source = ANY(@sources::text[]);
 -- name: PeerDatasetInsert :execrows
 INSERT INTO peer_benchmark_datasets (industry, metric, value, source, year)
 SELECT unnest(@industries::text[]), unnest(@metrics::text[]), unnest(@peer_values::float8[]), unnest(@sources::text[]), unnest(@years::int[]);
+
+-- name: AnalyticsActualSummaries :many
+-- Per benefit that AnalyticsBenefits lists and that has an actual: the count and Σ of its actuals
+-- (its benefit_actual_stats row, kept exact by triggers), its latest period, and its first
+-- period (one step on the (tenant_id, benefit_id, period) index). Realisation compares a benefit
+-- from these alone when they can stand for its actuals (finance.Benefit.CompareSummary: base
+-- currency, even spread, every actual within its dates and through the month) and reads the
+-- actuals of the others (AnalyticsActualsOf).
+SELECT s.benefit_id, s.actuals, s.total, s.latest_period,
+       (SELECT min(a.period) FROM benefit_actuals a WHERE a.tenant_id = s.tenant_id AND a.benefit_id = s.benefit_id)::date AS first_period
+FROM benefit_actual_stats s
+JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE s.tenant_id = @tenant_id AND b.status <> 'cancelled'
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid);
+
+-- name: AnalyticsActualsOf :many
+-- Every actual of the benefits named (those AnalyticsActualSummaries cannot stand for).
+SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
+WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY(@benefit_ids::uuid[]);

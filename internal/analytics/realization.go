@@ -35,8 +35,33 @@ type RealizationBenefit struct {
 	// Money: unit currency. Only money benefits enter the expected and
 	// realised sums; every benefit can be at risk (the rule is a ratio).
 	Money   bool
-	Benefit finance.Benefit // its expectation and its actuals
-	Latest  []PeriodValue   // its latest actuals through the current month, oldest first (at most AtRiskPeriods)
+	Benefit finance.Benefit // its expectation, and its actuals unless Summary stands for them
+	// Summary, when set, summarises its actuals (finance.Benefit.CompareSummary);
+	// Benefit.Actuals are then read only if the summary cannot stand for them.
+	Summary *finance.ActualSummary
+	Latest  []PeriodValue // its latest actuals through the current month, oldest first (at most AtRiskPeriods)
+}
+
+// Compare is the benefit's comparison through current: from its summary
+// where that stands for its actuals, else from the actuals (the same
+// definition, finance.Benefit.CompareToDate).
+func (b RealizationBenefit) Compare(current finance.Month, fx finance.FX) (finance.Comparison, []finance.MissingRate) {
+	if b.Summary != nil {
+		if c, ok := b.Benefit.CompareSummary(*b.Summary, current, fx); ok {
+			return c, nil
+		}
+	}
+	return b.Benefit.CompareToDate(current, fx)
+}
+
+// NeedsActuals reports whether Compare must read the benefit's actuals:
+// none summarised, or a summary that cannot stand for them.
+func (b RealizationBenefit) NeedsActuals(current finance.Month, fx finance.FX) bool {
+	if b.Summary == nil {
+		return true
+	}
+	_, ok := b.Benefit.CompareSummary(*b.Summary, current, fx)
+	return !ok
 }
 
 // Amounts are expected against realised to date of a group of benefits,
@@ -95,7 +120,7 @@ func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, 
 		if !b.Money {
 			continue
 		}
-		c, miss := b.Benefit.CompareToDate(current, fx)
+		c, miss := b.Compare(current, fx)
 		missing = append(missing, miss...)
 		out.Total.add(c)
 		in, listed := out.Initiatives[b.InitiativeID]

@@ -207,3 +207,47 @@ func sortMissingRates(ms []MissingRate) []MissingRate {
 	})
 	return slices.Compact(ms)
 }
+
+// ActualSummary is what a benefit's actuals amount to: how many, their sum
+// (in the benefit's currency) and their first and last periods.
+type ActualSummary struct {
+	Count       int
+	Total       decimal.Decimal
+	First, Last Month
+}
+
+// CompareSummary is CompareToDate computed from a summary of b's actuals,
+// for a portfolio that cannot read every actual: exactly the same figures
+// when the summary can stand for them, which is when b needs no conversion
+// (its currency is the base), has no plan (the even spread) and every actual
+// lies within its dates and through current. ok is false otherwise: compare
+// from the actuals then.
+func (b Benefit) CompareSummary(s ActualSummary, current Month, fx FX) (c Comparison, ok bool) {
+	if b.Plan != nil || !(b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)) {
+		return Comparison{}, false
+	}
+	first, last, open := b.periodRange()
+	end := current
+	if !open {
+		end = min(end, last)
+	}
+	if s.Count > 0 && (s.First < first || s.Last > end) {
+		return Comparison{}, false
+	}
+	periods := 0
+	if end >= first {
+		periods = (int(end-first))/(12/b.Frequency.periodsPerYear()) + 1
+	}
+	if s.Count > periods {
+		return Comparison{}, false // not one actual per period: read them
+	}
+	spread := compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
+	c.Periods, c.Measured = periods, s.Count
+	c.Expected = spread.Mul(decimal.NewFromInt(int64(s.Count)))
+	c.Unmeasured = spread.Mul(decimal.NewFromInt(int64(periods - s.Count)))
+	c.Actual = s.Total
+	if s.Count == 0 {
+		c.Actual = decimal.Zero
+	}
+	return c, true
+}

@@ -44,6 +44,7 @@ func TestCompareToDateMatchesTheDefinition(t *testing.T) {
 	}
 	fx := FX{Base: "USD", Rate: func(cur string, m Month) (decimal.Decimal, bool) { r, ok := rates[m]; return r, ok && cur == "EUR" }}
 	current := MonthOf(2025, 6)
+	summaries := 0
 	for i := range 300 {
 		b := Benefit{ExpectedValue: decimal.New(int64(rng.IntN(10_000_000)), -2), Frequency: Frequencies[rng.IntN(2)],
 			Start: MonthOf(2023, 1).Add(rng.IntN(30)), Currency: []string{"USD", "EUR"}[rng.IntN(2)], Actuals: map[Month]decimal.Decimal{}}
@@ -56,8 +57,12 @@ func TestCompareToDateMatchesTheDefinition(t *testing.T) {
 				b.Plan = append(b.Plan, PlanEntry{Period: b.Frequency.PeriodOf(b.Start.Add(rng.IntN(36))), Expected: decimal.New(int64(rng.IntN(100_000)), -3)})
 			}
 		}
+		from, spread := MonthOf(2022, 10), 50
+		if rng.IntN(2) == 0 { // often only within the benefit's dates, so that a summary can stand for them
+			from, spread = b.Start, 12
+		}
 		for range rng.IntN(40) {
-			p := b.Frequency.PeriodOf(MonthOf(2022, 10).Add(rng.IntN(50)))
+			p := b.Frequency.PeriodOf(from.Add(rng.IntN(spread)))
 			b.Actuals[p] = decimal.New(int64(rng.IntN(2_000_000)-500_000), -3)
 		}
 		got, gotMissing := b.CompareToDate(current, fx)
@@ -97,10 +102,29 @@ func TestCompareToDateMatchesTheDefinition(t *testing.T) {
 			}
 			want.Add(line)
 		}
+		// From a summary, where one can stand for the actuals, the very same figures.
+		sum := ActualSummary{Count: len(b.Actuals)}
+		for p, v := range b.Actuals {
+			sum.Total = sum.Total.Add(v)
+			if sum.Count > 0 && (sum.First == 0 || p < sum.First) {
+				sum.First = p
+			}
+			sum.Last = max(sum.Last, p)
+		}
+		if fromSummary, ok := b.CompareSummary(sum, current, fx); ok {
+			summaries++
+			if !fromSummary.Expected.Equal(got.Expected) || !fromSummary.Actual.Equal(got.Actual) || !fromSummary.Unmeasured.Equal(got.Unmeasured) ||
+				fromSummary.Measured != got.Measured || fromSummary.Periods != got.Periods {
+				t.Fatalf("benefit %d %+v: from the summary %+v, from the actuals %+v", i, b, fromSummary, got)
+			}
+		}
 		if !got.Expected.Equal(want.Expected) || !got.Actual.Equal(want.Actual) || !got.Unmeasured.Equal(want.Unmeasured) ||
 			got.Measured != want.Measured || got.Periods != want.Periods || got.MeasuredUnknown != want.MeasuredUnknown ||
 			got.UnmeasuredUnknown != want.UnmeasuredUnknown || len(gotMissing) != wantMissing {
 			t.Fatalf("benefit %d %+v:\n got %+v (%d missing)\nwant %+v (%d missing)", i, b, got, len(gotMissing), want, wantMissing)
 		}
+	}
+	if summaries < 20 {
+		t.Errorf("only %d benefits compared from a summary: the test does not exercise it", summaries)
 	}
 }
