@@ -385,8 +385,7 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 	planOf := valuation.PlansByBenefit(plans)
 	summaryOf := make(map[uuid.UUID]*finance.ActualSummary, len(summaries))
 	for _, r := range summaries {
-		summaryOf[r.BenefitID] = &finance.ActualSummary{Count: int(r.Actuals), Total: r.Total,
-			First: finance.MonthOfTime(r.FirstPeriod), Last: finance.MonthOfTime(r.LatestPeriod)}
+		summaryOf[r.BenefitID] = &finance.ActualSummary{Count: int(r.Actuals), Total: r.Total, Last: finance.MonthOfTime(r.LatestPeriod)}
 	}
 	latestOf := map[uuid.UUID][]analytics.PeriodValue{}
 	for _, a := range latest {

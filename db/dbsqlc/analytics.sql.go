@@ -69,8 +69,7 @@ func (q *Queries) AnalyticsActualStatsCheck(ctx context.Context, db DBTX, tenant
 }
 
 const analyticsActualSummaries = `-- name: AnalyticsActualSummaries :many
-SELECT s.benefit_id, s.actuals, s.total, s.latest_period,
-       (SELECT min(a.period) FROM benefit_actuals a WHERE a.tenant_id = s.tenant_id AND a.benefit_id = s.benefit_id)::date AS first_period
+SELECT s.benefit_id, s.actuals, s.total, s.latest_period
 FROM benefit_actual_stats s
 JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
@@ -88,14 +87,13 @@ type AnalyticsActualSummariesRow struct {
 	Actuals      int32
 	Total        decimal.Decimal
 	LatestPeriod time.Time
-	FirstPeriod  time.Time
 }
 
 // Per benefit that AnalyticsBenefits lists and that has an actual: the count and Σ of its actuals
-// (its benefit_actual_stats row, kept exact by triggers), its latest period, and its first
-// period (one step on the (tenant_id, benefit_id, period) index). Realisation compares a benefit
+// and its latest period (its benefit_actual_stats row, kept exact by triggers; no actual precedes
+// a benefit's first period: filing and redefinition refuse it). Realisation compares a benefit
 // from these alone when they can stand for its actuals (finance.Benefit.CompareSummary: base
-// currency, even spread, every actual within its dates and through the month) and reads the
+// currency, even spread, every actual through the month and its last period) and reads the
 // actuals of the others (AnalyticsActualsOf).
 func (q *Queries) AnalyticsActualSummaries(ctx context.Context, db DBTX, arg AnalyticsActualSummariesParams) ([]AnalyticsActualSummariesRow, error) {
 	rows, err := db.Query(ctx, analyticsActualSummaries, arg.TenantID, arg.InitiativeID)
@@ -111,7 +109,6 @@ func (q *Queries) AnalyticsActualSummaries(ctx context.Context, db DBTX, arg Ana
 			&i.Actuals,
 			&i.Total,
 			&i.LatestPeriod,
-			&i.FirstPeriod,
 		); err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package finance
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/shopspring/decimal"
@@ -9,8 +8,8 @@ import (
 
 // CashFlows is one amount per month over [Start, Start+len-1], in the base
 // currency, exact (decimal): sums and conversions never lose a cent; only
-// discounting and root-finding (NPV, IRR) work on NetFloat. Benefits and Costs are kept apart (ROI and the sensitivity shocks
-// need both); costs are stored as the positive amounts charged and enter the
+// discounting and root-finding (NPV, IRR) work on NetFloat. Benefits and
+// Costs are kept apart (ROI and the sensitivity shocks need both); costs are stored as the positive amounts charged and enter the
 // net flow negatively: Net()[t] = Benefits[t] − Costs[t]. Both slices always
 // have the same length.
 type CashFlows struct {
@@ -42,25 +41,25 @@ func (cf CashFlows) Net() []decimal.Decimal {
 // (NPV, IRR, payback interpolation): the one place amounts leave decimals.
 func (cf CashFlows) NetFloat() []float64 {
 	out := make([]float64, len(cf.Benefits))
-	for i := range out {
-		out[i] = cf.Benefits[i].Sub(cf.Costs[i]).InexactFloat64()
+	for i, v := range cf.Net() {
+		out[i] = v.InexactFloat64()
 	}
 	return out
 }
 
 // TotalBenefits is the undiscounted sum of the benefits.
-func (cf CashFlows) TotalBenefits() decimal.Decimal { return Sum(cf.Benefits) }
+func (cf CashFlows) TotalBenefits() decimal.Decimal { return total(cf.Benefits) }
 
 // TotalCosts is the undiscounted sum of the costs (a positive number).
-func (cf CashFlows) TotalCosts() decimal.Decimal { return Sum(cf.Costs) }
+func (cf CashFlows) TotalCosts() decimal.Decimal { return total(cf.Costs) }
 
-// Sum is the exact sum of xs.
-func Sum(xs []decimal.Decimal) decimal.Decimal {
-	s := decimal.Zero
+// total is the exact sum of xs.
+func total(xs []decimal.Decimal) decimal.Decimal {
+	var s exactSum
 	for _, x := range xs {
-		s = s.Add(x)
+		s.add(x)
 	}
-	return s
+	return s.value()
 }
 
 // Through is cf cut after month m (the months up to and including m), e.g.
@@ -161,10 +160,7 @@ func BuildCashFlows(h Horizon, benefits []Benefit, costs []Cost, basis Basis, fx
 	for m := range seen {
 		missing = append(missing, m)
 	}
-	slices.SortFunc(missing, func(a, b MissingRate) int {
-		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
-	})
-	return cf, missing
+	return cf, sortMissingRates(missing)
 }
 
 // Shock is a sensitivity scenario: benefits × BenefitFactor, costs ×

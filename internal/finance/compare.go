@@ -1,6 +1,7 @@
 package finance
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/shopspring/decimal"
@@ -197,19 +198,15 @@ func (b Benefit) CompareToDate(current Month, fx FX) (Comparison, []MissingRate)
 // sortMissingRates sorts by currency then month, without repeats.
 func sortMissingRates(ms []MissingRate) []MissingRate {
 	slices.SortFunc(ms, func(a, b MissingRate) int {
-		if a.Currency != b.Currency {
-			if a.Currency < b.Currency {
-				return -1
-			}
-			return 1
-		}
-		return int(a.Period - b.Period)
+		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
 	})
 	return slices.Compact(ms)
 }
 
 // ActualSummary is what a benefit's actuals amount to: how many, their sum
-// (in the benefit's currency) and their first and last periods.
+// (in the benefit's currency) and their first and last periods. First 0
+// means unknown: the caller relies on the rule that no actual precedes a
+// benefit's first period (benefit.CheckActualPeriod, CheckRedefinition).
 type ActualSummary struct {
 	Count       int
 	Total       decimal.Decimal
@@ -231,7 +228,7 @@ func (b Benefit) CompareSummary(s ActualSummary, current Month, fx FX) (c Compar
 	if !open {
 		end = min(end, last)
 	}
-	if s.Count > 0 && (s.First < first || s.Last > end) {
+	if s.Count > 0 && ((s.First != 0 && s.First < first) || s.Last > end) {
 		return Comparison{}, false
 	}
 	periods := 0
