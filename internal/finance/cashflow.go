@@ -144,11 +144,26 @@ func BuildCashFlows(h Horizon, benefits []Benefit, costs []Cost, basis Basis, fx
 		}
 	}
 	through, anyActual := LastActual(benefits)
+	// An even spread that needs no conversion is the same amount in every
+	// period of a run of months: it enters a difference series (+ at its
+	// first period, − after its last) rather than month by month, which a
+	// portfolio of thousands of benefits over 60 months makes worthwhile.
+	runs := make([]exactSum, h.Len()+3)
 	for _, b := range benefits {
-		if basis == BasisActual && anyActual {
+		switch {
+		case basis == BasisActual && anyActual && len(b.Actuals) > 0:
 			add(benefitSums, b.Currency, b.Realised(h, through))
-		} else {
+		case b.Plan == nil && (b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)):
+			b.addSpread(h, runs)
+		default:
 			add(benefitSums, b.Currency, b.Expected(h))
+		}
+	}
+	var step [3]exactSum // running sums of the difference series, per month of the quarter
+	for i := range cf.Benefits {
+		step[i%3].add(runs[i].value())
+		if runs[i].started || step[i%3].started {
+			benefitSums[i].add(step[i%3].value())
 		}
 	}
 	for _, c := range costs {
@@ -161,6 +176,39 @@ func BuildCashFlows(h Horizon, benefits []Benefit, costs []Cost, basis Basis, fx
 		missing = append(missing, m)
 	}
 	return cf, sortMissingRates(missing)
+}
+
+// addSpread adds b's even spread over h to the difference series runs
+// (index i: month h.Start+i; a period's amount recurs every 3 indexes, so a
+// monthly benefit enters the three series of its months): + at its first
+// period in h, − three indexes after its last.
+func (b Benefit) addSpread(h Horizon, runs []exactSum) {
+	first, last, open := b.periodRange()
+	hi := h.End
+	if !open {
+		hi = min(hi, last)
+	}
+	lo := max(first, h.Start)
+	if b.Frequency.PeriodOf(lo) != lo { // the first quarter starting inside h
+		lo = b.Frequency.PeriodOf(lo).Add(3)
+	}
+	if lo > hi {
+		return
+	}
+	spread := b.spread()
+	lastPeriod := b.Frequency.PeriodOf(hi)
+	step := 12 / b.Frequency.periodsPerYear()
+	for r := 0; r < 3; r += step { // monthly: each month of the quarter; quarterly: its first
+		from, to := lo.Add(r), lastPeriod
+		for to >= from && int(to-from)%3 != 0 {
+			to = to.Add(-1)
+		}
+		if from > hi || to < from {
+			continue
+		}
+		runs[from-h.Start].add(spread)
+		runs[to-h.Start+3].add(spread.Neg())
+	}
 }
 
 // Shock is a sensitivity scenario: benefits × BenefitFactor, costs ×

@@ -128,3 +128,36 @@ func TestCompareToDateMatchesTheDefinition(t *testing.T) {
 		t.Errorf("only %d benefits compared from a summary: the test does not exercise it", summaries)
 	}
 }
+
+// BuildCashFlows (which enters an even spread in base currency as a run of
+// months) against each benefit's Expected series added month by month.
+func TestBuildCashFlowsMatchesTheBenefitsSeries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		h := Horizon{Start: MonthOf(2024, 1).Add(rng.IntN(5)), End: MonthOf(2024, 1).Add(5 + rng.IntN(40))}
+		var bs []Benefit
+		for range 1 + rng.IntN(6) {
+			b := Benefit{ExpectedValue: decimal.New(int64(rng.IntN(10_000_000)), -int32(rng.IntN(3))), Frequency: Frequencies[rng.IntN(2)],
+				Start: MonthOf(2023, 6).Add(rng.IntN(40)), Currency: "USD"}
+			if rng.IntN(2) == 0 {
+				b.End = new(b.Start.Add(rng.IntN(30)))
+			}
+			if rng.IntN(4) == 0 {
+				b.Plan = []PlanEntry{{Period: b.Frequency.PeriodOf(b.Start.Add(rng.IntN(12))), Expected: d(123.45)}}
+			}
+			bs = append(bs, b)
+		}
+		got, _ := BuildCashFlows(h, bs, nil, BasisExpected, FX{Base: "USD"})
+		want := make([]decimal.Decimal, h.Len())
+		for _, b := range bs {
+			for i, v := range b.Expected(h) {
+				want[i] = want[i].Add(v)
+			}
+		}
+		for i := range want {
+			if !got.Benefits[i].Equal(want[i]) {
+				t.Fatalf("horizon %v, benefits %+v: month %d = %s, want %s", h, bs, i, got.Benefits[i], want[i])
+			}
+		}
+	}
+}

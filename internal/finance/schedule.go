@@ -189,7 +189,7 @@ func (b Benefit) expectation() func(Month) decimal.Decimal {
 			return plan[p] // zero when the plan does not list p
 		}
 	}
-	spread := compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
+	spread := b.spread()
 	return func(p Month) decimal.Decimal {
 		if !inside(b.Frequency.PeriodOf(p)) {
 			return decimal.Zero
@@ -201,6 +201,12 @@ func (b Benefit) expectation() func(Month) decimal.Decimal {
 func hasKey[K comparable, V any](m map[K]V, k K) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// spread is what each period expects under the even spread: the yearly
+// value over the periods of a year.
+func (b Benefit) spread() decimal.Decimal {
+	return compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
 }
 
 // compact drops the trailing zeros of d's coefficient (1010.0000000000000000
