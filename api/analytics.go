@@ -258,7 +258,7 @@ func toRealizationAmounts(a analytics.Amounts, base string) realizationAmountsJS
 	var out realizationAmountsJSON
 	if !a.MeasuredUnknown {
 		out.ExpectedMeasuredToDate, out.RealizedToDate = new(money.Amount(a.Expected, base)), new(money.Amount(a.Actual, base))
-		out.Variance, out.VariancePercent, out.RealizationPercent = new(money.Amount(a.Variance(), base)), percentOf(a.VariancePercent()), percentOf(a.RealizationPercent())
+		out.Variance, out.VariancePercent, out.RealizationPercent = new(money.Amount(a.Variance(), base)), money.PercentOfPtr(a.VariancePercent()), money.PercentOfPtr(a.RealizationPercent())
 	}
 	if !a.UnmeasuredUnknown {
 		out.ExpectedUnmeasuredToDate = new(money.Amount(a.Unmeasured, base))
@@ -267,14 +267,6 @@ func toRealizationAmounts(a analytics.Amounts, base string) realizationAmountsJS
 		out.ExpectedToDate = new(money.Amount(a.PlanToDate(), base))
 	}
 	return out
-}
-
-// percentOf is an optional exact ratio rounded for the response.
-func percentOf(v *decimal.Decimal) *float64 {
-	if v == nil {
-		return nil
-	}
-	return new(money.PercentOf(*v))
 }
 
 type realizationInitiativeJSON struct {

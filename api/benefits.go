@@ -839,7 +839,7 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 	out := varianceJSON{
 		BenefitID: b.ID.String(), Year: w.FiscalYear, Unit: b.Unit, Currency: b.Currency, MeasurementFrequency: b.MeasurementFrequency,
 		ExpectedYTD: money.Amount(v.ExpectedYTD, unit), ActualYTD: money.Amount(v.ActualYTD, unit), Variance: money.Amount(v.Variance, unit),
-		VariancePercent: percentOf(v.VariancePercent), ExpectedUnmeasured: money.Amount(v.ExpectedUnmeasured, unit), Trend: string(v.Trend),
+		VariancePercent: money.PercentOfPtr(v.VariancePercent), ExpectedUnmeasured: money.Amount(v.ExpectedUnmeasured, unit), Trend: string(v.Trend),
 		Periods: make([]periodVarianceJSON, len(v.Periods)), MissingPeriods: make([]string, len(v.MissingPeriods)),
 	}
 	if n := len(w.Periods); n > 0 {
@@ -847,7 +847,7 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 	}
 	for i, p := range v.Periods {
 		out.Periods[i] = periodVarianceJSON{Period: p.Period.String(), Expected: money.Amount(p.Expected, unit), Actual: money.AmountPtr(p.Actual, unit),
-			Variance: money.AmountPtr(p.Variance, unit), VariancePercent: percentOf(p.VariancePercent)}
+			Variance: money.AmountPtr(p.Variance, unit), VariancePercent: money.PercentOfPtr(p.VariancePercent)}
 	}
 	for i, p := range v.MissingPeriods {
 		out.MissingPeriods[i] = p.String()

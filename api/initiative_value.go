@@ -54,8 +54,8 @@ func (out *initiativeDetailJSON) setValue(d valuation.Detail) {
 	m.BenefitsCount, m.StakeholdersCount, m.StakeholdersAtRisk, m.BaseCurrency = vm.BenefitsCount, vm.StakeholdersCount, vm.StakeholdersAtRisk, vm.BaseCurrency
 	m.ExpectedValueToDate, m.RealizedValueToDate = money.AmountPtr(vm.ExpectedToDate, base), money.AmountPtr(vm.RealizedToDate, base)
 	m.ExpectedMeasuredToDate, m.ExpectedUnmeasuredToDate = money.AmountPtr(vm.ExpectedMeasured, base), money.AmountPtr(vm.ExpectedUnmeasured, base)
-	m.Variance, m.VariancePercent = money.AmountPtr(vm.Variance, base), percentOf(vm.VariancePercent)
-	m.RealizationPercent, m.TotalCost = percentOf(vm.RealizationPercent), money.AmountPtr(vm.TotalCost, base)
+	m.Variance, m.VariancePercent = money.AmountPtr(vm.Variance, base), money.PercentOfPtr(vm.VariancePercent)
+	m.RealizationPercent, m.TotalCost = money.PercentOfPtr(vm.RealizationPercent), money.AmountPtr(vm.TotalCost, base)
 	m.MissingFXRates = make([]missingFXRateJSON, len(vm.MissingFXRates))
 	for i, r := range vm.MissingFXRates {
 		m.MissingFXRates[i] = missingFXRateJSON{Currency: r.Currency, Period: r.Period.String()}

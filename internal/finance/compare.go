@@ -85,7 +85,7 @@ func PercentOf(part, whole decimal.Decimal) *decimal.Decimal {
 }
 
 // CompareToDate compares the benefits' expectations with their actuals over
-// their periods through current (ComparePeriods), each period's amounts
+// their periods through current (see Benefit.CompareToDate), each period's amounts
 // converted at that period's rate. A period whose rate is missing makes its
 // part of the comparison unknown (see Comparison) and is listed in missing
 // (sorted, each once).

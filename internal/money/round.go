@@ -82,3 +82,11 @@ func FromInput(v float64) decimal.Decimal { return decimal.NewFromFloat(v) }
 // exact digits, not rounded (it is what was recorded, in the record's own
 // unit; rounding is for computed figures).
 func Stored(v decimal.Decimal) float64 { return v.InexactFloat64() }
+
+// PercentOfPtr is PercentOf of an optional exact ratio (nil stays nil).
+func PercentOfPtr(v *decimal.Decimal) *float64 {
+	if v == nil {
+		return nil
+	}
+	return new(PercentOf(*v))
+}
