@@ -26,7 +26,6 @@ import (
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/settings"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // analyticsRetryAfter is the Retry-After (seconds) of an analysis that ran
@@ -132,20 +131,20 @@ type forecastsJSON struct {
 	Forecast forecastJSON        `json:"forecast"`
 }
 
-func toAccuracy(r dbsqlc.AnalyticsForecastAccuracyRow) accuracyJSON {
+func toAccuracy(r dbsqlc.AnalyticsForecastAccuracyRow, base string) accuracyJSON {
 	a := analytics.AccuracyOf(analytics.AccuracySums{Periods: r.Periods, Missing: r.Missing, MAPEPeriods: r.MapePeriods, MAPE: r.Mape,
 		AbsError: r.AbsError, AbsExpected: r.AbsExpected, Expected: r.Expected, Actual: r.Actual})
 	pct := func(v *float64) *float64 {
 		if v == nil {
 			return nil
 		}
-		return new(roundTo(*v*100, 2))
+		return new(money.Percent(*v * 100))
 	}
-	round := func(v *float64) *float64 {
+	round := func(v *float64) *float64 { // sums of the base currency's amounts, as statistics
 		if v == nil {
 			return nil
 		}
-		return new(money.Round(*v))
+		return new(money.RoundFloat(*v, money.Places(base)))
 	}
 	return accuracyJSON{Periods: a.Periods, MAPEPercent: pct(a.MAPE), WAPEPercent: pct(a.WAPE), BiasPercent: pct(a.Bias),
 		Expected: round(a.Expected), Actual: round(a.Actual)}
@@ -192,7 +191,7 @@ func forecastsData(run analyticsRun, p forecastsParams) (forecastsJSON, analytic
 	}
 	out.Total = accuracyJSON{}
 	if len(total) == 1 {
-		out.Total = toAccuracy(total[0])
+		out.Total = toAccuracy(total[0], st.BaseCurrency)
 	}
 	groups, err := accuracy(p.GroupBy)
 	if err != nil {
@@ -207,7 +206,7 @@ func forecastsData(run analyticsRun, p forecastsParams) (forecastsJSON, analytic
 		if !ok {
 			name = g.GroupKey
 		}
-		out.Groups = append(out.Groups, accuracyGroupJSON{Key: g.GroupKey, Name: name, accuracyJSON: toAccuracy(g)})
+		out.Groups = append(out.Groups, accuracyGroupJSON{Key: g.GroupKey, Name: name, accuracyJSON: toAccuracy(g, st.BaseCurrency)})
 	}
 	slices.SortFunc(out.Groups, func(a, b accuracyGroupJSON) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Key, b.Key))
@@ -228,7 +227,7 @@ func forecastsData(run analyticsRun, p forecastsParams) (forecastsJSON, analytic
 	byMonth := map[finance.Month]float64{}
 	unknown := false
 	for _, r := range sums {
-		byMonth[finance.MonthOfTime(r.Period)] = r.Actual
+		byMonth[finance.MonthOfTime(r.Period)] = r.Actual.InexactFloat64() // a forecast is a statistic: float64 from here
 		unknown = unknown || r.Missing > 0
 	}
 	start, y, ok := analytics.MonthlySeries(byMonth)
@@ -241,10 +240,11 @@ func forecastsData(run analyticsRun, p forecastsParams) (forecastsJSON, analytic
 	case reason != "":
 		out.Forecast.NullReason = new(string(reason))
 	default:
-		out.Forecast.ResidualSD = new(money.Round(f.ResidualSD))
+		places := money.Places(st.BaseCurrency)
+		out.Forecast.ResidualSD = new(money.RoundFloat(f.ResidualSD, places))
 		for _, pt := range f.Points {
-			out.Forecast.Points = append(out.Forecast.Points, forecastPointJSON{Period: pt.Period.String(), Value: money.Round(pt.Value),
-				Lower: money.Round(pt.Lower), Upper: money.Round(pt.Upper)})
+			out.Forecast.Points = append(out.Forecast.Points, forecastPointJSON{Period: pt.Period.String(), Value: money.RoundFloat(pt.Value, places),
+				Lower: money.RoundFloat(pt.Lower, places), Upper: money.RoundFloat(pt.Upper, places)})
 		}
 	}
 	missing := make([]finance.MissingRate, len(missingRows))
@@ -432,17 +432,13 @@ func benchmarksData(run analyticsRun, p benchmarksParams) (benchmarksJSON, analy
 	}
 	roi := analytics.ComputeROI(mine, analytics.Window{Label: analytics.Lifetime, Lifetime: true}, current, st.DiscountRate, finance.BasisActual, fx)
 	missing := slices.Clone(roi.Missing)
-	expected, missExpected := valuation.ExpectedToDate(benefits, current, fx)
-	realized, missRealized := valuation.RealizedToDate(benefits, current, fx)
-	missing = append(append(missing, missExpected...), missRealized...)
-	var expectedP, realizedP *float64
-	if len(missExpected) == 0 {
-		expectedP = &expected
+	toDate, missToDate := finance.CompareToDate(benefits, current, fx)
+	missing = append(missing, missToDate...)
+	var toDateP *finance.Comparison
+	if !toDate.MeasuredUnknown {
+		toDateP = &toDate
 	}
-	if len(missRealized) == 0 {
-		realizedP = &realized
-	}
-	figures := analytics.BenchmarkFigures(roi, len(mine), expectedP, realizedP)
+	figures := analytics.BenchmarkFigures(roi, len(mine), toDateP)
 	for _, m := range analytics.Metrics {
 		if v, ok := figures[m].Get(); ok {
 			err = db.Q.PeerSnapshotPut(ctx, t, dbsqlc.PeerSnapshotPutParams{TenantID: tenant, Industry: industry, Metric: m, Value: v})
@@ -457,7 +453,7 @@ func benchmarksData(run analyticsRun, p benchmarksParams) (benchmarksJSON, analy
 	var valueP *float64
 	if known {
 		valueP = &value
-		out.TenantValue = new(roundTo(value, 2))
+		out.TenantValue = new(money.Percent(value))
 	} else {
 		out.TenantValueNullReason = new(string(figures[p.Metric].Reason))
 	}
@@ -469,9 +465,9 @@ func benchmarksData(run analyticsRun, p benchmarksParams) (benchmarksJSON, analy
 	}
 	g := peerGroupJSON{Kind: "tenants", Source: tenantPeersSource}
 	if peers.Shown {
-		g.SampleSize, g.P25, g.Median, g.P75 = new(peers.Tenants), new(roundTo(peers.P25, 2)), new(roundTo(peers.Median, 2)), new(roundTo(peers.P75, 2))
+		g.SampleSize, g.P25, g.Median, g.P75 = new(peers.Tenants), new(money.Percent(peers.P25)), new(money.Percent(peers.Median)), new(money.Percent(peers.P75))
 		if peers.Ranked {
-			g.PercentileRank = new(roundTo(peers.PercentileRank, 2))
+			g.PercentileRank = new(money.Percent(peers.PercentileRank))
 		}
 	} else {
 		g.Reason = new(string(analytics.FewerThanMinPeers))
@@ -488,9 +484,9 @@ func benchmarksData(run analyticsRun, p benchmarksParams) (benchmarksJSON, analy
 		if d.SampleSize < analytics.MinPeers {
 			g.Reason = new(string(analytics.FewerThanMinPeers))
 		} else {
-			g.P25, g.Median, g.P75 = new(roundTo(d.P25, 2)), new(roundTo(d.Median, 2)), new(roundTo(d.P75, 2))
+			g.P25, g.Median, g.P75 = new(money.Percent(d.P25)), new(money.Percent(d.Median)), new(money.Percent(d.P75))
 			if known {
-				g.PercentileRank = new(roundTo(d.PercentileRank, 2))
+				g.PercentileRank = new(money.Percent(d.PercentileRank))
 			}
 		}
 		out.Peers = append(out.Peers, g)

@@ -166,16 +166,24 @@ func TestContractAnalytics(t *testing.T) {
 		nullReasons: map[string]string{}})
 	// Realisation to date (every 2024 month has passed): expected A 24,000 + B 2,000 ×
 	// (1.10 + 1.20 + 1.20 + 1.25) = 9,500 → P 33,500; Q 6,000. Realised A 1,000 + 1,500 + 2,500
-	// + 2,000 = 7,000, B 1,800 × 1.10 = 1,980 → P 8,980 (26.81 %), Q 0; portfolio 39,500 / 8,980
-	// = 22.73 %. R is archived: left out. Nothing at risk (A's latest two: 125 % and 100 %).
+	// + 2,000 = 7,000, B 1,800 × 1.10 = 1,980 → P 8,980, Q 0. Like for like, against what
+	// the measured periods expect (A 01..04 4 × 2,000 = 8,000, B Q1 2,000 × 1.10 = 2,200):
+	// P 8,980 / 10,200 = 88.04 %; Q has nothing measured: null; the portfolio the same
+	// 88.04 % (against all 39,500 it read 22.73 %). R is archived: left out. Nothing at
+	// risk (A's latest two: 125 % and 100 %).
 	const realization = "/v1/analytics/realization"
 	r = call(contractCall{as: &analyst, method: "GET", path: realization, want: 200})
-	if got, want := realizationSummary(t, r), "total 39500/8980/22.73; P 33500/8980/26.81; Q 6000/0/0; cost_savings 39500/8980/22.73; at risk:; missing: []"; got != want {
+	if got, want := realizationSummary(t, r), "total 39500/8980/88.04; P 33500/8980/88.04; Q 6000/0/null; cost_savings 39500/8980/88.04; at risk:; missing: []"; got != want {
 		t.Errorf("realization\n got %s\nwant %s", got, want)
+	}
+	if d := r.json(t)["data"].(map[string]any); d["expected_measured_to_date"] != 10200.0 || d["expected_unmeasured_to_date"] != 29300.0 || d["variance"] != -1220.0 ||
+		d["variance_percent"] != -11.96 {
+		t.Errorf("realization, like for like: %s", r.body)
 	}
 	// The same figures as the initiative detail of P.
 	r = call(contractCall{as: &admin, method: "GET", path: "/v1/initiatives/" + p, want: 200})
-	if m := r.json(t)["metrics"].(map[string]any); m["expected_value_to_date"] != 33500.0 || m["realized_value_to_date"] != 8980.0 || m["realization_percent"] != 26.81 {
+	if m := r.json(t)["metrics"].(map[string]any); m["expected_value_to_date"] != 33500.0 || m["realized_value_to_date"] != 8980.0 || m["realization_percent"] != 88.04 ||
+		m["expected_measured_to_date"] != 10200.0 || m["variance"] != -1220.0 {
 		t.Errorf("detail of P: %v", m)
 	}
 	// An hours benefit on S, 100 a month, at 50 % in 2024-05 and 70 % in 2024-06: at risk.
@@ -245,9 +253,10 @@ func TestContractAnalytics(t *testing.T) {
 		roi: new(460.0), payback: new(0.0), npv: new(6864.49), best: new(646.67), worst: new(307.27), coverage: new(0.25), confidence: "low",
 		nullReasons: map[string]string{"irr": "no_sign_change", "mirr": "no_sign_change"}})
 
-	// Realisation: B's expected needs the 2024-10 rate: P and the total are null, Q is not.
+	// Realisation: B's unmeasured Q4 needs the 2024-10 rate: the plan to date of P and the
+	// total is null; the like-for-like figures need only the measured periods' rates.
 	r = call(contractCall{as: &analyst, method: "GET", path: realization, want: 200})
-	if got, want := realizationSummary(t, r), "total null/8980/null; P null/8980/null; Q 6000/0/0; S 0/0/null; cost_savings null/8980/null; "+
+	if got, want := realizationSummary(t, r), "total null/8980/88.04; P null/8980/88.04; Q 6000/0/null; S 0/0/null; cost_savings null/8980/88.04; "+
 		"at risk: Hours 2024-05 100/50/50 2024-06 100/70/70; missing: [map[currency:EUR period:2024-10]]"; got != want {
 		t.Errorf("realization without a rate\n got %s\nwant %s", got, want)
 	}
@@ -255,7 +264,7 @@ func TestContractAnalytics(t *testing.T) {
 	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "EUR", "discount_rate": 0.10, "fiscal_year_start_month": 1}), 200)
 	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "USD", "discount_rate": 0.10, "fiscal_year_start_month": 1}), 200)
 	r = call(contractCall{as: &analyst, method: "GET", path: realization, want: 200})
-	if got, want := realizationSummary(t, r), "total null/null/null; P null/null/null; Q 6000/0/0; S 0/0/null; cost_savings null/null/null; "+
+	if got, want := realizationSummary(t, r), "total null/null/null; P null/null/null; Q 6000/0/null; S 0/0/null; cost_savings null/null/null; "+
 		"at risk: Hours 2024-05 100/50/50 2024-06 100/70/70; missing: [map[currency:EUR period:2024-01] map[currency:EUR period:2024-04] "+
 		"map[currency:EUR period:2024-07] map[currency:EUR period:2024-10]]"; got != want {
 		t.Errorf("realization without any rate\n got %s\nwant %s", got, want)

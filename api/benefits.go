@@ -15,6 +15,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -82,13 +83,13 @@ type planEntryJSON struct {
 func toBenefitJSON(b dbsqlc.Benefit, plan []dbsqlc.BenefitPlanEntry) benefitJSON {
 	out := benefitJSON{
 		ID: b.ID.String(), InitiativeID: b.InitiativeID.String(), Name: b.Name, Description: b.Description,
-		Category: b.Category, ExpectedValue: b.ExpectedValue, Currency: b.Currency, Unit: b.Unit,
+		Category: b.Category, ExpectedValue: money.Stored(b.ExpectedValue), Currency: b.Currency, Unit: b.Unit,
 		MeasurementFrequency: b.MeasurementFrequency, ExpectedStartDate: b.ExpectedStartDate.Format(time.DateOnly),
 		ExpectedEndDate: optDate(b.ExpectedEndDate), Status: b.Status, OwnerID: b.OwnerID, ExternalKey: b.ExternalKey,
 		CreatedAt: timestamp(b.CreatedAt), UpdatedAt: timestamp(b.UpdatedAt),
 	}
 	for _, e := range plan {
-		out.Plan = append(out.Plan, planEntryJSON{Period: finance.MonthOfTime(e.Period).String(), Expected: e.Expected})
+		out.Plan = append(out.Plan, planEntryJSON{Period: finance.MonthOfTime(e.Period).String(), Expected: money.Stored(e.Expected)})
 	}
 	return out
 }
@@ -120,12 +121,12 @@ type revisionJSON struct {
 
 func toActualJSON(a dbsqlc.BenefitActual, revisions []dbsqlc.BenefitActualRevision) actualJSON {
 	out := actualJSON{
-		ID: a.ID.String(), BenefitID: a.BenefitID.String(), Period: finance.MonthOfTime(a.Period).String(), Value: a.Value,
+		ID: a.ID.String(), BenefitID: a.BenefitID.String(), Period: finance.MonthOfTime(a.Period).String(), Value: money.Stored(a.Value),
 		Notes: a.Notes, EvidenceURL: a.EvidenceUrl, RecordedBy: a.RecordedBy, Source: a.Source,
 		CreatedAt: timestamp(a.CreatedAt), UpdatedAt: timestamp(a.UpdatedAt), Revisions: []revisionJSON{},
 	}
 	for _, r := range revisions {
-		out.Revisions = append(out.Revisions, revisionJSON{OldValue: r.OldValue, NewValue: r.NewValue, OldNotes: r.OldNotes,
+		out.Revisions = append(out.Revisions, revisionJSON{OldValue: money.Stored(r.OldValue), NewValue: money.Stored(r.NewValue), OldNotes: r.OldNotes,
 			OldEvidenceURL: r.OldEvidenceUrl, ChangedBy: r.ChangedBy, ChangedAt: timestamp(r.ChangedAt)})
 	}
 	return out
@@ -254,10 +255,10 @@ func (f benefitFields) definition(base dbsqlc.Benefit, basePlan []dbsqlc.Benefit
 	d := benefit.Definition{
 		Category: benefit.Category(base.Category), Frequency: benefit.Frequency(base.MeasurementFrequency),
 		Unit: benefit.Unit(base.Unit), Status: benefit.Status(base.Status), Currency: deref(base.Currency),
-		ExpectedValue: base.ExpectedValue, Start: base.ExpectedStartDate, End: base.ExpectedEndDate,
+		ExpectedValue: money.Stored(base.ExpectedValue), Start: base.ExpectedStartDate, End: base.ExpectedEndDate,
 	}
 	for _, e := range basePlan {
-		d.Plan = append(d.Plan, benefit.PlanEntry{Period: finance.MonthOfTime(e.Period).String(), Expected: e.Expected})
+		d.Plan = append(d.Plan, benefit.PlanEntry{Period: finance.MonthOfTime(e.Period).String(), Expected: money.Stored(e.Expected)})
 	}
 	if full {
 		d.Currency, d.End, d.Plan = "", nil, nil
@@ -341,12 +342,12 @@ func loadPlans(c *fiber.Ctx, ids ...uuid.UUID) (map[uuid.UUID][]dbsqlc.BenefitPl
 
 // savePlan replaces the stored plan with the checked one (none: the spread).
 func savePlan(c *fiber.Ctx, b dbsqlc.Benefit, plan []benefit.PlannedPeriod) ([]dbsqlc.BenefitPlanEntry, error) {
-	p := dbsqlc.BenefitPlanReplaceParams{TenantID: b.TenantID, BenefitID: b.ID, Periods: []time.Time{}, Expected: []float64{}}
+	p := dbsqlc.BenefitPlanReplaceParams{TenantID: b.TenantID, BenefitID: b.ID, Periods: []time.Time{}, Expected: []decimal.Decimal{}}
 	out := []dbsqlc.BenefitPlanEntry{}
 	for _, e := range plan {
 		p.Periods = append(p.Periods, e.Period.FirstDay())
-		p.Expected = append(p.Expected, e.Expected)
-		out = append(out, dbsqlc.BenefitPlanEntry{TenantID: b.TenantID, BenefitID: b.ID, Period: e.Period.FirstDay(), Expected: e.Expected})
+		p.Expected = append(p.Expected, money.FromInput(e.Expected))
+		out = append(out, dbsqlc.BenefitPlanEntry{TenantID: b.TenantID, BenefitID: b.ID, Period: e.Period.FirstDay(), Expected: money.FromInput(e.Expected)})
 	}
 	return out, db.Q.BenefitPlanReplace(c.UserContext(), tx(c), p)
 }
@@ -463,7 +464,7 @@ func (s *Server) createBenefit(c *fiber.Ctx) error {
 	}
 	row, err := db.Q.BenefitCreate(ctx, t, dbsqlc.BenefitCreateParams{
 		TenantID: p.TenantID, InitiativeID: in.ID, Name: *f.name, Description: deref(f.description),
-		Category: string(def.Category), ExpectedValue: def.ExpectedValue, Currency: noneIfBlank(&def.Currency),
+		Category: string(def.Category), ExpectedValue: money.FromInput(def.ExpectedValue), Currency: noneIfBlank(&def.Currency),
 		Unit: string(def.Unit), MeasurementFrequency: string(def.Frequency), ExpectedStartDate: def.Start,
 		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner, ExternalKey: f.externalKey,
 	})
@@ -544,7 +545,7 @@ func (s *Server) updateBenefit(c *fiber.Ctx, replace bool) error {
 	}
 	row, err := db.Q.BenefitUpdate(ctx, t, dbsqlc.BenefitUpdateParams{
 		TenantID: stored.TenantID, ID: stored.ID, Name: name, Description: description,
-		Category: string(def.Category), ExpectedValue: def.ExpectedValue, Currency: noneIfBlank(&def.Currency),
+		Category: string(def.Category), ExpectedValue: money.FromInput(def.ExpectedValue), Currency: noneIfBlank(&def.Currency),
 		Unit: string(def.Unit), MeasurementFrequency: string(def.Frequency), ExpectedStartDate: def.Start,
 		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner, ExternalKey: externalKey,
 	})
@@ -612,7 +613,7 @@ func (s *Server) recordActual(c *fiber.Ctx) error {
 	existing, err := db.Q.ActualGetForUpdate(ctx, t, dbsqlc.ActualGetForUpdateParams{TenantID: bf.TenantID, BenefitID: bf.ID, Period: filed.FirstDay()})
 	switch {
 	case err == nil:
-		previous = &benefit.Filed{Value: existing.Value, Notes: existing.Notes, EvidenceURL: existing.EvidenceUrl}
+		previous = &benefit.Filed{Value: money.Stored(existing.Value), Notes: existing.Notes, EvidenceURL: existing.EvidenceUrl}
 	case !db.IsNotFound(err):
 		return err
 	}
@@ -624,7 +625,7 @@ func (s *Server) recordActual(c *fiber.Ctx) error {
 		actual = existing
 	case benefit.FirstValue:
 		actual, err = db.Q.ActualCreate(ctx, t, dbsqlc.ActualCreateParams{TenantID: bf.TenantID, BenefitID: bf.ID,
-			Period: filed.FirstDay(), Value: next.Value, Notes: next.Notes, EvidenceUrl: next.EvidenceURL, RecordedBy: p.Subject})
+			Period: filed.FirstDay(), Value: money.FromInput(next.Value), Notes: next.Notes, EvidenceUrl: next.EvidenceURL, RecordedBy: p.Subject})
 		if err != nil {
 			return err
 		}
@@ -638,11 +639,11 @@ func (s *Server) recordActual(c *fiber.Ctx) error {
 			return err
 		}
 		if err := db.Q.ActualRevisionAdd(ctx, t, dbsqlc.ActualRevisionAddParams{TenantID: bf.TenantID, ActualID: existing.ID,
-			OldValue: existing.Value, NewValue: next.Value, OldNotes: existing.Notes, OldEvidenceUrl: existing.EvidenceUrl, ChangedBy: p.Subject}); err != nil {
+			OldValue: existing.Value, NewValue: money.FromInput(next.Value), OldNotes: existing.Notes, OldEvidenceUrl: existing.EvidenceUrl, ChangedBy: p.Subject}); err != nil {
 			return err
 		}
 		if actual, err = db.Q.ActualCorrect(ctx, t, dbsqlc.ActualCorrectParams{TenantID: bf.TenantID, ID: existing.ID,
-			Value: next.Value, Notes: next.Notes, EvidenceUrl: next.EvidenceURL, RecordedBy: p.Subject}); err != nil {
+			Value: money.FromInput(next.Value), Notes: next.Notes, EvidenceUrl: next.EvidenceURL, RecordedBy: p.Subject}); err != nil {
 			return err
 		}
 	}
@@ -694,7 +695,7 @@ func actualRecorded(locked dbsqlc.BenefitGetLockedRow, a dbsqlc.BenefitActual, p
 	var e ActualRecordedEvent
 	e.Benefit.ID, e.Benefit.Name, e.Benefit.Unit, e.Benefit.Currency, e.Benefit.MeasurementFrequency = b.ID.String(), b.Name, b.Unit, b.Currency, b.MeasurementFrequency
 	e.Initiative.ID, e.Initiative.Name = b.InitiativeID.String(), locked.InitiativeName
-	e.ActualID, e.Period, e.Value = a.ID.String(), finance.MonthOfTime(a.Period).String(), a.Value
+	e.ActualID, e.Period, e.Value = a.ID.String(), finance.MonthOfTime(a.Period).String(), money.Stored(a.Value)
 	if previous != nil {
 		e.PreviousValue, e.Corrected = new(previous.Value), true
 	}
@@ -754,10 +755,11 @@ type varianceJSON struct {
 	Unit                 string               `json:"unit"`
 	Currency             *string              `json:"currency"`
 	MeasurementFrequency string               `json:"measurement_frequency"`
-	ExpectedYTD          float64              `json:"expected_ytd"`
+	ExpectedYTD          float64              `json:"expected_ytd"` // of the periods with an actual (like for like)
 	ActualYTD            float64              `json:"actual_ytd"`
 	Variance             float64              `json:"variance"`
 	VariancePercent      *float64             `json:"variance_percent"`
+	ExpectedUnmeasured   float64              `json:"expected_unmeasured"` // of missing_periods: not a shortfall
 	Trend                string               `json:"trend"`
 	Periods              []periodVarianceJSON `json:"periods"`
 	MissingPeriods       []string             `json:"missing_periods"`
@@ -769,14 +771,6 @@ type periodVarianceJSON struct {
 	Actual          *float64 `json:"actual"`
 	Variance        *float64 `json:"variance"`
 	VariancePercent *float64 `json:"variance_percent"`
-}
-
-// roundPtr rounds an optional figure for the response.
-func roundPtr(v *float64) *float64 {
-	if v == nil {
-		return nil
-	}
-	return new(money.Round(*v))
 }
 
 func (s *Server) benefitVariance(c *fiber.Ctx) error {
@@ -824,7 +818,7 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	fb := valuation.FinanceBenefit(b, valuation.PlansByBenefit(plans[b.ID])[b.ID], map[finance.Month]float64{})
+	fb := valuation.FinanceBenefit(b, valuation.PlansByBenefit(plans[b.ID])[b.ID], map[finance.Month]decimal.Decimal{})
 	periods := make([]finance.Month, len(rows))
 	for i, r := range rows {
 		periods[i] = finance.MonthOfTime(r.Period)
@@ -837,18 +831,23 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 	w = w.From(benefit.Normalise(f, fb.Start))
 	v := benefit.ComputeVariance(benefit.ExpectedOver(fb, w.Periods), fb.Actuals)
 
+	// In the benefit's own unit: its currency's minor units, two decimals for other units.
+	unit := ""
+	if b.Currency != nil {
+		unit = *b.Currency
+	}
 	out := varianceJSON{
 		BenefitID: b.ID.String(), Year: w.FiscalYear, Unit: b.Unit, Currency: b.Currency, MeasurementFrequency: b.MeasurementFrequency,
-		ExpectedYTD: money.Round(v.ExpectedYTD), ActualYTD: money.Round(v.ActualYTD), Variance: money.Round(v.Variance),
-		VariancePercent: roundPtr(v.VariancePercent), Trend: string(v.Trend),
+		ExpectedYTD: money.Amount(v.ExpectedYTD, unit), ActualYTD: money.Amount(v.ActualYTD, unit), Variance: money.Amount(v.Variance, unit),
+		VariancePercent: money.PercentOfPtr(v.VariancePercent), ExpectedUnmeasured: money.Amount(v.ExpectedUnmeasured, unit), Trend: string(v.Trend),
 		Periods: make([]periodVarianceJSON, len(v.Periods)), MissingPeriods: make([]string, len(v.MissingPeriods)),
 	}
 	if n := len(w.Periods); n > 0 {
 		out.From, out.Through = new(w.Periods[0].String()), new(w.Periods[n-1].String())
 	}
 	for i, p := range v.Periods {
-		out.Periods[i] = periodVarianceJSON{Period: p.Period.String(), Expected: money.Round(p.Expected), Actual: roundPtr(p.Actual),
-			Variance: roundPtr(p.Variance), VariancePercent: roundPtr(p.VariancePercent)}
+		out.Periods[i] = periodVarianceJSON{Period: p.Period.String(), Expected: money.Amount(p.Expected, unit), Actual: money.AmountPtr(p.Actual, unit),
+			Variance: money.AmountPtr(p.Variance, unit), VariancePercent: money.PercentOfPtr(p.VariancePercent)}
 	}
 	for i, p := range v.MissingPeriods {
 		out.MissingPeriods[i] = p.String()

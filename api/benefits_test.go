@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -172,9 +173,10 @@ func TestContractBenefits(t *testing.T) {
 		t.Errorf("default year without actuals: %s", r.body)
 	}
 	r = call(contractCall{as: &reader, method: "GET", path: hoursPath + "/variance?year=" + start[:4] + "&through=" + start[:4] + "-06", want: 200})
-	// 4,400 hours a year, quarterly: 1,100 a quarter. Q1 has no actual, Q2 950: actual 950 against 2,200 expected,
-	// variance −1,250, −1,250 / 2,200 × 100 = −56.82 %; Q1 is missing.
-	if m := r.json(t); m["expected_ytd"] != 2200.0 || m["actual_ytd"] != 950.0 || m["variance"] != -1250.0 || m["variance_percent"] != -56.82 ||
+	// 4,400 hours a year, quarterly: 1,100 a quarter. Q1 has no actual, Q2 950: like for like, actual 950 against
+	// Q2's 1,100 expected, variance −150, −150 / 1,100 × 100 = −13.64 %; Q1 is missing, its 1,100 reported apart.
+	if m := r.json(t); m["expected_ytd"] != 1100.0 || m["actual_ytd"] != 950.0 || m["variance"] != -150.0 || m["variance_percent"] != -13.64 ||
+		m["expected_unmeasured"] != 1100.0 ||
 		m["from"] != start[:7] || m["through"] != start[:4]+"-04" || fmt.Sprint(m["missing_periods"]) != "["+start[:7]+"]" || m["unit"] != "hours" {
 		t.Errorf("hours variance: %s", r.body)
 	}
@@ -313,7 +315,7 @@ func TestContractBenefits(t *testing.T) {
 	err := db.InTenant(ctx, ts.pool, ts.tenant, func(tx pgx.Tx) error {
 		for i := range 98 {
 			if err := db.Q.ActualRevisionAdd(ctx, tx, dbsqlc.ActualRevisionAddParams{TenantID: ts.tenant, ActualID: uuid.MustParse(first["id"].(string)),
-				OldValue: float64(i), NewValue: float64(i + 1), ChangedBy: "test"}); err != nil {
+				OldValue: decimal.NewFromFloat(float64(i)), NewValue: decimal.NewFromFloat(float64(i + 1)), ChangedBy: "test"}); err != nil {
 				return err
 			}
 		}
@@ -464,12 +466,14 @@ func TestBenefitTenantIsolation(t *testing.T) {
 // corrected to 950, Y-07 1,300; none for Y-06.
 //
 //	?year=Y: periods Y-03..Y-07 (Jan and Feb precede the start; Y-07 is the last actual)
-//	  expected_ytd 5 × 1,000 = 5,000; actual_ytd 800 + 1,100 + 950 + 1,300 = 4,150
-//	  variance 4,150 − 5,000 = −850; variance_percent −850 / 5,000 × 100 = −17
+//	  like for like over the four periods with an actual: expected_ytd 4 × 1,000 = 4,000;
+//	  actual_ytd 800 + 1,100 + 950 + 1,300 = 4,150; variance +150; variance_percent
+//	  150 / 4,000 × 100 = +3.75; expected_unmeasured 1,000 (Y-06, not a shortfall: counting
+//	  it as 0 actual, as before, showed −850 / −17 %)
 //	  periods 03: −200 (−20 %), 04: +100 (+10 %), 05: −50 (−5 %), 06: none, 07: +300 (+30 %)
 //	  trend: the last three with an actual are 04, 05, 07: Δ = (300 − 100) / 1,000 = 0.2 ≥ 0.05 → improving
-//	?year=Y&through=Y-09: periods Y-03..Y-09: expected 7,000, actual 4,150, variance −2,850,
-//	  −2,850 / 7,000 × 100 = −40.714… → −40.71; missing Y-06, Y-08, Y-09; trend still improving.
+//	?year=Y&through=Y-09: periods Y-03..Y-09: the same like-for-like figures (4,000, 4,150,
+//	  +150, +3.75); missing Y-06, Y-08, Y-09, expected_unmeasured 3,000; trend still improving.
 //
 // Quarterly with a plan, fiscal years from April (FY Y = Y-04 .. Y+1-03): 40,000 USD a
 // year from Y-04-01 with plan {Y-04: 5,000, Y-07: 15,000}, which replaces the spread
@@ -515,6 +519,7 @@ func TestBenefitVarianceGolden(t *testing.T) {
 		ActualYTD       float64  `json:"actual_ytd"`
 		Variance        float64  `json:"variance"`
 		VariancePercent *float64 `json:"variance_percent"`
+		Unmeasured      float64  `json:"expected_unmeasured"`
 		Trend           string   `json:"trend"`
 		Periods         []line   `json:"periods"`
 		Missing         []string `json:"missing_periods"`
@@ -540,7 +545,7 @@ func TestBenefitVarianceGolden(t *testing.T) {
 
 	check("monthly, through the last actual", get(monthly, fmt.Sprintf("year=%d", y)), report{
 		Year: y, From: new(m(y, 3)), Through: new(m(y, 7)), Currency: new("EUR"),
-		ExpectedYTD: 5000, ActualYTD: 4150, Variance: -850, VariancePercent: f(-17), Trend: "improving",
+		ExpectedYTD: 4000, ActualYTD: 4150, Variance: 150, VariancePercent: f(3.75), Unmeasured: 1000, Trend: "improving",
 		Periods: []line{
 			{m(y, 3), 1000, f(800), f(-200), f(-20)},
 			{m(y, 4), 1000, f(1100), f(100), f(10)},
@@ -551,7 +556,7 @@ func TestBenefitVarianceGolden(t *testing.T) {
 		Missing: []string{m(y, 6)},
 	})
 	through := get(monthly, fmt.Sprintf("year=%d&through=%s", y, m(y, 9)))
-	if through.ExpectedYTD != 7000 || through.ActualYTD != 4150 || through.Variance != -2850 || *through.VariancePercent != -40.71 ||
+	if through.ExpectedYTD != 4000 || through.ActualYTD != 4150 || through.Variance != 150 || *through.VariancePercent != 3.75 || through.Unmeasured != 3000 ||
 		fmt.Sprint(through.Missing) != fmt.Sprintf("[%s %s %s]", m(y, 6), m(y, 8), m(y, 9)) || through.Trend != "improving" || *through.Through != m(y, 9) {
 		t.Errorf("monthly through %s: %s", m(y, 9), show(through))
 	}
@@ -577,7 +582,7 @@ func TestBenefitVarianceGolden(t *testing.T) {
 		Missing: []string{},
 	})
 	next := get(quarterly, fmt.Sprintf("year=%d&through=%s", y, m(y+1, 2)))
-	if next.ExpectedYTD != 20000 || next.ActualYTD != 18500 || *next.VariancePercent != -7.5 || len(next.Periods) != 4 ||
+	if next.ExpectedYTD != 20000 || next.ActualYTD != 18500 || *next.VariancePercent != -7.5 || next.Unmeasured != 0 || len(next.Periods) != 4 ||
 		next.Periods[3] != (line{Period: m(y+1, 1)}) || fmt.Sprint(next.Missing) != "["+m(y+1, 1)+"]" || *next.Through != m(y+1, 1) {
 		t.Errorf("quarterly through %s: %s", m(y+1, 2), show(next))
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 )
 
@@ -138,7 +139,7 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 					Message: "this benefit already has an actual for the period; import with mode upsert to correct it"}})
 				continue
 			}
-			previous = &benefit.Filed{Value: e.BenefitActual.Value, Notes: e.BenefitActual.Notes, EvidenceURL: e.BenefitActual.EvidenceUrl}
+			previous = &benefit.Filed{Value: money.Stored(e.BenefitActual.Value), Notes: e.BenefitActual.Notes, EvidenceURL: e.BenefitActual.EvidenceUrl}
 		}
 		var actual dbsqlc.BenefitActual
 		switch benefit.ClassifyFiling(previous, r.next) {
@@ -149,7 +150,7 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 			actual = dbsqlc.BenefitActual{TenantID: a.TenantID, ID: uuid.New(), BenefitID: r.benefitID, Period: r.key.period.FirstDay(),
 				CreatedAt: stamp, UpdatedAt: stamp}
 			ins.Ids, ins.BenefitIds, ins.Periods = append(ins.Ids, actual.ID), append(ins.BenefitIds, actual.BenefitID), append(ins.Periods, actual.Period)
-			ins.Values, ins.Notes, ins.EvidenceUrls = append(ins.Values, r.next.Value), append(ins.Notes, r.next.Notes), append(ins.EvidenceUrls, deref(r.next.EvidenceURL))
+			ins.Values, ins.Notes, ins.EvidenceUrls = append(ins.Values, money.FromInput(r.next.Value)), append(ins.Notes, r.next.Notes), append(ins.EvidenceUrls, deref(r.next.EvidenceURL))
 			results[i].Status = bulk.Created
 			if !o.DryRun {
 				results[i].ID = new(actual.ID)
@@ -161,11 +162,11 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 			}
 			actual = e.BenefitActual
 			actual.UpdatedAt = stamp
-			upd.Ids, upd.Values = append(upd.Ids, actual.ID), append(upd.Values, r.next.Value)
+			upd.Ids, upd.Values = append(upd.Ids, actual.ID), append(upd.Values, money.FromInput(r.next.Value))
 			upd.Notes, upd.EvidenceUrls = append(upd.Notes, r.next.Notes), append(upd.EvidenceUrls, deref(r.next.EvidenceURL))
 			results[i].Status, results[i].ID = bulk.Updated, new(actual.ID)
 		}
-		actual.Value, actual.Notes, actual.EvidenceUrl, actual.RecordedBy = r.next.Value, r.next.Notes, r.next.EvidenceURL, a.Subject
+		actual.Value, actual.Notes, actual.EvidenceUrl, actual.RecordedBy = money.FromInput(r.next.Value), r.next.Notes, r.next.EvidenceURL, a.Subject
 		data, err := json.Marshal(actualRecorded(l, actual, previous))
 		if err != nil {
 			return nil, err
@@ -198,7 +199,7 @@ func exportActuals(cur bulkExportCursor) bulkExportPage {
 	out := bulkExportPage{err: err, records: make([]map[string]any, len(rows))}
 	for i, r := range rows {
 		out.records[i] = map[string]any{"id": r.ID.String(), "benefit_id": r.BenefitID.String(),
-			"period": finance.MonthOfTime(r.Period).String(), "value": r.Value, "notes": r.Notes, "evidence_url": r.EvidenceUrl}
+			"period": finance.MonthOfTime(r.Period).String(), "value": money.Stored(r.Value), "notes": r.Notes, "evidence_url": r.EvidenceUrl}
 		out.after = []any{r.BenefitID, r.Period}
 	}
 	return out

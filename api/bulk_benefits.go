@@ -18,12 +18,14 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/benefit"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/money"
 )
 
 // benefitExportColumns are the fields of an exported benefit (id is read-only on import).
@@ -119,7 +121,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 	}
 	var ins dbsqlc.BulkBenefitsInsertParams
 	var upd dbsqlc.BulkBenefitsUpdateParams
-	plan := dbsqlc.BulkBenefitPlansReplaceParams{TenantID: a.TenantID, Replaced: []uuid.UUID{}, BenefitIds: []uuid.UUID{}, Periods: []time.Time{}, Expected: []float64{}}
+	plan := dbsqlc.BulkBenefitPlansReplaceParams{TenantID: a.TenantID, Replaced: []uuid.UUID{}, BenefitIds: []uuid.UUID{}, Periods: []time.Time{}, Expected: []decimal.Decimal{}}
 	added := map[uuid.UUID]int{} // benefits this import creates, per initiative
 	for i := range rows {
 		if results[i].Status == bulk.Failed {
@@ -145,7 +147,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 			results[i].Fail(rowErrors(nil, err))
 			continue
 		}
-		next := dbsqlc.Benefit{Name: *r.f.name, Description: deref(r.f.description), Category: string(def.Category), ExpectedValue: def.ExpectedValue,
+		next := dbsqlc.Benefit{Name: *r.f.name, Description: deref(r.f.description), Category: string(def.Category), ExpectedValue: money.FromInput(def.ExpectedValue),
 			Currency: noneIfBlank(&def.Currency), Unit: string(def.Unit), MeasurementFrequency: string(def.Frequency),
 			ExpectedStartDate: def.Start, ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: a.Subject, ExternalKey: r.f.externalKey}
 		var id uuid.UUID
@@ -199,7 +201,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 			}
 		}
 		for _, p := range checked {
-			plan.BenefitIds, plan.Periods, plan.Expected = append(plan.BenefitIds, id), append(plan.Periods, p.Period.FirstDay()), append(plan.Expected, p.Expected)
+			plan.BenefitIds, plan.Periods, plan.Expected = append(plan.BenefitIds, id), append(plan.Periods, p.Period.FirstDay()), append(plan.Expected, money.FromInput(p.Expected))
 		}
 	}
 	// 4. The writes: one statement each for the new benefits, the replaced ones and the plans.
@@ -248,7 +250,7 @@ func basisField(was, next benefit.Basis) string {
 // sameBenefit reports whether the stored benefit and plan already are what a row replaces them with.
 func sameBenefit(s dbsqlc.Benefit, storedPlan []dbsqlc.BenefitPlanEntry, next dbsqlc.Benefit, plan []benefit.PlannedPeriod) bool {
 	sameDate := func(a, b *time.Time) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) }
-	if s.Name != next.Name || s.Description != next.Description || s.Category != next.Category || s.ExpectedValue != next.ExpectedValue ||
+	if s.Name != next.Name || s.Description != next.Description || s.Category != next.Category || !s.ExpectedValue.Equal(next.ExpectedValue) ||
 		deref(s.Currency) != deref(next.Currency) || s.Unit != next.Unit || s.MeasurementFrequency != next.MeasurementFrequency ||
 		!s.ExpectedStartDate.Equal(next.ExpectedStartDate) || !sameDate(s.ExpectedEndDate, next.ExpectedEndDate) ||
 		s.Status != next.Status || s.OwnerID != next.OwnerID || deref(s.ExternalKey) != deref(next.ExternalKey) || len(storedPlan) != len(plan) {
@@ -256,13 +258,13 @@ func sameBenefit(s dbsqlc.Benefit, storedPlan []dbsqlc.BenefitPlanEntry, next db
 	}
 	return !slices.ContainsFunc(plan, func(p benefit.PlannedPeriod) bool {
 		return !slices.ContainsFunc(storedPlan, func(e dbsqlc.BenefitPlanEntry) bool {
-			return e.Period.Equal(p.Period.FirstDay()) && e.Expected == p.Expected
+			return e.Period.Equal(p.Period.FirstDay()) && e.Expected.Equal(money.FromInput(p.Expected))
 		})
 	})
 }
 
 // appendBenefitValues appends a benefit's writable columns to the bulk statement's arrays.
-func appendBenefitValues(names, descriptions, categories *[]string, values *[]float64, currencies, units, frequencies *[]string,
+func appendBenefitValues(names, descriptions, categories *[]string, values *[]decimal.Decimal, currencies, units, frequencies *[]string,
 	starts *[]time.Time, ends, statuses, owners, externalKeys *[]string, b dbsqlc.Benefit) {
 	*names, *descriptions, *categories = append(*names, b.Name), append(*descriptions, b.Description), append(*categories, b.Category)
 	*values, *currencies, *units = append(*values, b.ExpectedValue), append(*currencies, deref(b.Currency)), append(*units, b.Unit)

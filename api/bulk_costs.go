@@ -19,11 +19,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/cost"
+	"github.com/valuecase/valuecase/internal/money"
 )
 
 // costExportColumns are the fields of an exported cost (id is the upsert key).
@@ -32,7 +34,7 @@ var costExportColumns = []string{"id", "initiative_id", "name", "category", "amo
 // costValues are the columns a cost write sets, in the order of the bulk statements.
 type costValues struct {
 	name, category, currency, recurrence string
-	amount                               float64
+	amount                               decimal.Decimal
 	period                               time.Time
 	end                                  *time.Time
 }
@@ -44,14 +46,14 @@ func storedCostValues(c dbsqlc.InitiativeCost) costValues {
 func (v costValues) equal(o costValues) bool {
 	sameEnd := (v.end == nil) == (o.end == nil) && (v.end == nil || v.end.Equal(*o.end))
 	return v.name == o.name && v.category == o.category && v.currency == o.currency && v.recurrence == o.recurrence &&
-		v.amount == o.amount && v.period.Equal(o.period) && sameEnd
+		v.amount.Equal(o.amount) && v.period.Equal(o.period) && sameEnd
 }
 
 // costColumns are the array parameters of BulkCostsInsert and BulkCostsUpdate.
 type costColumns struct {
 	ids                                                  []uuid.UUID
 	names, categories, currencies, recurrences, endTexts []string
-	amounts                                              []float64
+	amounts                                              []decimal.Decimal
 	periods                                              []time.Time
 }
 
@@ -139,7 +141,7 @@ func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, re
 			continue
 		}
 		v := costValues{name: name, category: string(def.Category), currency: def.Currency, recurrence: string(def.Recurrence),
-			amount: def.Amount, period: checked.Period.FirstDay(), end: firstDay(checked.End)}
+			amount: money.FromInput(def.Amount), period: checked.Period.FirstDay(), end: firstDay(checked.End)}
 		if ids[i] != nil {
 			results[i].ID = new(stored.ID)
 			if v.equal(storedCostValues(stored)) {
@@ -193,7 +195,7 @@ func exportCosts(cur bulkExportCursor) bulkExportPage {
 	for i, r := range rows {
 		j := toCostJSON(r)
 		out.records[i] = map[string]any{"id": j.ID, "initiative_id": j.InitiativeID, "name": j.Name, "category": j.Category,
-			"amount": r.Amount, "currency": j.Currency, "period": j.Period, "recurrence": j.Recurrence, "end_period": j.EndPeriod}
+			"amount": money.Stored(r.Amount), "currency": j.Currency, "period": j.Period, "recurrence": j.Recurrence, "end_period": j.EndPeriod}
 		out.after = []any{r.InitiativeID, r.ID}
 	}
 	return out

@@ -15,6 +15,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/export"
+	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/valuation"
 )
 
@@ -92,7 +93,7 @@ func loadDiffSide(c *fiber.Ctx, row dbsqlc.BusinessCase, now time.Time) (diffSid
 		side.json.Source, side.json.BaseCurrency = diffSourceSnapshot, snap.BaseCurrency
 		side.json.Figures = businesscase.DiffFigures{DiscountRate: snap.DiscountRate,
 			ROIPercent: businesscase.Figure{Value: snap.ROIPercent, Reason: snap.ROIReason}, NPV: businesscase.Figure{Value: new(snap.NPV)},
-			PaybackMonths: businesscase.Figure{Value: round2(snap.PaybackMonths), Reason: snap.PaybackReason}}
+			PaybackMonths: businesscase.Figure{Value: money.PercentPtr(snap.PaybackMonths), Reason: snap.PaybackReason}}
 		return side, nil
 	}
 	rows, err := valuation.Load(ctx, t, row.TenantID, row.InitiativeID, now)
@@ -113,13 +114,6 @@ func loadDiffSide(c *fiber.Ctx, row dbsqlc.BusinessCase, now time.Time) (diffSid
 	}
 	side.json.Figures, side.inputs = businesscase.FiguresOf(in), &in
 	return side, nil
-}
-
-func round2(v *float64) *float64 {
-	if v == nil {
-		return nil
-	}
-	return new(roundTo(*v, 2))
 }
 
 func (s *Server) businessCaseDiff(c *fiber.Ctx) error {

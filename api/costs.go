@@ -47,7 +47,7 @@ type costJSON struct {
 func toCostJSON(c dbsqlc.InitiativeCost) costJSON {
 	out := costJSON{
 		ID: c.ID.String(), InitiativeID: c.InitiativeID.String(), Name: c.Name, Category: c.Category,
-		Amount: money.Round(c.Amount), Currency: c.Currency, Period: finance.MonthOfTime(c.Period).String(),
+		Amount: money.Amount(c.Amount, c.Currency), Currency: c.Currency, Period: finance.MonthOfTime(c.Period).String(),
 		Recurrence: c.Recurrence, CreatedAt: timestamp(c.CreatedAt), UpdatedAt: timestamp(c.UpdatedAt),
 	}
 	if c.EndPeriod != nil {
@@ -136,7 +136,7 @@ func readCost(b *body, full bool) costFields {
 // definition is the stored cost with the sent fields laid over it (PUT
 // and create start from nothing: recurrence once, no end).
 func (f costFields) definition(base dbsqlc.InitiativeCost, full bool) (name string, d cost.Definition) {
-	d = cost.Definition{Category: cost.Category(base.Category), Amount: base.Amount, Currency: base.Currency, Recurrence: finance.Recurrence(base.Recurrence)}
+	d = cost.Definition{Category: cost.Category(base.Category), Amount: money.Stored(base.Amount), Currency: base.Currency, Recurrence: finance.Recurrence(base.Recurrence)}
 	if !base.Period.IsZero() {
 		d.Period = finance.MonthOfTime(base.Period).String()
 	}
@@ -215,7 +215,7 @@ func (s *Server) createCost(c *fiber.Ctx) error {
 		return costError(err)
 	}
 	row, err := db.Q.CostCreate(ctx, t, dbsqlc.CostCreateParams{
-		TenantID: in.TenantID, InitiativeID: in.ID, Name: name, Category: string(def.Category), Amount: def.Amount,
+		TenantID: in.TenantID, InitiativeID: in.ID, Name: name, Category: string(def.Category), Amount: money.FromInput(def.Amount),
 		Currency: def.Currency, Period: checked.Period.FirstDay(), Recurrence: string(def.Recurrence), EndPeriod: firstDay(checked.End),
 	})
 	if err != nil {
@@ -250,7 +250,7 @@ func (s *Server) updateCost(c *fiber.Ctx, replace bool) error {
 		return err
 	}
 	row, err := db.Q.CostUpdate(c.UserContext(), tx(c), dbsqlc.CostUpdateParams{
-		TenantID: in.TenantID, ID: stored.ID, Name: name, Category: string(def.Category), Amount: def.Amount,
+		TenantID: in.TenantID, ID: stored.ID, Name: name, Category: string(def.Category), Amount: money.FromInput(def.Amount),
 		Currency: def.Currency, Period: checked.Period.FirstDay(), Recurrence: string(def.Recurrence), EndPeriod: firstDay(checked.End),
 	})
 	if err != nil {

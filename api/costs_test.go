@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -185,7 +186,7 @@ func TestContractCosts(t *testing.T) {
 	err := db.InTenant(ctx, ts.pool, ts.tenant, func(tx pgx.Tx) error {
 		for i := range 499 {
 			if _, err := db.Q.CostCreate(ctx, tx, dbsqlc.CostCreateParams{TenantID: ts.tenant, InitiativeID: uuid.MustParse(fullID), Name: fmt.Sprintf("c%d", i),
-				Category: "opex", Amount: 1, Currency: "USD", Period: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Recurrence: "once"}); err != nil {
+				Category: "opex", Amount: decimal.NewFromFloat(1), Currency: "USD", Period: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Recurrence: "once"}); err != nil {
 				return err
 			}
 		}

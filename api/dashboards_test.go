@@ -206,7 +206,8 @@ func TestContractDashboards(t *testing.T) {
 	r = call(contractCall{as: &analyst2, method: "GET", path: "/v1/dashboards/portfolio", want: 200})
 	d := r.json(t)["data"].(map[string]any)
 	if byStatus := d["initiatives_by_status"].([]any); len(byStatus) != 1 || byStatus[0].(map[string]any)["initiatives"] != 3.0 ||
-		d["initiatives_count"] != 3.0 || fmt.Sprint(d["value"]) != "map[expected_to_date:39500 realization_percent:22.73 realized_to_date:8980]" ||
+		d["initiatives_count"] != 3.0 || fmt.Sprint(d["value"]) != "map[expected_measured_to_date:10200 expected_to_date:39500 expected_unmeasured_to_date:29300 "+
+		"realization_percent:88.04 realized_to_date:8980 variance:-1220 variance_percent:-11.96]" ||
 		d["at_risk_benefits_count"] != 1.0 || d["at_risk_benefits"].([]any)[0].(map[string]any)["benefit_id"] != hours || d["at_risk_stakeholders_count"] != 1.0 {
 		t.Errorf("portfolio: %s", r.body)
 	}

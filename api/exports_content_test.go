@@ -119,15 +119,15 @@ func TestBusinessCaseExportContent(t *testing.T) {
 
 	startExportWorker(t, ts)
 
-	npv := render.FormatAmount(snap["npv"].(float64))
+	npv := render.FormatAmount(snap["npv"].(float64), "CHF")
 	roi := render.FormatPercent(snap["roi_percent"].(float64))
 	want := []string{
 		"Zürich finance hub", "Shared services Łódź", "Jürg Meier", "Approved for Łódź.",
 		"Zürich – board only", // the watermark
 		npv, roi,              // the key figures, as the API reports them
 		"196.3%", "61.6%", // best and worst case (computed above)
-		"132,000",                  // the cumulative cash flow of the last month
-		"Platform build", "60,000", // a cost line
+		"132,000.00",                  // the cumulative cash flow of the last month
+		"Platform build", "60,000.00", // a cost line
 		"sha256:", "NPV =", "Data as of", // the appendix
 	}
 	for _, f := range []string{"pdf", "docx", "pptx"} {
@@ -146,7 +146,7 @@ func TestBusinessCaseExportContent(t *testing.T) {
 		text := documentText(t, f, d.body)
 		flat := strings.Join(strings.Fields(text), " ")
 		for _, s := range want {
-			if f == "pptx" && (s == "132,000" || s == "Platform build" || s == "60,000") {
+			if f == "pptx" && (s == "132,000.00" || s == "Platform build" || s == "60,000.00") {
 				continue // slides carry the chart, not the monthly and cost tables
 			}
 			if !strings.Contains(flat, s) {
@@ -158,7 +158,7 @@ func TestBusinessCaseExportContent(t *testing.T) {
 		}
 		if f == "pdf" {
 			// The monthly cash-flow table: each month of plan is 10,000 in, 2,000 out.
-			month := fmt.Sprintf("%s 10,000 2,000 8,000", monthsAgo(-11))
+			month := fmt.Sprintf("%s 10,000.00 2,000.00 8,000.00", monthsAgo(-11))
 			if !strings.Contains(flat, month) {
 				t.Errorf("the PDF's cash-flow table lacks the row %q:\n%.2000s", month, text)
 			}

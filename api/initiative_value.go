@@ -12,15 +12,21 @@ import (
 // the base currency, null when an FX rate it needs is missing (listed in
 // missing_fx_rates).
 type valueMetricsJSON struct {
-	BenefitsCount       int                 `json:"benefits_count"`
-	ExpectedValueToDate *float64            `json:"expected_value_to_date"`
-	RealizedValueToDate *float64            `json:"realized_value_to_date"`
-	RealizationPercent  *float64            `json:"realization_percent"`
-	TotalCost           *float64            `json:"total_cost"`
-	StakeholdersCount   int                 `json:"stakeholders_count"`
-	StakeholdersAtRisk  int                 `json:"stakeholders_at_risk"`
-	BaseCurrency        string              `json:"base_currency"`
-	MissingFXRates      []missingFXRateJSON `json:"missing_fx_rates"`
+	BenefitsCount       int      `json:"benefits_count"`
+	ExpectedValueToDate *float64 `json:"expected_value_to_date"`
+	// Like for like: the expectation of the periods with an actual, of
+	// those without one (not a shortfall), and the variance of the actuals.
+	ExpectedMeasuredToDate   *float64            `json:"expected_measured_to_date"`
+	ExpectedUnmeasuredToDate *float64            `json:"expected_unmeasured_to_date"`
+	RealizedValueToDate      *float64            `json:"realized_value_to_date"`
+	Variance                 *float64            `json:"variance"`
+	VariancePercent          *float64            `json:"variance_percent"`
+	RealizationPercent       *float64            `json:"realization_percent"`
+	TotalCost                *float64            `json:"total_cost"`
+	StakeholdersCount        int                 `json:"stakeholders_count"`
+	StakeholdersAtRisk       int                 `json:"stakeholders_at_risk"`
+	BaseCurrency             string              `json:"base_currency"`
+	MissingFXRates           []missingFXRateJSON `json:"missing_fx_rates"`
 }
 
 type missingFXRateJSON struct {
@@ -41,18 +47,15 @@ type initiativeStakeholderJSON struct {
 }
 
 // setValue fills the detail's stakeholders and value metrics, rounding money
-// and percentages at this edge only.
+// (to the base currency's minor units) and percentages at this edge only.
 func (out *initiativeDetailJSON) setValue(d valuation.Detail) {
-	round := func(v *float64) *float64 {
-		if v == nil {
-			return nil
-		}
-		return new(money.Round(*v))
-	}
 	m, vm := &out.Metrics, d.Metrics
+	base := vm.BaseCurrency
 	m.BenefitsCount, m.StakeholdersCount, m.StakeholdersAtRisk, m.BaseCurrency = vm.BenefitsCount, vm.StakeholdersCount, vm.StakeholdersAtRisk, vm.BaseCurrency
-	m.ExpectedValueToDate, m.RealizedValueToDate = round(vm.ExpectedToDate), round(vm.RealizedToDate)
-	m.RealizationPercent, m.TotalCost = round(vm.RealizationPercent), round(vm.TotalCost)
+	m.ExpectedValueToDate, m.RealizedValueToDate = money.AmountPtr(vm.ExpectedToDate, base), money.AmountPtr(vm.RealizedToDate, base)
+	m.ExpectedMeasuredToDate, m.ExpectedUnmeasuredToDate = money.AmountPtr(vm.ExpectedMeasured, base), money.AmountPtr(vm.ExpectedUnmeasured, base)
+	m.Variance, m.VariancePercent = money.AmountPtr(vm.Variance, base), money.PercentOfPtr(vm.VariancePercent)
+	m.RealizationPercent, m.TotalCost = money.PercentOfPtr(vm.RealizationPercent), money.AmountPtr(vm.TotalCost, base)
 	m.MissingFXRates = make([]missingFXRateJSON, len(vm.MissingFXRates))
 	for i, r := range vm.MissingFXRates {
 		m.MissingFXRates[i] = missingFXRateJSON{Currency: r.Currency, Period: r.Period.String()}

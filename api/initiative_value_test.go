@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -26,7 +27,11 @@ import (
 //	           actual 2024-01 2,500                               realised 2,500 × 0.90 = 2,250
 //	benefit 3  EUR monthly  100,000/yr, cancelled, actual 2024-01 9,999: in no money figure
 //	benefit 4  hours, not money: counted in benefits_count only
-//	expected 15,640; realised 4,250; realisation 4,250 / 15,640 × 100 = 27.1739...% → 27.17
+//	expected 15,640; realised 4,250. Like for like, against the periods with an actual
+//	(benefit 1: 2024-01, 02 = 2,000; benefit 2: Q1 = 1,800): expected measured 3,800,
+//	not yet measured 15,640 − 3,800 = 11,840; variance 4,250 − 3,800 = 450,
+//	450 / 3,800 × 100 = 11.8421…% → 11.84; realisation 4,250 / 3,800 × 100 → 111.84
+//	(against all 15,640 it read 27.17 %: every unmeasured month counted as a shortfall)
 //	costs      10,000 EUR once 2024-01; 100 GBP monthly 2024-02 .. 2024-03
 //	           GBP 2024-03 has no rate at first: total_cost null, missing [GBP 2024-03];
 //	           with 1.20 entered: 10,000 + 100 × 1.15 + 100 × 1.20 = 10,235
@@ -59,7 +64,7 @@ func TestInitiativeDetailValue(t *testing.T) {
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	err := db.InTenant(ctx, ts.pool, ts.tenant, func(tx pgx.Tx) error {
 		benefit := func(name, unit string, currency *string, freq string, value float64, start string, end *string, status string) uuid.UUID {
-			p := dbsqlc.BenefitCreateParams{TenantID: ts.tenant, InitiativeID: initiative, Name: name, Category: "cost_savings", ExpectedValue: value,
+			p := dbsqlc.BenefitCreateParams{TenantID: ts.tenant, InitiativeID: initiative, Name: name, Category: "cost_savings", ExpectedValue: decimal.NewFromFloat(value),
 				Currency: currency, Unit: unit, MeasurementFrequency: freq, ExpectedStartDate: date(t, start), Status: status, OwnerID: "admin-1"}
 			if end != nil {
 				p.ExpectedEndDate = new(date(t, *end))
@@ -71,7 +76,7 @@ func TestInitiativeDetailValue(t *testing.T) {
 			return b.ID
 		}
 		actual := func(b uuid.UUID, period string, v float64) {
-			if _, err := db.Q.ActualCreate(ctx, tx, dbsqlc.ActualCreateParams{TenantID: ts.tenant, BenefitID: b, Period: date(t, period+"-01"), Value: v, RecordedBy: "admin-1"}); err != nil {
+			if _, err := db.Q.ActualCreate(ctx, tx, dbsqlc.ActualCreateParams{TenantID: ts.tenant, BenefitID: b, Period: date(t, period+"-01"), Value: decimal.NewFromFloat(v), RecordedBy: "admin-1"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -112,7 +117,8 @@ func TestInitiativeDetailValue(t *testing.T) {
 	expect(t, r, 200)
 	body := r.json(t)
 	m = body["metrics"].(map[string]any)
-	if m["benefits_count"] != 4.0 || m["expected_value_to_date"] != 15_640.0 || m["realized_value_to_date"] != 4_250.0 || m["realization_percent"] != 27.17 ||
+	if m["benefits_count"] != 4.0 || m["expected_value_to_date"] != 15_640.0 || m["realized_value_to_date"] != 4_250.0 || m["realization_percent"] != 111.84 ||
+		m["expected_measured_to_date"] != 3_800.0 || m["expected_unmeasured_to_date"] != 11_840.0 || m["variance"] != 450.0 || m["variance_percent"] != 11.84 ||
 		m["total_cost"] != nil || m["base_currency"] != "EUR" || m["stakeholders_count"] != 2.0 || m["stakeholders_at_risk"] != 1.0 {
 		t.Errorf("metrics with GBP 2024-03 missing: %v", m)
 	}

@@ -147,7 +147,7 @@ func (s *Server) listFxRates(c *fiber.Ctx) error {
 	return paginate(c, page, size, rows,
 		func(r dbsqlc.FxRatePageRow) int64 { return r.Total },
 		func(r dbsqlc.FxRatePageRow) fxRateJSON {
-			return fxRateJSON{Currency: r.FxRate.Currency, Period: finance.MonthOfTime(r.FxRate.Period).String(), Rate: r.FxRate.Rate, UpdatedAt: timestamp(r.FxRate.UpdatedAt)}
+			return fxRateJSON{Currency: r.FxRate.Currency, Period: finance.MonthOfTime(r.FxRate.Period).String(), Rate: money.Stored(r.FxRate.Rate), UpdatedAt: timestamp(r.FxRate.UpdatedAt)}
 		},
 		func() (int64, error) { return db.Q.FxRateCount(ctx, t, dbsqlc.FxRateCountParams(p)) })
 }

@@ -42,6 +42,7 @@ func NewPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	}
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		registerUUID(conn)
+		registerDecimal(conn)
 		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

@@ -37,8 +37,8 @@ const (
 // The SQL each endpoint runs after the request prologue, in order
 // (api/analytics.go: computeRealization, computeTrends, computeROI).
 var (
-	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsRealizedByCategory",
-		"AnalyticsMissingActualRates", "AnalyticsLatestActuals", "FxRateList"}
+	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActualSummaries",
+		"AnalyticsLatestActuals", "FxRateList"}
 	trendsQueries = []string{"SettingsGet", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
 	roiQueries    = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList"}
 )

@@ -7,12 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -295,7 +295,7 @@ func (e *env) syncParams(ctx context.Context, tenantID uuid.UUID, pages [][]int)
 			if err != nil {
 				return nil, err
 			}
-			v, err := strconv.ParseFloat(value, 64)
+			v, err := decimal.NewFromString(value)
 			if err != nil {
 				return nil, err
 			}

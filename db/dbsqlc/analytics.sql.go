@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 )
 
 const analyticsActualStatsCheck = `-- name: AnalyticsActualStatsCheck :many
@@ -67,6 +68,58 @@ func (q *Queries) AnalyticsActualStatsCheck(ctx context.Context, db DBTX, tenant
 	return items, nil
 }
 
+const analyticsActualSummaries = `-- name: AnalyticsActualSummaries :many
+SELECT s.benefit_id, s.actuals, s.total, s.latest_period
+FROM benefit_actual_stats s
+JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE s.tenant_id = $1 AND b.status <> 'cancelled'
+  AND ($2::uuid IS NULL AND i.status <> 'archived' OR i.id = $2::uuid)
+`
+
+type AnalyticsActualSummariesParams struct {
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
+}
+
+type AnalyticsActualSummariesRow struct {
+	BenefitID    uuid.UUID
+	Actuals      int32
+	Total        decimal.Decimal
+	LatestPeriod time.Time
+}
+
+// Per benefit that AnalyticsBenefits lists and that has an actual: the count and Σ of its actuals
+// and its latest period (its benefit_actual_stats row, kept exact by triggers; no actual precedes
+// a benefit's first period: filing and redefinition refuse it). Realisation compares a benefit
+// from these alone when they can stand for its actuals (finance.Benefit.CompareSummary: base
+// currency, even spread, every actual through the month and its last period) and reads the
+// actuals of the others (AnalyticsActualsOf).
+func (q *Queries) AnalyticsActualSummaries(ctx context.Context, db DBTX, arg AnalyticsActualSummariesParams) ([]AnalyticsActualSummariesRow, error) {
+	rows, err := db.Query(ctx, analyticsActualSummaries, arg.TenantID, arg.InitiativeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsActualSummariesRow{}
+	for rows.Next() {
+		var i AnalyticsActualSummariesRow
+		if err := rows.Scan(
+			&i.BenefitID,
+			&i.Actuals,
+			&i.Total,
+			&i.LatestPeriod,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const analyticsActuals = `-- name: AnalyticsActuals :many
 SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
 JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
@@ -83,10 +136,11 @@ type AnalyticsActualsParams struct {
 type AnalyticsActualsRow struct {
 	BenefitID uuid.UUID
 	Period    time.Time
-	Value     float64
+	Value     decimal.Decimal
 }
 
-// Every actual of the benefits AnalyticsBenefits lists (only what the figures use).
+// Every actual of the benefits AnalyticsBenefits lists (only what the figures use): the ROI's
+// series and the realisation's like-for-like comparison (each benefit's measured periods).
 func (q *Queries) AnalyticsActuals(ctx context.Context, db DBTX, arg AnalyticsActualsParams) ([]AnalyticsActualsRow, error) {
 	rows, err := db.Query(ctx, analyticsActuals, arg.TenantID, arg.InitiativeID)
 	if err != nil {
@@ -131,7 +185,7 @@ WITH parts AS (
 )
 SELECT n.group_key::text AS group_key,
        n.period,
-       coalesce(sum(n.total * CASE WHEN n.currency = $1::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
+       coalesce(sum(n.total * CASE WHEN n.currency = $1::text THEN 1 ELSE r.rate END), 0)::numeric AS actual,
        count(*) FILTER (WHERE n.currency <> $1::text AND r.rate IS NULL) AS missing
 FROM net n
 LEFT JOIN fx_rates r ON r.tenant_id = $2 AND r.currency = n.currency AND r.period = n.period
@@ -150,7 +204,7 @@ type AnalyticsActualsByMonthParams struct {
 type AnalyticsActualsByMonthRow struct {
 	GroupKey string
 	Period   time.Time
-	Actual   float64
+	Actual   decimal.Decimal
 	Missing  int64
 }
 
@@ -184,6 +238,43 @@ func (q *Queries) AnalyticsActualsByMonth(ctx context.Context, db DBTX, arg Anal
 			&i.Actual,
 			&i.Missing,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsActualsOf = `-- name: AnalyticsActualsOf :many
+SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
+WHERE a.tenant_id = $1 AND a.benefit_id = ANY($2::uuid[])
+`
+
+type AnalyticsActualsOfParams struct {
+	TenantID   uuid.UUID
+	BenefitIds []uuid.UUID
+}
+
+type AnalyticsActualsOfRow struct {
+	BenefitID uuid.UUID
+	Period    time.Time
+	Value     decimal.Decimal
+}
+
+// Every actual of the benefits named (those AnalyticsActualSummaries cannot stand for).
+func (q *Queries) AnalyticsActualsOf(ctx context.Context, db DBTX, arg AnalyticsActualsOfParams) ([]AnalyticsActualsOfRow, error) {
+	rows, err := db.Query(ctx, analyticsActualsOf, arg.TenantID, arg.BenefitIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsActualsOfRow{}
+	for rows.Next() {
+		var i AnalyticsActualsOfRow
+		if err := rows.Scan(&i.BenefitID, &i.Period, &i.Value); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -516,7 +607,7 @@ type AnalyticsLatestActualsParams struct {
 type AnalyticsLatestActualsRow struct {
 	BenefitID uuid.UUID
 	Period    time.Time
-	Value     float64
+	Value     decimal.Decimal
 }
 
 // The two latest actuals through @through of each benefit of the tenant, or of the initiative
@@ -731,89 +822,6 @@ func (q *Queries) AnalyticsPortfolioRollupCheck(ctx context.Context, db DBTX, te
 			&i.FreshTotal,
 			&i.RollupActuals,
 			&i.FreshActuals,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const analyticsRealizedByCategory = `-- name: AnalyticsRealizedByCategory :many
-WITH parts AS (
-  SELECT b.initiative_id, b.category, sum(s.total) AS total, 0 AS missing
-  FROM benefit_actual_stats s
-  JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
-  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-  WHERE s.tenant_id = $1 AND b.unit = 'currency' AND b.currency = $2::text AND b.status <> 'cancelled'
-    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-  GROUP BY 1, 2
-  UNION ALL
-  SELECT m.initiative_id, m.category, -sum(m.total), 0
-  FROM benefit_actual_months m
-  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-  WHERE m.tenant_id = $1 AND m.currency = $2::text AND m.period > $4::date
-    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-  GROUP BY 1, 2
-  UNION ALL
-  SELECT m.initiative_id, m.category, sum(m.total * r.rate), count(*) FILTER (WHERE r.rate IS NULL)
-  FROM benefit_actual_months m
-  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-  LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
-  WHERE m.tenant_id = $1 AND (m.currency < $2::text OR m.currency > $2::text) AND m.period <= $4::date
-    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-  GROUP BY 1, 2
-)
-SELECT initiative_id, category, coalesce(sum(total), 0)::float8 AS realized, sum(missing)::bigint AS missing
-FROM parts
-GROUP BY 1, 2
-`
-
-type AnalyticsRealizedByCategoryParams struct {
-	TenantID     uuid.UUID
-	Base         string
-	InitiativeID *uuid.UUID
-	Through      time.Time
-}
-
-type AnalyticsRealizedByCategoryRow struct {
-	InitiativeID uuid.UUID
-	Category     string
-	Realized     float64
-	Missing      int64
-}
-
-// Realised to date per initiative and benefit category: Σ of the actuals through @through of the
-// money benefits that count (not cancelled), each at its period's rate (1 for the base currency).
-// Base-currency benefits: their Σ from benefit_actual_stats (one row per benefit, migration 00017)
-// less the months after @through (none unless an actual was recorded for a later month) from
-// benefit_actual_months; other currencies: the month rows of benefit_actual_months at their rate
-// (currency < base OR currency > base: two ranges of its currency index). Both are kept exact by
-// triggers; sums are numeric until the end, so the figure equals Σ value × rate over the actuals.
-// missing counts the months without a rate; their values are left out of realized (the caller
-// then shows the figure as null).
-func (q *Queries) AnalyticsRealizedByCategory(ctx context.Context, db DBTX, arg AnalyticsRealizedByCategoryParams) ([]AnalyticsRealizedByCategoryRow, error) {
-	rows, err := db.Query(ctx, analyticsRealizedByCategory,
-		arg.TenantID,
-		arg.Base,
-		arg.InitiativeID,
-		arg.Through,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []AnalyticsRealizedByCategoryRow{}
-	for rows.Next() {
-		var i AnalyticsRealizedByCategoryRow
-		if err := rows.Scan(
-			&i.InitiativeID,
-			&i.Category,
-			&i.Realized,
-			&i.Missing,
 		); err != nil {
 			return nil, err
 		}

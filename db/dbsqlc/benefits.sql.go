@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 )
 
 const actualCorrect = `-- name: ActualCorrect :one
@@ -20,7 +21,7 @@ RETURNING tenant_id, id, benefit_id, period, value, notes, evidence_url, recorde
 `
 
 type ActualCorrectParams struct {
-	Value       float64
+	Value       decimal.Decimal
 	Notes       string
 	EvidenceUrl *string
 	RecordedBy  string
@@ -80,7 +81,7 @@ type ActualCreateParams struct {
 	TenantID    uuid.UUID
 	BenefitID   uuid.UUID
 	Period      time.Time
-	Value       float64
+	Value       decimal.Decimal
 	Notes       string
 	EvidenceUrl *string
 	RecordedBy  string
@@ -329,8 +330,8 @@ VALUES ($1, $2, $3, $4, $5, $6, $7)
 type ActualRevisionAddParams struct {
 	TenantID       uuid.UUID
 	ActualID       uuid.UUID
-	OldValue       float64
-	NewValue       float64
+	OldValue       decimal.Decimal
+	NewValue       decimal.Decimal
 	OldNotes       string
 	OldEvidenceUrl *string
 	ChangedBy      string
@@ -470,7 +471,7 @@ type BenefitCreateParams struct {
 	Name                 string
 	Description          string
 	Category             string
-	ExpectedValue        float64
+	ExpectedValue        decimal.Decimal
 	Currency             *string
 	Unit                 string
 	MeasurementFrequency string
@@ -807,7 +808,7 @@ type BenefitPlanReplaceParams struct {
 	TenantID  uuid.UUID
 	BenefitID uuid.UUID
 	Periods   []time.Time
-	Expected  []float64
+	Expected  []decimal.Decimal
 }
 
 // Replaces a benefit's explicit plan in one statement (no entries: the even spread applies). The
@@ -837,7 +838,7 @@ type BenefitUpdateParams struct {
 	Name                 string
 	Description          string
 	Category             string
-	ExpectedValue        float64
+	ExpectedValue        decimal.Decimal
 	Currency             *string
 	Unit                 string
 	MeasurementFrequency string

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 )
 
 const bulkActualsCorrect = `-- name: BulkActualsCorrect :exec
@@ -32,7 +33,7 @@ type BulkActualsCorrectParams struct {
 	ChangedBy    string
 	TenantID     uuid.UUID
 	Ids          []uuid.UUID
-	Values       []float64
+	Values       []decimal.Decimal
 	Notes        []string
 	EvidenceUrls []string
 }
@@ -123,7 +124,7 @@ type BulkActualsExportRow struct {
 	ID          uuid.UUID
 	BenefitID   uuid.UUID
 	Period      time.Time
-	Value       float64
+	Value       decimal.Decimal
 	Notes       string
 	EvidenceUrl *string
 }
@@ -172,7 +173,7 @@ type BulkActualsInsertParams struct {
 	Ids          []uuid.UUID
 	BenefitIds   []uuid.UUID
 	Periods      []time.Time
-	Values       []float64
+	Values       []decimal.Decimal
 	Notes        []string
 	EvidenceUrls []string
 	RecordedBy   string
@@ -210,7 +211,7 @@ type BulkBenefitPlansReplaceParams struct {
 	TenantID   uuid.UUID
 	BenefitIds []uuid.UUID
 	Periods    []time.Time
-	Expected   []float64
+	Expected   []decimal.Decimal
 	Replaced   []uuid.UUID
 }
 
@@ -411,7 +412,7 @@ type BulkBenefitsInsertParams struct {
 	Names          []string
 	Descriptions   []string
 	Categories     []string
-	ExpectedValues []float64
+	ExpectedValues []decimal.Decimal
 	Currencies     []string
 	Units          []string
 	Frequencies    []string
@@ -527,7 +528,7 @@ type BulkBenefitsUpdateParams struct {
 	Names          []string
 	Descriptions   []string
 	Categories     []string
-	ExpectedValues []float64
+	ExpectedValues []decimal.Decimal
 	Currencies     []string
 	Units          []string
 	Frequencies    []string

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 )
 
 const bulkCostCounts = `-- name: BulkCostCounts :many
@@ -163,7 +164,7 @@ type BulkCostsInsertParams struct {
 	InitiativeIds []uuid.UUID
 	Names         []string
 	Categories    []string
-	Amounts       []float64
+	Amounts       []decimal.Decimal
 	Currencies    []string
 	Periods       []time.Time
 	Recurrences   []string
@@ -202,7 +203,7 @@ type BulkCostsUpdateParams struct {
 	Ids         []uuid.UUID
 	Names       []string
 	Categories  []string
-	Amounts     []float64
+	Amounts     []decimal.Decimal
 	Currencies  []string
 	Periods     []time.Time
 	Recurrences []string

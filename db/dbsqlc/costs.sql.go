@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 )
 
 const costCountByInitiative = `-- name: CostCountByInitiative :one
@@ -39,7 +40,7 @@ type CostCreateParams struct {
 	InitiativeID uuid.UUID
 	Name         string
 	Category     string
-	Amount       float64
+	Amount       decimal.Decimal
 	Currency     string
 	Period       time.Time
 	Recurrence   string
@@ -232,7 +233,7 @@ RETURNING tenant_id, id, initiative_id, name, category, amount, currency, period
 type CostUpdateParams struct {
 	Name       string
 	Category   string
-	Amount     float64
+	Amount     decimal.Decimal
 	Currency   string
 	Period     time.Time
 	Recurrence string

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 )
 
 const ingestionHealth = `-- name: IngestionHealth :many
@@ -1079,7 +1080,7 @@ LEFT JOIN existing e ON e.benefit_id = i.benefit_id AND e.period = i.period
 type SyncUpsertActualsParams struct {
 	BenefitIds   []uuid.UUID
 	Periods      []time.Time
-	Vals         []float64
+	Vals         []decimal.Decimal
 	EvidenceUrls []string
 	TenantID     uuid.UUID
 	Source       string

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 )
 
 type APIKey struct {
@@ -59,7 +60,7 @@ type Benefit struct {
 	Name                 string
 	Description          string
 	Category             string
-	ExpectedValue        float64
+	ExpectedValue        decimal.Decimal
 	Currency             *string
 	Unit                 string
 	MeasurementFrequency string
@@ -77,7 +78,7 @@ type BenefitActual struct {
 	ID          uuid.UUID
 	BenefitID   uuid.UUID
 	Period      time.Time
-	Value       float64
+	Value       decimal.Decimal
 	Notes       string
 	EvidenceUrl *string
 	RecordedBy  string
@@ -92,7 +93,7 @@ type BenefitActualMonth struct {
 	Category     string
 	Currency     string
 	Period       time.Time
-	Total        float64
+	Total        decimal.Decimal
 	Actuals      int32
 }
 
@@ -101,7 +102,7 @@ type BenefitActualPortfolioMonth struct {
 	Category string
 	Currency string
 	Period   time.Time
-	Total    float64
+	Total    decimal.Decimal
 	Actuals  int32
 }
 
@@ -109,8 +110,8 @@ type BenefitActualRevision struct {
 	TenantID       uuid.UUID
 	ID             int64
 	ActualID       uuid.UUID
-	OldValue       float64
-	NewValue       float64
+	OldValue       decimal.Decimal
+	NewValue       decimal.Decimal
 	OldNotes       string
 	OldEvidenceUrl *string
 	ChangedBy      string
@@ -121,18 +122,18 @@ type BenefitActualStat struct {
 	TenantID       uuid.UUID
 	BenefitID      uuid.UUID
 	Actuals        int32
-	Total          float64
+	Total          decimal.Decimal
 	LatestPeriod   time.Time
-	LatestValue    float64
+	LatestValue    decimal.Decimal
 	PreviousPeriod *time.Time
-	PreviousValue  *float64
+	PreviousValue  *decimal.Decimal
 }
 
 type BenefitPlanEntry struct {
 	TenantID  uuid.UUID
 	BenefitID uuid.UUID
 	Period    time.Time
-	Expected  float64
+	Expected  decimal.Decimal
 }
 
 type BulkJob struct {
@@ -248,7 +249,7 @@ type FxRate struct {
 	TenantID  uuid.UUID
 	Currency  string
 	Period    time.Time
-	Rate      float64
+	Rate      decimal.Decimal
 	UpdatedAt time.Time
 }
 
@@ -288,7 +289,7 @@ type InitiativeCost struct {
 	InitiativeID uuid.UUID
 	Name         string
 	Category     string
-	Amount       float64
+	Amount       decimal.Decimal
 	Currency     string
 	Period       time.Time
 	Recurrence   string
@@ -496,7 +497,7 @@ type Tenant struct {
 type TenantSetting struct {
 	TenantID             uuid.UUID
 	BaseCurrency         string
-	DiscountRate         float64
+	DiscountRate         decimal.Decimal
 	FiscalYearStartMonth int32
 	UpdatedAt            time.Time
 }

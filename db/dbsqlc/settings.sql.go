@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 )
 
 const fxRateCount = `-- name: FxRateCount :one
@@ -165,7 +166,7 @@ type FxRatesUpsertParams struct {
 	TenantID   uuid.UUID
 	Currencies []string
 	Periods    []time.Time
-	Rates      []float64
+	Rates      []decimal.Decimal
 }
 
 func (q *Queries) FxRatesUpsert(ctx context.Context, db DBTX, arg FxRatesUpsertParams) error {
@@ -218,7 +219,7 @@ RETURNING tenant_id, base_currency, discount_rate, fiscal_year_start_month, upda
 type SettingsUpsertParams struct {
 	TenantID             uuid.UUID
 	BaseCurrency         string
-	DiscountRate         float64
+	DiscountRate         decimal.Decimal
 	FiscalYearStartMonth int32
 }
 

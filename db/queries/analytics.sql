@@ -13,44 +13,6 @@ WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
   AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
 ORDER BY b.initiative_id, b.id;
 
--- name: AnalyticsRealizedByCategory :many
--- Realised to date per initiative and benefit category: Σ of the actuals through @through of the
--- money benefits that count (not cancelled), each at its period's rate (1 for the base currency).
--- Base-currency benefits: their Σ from benefit_actual_stats (one row per benefit, migration 00017)
--- less the months after @through (none unless an actual was recorded for a later month) from
--- benefit_actual_months; other currencies: the month rows of benefit_actual_months at their rate
--- (currency < base OR currency > base: two ranges of its currency index). Both are kept exact by
--- triggers; sums are numeric until the end, so the figure equals Σ value × rate over the actuals.
--- missing counts the months without a rate; their values are left out of realized (the caller
--- then shows the figure as null).
-WITH parts AS (
-  SELECT b.initiative_id, b.category, sum(s.total) AS total, 0 AS missing
-  FROM benefit_actual_stats s
-  JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
-  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-  WHERE s.tenant_id = @tenant_id AND b.unit = 'currency' AND b.currency = @base::text AND b.status <> 'cancelled'
-    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-  GROUP BY 1, 2
-  UNION ALL
-  SELECT m.initiative_id, m.category, -sum(m.total), 0
-  FROM benefit_actual_months m
-  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-  WHERE m.tenant_id = @tenant_id AND m.currency = @base::text AND m.period > @through::date
-    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-  GROUP BY 1, 2
-  UNION ALL
-  SELECT m.initiative_id, m.category, sum(m.total * r.rate), count(*) FILTER (WHERE r.rate IS NULL)
-  FROM benefit_actual_months m
-  JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-  LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
-  WHERE m.tenant_id = @tenant_id AND (m.currency < @base::text OR m.currency > @base::text) AND m.period <= @through::date
-    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-  GROUP BY 1, 2
-)
-SELECT initiative_id, category, coalesce(sum(total), 0)::float8 AS realized, sum(missing)::bigint AS missing
-FROM parts
-GROUP BY 1, 2;
-
 -- name: AnalyticsMissingActualRates :many
 -- The (currency, period) of actuals through @through that have no FX rate (from the rollup; the
 -- currencies other than the base are two ranges of its currency index).
@@ -125,7 +87,7 @@ WITH parts AS (
 )
 SELECT n.group_key::text AS group_key,
        n.period,
-       coalesce(sum(n.total * CASE WHEN n.currency = @base::text THEN 1 ELSE r.rate END), 0)::float8 AS actual,
+       coalesce(sum(n.total * CASE WHEN n.currency = @base::text THEN 1 ELSE r.rate END), 0)::numeric AS actual,
        count(*) FILTER (WHERE n.currency <> @base::text AND r.rate IS NULL) AS missing
 FROM net n
 LEFT JOIN fx_rates r ON r.tenant_id = @tenant_id AND r.currency = n.currency AND r.period = n.period
@@ -209,7 +171,8 @@ WHERE c.tenant_id = @tenant_id
 ORDER BY c.initiative_id, c.period, c.id;
 
 -- name: AnalyticsActuals :many
--- Every actual of the benefits AnalyticsBenefits lists (only what the figures use).
+-- Every actual of the benefits AnalyticsBenefits lists (only what the figures use): the ROI's
+-- series and the realisation's like-for-like comparison (each benefit's measured periods).
 SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
 JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
@@ -330,3 +293,22 @@ DELETE FROM peer_benchmark_datasets WHERE source = ANY(@sources::text[]);
 -- name: PeerDatasetInsert :execrows
 INSERT INTO peer_benchmark_datasets (industry, metric, value, source, year)
 SELECT unnest(@industries::text[]), unnest(@metrics::text[]), unnest(@peer_values::float8[]), unnest(@sources::text[]), unnest(@years::int[]);
+
+-- name: AnalyticsActualSummaries :many
+-- Per benefit that AnalyticsBenefits lists and that has an actual: the count and Σ of its actuals
+-- and its latest period (its benefit_actual_stats row, kept exact by triggers; no actual precedes
+-- a benefit's first period: filing and redefinition refuse it). Realisation compares a benefit
+-- from these alone when they can stand for its actuals (finance.Benefit.CompareSummary: base
+-- currency, even spread, every actual through the month and its last period) and reads the
+-- actuals of the others (AnalyticsActualsOf).
+SELECT s.benefit_id, s.actuals, s.total, s.latest_period
+FROM benefit_actual_stats s
+JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE s.tenant_id = @tenant_id AND b.status <> 'cancelled'
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid);
+
+-- name: AnalyticsActualsOf :many
+-- Every actual of the benefits named (those AnalyticsActualSummaries cannot stand for).
+SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
+WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY(@benefit_ids::uuid[]);

@@ -67,8 +67,9 @@ func DefaultIndustry(industries []string) (string, bool) {
 
 // BenchmarkFigures are the tenant's figure of every metric, from the
 // lifetime ROI analysis of its initiatives in the industry, their number,
-// and their expected and realised value to date (nil: a rate is missing).
-func BenchmarkFigures(roi ROI, initiatives int, expectedToDate, realizedToDate *float64) map[string]finance.Result {
+// and their expected against realised value to date, like for like (nil: a
+// rate is missing); the realisation rate is the comparison's.
+func BenchmarkFigures(roi ROI, initiatives int, toDate *finance.Comparison) map[string]finance.Result {
 	out := map[string]finance.Result{MetricROIPercent: roi.ROIPercent, MetricPaybackMonths: roi.PaybackMonths}
 	switch {
 	case initiatives == 0:
@@ -79,12 +80,12 @@ func BenchmarkFigures(roi ROI, initiatives int, expectedToDate, realizedToDate *
 		out[MetricNPVPerInitiative] = value(*roi.NPV.Value / float64(initiatives))
 	}
 	switch {
-	case expectedToDate == nil || realizedToDate == nil:
+	case toDate == nil:
 		out[MetricRealizationRate] = finance.Result{Reason: MissingFXRates}
-	case *expectedToDate == 0:
+	case toDate.RealizationPercent() == nil:
 		out[MetricRealizationRate] = finance.Result{Reason: NoData}
 	default:
-		out[MetricRealizationRate] = value(*realizedToDate / *expectedToDate * 100)
+		out[MetricRealizationRate] = value(toDate.RealizationPercent().InexactFloat64())
 	}
 	return out
 }

@@ -43,9 +43,9 @@ func SeedOf(cf finance.CashFlows) uint64 {
 	binary.LittleEndian.PutUint64(b[:], uint64(int64(cf.Start)))
 	h.Write(b[:])
 	for i := range cf.Benefits {
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(cf.Benefits[i]))
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(cf.Benefits[i].InexactFloat64()))
 		h.Write(b[:])
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(cf.Costs[i]))
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(cf.Costs[i].InexactFloat64()))
 		h.Write(b[:])
 	}
 	return h.Sum64()
@@ -81,15 +81,23 @@ func SimulateROI(cf finance.CashFlows, runs int) (MonteCarlo, finance.Result) {
 	}
 	seed := SeedOf(cf)
 	rng := splitMix64{state: seed}
+	// A simulation samples, it does not account: the draws run on float64
+	// totals (a one-month delay drops the last month's benefit, as
+	// finance.CashFlows.Shocked does).
+	benefits, costs := cf.TotalBenefits().InexactFloat64(), cf.TotalCosts().InexactFloat64()
+	delayedBenefits := benefits
+	if n := len(cf.Benefits); n > 0 {
+		delayedBenefits = cf.TotalBenefits().Sub(cf.Benefits[n-1]).InexactFloat64()
+	}
 	rois := make([]float64, runs)
 	for k := range rois {
-		s := finance.Shock{BenefitFactor: mcBenefitLow + mcBenefitWidth*rng.uniform(), CostFactor: mcCostLow + mcCostWidth*rng.uniform()}
+		bf, cfactor := mcBenefitLow+mcBenefitWidth*rng.uniform(), mcCostLow+mcCostWidth*rng.uniform()
+		b := benefits
 		if rng.uniform() >= 0.5 {
-			s.BenefitDelayMonths = 1
+			b = delayedBenefits
 		}
-		shocked := cf.Shocked(s)
-		v, _ := finance.ROIPercent(shocked.TotalBenefits(), shocked.TotalCosts()).Get()
-		rois[k] = v
+		c := costs * cfactor
+		rois[k] = (b*bf - c) / c * 100
 	}
 	slices.Sort(rois)
 	mc := MonteCarlo{P10: percentile(rois, 0.10), P50: percentile(rois, 0.50), P90: percentile(rois, 0.90), Runs: runs, Seed: seed}

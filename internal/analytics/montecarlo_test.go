@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/finance"
 )
 
@@ -14,6 +16,14 @@ import (
 //
 //	P: seed b92687b82d650b9c p10 45.1422533533 p50 75.1970120798 p90 104.7344732387 min 24.445804 max 135.089047
 //	symmetric: seed 110ac8a58bd6f633 p10 -17.3235329704 p50 0.5464054806 p90 17.5907567380 min -25.212589 max 30.190264
+func decs(vs ...float64) []decimal.Decimal {
+	out := make([]decimal.Decimal, len(vs))
+	for i, v := range vs {
+		out[i] = dec(v)
+	}
+	return out
+}
+
 func TestSimulateROIGolden(t *testing.T) {
 	for _, c := range []struct {
 		name          string
@@ -21,9 +31,9 @@ func TestSimulateROIGolden(t *testing.T) {
 		seed          string
 		p10, p50, p90 float64
 	}{
-		{"P", finance.CashFlows{Start: ym("2026-01"), Benefits: []float64{2980, 1500, 2500, 4400, 2000, 2000, 4400, 2000, 2000, 4500, 2000, 2000},
-			Costs: []float64{12500, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500}}, "b92687b82d650b9c", 45.1422533533, 75.1970120798, 104.7344732387},
-		{"symmetric", finance.CashFlows{Start: ym("2024-01"), Benefits: []float64{0, 1000, 1000, 1000, 0}, Costs: []float64{3000, 0, 0, 0, 0}},
+		{"P", finance.CashFlows{Start: ym("2026-01"), Benefits: decs(2980, 1500, 2500, 4400, 2000, 2000, 4400, 2000, 2000, 4500, 2000, 2000),
+			Costs: decs(12500, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500)}, "b92687b82d650b9c", 45.1422533533, 75.1970120798, 104.7344732387},
+		{"symmetric", finance.CashFlows{Start: ym("2024-01"), Benefits: decs(0, 1000, 1000, 1000, 0), Costs: decs(3000, 0, 0, 0, 0)},
 			"110ac8a58bd6f633", -17.3235329704, 0.5464054806, 17.5907567380},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,17 +66,17 @@ func TestSimulateROIGolden(t *testing.T) {
 	}
 	// Symmetric case (benefits = costs, the delay loses nothing): ROI = fb/fc − 1 with fb
 	// and fc symmetric around 1, whose median is exactly 0; 1,000 runs land close.
-	mc, _ := SimulateROI(finance.CashFlows{Start: ym("2024-01"), Benefits: []float64{0, 1000, 1000, 1000, 0}, Costs: []float64{3000, 0, 0, 0, 0}}, MonteCarloRuns)
+	mc, _ := SimulateROI(finance.CashFlows{Start: ym("2024-01"), Benefits: decs(0, 1000, 1000, 1000, 0), Costs: decs(3000, 0, 0, 0, 0)}, MonteCarloRuns)
 	if math.Abs(mc.P50) > 2 {
 		t.Errorf("symmetric p50 %v, want within 2 points of 0", mc.P50)
 	}
 	// Other data, another seed.
-	other := finance.CashFlows{Start: ym("2024-01"), Benefits: []float64{0, 1000, 1000, 1000.01, 0}, Costs: []float64{3000, 0, 0, 0, 0}}
+	other := finance.CashFlows{Start: ym("2024-01"), Benefits: decs(0, 1000, 1000, 1000.01, 0), Costs: decs(3000, 0, 0, 0, 0)}
 	if SeedOf(other) == mc.Seed {
 		t.Error("a changed series kept its seed")
 	}
 	// No costs: no ROI, no simulation.
-	if _, r := SimulateROI(finance.CashFlows{Start: ym("2024-01"), Benefits: []float64{1}, Costs: []float64{0}}, MonteCarloRuns); r.Reason != finance.NoCosts {
+	if _, r := SimulateROI(finance.CashFlows{Start: ym("2024-01"), Benefits: decs(1), Costs: decs(0)}, MonteCarloRuns); r.Reason != finance.NoCosts {
 		t.Errorf("no costs: %v", r)
 	}
 }

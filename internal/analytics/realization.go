@@ -1,11 +1,11 @@
 package analytics
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/internal/finance"
 )
@@ -18,10 +18,12 @@ const (
 	AtRiskPeriods = 2
 )
 
+var atRiskShare = decimal.NewFromFloat(AtRiskShare)
+
 // PeriodValue is an actual of a period.
 type PeriodValue struct {
 	Period finance.Month
-	Value  float64
+	Value  decimal.Decimal
 }
 
 // RealizationBenefit is a benefit that counts in totals (not cancelled), as
@@ -33,49 +35,45 @@ type RealizationBenefit struct {
 	// Money: unit currency. Only money benefits enter the expected and
 	// realised sums; every benefit can be at risk (the rule is a ratio).
 	Money   bool
-	Benefit finance.Benefit // its expectation (Actuals not needed)
-	Latest  []PeriodValue   // its latest actuals through the current month, oldest first (at most AtRiskPeriods)
+	Benefit finance.Benefit // its expectation, and its actuals unless Summary stands for them
+	// Summary, when set, summarises its actuals (finance.Benefit.CompareSummary);
+	// Benefit.Actuals are then read only if the summary cannot stand for them.
+	Summary *finance.ActualSummary
+	Latest  []PeriodValue // its latest actuals through the current month, oldest first (at most AtRiskPeriods)
 }
 
-// RealizedSum is Σ of the actuals through the current month of the money
-// benefits of one initiative and category, in the base currency (summed in
-// PostgreSQL from the benefit_actual_months rollup); Value is nil when an
-// actual lacks a rate. A group without a row has realised 0.
-type RealizedSum struct {
-	InitiativeID uuid.UUID
-	Category     string
-	Value        *float64
+// Compare is the benefit's comparison through current: from its summary
+// where that stands for its actuals, else from the actuals (the same
+// definition, finance.Benefit.CompareToDate).
+func (b RealizationBenefit) Compare(current finance.Month, fx finance.FX) (finance.Comparison, []finance.MissingRate) {
+	if b.Summary != nil {
+		if c, ok := b.Benefit.CompareSummary(*b.Summary, current, fx); ok {
+			return c, nil
+		}
+	}
+	return b.Benefit.CompareToDate(current, fx)
 }
 
-// Amounts are expected and realised to date of a group of benefits; a sum
-// is nil when a member's amount lacks an FX rate.
+// NeedsActuals reports whether Compare must read the benefit's actuals:
+// none summarised, or a summary that cannot stand for them.
+func (b RealizationBenefit) NeedsActuals(current finance.Month, fx finance.FX) bool {
+	if b.Summary == nil {
+		return true
+	}
+	_, ok := b.Benefit.CompareSummary(*b.Summary, current, fx)
+	return !ok
+}
+
+// Amounts are expected against realised to date of a group of benefits,
+// like for like (finance.Comparison, as the initiative detail and the
+// variance report; a part whose FX rates are missing is unknown).
 type Amounts struct {
-	Expected, Realized *float64
+	finance.Comparison
 }
 
-// Percent is realised / expected × 100; nil when either is unknown or
-// expected is 0.
-func (a Amounts) Percent() *float64 {
-	if a.Expected == nil || a.Realized == nil || *a.Expected == 0 {
-		return nil
-	}
-	return new(*a.Realized / *a.Expected * 100)
-}
+func (a *Amounts) add(c finance.Comparison) { a.Merge(c) }
 
-func (a *Amounts) add(expected, realized *float64) {
-	a.Expected = addKnown(a.Expected, expected)
-	a.Realized = addKnown(a.Realized, realized)
-}
-
-// addKnown is sum + v, unknown (nil) once either is.
-func addKnown(sum, v *float64) *float64 {
-	if sum == nil || v == nil {
-		return nil
-	}
-	return new(*sum + *v)
-}
-
-func zero() Amounts { return Amounts{Expected: new(0.0), Realized: new(0.0)} }
+func zero() Amounts { return Amounts{} }
 
 // CategoryAmounts are the amounts of one benefit category.
 type CategoryAmounts struct {
@@ -92,7 +90,7 @@ type AtRisk struct {
 // AtRiskPeriod is one period of the at-risk rule, in the benefit's own unit.
 type AtRiskPeriod struct {
 	Period           finance.Month
-	Expected, Actual float64
+	Expected, Actual decimal.Decimal
 }
 
 // Realization is expected against realised to date for a set of initiatives.
@@ -101,36 +99,20 @@ type Realization struct {
 	Initiatives map[uuid.UUID]Amounts // every initiative passed in
 	Categories  []CategoryAmounts     // categories with a money benefit, by name
 	AtRisk      []AtRisk              // lowest latest share first
-	Missing     []finance.MissingRate // rates the expected sums lacked (the caller adds those of the actuals)
+	Missing     []finance.MissingRate // rates the sums lacked
 }
 
-// ComputeRealization sums the money benefits per initiative, per category
-// and in total: expected to date as the initiative detail computes it (every
-// period from the benefit's first through the current month, each at its
-// period's rate) and realised to date as given per initiative and category;
-// and applies the at-risk rule to every benefit.
-func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, realized []RealizedSum, current finance.Month, fx finance.FX) Realization {
+// ComputeRealization compares the money benefits per initiative, per
+// category and in total, like for like through the current month
+// (finance.Benefit.CompareToDate, each period at its rate: the initiative
+// detail's figures), and applies the at-risk rule to every benefit.
+func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, current finance.Month, fx finance.FX) Realization {
 	out := Realization{Total: zero(), Initiatives: map[uuid.UUID]Amounts{}}
 	for _, id := range initiatives {
 		out.Initiatives[id] = zero()
 	}
 	categories := map[string]Amounts{}
-	missing := map[finance.MissingRate]bool{}
-	add := func(initiativeID uuid.UUID, category string, expected, realized *float64) {
-		out.Total.add(expected, realized)
-		in, listed := out.Initiatives[initiativeID]
-		if !listed {
-			in = zero()
-		}
-		in.add(expected, realized)
-		out.Initiatives[initiativeID] = in
-		c, ok := categories[category]
-		if !ok {
-			c = zero()
-		}
-		c.add(expected, realized)
-		categories[category] = c
-	}
+	var missing []finance.MissingRate
 	for _, b := range benefits {
 		if risk, ok := atRisk(b); ok {
 			out.AtRisk = append(out.AtRisk, risk)
@@ -138,29 +120,31 @@ func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, 
 		if !b.Money {
 			continue
 		}
-		var expected *float64
-		if first := b.Benefit.Frequency.PeriodOf(b.Benefit.Start); first > current {
-			expected = new(0.0)
-		} else {
-			cf, miss := finance.BuildCashFlows(finance.Horizon{Start: first, End: current}, []finance.Benefit{b.Benefit}, nil, finance.BasisExpected, fx)
-			for _, m := range miss {
-				missing[m] = true
-			}
-			if len(miss) == 0 {
-				expected = new(cf.TotalBenefits())
-			}
+		c, miss := b.Compare(current, fx)
+		missing = append(missing, miss...)
+		out.Total.add(c)
+		in, listed := out.Initiatives[b.InitiativeID]
+		if !listed {
+			in = zero()
 		}
-		add(b.InitiativeID, b.Category, expected, new(0.0))
-	}
-	for _, r := range realized {
-		add(r.InitiativeID, r.Category, new(0.0), r.Value)
+		in.add(c)
+		out.Initiatives[b.InitiativeID] = in
+		cat, ok := categories[b.Category]
+		if !ok {
+			cat = zero()
+		}
+		cat.add(c)
+		categories[b.Category] = cat
 	}
 	for _, name := range slices.Sorted(maps.Keys(categories)) {
 		out.Categories = append(out.Categories, CategoryAmounts{Category: name, Amounts: categories[name]})
 	}
-	share := func(r AtRisk) float64 { last := r.Periods[len(r.Periods)-1]; return last.Actual / last.Expected }
-	slices.SortStableFunc(out.AtRisk, func(a, b AtRisk) int { return cmp.Compare(share(a), share(b)) })
-	out.Missing = sortMissing(slices.Collect(maps.Keys(missing)))
+	share := func(r AtRisk) decimal.Decimal {
+		last := r.Periods[len(r.Periods)-1]
+		return last.Actual.Div(last.Expected)
+	}
+	slices.SortStableFunc(out.AtRisk, func(a, b AtRisk) int { return share(a).Cmp(share(b)) })
+	out.Missing = sortMissing(missing)
 	return out
 }
 
@@ -181,7 +165,7 @@ func atRisk(b RealizationBenefit) (AtRisk, bool) {
 			return AtRisk{}, false // not two periods running
 		}
 		expected := b.Benefit.ExpectedFor(p)
-		if expected <= 0 || a.Value >= AtRiskShare*expected {
+		if expected.Sign() <= 0 || a.Value.GreaterThanOrEqual(expected.Mul(atRiskShare)) {
 			return AtRisk{}, false
 		}
 		out.Periods = append(out.Periods, AtRiskPeriod{Period: p, Expected: expected, Actual: a.Value})

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/finance"
 )
 
@@ -65,8 +67,8 @@ const NoData finance.Reason = "no_data"
 type ROI struct {
 	Basis         finance.Basis    // which benefit values the series carries
 	Horizon       *finance.Horizon // the months the series covers; nil when there is nothing to analyse
-	TotalBenefits finance.Result
-	TotalCosts    finance.Result
+	TotalBenefits Amount
+	TotalCosts    Amount
 	ROIPercent    finance.Result
 	PaybackMonths finance.Result
 	NPV           finance.Result
@@ -123,7 +125,7 @@ func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate fl
 
 	if len(all) == 0 {
 		r := finance.Result{Reason: NoData}
-		out.TotalBenefits, out.TotalCosts = value(0), value(0)
+		out.TotalBenefits, out.TotalCosts = Amount{Value: new(decimal.Zero)}, Amount{Value: new(decimal.Zero)}
 		out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR, out.MIRR, out.Best, out.Worst, out.Delayed = r, r, r, r, r, r, r, r
 		out.MonteCarloReason = r.Reason
 		return out
@@ -133,13 +135,13 @@ func ComputeROI(ins []Initiative, w Window, current finance.Month, annualRate fl
 	out.Horizon = &h
 	if len(out.Missing) > 0 {
 		r := finance.Result{Reason: MissingFXRates}
-		out.TotalBenefits, out.TotalCosts = r, r
+		out.TotalBenefits, out.TotalCosts = Amount{Reason: r.Reason}, Amount{Reason: r.Reason}
 		out.ROIPercent, out.PaybackMonths, out.NPV, out.IRR, out.MIRR, out.Best, out.Worst, out.Delayed = r, r, r, r, r, r, r, r
 		out.MonteCarloReason = r.Reason
 		return out
 	}
 	m := finance.Evaluate(cf, annualRate)
-	out.TotalBenefits, out.TotalCosts = value(m.TotalBenefits), value(m.TotalCosts)
+	out.TotalBenefits, out.TotalCosts = Amount{Value: new(m.TotalBenefits)}, Amount{Value: new(m.TotalCosts)}
 	out.ROIPercent, out.PaybackMonths, out.NPV = m.ROIPercent, m.PaybackMonths, value(m.NPV)
 	out.IRR, out.IRRRoots, out.MIRR = m.IRR, m.IRRRoots, m.MIRR
 	best, worst := cf.Shocked(BestCase), cf.Shocked(WorstCase)
@@ -183,7 +185,12 @@ func Downgrade(c Confidence, wape *float64) Confidence {
 	return Low
 }
 
-func value(v float64) finance.Result { return finance.Result{Value: &v} }
+// Amount is an exact money figure that may have no value (Reason says why),
+// as finance.Result is for the computed ones.
+type Amount struct {
+	Value  *decimal.Decimal
+	Reason finance.Reason
+}
 
 // merge adds series month by month over the union of their horizons.
 func merge(all []finance.CashFlows) finance.CashFlows {
@@ -196,8 +203,8 @@ func merge(all []finance.CashFlows) finance.CashFlows {
 	for _, cf := range all {
 		off := int(cf.Start - h.Start)
 		for i := range cf.Benefits {
-			out.Benefits[off+i] += cf.Benefits[i]
-			out.Costs[off+i] += cf.Costs[i]
+			out.Benefits[off+i] = out.Benefits[off+i].Add(cf.Benefits[i])
+			out.Costs[off+i] = out.Costs[off+i].Add(cf.Costs[i])
 		}
 	}
 	return out
@@ -244,3 +251,5 @@ func sortMissing(ms []finance.MissingRate) []finance.MissingRate {
 	}
 	return ms
 }
+
+func value(v float64) finance.Result { return finance.Result{Value: &v} }

@@ -5,8 +5,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/finance"
-	"github.com/valuecase/valuecase/internal/money"
 )
 
 func ym(s string) finance.Month {
@@ -72,24 +73,24 @@ func goldenPortfolio() (p, q Initiative, fx finance.FX) {
 	end := ym("2026-12")
 	p = Initiative{
 		Benefits: []finance.Benefit{
-			{ExpectedValue: 24_000, Frequency: finance.MeasuredMonthly, Start: ym("2026-01"), End: &end, Currency: "USD",
-				Actuals: map[finance.Month]float64{ym("2026-01"): 1_000, ym("2026-02"): 1_500, ym("2026-03"): 2_500, ym("2026-04"): 2_000}},
-			{ExpectedValue: 8_000, Frequency: finance.MeasuredQuarterly, Start: ym("2026-01"), End: &end, Currency: "EUR",
-				Actuals: map[finance.Month]float64{ym("2026-01"): 1_800}},
+			{ExpectedValue: dec(24_000), Frequency: finance.MeasuredMonthly, Start: ym("2026-01"), End: &end, Currency: "USD",
+				Actuals: map[finance.Month]decimal.Decimal{ym("2026-01"): dec(1_000), ym("2026-02"): dec(1_500), ym("2026-03"): dec(2_500), ym("2026-04"): dec(2_000)}},
+			{ExpectedValue: dec(8_000), Frequency: finance.MeasuredQuarterly, Start: ym("2026-01"), End: &end, Currency: "EUR",
+				Actuals: map[finance.Month]decimal.Decimal{ym("2026-01"): dec(1_800)}},
 		},
 		Costs: []finance.Cost{
-			{Amount: 12_000, Currency: "USD", Recurrence: finance.Once, Period: ym("2026-01")},
-			{Amount: 500, Currency: "USD", Recurrence: finance.Monthly, Period: ym("2026-01"), End: &end},
+			{Amount: dec(12_000), Currency: "USD", Recurrence: finance.Once, Period: ym("2026-01")},
+			{Amount: dec(500), Currency: "USD", Recurrence: finance.Monthly, Period: ym("2026-01"), End: &end},
 		},
 	}
 	qEnd := ym("2026-08")
 	q = Initiative{
-		Benefits: []finance.Benefit{{ExpectedValue: 12_000, Frequency: finance.MeasuredMonthly, Start: ym("2026-03"), End: &qEnd, Currency: "USD"}},
-		Costs:    []finance.Cost{{Amount: 6_000, Currency: "USD", Recurrence: finance.Once, Period: ym("2026-03")}},
+		Benefits: []finance.Benefit{{ExpectedValue: dec(12_000), Frequency: finance.MeasuredMonthly, Start: ym("2026-03"), End: &qEnd, Currency: "USD"}},
+		Costs:    []finance.Cost{{Amount: dec(6_000), Currency: "USD", Recurrence: finance.Once, Period: ym("2026-03")}},
 	}
-	rates := money.NewRates("USD")
+	rates := finance.NewRates("USD")
 	for period, r := range map[string]float64{"2026-01": 1.10, "2026-04": 1.20, "2026-07": 1.20, "2026-10": 1.25} {
-		if err := rates.Set("EUR", ym(period), r); err != nil {
+		if err := rates.Set("EUR", ym(period), dec(r)); err != nil {
 			panic(err)
 		}
 	}
@@ -153,8 +154,9 @@ func TestComputeROIGolden(t *testing.T) {
 			if r.Horizon == nil || r.Horizon.Start != ym(w.from) || r.Horizon.End != ym(w.to) {
 				t.Errorf("horizon %v, want %s..%s", r.Horizon, w.from, w.to)
 			}
-			near(t, "benefits", r.TotalBenefits, w.benefits, 1e-12)
-			near(t, "costs", r.TotalCosts, w.costs, 1e-12)
+			if r.TotalBenefits.Value == nil || !r.TotalBenefits.Value.Equal(dec(w.benefits)) || r.TotalCosts.Value == nil || !r.TotalCosts.Value.Equal(dec(w.costs)) {
+				t.Errorf("totals %v, %v; want %v, %v", r.TotalBenefits.Value, r.TotalCosts.Value, w.benefits, w.costs)
+			}
 			near(t, "roi", r.ROIPercent, w.roi, 1e-12)
 			near(t, "payback", r.PaybackMonths, w.payback, 1e-12)
 			near(t, "best", r.Best, w.best, 1e-12)
@@ -183,19 +185,22 @@ func TestComputeROIGolden(t *testing.T) {
 // the rate; a window that does not need it is unaffected.
 func TestComputeROIMissingRate(t *testing.T) {
 	p, _, _ := goldenPortfolio()
-	rates := money.NewRates("USD")
+	rates := finance.NewRates("USD")
 	for period, r := range map[string]float64{"2026-01": 1.10, "2026-04": 1.20, "2026-07": 1.20} { // no 2026-10
-		_ = rates.Set("EUR", ym(period), r)
+		_ = rates.Set("EUR", ym(period), dec(r))
 	}
 	current := ym("2026-06")
 	r := ComputeROI([]Initiative{p}, Window{Label: Lifetime, Lifetime: true}, current, 0.10, finance.BasisActual, rates.FX())
 	if len(r.Missing) != 1 || r.Missing[0] != (finance.MissingRate{Currency: "EUR", Period: ym("2026-10")}) {
 		t.Errorf("missing %v", r.Missing)
 	}
-	for name, f := range map[string]finance.Result{"roi": r.ROIPercent, "npv": r.NPV, "irr": r.IRR, "payback": r.PaybackMonths, "best": r.Best, "worst": r.Worst, "costs": r.TotalCosts} {
+	for name, f := range map[string]finance.Result{"roi": r.ROIPercent, "npv": r.NPV, "irr": r.IRR, "payback": r.PaybackMonths, "best": r.Best, "worst": r.Worst} {
 		if f.Value != nil || f.Reason != MissingFXRates {
 			t.Errorf("%s = %v, want null (missing_fx_rates)", name, f)
 		}
+	}
+	if r.TotalCosts.Value != nil || r.TotalCosts.Reason != MissingFXRates {
+		t.Errorf("costs = %v, want null (missing_fx_rates)", r.TotalCosts)
 	}
 	if r.Confidence != Medium { // coverage does not need rates
 		t.Errorf("confidence %s", r.Confidence)
@@ -214,7 +219,7 @@ func TestComputeROINoData(t *testing.T) {
 	// Benefits only, no costs: ROI, IRR, MIRR and payback (nothing was
 	// invested) say no_costs; NPV exists.
 	end := ym("2026-03")
-	r = ComputeROI([]Initiative{{Benefits: []finance.Benefit{{ExpectedValue: 12, Frequency: finance.MeasuredMonthly, Start: ym("2026-01"), End: &end, Currency: "USD"}}}},
+	r = ComputeROI([]Initiative{{Benefits: []finance.Benefit{{ExpectedValue: dec(12), Frequency: finance.MeasuredMonthly, Start: ym("2026-01"), End: &end, Currency: "USD"}}}},
 		Window{Label: Lifetime, Lifetime: true}, ym("2026-06"), 0, finance.BasisActual, finance.FX{})
 	if r.ROIPercent.Reason != finance.NoCosts || r.IRR.Reason != finance.NoCosts || r.MIRR.Reason != finance.NoCosts ||
 		r.PaybackMonths.Reason != finance.NoCosts || r.Best.Reason != finance.NoCosts {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/finance"
 )
 
@@ -61,7 +63,7 @@ type TrendBenefit struct {
 type ActualSum struct {
 	Group   string
 	Period  finance.Month
-	Value   float64
+	Value   decimal.Decimal
 	Missing bool
 }
 
@@ -69,9 +71,9 @@ type ActualSum struct {
 // for actuals, in the future.
 type Point struct {
 	Period        finance.Month
-	Expected      *float64
-	Actual        *float64
-	MovingAverage *float64 // trailing MovingAverageSpan months of Actual
+	Expected      *decimal.Decimal
+	Actual        *decimal.Decimal
+	MovingAverage *decimal.Decimal // trailing MovingAverageSpan months of Actual
 }
 
 // Direction of a trend.
@@ -98,25 +100,40 @@ type Series struct {
 // direction. Months after current have no actual. missing lists the rates
 // the expected values lacked.
 func ComputeTrends(h finance.Horizon, current finance.Month, groups []string, benefits []TrendBenefit, actuals []ActualSum, fx finance.FX) (total Series, byGroup []Series, missing []finance.MissingRate) {
-	seen := map[finance.MissingRate]bool{}
-	build := func(group string, all bool) Series {
-		var bs []finance.Benefit
-		for _, b := range benefits {
-			if all || b.Group == group {
-				bs = append(bs, b.Benefit)
-			}
+	// Each benefit's expected series is built once, in its group (the last
+	// part: benefits of no group listed); the total adds the parts.
+	index := make(map[string]int, len(groups))
+	for i, g := range groups {
+		index[g] = i
+	}
+	parts := make([][]finance.Benefit, len(groups)+1)
+	for _, b := range benefits {
+		i, ok := index[b.Group]
+		if !ok {
+			i = len(groups)
 		}
-		cf, miss := finance.BuildCashFlows(h, bs, nil, finance.BasisExpected, fx)
+		parts[i] = append(parts[i], b.Benefit)
+	}
+	cfs, misses := make([]finance.CashFlows, len(parts)), make([][]finance.MissingRate, len(parts))
+	all := finance.NewCashFlows(h)
+	var allMissing []finance.MissingRate
+	for i, bs := range parts {
+		cfs[i], misses[i] = finance.BuildCashFlows(h, bs, nil, finance.BasisExpected, fx)
+		for j := range all.Benefits {
+			all.Benefits[j] = all.Benefits[j].Add(cfs[i].Benefits[j])
+		}
+		allMissing = append(allMissing, misses[i]...)
+	}
+	series := func(group string, everyGroup bool, cf finance.CashFlows, miss []finance.MissingRate) Series {
 		unknown := map[finance.Month]bool{}
 		for _, m := range miss {
 			unknown[m.Period] = true
-			seen[m] = true
 		}
-		actual := map[finance.Month]float64{}
+		actual := map[finance.Month]decimal.Decimal{}
 		unknownActual := map[finance.Month]bool{}
 		for _, a := range actuals {
-			if all || a.Group == group {
-				actual[a.Period] += a.Value
+			if everyGroup || a.Group == group {
+				actual[a.Period] = actual[a.Period].Add(a.Value)
 				unknownActual[a.Period] = unknownActual[a.Period] || a.Missing
 			}
 		}
@@ -136,30 +153,27 @@ func ComputeTrends(h finance.Horizon, current finance.Month, groups []string, be
 		s.Slope, s.Direction = direction(s.Points, current)
 		return s
 	}
-	total = build("", true)
-	for _, g := range groups {
-		byGroup = append(byGroup, build(g, false))
+	total = series("", true, all, allMissing)
+	for i, g := range groups {
+		byGroup = append(byGroup, series(g, false, cfs[i], misses[i]))
 	}
-	for m := range seen {
-		missing = append(missing, m)
-	}
-	return total, byGroup, sortMissing(missing)
+	return total, byGroup, sortMissing(allMissing)
 }
 
 // movingAverage sets each point's trailing mean of the last
 // MovingAverageSpan actuals (itself included), when all of them are known.
 func movingAverage(points []Point) {
 	for i := MovingAverageSpan - 1; i < len(points); i++ {
-		sum, ok := 0.0, true
+		sum, ok := decimal.Zero, true
 		for _, p := range points[i-MovingAverageSpan+1 : i+1] {
 			if p.Actual == nil {
 				ok = false
 				break
 			}
-			sum += *p.Actual
+			sum = sum.Add(*p.Actual)
 		}
 		if ok {
-			points[i].MovingAverage = new(sum / MovingAverageSpan)
+			points[i].MovingAverage = new(sum.Div(decimal.NewFromInt(MovingAverageSpan)))
 		}
 	}
 }
@@ -178,7 +192,7 @@ func direction(points []Point, current finance.Month) (*float64, *Direction) {
 		if p.Actual == nil {
 			return nil, nil
 		}
-		ys = append(ys, *p.Actual)
+		ys = append(ys, p.Actual.InexactFloat64()) // a statistic, not an amount
 	}
 	n := float64(len(ys))
 	if len(ys) < MinDirectionMonths {

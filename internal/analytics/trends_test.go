@@ -6,8 +6,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/finance"
-	"github.com/valuecase/valuecase/internal/money"
 )
 
 // The golden trend, 2026-01 .. 2026-08, current month 2026-06, base USD, by
@@ -32,17 +33,17 @@ import (
 func goldenTrend(dropRate string) (h finance.Horizon, benefits []TrendBenefit, actuals []ActualSum, fx finance.FX) {
 	h = finance.Horizon{Start: ym("2026-01"), End: ym("2026-08")}
 	benefits = []TrendBenefit{
-		{Group: "cost_savings", Benefit: finance.Benefit{ExpectedValue: 12_000, Frequency: finance.MeasuredMonthly, Start: ym("2026-01"), Currency: "USD"}},
-		{Group: "revenue_growth", Benefit: finance.Benefit{ExpectedValue: 12_000, Frequency: finance.MeasuredQuarterly, Start: ym("2026-01"), Currency: "EUR"}},
+		{Group: "cost_savings", Benefit: finance.Benefit{ExpectedValue: dec(12_000), Frequency: finance.MeasuredMonthly, Start: ym("2026-01"), Currency: "USD"}},
+		{Group: "revenue_growth", Benefit: finance.Benefit{ExpectedValue: dec(12_000), Frequency: finance.MeasuredQuarterly, Start: ym("2026-01"), Currency: "EUR"}},
 	}
 	for i, v := range []float64{800, 900, 1_000, 1_100, 1_200, 1_300} {
-		actuals = append(actuals, ActualSum{Group: "cost_savings", Period: ym("2026-01").Add(i), Value: v})
+		actuals = append(actuals, ActualSum{Group: "cost_savings", Period: ym("2026-01").Add(i), Value: dec(v)})
 	}
-	actuals = append(actuals, ActualSum{Group: "revenue_growth", Period: ym("2026-01"), Value: 3_000}, ActualSum{Group: "revenue_growth", Period: ym("2026-04"), Value: 3_500})
-	rates := money.NewRates("USD")
+	actuals = append(actuals, ActualSum{Group: "revenue_growth", Period: ym("2026-01"), Value: dec(3_000)}, ActualSum{Group: "revenue_growth", Period: ym("2026-04"), Value: dec(3_500)})
+	rates := finance.NewRates("USD")
 	for period, r := range map[string]float64{"2026-01": 1.10, "2026-04": 1.20, "2026-07": 1.30} {
 		if period != dropRate {
-			_ = rates.Set("EUR", ym(period), r)
+			_ = rates.Set("EUR", ym(period), dec(r))
 		}
 	}
 	return h, benefits, actuals, rates.FX()
@@ -50,11 +51,11 @@ func goldenTrend(dropRate string) (h finance.Horizon, benefits []TrendBenefit, a
 
 // pointsString writes a series as "expected/actual/ma ..." with 2 decimals.
 func pointsString(s Series) string {
-	f := func(v *float64) string {
+	f := func(v *decimal.Decimal) string {
 		if v == nil {
 			return "null"
 		}
-		return fmt.Sprintf("%.2f", *v)
+		return v.StringFixed(2)
 	}
 	out := ""
 	for _, p := range s.Points {
@@ -101,7 +102,7 @@ func TestComputeTrendsGolden(t *testing.T) {
 	if got := pointsString(total); got != want {
 		t.Errorf("total with missing rates\n got %s\nwant %s", got, want)
 	}
-	if total.Direction != nil || groups[1].Direction != nil || groups[0].Direction == nil || *groups[0].Points[6].Expected != 1_000 {
+	if total.Direction != nil || groups[1].Direction != nil || groups[0].Direction == nil || !groups[0].Points[6].Expected.Equal(dec(1_000)) {
 		t.Errorf("directions %v %v %v", total.Direction, groups[0].Direction, groups[1].Direction)
 	}
 	if len(missing) != 1 || missing[0] != (finance.MissingRate{Currency: "EUR", Period: ym("2026-07")}) {
@@ -113,7 +114,7 @@ func TestDirectionEdges(t *testing.T) {
 	pts := func(ys ...float64) []Point {
 		out := make([]Point, len(ys))
 		for i, y := range ys {
-			out[i] = Point{Period: ym("2026-01").Add(i), Actual: new(y)}
+			out[i] = Point{Period: ym("2026-01").Add(i), Actual: new(dec(y))}
 		}
 		return out
 	}

@@ -3,6 +3,8 @@ package benefit
 import (
 	"math"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/finance"
 )
 
@@ -27,7 +29,7 @@ const TrendThreshold = 0.05
 // or its even spread; computed by the caller, see internal/finance).
 type Expected struct {
 	Period finance.Month // on the benefit's grid
-	Value  float64
+	Value  decimal.Decimal
 }
 
 // ExpectedOver is what each of periods expects of b, by the value model's one
@@ -46,54 +48,52 @@ func ExpectedOver(b finance.Benefit, periods []finance.Month) []Expected {
 // also nil when the period expects 0.
 type PeriodVariance struct {
 	Period          finance.Month
-	Expected        float64
-	Actual          *float64
-	Variance        *float64
-	VariancePercent *float64
+	Expected        decimal.Decimal
+	Actual          *decimal.Decimal
+	Variance        *decimal.Decimal
+	VariancePercent *decimal.Decimal
 }
 
-// Variance is the spec's variance result for one benefit over one range.
+// Variance is the spec's variance result for one benefit over one range,
+// like for like (finance.Comparison): ExpectedYTD, ActualYTD, Variance and
+// VariancePercent cover the periods that have an actual; the periods
+// without one are listed in MissingPeriods and their expectation is
+// ExpectedUnmeasured, never counted as a shortfall.
 type Variance struct {
-	ExpectedYTD     float64  // every period's expected, with or without an actual
-	ActualYTD       float64  // the actuals recorded; a missing one counts 0
-	Variance        float64  // ActualYTD − ExpectedYTD
-	VariancePercent *float64 // Variance / ExpectedYTD × 100; nil when ExpectedYTD is 0
-	Trend           Trend
-	Periods         []PeriodVariance
-	MissingPeriods  []finance.Month // periods of the range without an actual
+	ExpectedYTD        decimal.Decimal  // expected of the periods with an actual
+	ActualYTD          decimal.Decimal  // the actuals recorded
+	Variance           decimal.Decimal  // ActualYTD − ExpectedYTD
+	VariancePercent    *decimal.Decimal // Variance / ExpectedYTD × 100; nil when ExpectedYTD is 0
+	ExpectedUnmeasured decimal.Decimal  // expected of the periods without an actual
+	Trend              Trend
+	Periods            []PeriodVariance
+	MissingPeriods     []finance.Month // periods of the range without an actual
 }
 
 // ComputeVariance compares the actuals (by period) with what each period of
 // the range expects. expected lists every period of the range, oldest first;
-// actuals of periods outside it are ignored. Numbers are not rounded: the
-// API rounds at the JSON edge.
-func ComputeVariance(expected []Expected, actuals map[finance.Month]float64) Variance {
+// actuals of periods outside it are ignored. Numbers are exact: the API
+// rounds at the JSON edge.
+func ComputeVariance(expected []Expected, actuals map[finance.Month]decimal.Decimal) Variance {
 	v := Variance{Periods: make([]PeriodVariance, 0, len(expected)), MissingPeriods: []finance.Month{}}
+	var c finance.Comparison
 	for _, e := range expected {
 		line := PeriodVariance{Period: e.Period, Expected: e.Value}
-		v.ExpectedYTD += e.Value
+		cmp := finance.PeriodComparison{Period: e.Period, Expected: e.Value}
 		if a, ok := actuals[e.Period]; ok {
-			line.Actual, line.Variance = new(a), new(a-e.Value)
-			line.VariancePercent = percent(a-e.Value, e.Value)
-			v.ActualYTD += a
+			line.Actual, line.Variance = new(a), new(a.Sub(e.Value))
+			line.VariancePercent = finance.PercentOf(a.Sub(e.Value), e.Value)
+			cmp.Actual = new(a)
 		} else {
 			v.MissingPeriods = append(v.MissingPeriods, e.Period)
 		}
+		c.Add(cmp)
 		v.Periods = append(v.Periods, line)
 	}
-	v.Variance = v.ActualYTD - v.ExpectedYTD
-	v.VariancePercent = percent(v.Variance, v.ExpectedYTD)
+	v.ExpectedYTD, v.ActualYTD, v.ExpectedUnmeasured = c.Expected, c.Actual, c.Unmeasured
+	v.Variance, v.VariancePercent = c.Variance(), c.VariancePercent()
 	v.Trend = trendOf(v.Periods)
 	return v
-}
-
-// percent is variance as a percentage of expected, nil when expected is 0
-// (there is nothing to be a percentage of; never a division error).
-func percent(variance, expected float64) *float64 {
-	if expected == 0 {
-		return nil
-	}
-	return new(variance / expected * 100)
 }
 
 // trendOf applies the value model's rule to the last three periods that have
@@ -111,8 +111,8 @@ func trendOf(periods []PeriodVariance) Trend {
 	if len(recent) < 3 {
 		return InsufficientData
 	}
-	diff := *recent[0].Variance - *recent[2].Variance
-	meanAbs := (math.Abs(recent[0].Expected) + math.Abs(recent[1].Expected) + math.Abs(recent[2].Expected)) / 3
+	diff := recent[0].Variance.Sub(*recent[2].Variance).InexactFloat64()
+	meanAbs := recent[0].Expected.Abs().Add(recent[1].Expected.Abs()).Add(recent[2].Expected.Abs()).InexactFloat64() / 3
 	delta := diff
 	if meanAbs != 0 {
 		delta = diff / meanAbs

@@ -6,47 +6,61 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/finance"
 )
 
-func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+func near(a decimal.Decimal, b float64) bool { return math.Abs(a.InexactFloat64()-b) < 1e-9 }
 
-func nearPtr(got *float64, want *float64) bool {
+func nearPtr(got *decimal.Decimal, want *float64) bool {
 	if got == nil || want == nil {
 		return got == nil && want == nil
 	}
 	return near(*got, *want)
 }
 
-func show(p *float64) string {
+func show(p *decimal.Decimal) string {
 	if p == nil {
 		return "null"
 	}
 	return fmt.Sprint(*p)
 }
 
+func d(v float64) decimal.Decimal { return decimal.NewFromFloat(v) }
+
+// actuals is a test's actuals by period as exact decimals.
+func actuals(in map[finance.Month]float64) map[finance.Month]decimal.Decimal {
+	out := make(map[finance.Month]decimal.Decimal, len(in))
+	for p, v := range in {
+		out[p] = d(v)
+	}
+	return out
+}
+
 func monthlyExpected(year, fromMonth, toMonth int, each float64) []Expected {
 	var out []Expected
 	for m := fromMonth; m <= toMonth; m++ {
-		out = append(out, Expected{mi(year, m), each})
+		out = append(out, Expected{mi(year, m), d(each)})
 	}
 	return out
 }
 
 // Hand calculation: expected 100 in each of Jan..Apr 2026 (expected_value
-// 1200/12); actuals Jan 90, Feb 110, Apr 130, March missing.
+// 1200/12); actuals Jan 90, Feb 110, Apr 130, March missing. Like for like:
 //
-//	expected_ytd = 4 × 100 = 400, actual_ytd = 90 + 110 + 0 + 130 = 330
-//	variance = 330 − 400 = −70, variance_percent = −70 / 400 × 100 = −17.5
+//	expected_ytd = 3 × 100 = 300 (Jan, Feb, Apr), actual_ytd = 90 + 110 + 130 = 330
+//	variance = 330 − 300 = +30, variance_percent = 30 / 300 × 100 = +10
+//	expected_unmeasured = 100 (March): reported apart, not a shortfall
 //	periods: Jan −10 (−10 %), Feb +10 (+10 %), Mar null, Apr +30 (+30 %)
 //	trend: last three with an actual are Jan, Feb, Apr; Δ = (30 − (−10)) / 100 = 0.4 → improving
 func TestVarianceMonthlyWithMissingPeriod(t *testing.T) {
-	v := ComputeVariance(monthlyExpected(2026, 1, 4, 100), map[finance.Month]float64{
+	v := ComputeVariance(monthlyExpected(2026, 1, 4, 100), actuals(map[finance.Month]float64{
 		mi(2026, 1): 90, mi(2026, 2): 110, mi(2026, 4): 130,
 		mi(2025, 12): 5000, mi(2026, 5): 5000, // outside the range: ignored
-	})
-	if !near(v.ExpectedYTD, 400) || !near(v.ActualYTD, 330) || !near(v.Variance, -70) || !nearPtr(v.VariancePercent, new(-17.5)) {
-		t.Errorf("totals: expected %v actual %v variance %v percent %s", v.ExpectedYTD, v.ActualYTD, v.Variance, show(v.VariancePercent))
+	}))
+	if !near(v.ExpectedYTD, 300) || !near(v.ActualYTD, 330) || !near(v.Variance, 30) || !nearPtr(v.VariancePercent, new(10.0)) || !near(v.ExpectedUnmeasured, 100) {
+		t.Errorf("totals: expected %v actual %v variance %v percent %s unmeasured %v", v.ExpectedYTD, v.ActualYTD, v.Variance, show(v.VariancePercent), v.ExpectedUnmeasured)
 	}
 	want := []struct {
 		actual, variance, percent *float64
@@ -77,8 +91,8 @@ func TestVarianceMonthlyWithMissingPeriod(t *testing.T) {
 // actuals Q1 200, Q2 260. expected_ytd 500, actual_ytd 460, variance −40,
 // variance_percent −40 / 500 × 100 = −8; two actuals → insufficient_data.
 func TestVarianceQuarterly(t *testing.T) {
-	expected := []Expected{{mi(2026, 1), 1000.0 / 4}, {mi(2026, 4), 1000.0 / 4}}
-	v := ComputeVariance(expected, map[finance.Month]float64{mi(2026, 1): 200, mi(2026, 4): 260})
+	expected := []Expected{{mi(2026, 1), d(1000.0 / 4)}, {mi(2026, 4), d(1000.0 / 4)}}
+	v := ComputeVariance(expected, actuals(map[finance.Month]float64{mi(2026, 1): 200, mi(2026, 4): 260}))
 	if !near(v.ExpectedYTD, 500) || !near(v.ActualYTD, 460) || !near(v.Variance, -40) || !nearPtr(v.VariancePercent, new(-8.0)) {
 		t.Errorf("got %+v", v)
 	}
@@ -92,7 +106,7 @@ func TestVarianceQuarterly(t *testing.T) {
 
 func TestVarianceExpectedZero(t *testing.T) {
 	// Nothing expected (e.g. a plan that starts later): percentages are null, never a division error.
-	v := ComputeVariance(monthlyExpected(2026, 1, 3, 0), map[finance.Month]float64{mi(2026, 1): 5, mi(2026, 2): 0, mi(2026, 3): 7})
+	v := ComputeVariance(monthlyExpected(2026, 1, 3, 0), actuals(map[finance.Month]float64{mi(2026, 1): 5, mi(2026, 2): 0, mi(2026, 3): 7}))
 	if v.VariancePercent != nil || !near(v.Variance, 12) {
 		t.Errorf("variance %v percent %s, want 12 and null", v.Variance, show(v.VariancePercent))
 	}
@@ -101,16 +115,16 @@ func TestVarianceExpectedZero(t *testing.T) {
 			t.Errorf("%s: percent %s, want null", p.Period, show(p.VariancePercent))
 		}
 	}
-	// Expected sums to 0 although periods do not: the total percentage is still null.
-	v = ComputeVariance([]Expected{{mi(2026, 1), 100}, {mi(2026, 2), -100}}, map[finance.Month]float64{mi(2026, 1): 50})
+	// The measured periods' expected sums to 0 although periods do not: the total percentage is still null.
+	v = ComputeVariance([]Expected{{mi(2026, 1), d(100)}, {mi(2026, 2), d(-100)}, {mi(2026, 3), d(40)}}, actuals(map[finance.Month]float64{mi(2026, 1): 50, mi(2026, 2): -90}))
 	if v.VariancePercent != nil || v.Periods[0].VariancePercent == nil || !near(*v.Periods[0].VariancePercent, -50) {
 		t.Errorf("total percent %s, Jan percent %s", show(v.VariancePercent), show(v.Periods[0].VariancePercent))
 	}
 }
 
 func TestVarianceEmptyRange(t *testing.T) {
-	v := ComputeVariance(nil, map[finance.Month]float64{mi(2026, 1): 5})
-	if v.ExpectedYTD != 0 || v.ActualYTD != 0 || v.Variance != 0 || v.VariancePercent != nil || v.Trend != InsufficientData {
+	v := ComputeVariance(nil, actuals(map[finance.Month]float64{mi(2026, 1): 5}))
+	if !v.ExpectedYTD.IsZero() || !v.ActualYTD.IsZero() || !v.Variance.IsZero() || v.VariancePercent != nil || v.Trend != InsufficientData {
 		t.Errorf("got %+v", v)
 	}
 	if v.Periods == nil || v.MissingPeriods == nil || len(v.Periods) != 0 {
@@ -122,9 +136,9 @@ func TestVarianceEmptyRange(t *testing.T) {
 // each, with actuals that give the listed variances (oldest first).
 func TestTrend(t *testing.T) {
 	three := func(expected float64, oldest, mid, newest float64) Variance {
-		return ComputeVariance(monthlyExpected(2026, 1, 3, expected), map[finance.Month]float64{
+		return ComputeVariance(monthlyExpected(2026, 1, 3, expected), actuals(map[finance.Month]float64{
 			mi(2026, 1): expected + oldest, mi(2026, 2): expected + mid, mi(2026, 3): expected + newest,
-		})
+		}))
 	}
 	cases := []struct {
 		name string
@@ -154,21 +168,21 @@ func TestTrend(t *testing.T) {
 func TestTrendUsesTheLastThreePeriodsWithAnActual(t *testing.T) {
 	// Jan..Jun expect 100. Jan is far off (+500) but is not among the last three actuals
 	// (Mar, Apr, Jun; Feb and May have none): Δ = (variance Jun − variance Mar) / 100 = (−10 − 0) / 100 = −0.1.
-	v := ComputeVariance(monthlyExpected(2026, 1, 6, 100), map[finance.Month]float64{
+	v := ComputeVariance(monthlyExpected(2026, 1, 6, 100), actuals(map[finance.Month]float64{
 		mi(2026, 1): 600, mi(2026, 3): 100, mi(2026, 4): 100, mi(2026, 6): 90,
-	})
+	}))
 	if v.Trend != Declining {
 		t.Errorf("trend %s, want declining", v.Trend)
 	}
 	// Mean |expected| is over the three periods compared: 50, 100, 150 → 100; Δ = 5 / 100 → improving.
-	v = ComputeVariance([]Expected{{mi(2026, 1), 50}, {mi(2026, 2), 100}, {mi(2026, 3), 150}}, map[finance.Month]float64{
+	v = ComputeVariance([]Expected{{mi(2026, 1), d(50)}, {mi(2026, 2), d(100)}, {mi(2026, 3), d(150)}}, actuals(map[finance.Month]float64{
 		mi(2026, 1): 50, mi(2026, 2): 100, mi(2026, 3): 155,
-	})
+	}))
 	if v.Trend != Improving {
 		t.Errorf("trend %s, want improving", v.Trend)
 	}
 	// Two actuals in six periods: insufficient.
-	v = ComputeVariance(monthlyExpected(2026, 1, 6, 100), map[finance.Month]float64{mi(2026, 2): 1, mi(2026, 5): 1})
+	v = ComputeVariance(monthlyExpected(2026, 1, 6, 100), actuals(map[finance.Month]float64{mi(2026, 2): 1, mi(2026, 5): 1}))
 	if v.Trend != InsufficientData {
 		t.Errorf("trend %s, want insufficient_data", v.Trend)
 	}
@@ -178,16 +192,16 @@ func TestTrendUsesTheLastThreePeriodsWithAnActual(t *testing.T) {
 // 2026-03 through 2026-05 expects 100 in March..May and 0 around them; a plan
 // replaces the spread (unlisted periods 0).
 func TestExpectedOver(t *testing.T) {
-	b := finance.Benefit{ExpectedValue: 1200, Frequency: finance.MeasuredMonthly, Start: mi(2026, 3), End: new(mi(2026, 5))}
+	b := finance.Benefit{ExpectedValue: d(1200), Frequency: finance.MeasuredMonthly, Start: mi(2026, 3), End: new(mi(2026, 5))}
 	got := ExpectedOver(b, months(2026, 2, 3, 4, 5, 6))
-	want := []Expected{{mi(2026, 2), 0}, {mi(2026, 3), 100}, {mi(2026, 4), 100}, {mi(2026, 5), 100}, {mi(2026, 6), 0}}
-	if !slices.Equal(got, want) {
+	want := []Expected{{mi(2026, 2), d(0)}, {mi(2026, 3), d(100)}, {mi(2026, 4), d(100)}, {mi(2026, 5), d(100)}, {mi(2026, 6), d(0)}}
+	if !slices.EqualFunc(got, want, func(a, b Expected) bool { return a.Period == b.Period && a.Value.Equal(b.Value) }) {
 		t.Errorf("spread: %v, want %v", got, want)
 	}
-	b.Plan = []finance.PlanEntry{{Period: mi(2026, 4), Expected: 250}}
+	b.Plan = []finance.PlanEntry{{Period: mi(2026, 4), Expected: d(250)}}
 	got = ExpectedOver(b, months(2026, 3, 4, 5))
-	want = []Expected{{mi(2026, 3), 0}, {mi(2026, 4), 250}, {mi(2026, 5), 0}}
-	if !slices.Equal(got, want) {
+	want = []Expected{{mi(2026, 3), d(0)}, {mi(2026, 4), d(250)}, {mi(2026, 5), d(0)}}
+	if !slices.EqualFunc(got, want, func(a, b Expected) bool { return a.Period == b.Period && a.Value.Equal(b.Value) }) {
 		t.Errorf("plan: %v, want %v", got, want)
 	}
 }

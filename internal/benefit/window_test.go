@@ -88,20 +88,21 @@ func TestBadFiscalYearSettingIsNotABadRequest(t *testing.T) {
 
 // End to end as the handler will run it: a quarterly benefit expecting 1000 a
 // year (250 a quarter), actuals for Q1 and Q3 2026, no `through`.
-// Range Q1..Q3; expected_ytd 750; actual_ytd 240 + 0 + 270 = 510;
-// variance −240; percent −240 / 750 × 100 = −32; Q2 missing.
+// Range Q1..Q3; like for like over Q1 and Q3: expected_ytd 500; actual_ytd
+// 240 + 270 = 510; variance +10; percent 10 / 500 × 100 = +2; Q2 missing,
+// its 250 expected_unmeasured (counting it as 0 actual would show −240, −32 %).
 func TestWindowThenVariance(t *testing.T) {
-	actuals := map[finance.Month]float64{mi(2026, 1): 240, mi(2026, 7): 270}
+	actuals := actuals(map[finance.Month]float64{mi(2026, 1): 240, mi(2026, 7): 270})
 	w, err := VarianceWindow(Quarterly, VarianceQuery{FYStartMonth: 1}, []finance.Month{mi(2026, 1), mi(2026, 7)}, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var expected []Expected
 	for _, p := range w.Periods {
-		expected = append(expected, Expected{p, 1000.0 / float64(Quarterly.PeriodsPerYear())})
+		expected = append(expected, Expected{p, d(1000).Div(d(float64(Quarterly.PeriodsPerYear())))})
 	}
 	v := ComputeVariance(expected, actuals)
-	if !near(v.ExpectedYTD, 750) || !near(v.ActualYTD, 510) || !near(v.Variance, -240) || !nearPtr(v.VariancePercent, new(-32.0)) ||
+	if !near(v.ExpectedYTD, 500) || !near(v.ActualYTD, 510) || !near(v.Variance, 10) || !nearPtr(v.VariancePercent, new(2.0)) || !near(v.ExpectedUnmeasured, 250) ||
 		!slices.Equal(v.MissingPeriods, months(2026, 4)) {
 		t.Errorf("got %+v", v)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/finance"
@@ -164,11 +165,11 @@ func TestValidate(t *testing.T) {
 func TestFigures(t *testing.T) {
 	jan := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	end := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	b := dbsqlc.Benefit{ID: uuid.New(), Unit: "currency", Currency: new("USD"), Status: "on_track", ExpectedValue: 12000, MeasurementFrequency: "monthly", ExpectedStartDate: jan, ExpectedEndDate: &end}
+	b := dbsqlc.Benefit{ID: uuid.New(), Unit: "currency", Currency: new("USD"), Status: "on_track", ExpectedValue: decimal.NewFromFloat(12000), MeasurementFrequency: "monthly", ExpectedStartDate: jan, ExpectedEndDate: &end}
 	rows := valuation.Rows{
 		Settings: settings.Settings{BaseCurrency: "USD", DiscountRate: 0, FiscalYearStartMonth: 1},
 		Benefits: []dbsqlc.Benefit{b},
-		Costs:    []dbsqlc.InitiativeCost{{Amount: 6000, Currency: "USD", Recurrence: "once", Period: jan}},
+		Costs:    []dbsqlc.InitiativeCost{{Amount: decimal.NewFromFloat(6000), Currency: "USD", Recurrence: "once", Period: jan}},
 	}
 	now := time.Date(2026, 6, 15, 0, 0, 0, 0, time.UTC)
 	s, f, err := Figures(rows, now, false)
@@ -201,14 +202,14 @@ func TestFigures(t *testing.T) {
 func TestFiguresBothBases(t *testing.T) {
 	jan := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	end := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	b := dbsqlc.Benefit{ID: uuid.New(), Unit: "currency", Currency: new("USD"), Status: "on_track", ExpectedValue: 12000, MeasurementFrequency: "monthly", ExpectedStartDate: jan, ExpectedEndDate: &end}
+	b := dbsqlc.Benefit{ID: uuid.New(), Unit: "currency", Currency: new("USD"), Status: "on_track", ExpectedValue: decimal.NewFromInt(12000), MeasurementFrequency: "monthly", ExpectedStartDate: jan, ExpectedEndDate: &end}
 	rows := valuation.Rows{
 		Settings: settings.Settings{BaseCurrency: "USD", DiscountRate: 0, FiscalYearStartMonth: 1},
 		Benefits: []dbsqlc.Benefit{b},
-		Costs:    []dbsqlc.InitiativeCost{{Amount: 6000, Currency: "USD", Recurrence: "once", Period: jan}},
+		Costs:    []dbsqlc.InitiativeCost{{Amount: decimal.NewFromInt(6000), Currency: "USD", Recurrence: "once", Period: jan}},
 	}
 	for m := range 3 {
-		rows.Actuals = append(rows.Actuals, dbsqlc.BenefitActual{BenefitID: b.ID, Period: jan.AddDate(0, m, 0), Value: 500})
+		rows.Actuals = append(rows.Actuals, dbsqlc.BenefitActual{BenefitID: b.ID, Period: jan.AddDate(0, m, 0), Value: decimal.NewFromInt(500)})
 	}
 	s, _, err := Figures(rows, time.Date(2026, 6, 15, 0, 0, 0, 0, time.UTC), false)
 	if err != nil {

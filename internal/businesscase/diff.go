@@ -9,6 +9,8 @@ package businesscase
 import (
 	"slices"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/money"
@@ -21,10 +23,10 @@ import (
 // left out. Trailing zeros change none of ROI, NPV and payback; the first
 // month does (NPV's t = 0 and payback count from the earliest first month).
 type Item struct {
-	ID     string        `json:"id"`
-	Name   string        `json:"name"`
-	Start  finance.Month `json:"start"`
-	Months []float64     `json:"months"`
+	ID     string            `json:"id"`
+	Name   string            `json:"name"`
+	Start  finance.Month     `json:"start"`
+	Months []decimal.Decimal `json:"months"` // exact; a frozen document of older versions holds JSON numbers, read alike
 }
 
 // Inputs are what a case's ROI, NPV and payback are computed from: frozen
@@ -53,13 +55,13 @@ func InputsOf(r valuation.Rows) (in Inputs, missing []finance.MissingRate, err e
 	if !ok {
 		return in, nil, nil
 	}
-	item := func(id, name string, start finance.Month, series []float64) (Item, bool) {
+	item := func(id, name string, start finance.Month, series []decimal.Decimal) (Item, bool) {
 		if start > h.End {
 			return Item{}, false
 		}
 		start = max(start, h.Start)
 		months := slices.Clone(series[start-h.Start:])
-		for len(months) > 0 && months[len(months)-1] == 0 {
+		for len(months) > 0 && months[len(months)-1].IsZero() {
 			months = months[:len(months)-1]
 		}
 		return Item{ID: id, Name: name, Start: start, Months: months}, true
@@ -130,10 +132,10 @@ type Step struct {
 // amount. No item at all: NPV 0, ROI and payback null (no_costs), as
 // Figures says of an initiative without money benefits or costs.
 func FiguresOf(in Inputs) DiffFigures {
-	return evaluate(in.Benefits, in.Costs, in.DiscountRate)
+	return evaluate(in.Benefits, in.Costs, in.DiscountRate, in.BaseCurrency)
 }
 
-func evaluate(benefits, costs []Item, rate float64) DiffFigures {
+func evaluate(benefits, costs []Item, rate float64, currency string) DiffFigures {
 	out := DiffFigures{DiscountRate: rate}
 	if len(benefits)+len(costs) == 0 {
 		out.NPV.Value = new(0.0)
@@ -147,10 +149,11 @@ func evaluate(benefits, costs []Item, rate float64) DiffFigures {
 		h.End = max(h.End, it.Start.Add(max(len(it.Months), 1)-1))
 	}
 	cf := finance.NewCashFlows(h)
-	place := func(into []float64, items []Item) {
+	place := func(into []decimal.Decimal, items []Item) {
 		for _, it := range items {
 			for i, v := range it.Months {
-				into[int(it.Start-h.Start)+i] += v
+				j := int(it.Start-h.Start) + i
+				into[j] = into[j].Add(v)
 			}
 		}
 	}
@@ -159,11 +162,11 @@ func evaluate(benefits, costs []Item, rate float64) DiffFigures {
 	m := finance.Evaluate(cf, rate)
 	fig := func(r finance.Result) Figure {
 		if v, ok := r.Get(); ok {
-			return Figure{Value: new(money.Round(v))}
+			return Figure{Value: new(money.Percent(v))}
 		}
 		return Figure{Reason: new(string(r.Reason))}
 	}
-	out.ROIPercent, out.NPV, out.PaybackMonths = fig(m.ROIPercent), Figure{Value: new(money.Round(m.NPV))}, fig(m.PaybackMonths)
+	out.ROIPercent, out.NPV, out.PaybackMonths = fig(m.ROIPercent), Figure{Value: new(money.Amount(decimal.NewFromFloat(m.NPV), currency))}, fig(m.PaybackMonths)
 	return out
 }
 
@@ -174,7 +177,7 @@ func ChangeOf(from, to DiffFigures) Change {
 		if a.Value == nil || b.Value == nil {
 			return nil
 		}
-		return new(money.Round(*b.Value - *a.Value))
+		return new(money.PercentOf(decimal.NewFromFloat(*b.Value).Sub(decimal.NewFromFloat(*a.Value))))
 	}
 	return Change{ROIPercent: d(from.ROIPercent, to.ROIPercent), NPV: d(from.NPV, to.NPV), PaybackMonths: d(from.PaybackMonths, to.PaybackMonths)}
 }
@@ -196,7 +199,7 @@ func Attribute(base, target Inputs) []Step {
 	prev := FiguresOf(base)
 	steps := []Step{}
 	add := func(cause Cause, it *Item) {
-		after := evaluate(benefits, costs, rate)
+		after := evaluate(benefits, costs, rate, target.BaseCurrency)
 		s := Step{Cause: cause, Figures: after, Change: ChangeOf(prev, after)}
 		if it != nil {
 			s.BenefitID, s.BenefitName = new(it.ID), new(it.Name)

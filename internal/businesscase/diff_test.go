@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/finance"
 )
@@ -34,16 +36,16 @@ import (
 func TestAttributeGolden(t *testing.T) {
 	m0 := finance.MonthOf(2026, 1)
 	against := businesscase.Inputs{BaseCurrency: "CHF", DiscountRate: 0,
-		Costs: []businesscase.Item{{ID: "c", Name: "C", Start: m0, Months: []float64{1200}}},
+		Costs: []businesscase.Item{{ID: "c", Name: "C", Start: m0, Months: decs(1200)}},
 		Benefits: []businesscase.Item{
-			{ID: "a", Name: "A", Start: m0, Months: []float64{300, 300, 300, 300}},
-			{ID: "b", Name: "B", Start: m0, Months: []float64{100, 100}},
+			{ID: "a", Name: "A", Start: m0, Months: decs(300, 300, 300, 300)},
+			{ID: "b", Name: "B", Start: m0, Months: decs(100, 100)},
 		}}
 	target := businesscase.Inputs{BaseCurrency: "CHF", DiscountRate: 0.12682503013196977,
-		Costs: []businesscase.Item{{ID: "c", Name: "C", Start: m0, Months: []float64{1500}}},
+		Costs: []businesscase.Item{{ID: "c", Name: "C", Start: m0, Months: decs(1500)}},
 		Benefits: []businesscase.Item{
-			{ID: "a", Name: "A", Start: m0, Months: []float64{400, 400, 400, 400}},
-			{ID: "d", Name: "D", Start: m0.Add(1), Months: []float64{200, 200}},
+			{ID: "a", Name: "A", Start: m0, Months: decs(400, 400, 400, 400)},
+			{ID: "d", Name: "D", Start: m0.Add(1), Months: decs(200, 200)},
 		}}
 	show := func(f businesscase.Figure) string {
 		if f.Value == nil {
@@ -97,4 +99,12 @@ func TestAttributeGolden(t *testing.T) {
 	if len(same) != 2 || *same[0].Change.NPV != 0 || *same[1].Change.NPV != 0 {
 		t.Errorf("a case against itself: %+v", same)
 	}
+}
+
+func decs(vs ...float64) []decimal.Decimal {
+	out := make([]decimal.Decimal, len(vs))
+	for i, v := range vs {
+		out[i] = decimal.NewFromFloat(v)
+	}
+	return out
 }

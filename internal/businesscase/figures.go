@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/valuation"
@@ -11,7 +13,7 @@ import (
 
 // Snapshot is the figures of a case's initiative frozen at approval, so an
 // approved version's numbers never move afterwards. Money is in BaseCurrency,
-// rounded to 2 decimals; a figure without a value is null with its reason.
+// rounded once to its minor units; a figure without a value is null with its reason.
 // The headline figures at the top level are on the plan basis; Forecast
 // holds the same figures on the forecast basis (actuals to date, then plan).
 //
@@ -46,10 +48,16 @@ type Snapshot struct {
 	// The initiative detail's figures at the same moment.
 	ExpectedValueToDate *float64 `json:"expected_value_to_date"`
 	RealizedValueToDate *float64 `json:"realized_value_to_date"`
-	BenefitsCount       int      `json:"benefits_count"`
-	CostsCount          int      `json:"costs_count"`
-	StakeholdersCount   int      `json:"stakeholders_count"`
-	StakeholdersAtRisk  int      `json:"stakeholders_at_risk"`
+	// Like for like (from definitions version 2): the expectation of the
+	// periods with an actual, of those without, and the variance.
+	ExpectedMeasuredToDate   *float64 `json:"expected_measured_to_date,omitempty"`
+	ExpectedUnmeasuredToDate *float64 `json:"expected_unmeasured_to_date,omitempty"`
+	Variance                 *float64 `json:"variance,omitempty"`
+	VariancePercent          *float64 `json:"variance_percent,omitempty"`
+	BenefitsCount            int      `json:"benefits_count"`
+	CostsCount               int      `json:"costs_count"`
+	StakeholdersCount        int      `json:"stakeholders_count"`
+	StakeholdersAtRisk       int      `json:"stakeholders_at_risk"`
 }
 
 // BasisFigures are a snapshot's headline figures on one basis (as the ROI
@@ -93,11 +101,11 @@ func (s Snapshot) Plan() BasisFigures {
 		PaybackMonths: s.PaybackMonths, PaybackReason: s.PaybackReason, ROIPercent: s.ROIPercent, ROIReason: s.ROIReason}
 }
 
-// basisFigures is the headline figures of cf on basis at an annual rate.
-func basisFigures(cf finance.CashFlows, basis finance.Basis, rate float64) BasisFigures {
+// basisFigures is the headline figures of cf on basis at an annual rate, money rounded to currency.
+func basisFigures(cf finance.CashFlows, basis finance.Basis, rate float64, currency string) BasisFigures {
 	ev := finance.Evaluate(cf, rate)
-	f := BasisFigures{Basis: basis.String(), TotalBenefits: money.Round(ev.TotalBenefits), TotalCosts: money.Round(ev.TotalCosts),
-		NPV: money.Round(ev.NPV), IRRRoots: append([]float64{}, ev.IRRRoots...)}
+	f := BasisFigures{Basis: basis.String(), TotalBenefits: money.Amount(ev.TotalBenefits, currency), TotalCosts: money.Amount(ev.TotalCosts, currency),
+		NPV: money.Amount(decimal.NewFromFloat(ev.NPV), currency), IRRRoots: append([]float64{}, ev.IRRRoots...)}
 	f.IRR, f.IRRReason = result(ev.IRR, false)
 	f.MIRR, f.MIRRReason = result(ev.MIRR, false)
 	f.PaybackMonths, f.PaybackReason = result(ev.PaybackMonths, false)
@@ -120,10 +128,13 @@ func Figures(r valuation.Rows, now time.Time, archived bool) (Snapshot, Facts, e
 	}
 	benefits, costs := valuation.MoneyBenefits(r), valuation.Costs(r)
 	m := detail.Metrics
+	base := r.Settings.BaseCurrency
 	s := Snapshot{
 		DefinitionsVersion: finance.DefinitionsVersion, Basis: finance.BasisExpected.String(), IRRRoots: []float64{},
-		AsOf: now.UTC(), BaseCurrency: r.Settings.BaseCurrency, DiscountRate: r.Settings.DiscountRate,
-		ExpectedValueToDate: round(m.ExpectedToDate), RealizedValueToDate: round(m.RealizedToDate),
+		AsOf: now.UTC(), BaseCurrency: base, DiscountRate: r.Settings.DiscountRate,
+		ExpectedValueToDate: money.AmountPtr(m.ExpectedToDate, base), RealizedValueToDate: money.AmountPtr(m.RealizedToDate, base),
+		ExpectedMeasuredToDate: money.AmountPtr(m.ExpectedMeasured, base), ExpectedUnmeasuredToDate: money.AmountPtr(m.ExpectedUnmeasured, base),
+		Variance: money.AmountPtr(m.Variance, base), VariancePercent: percentPtr(m.VariancePercent),
 		BenefitsCount: m.BenefitsCount, CostsCount: len(r.Costs), StakeholdersCount: m.StakeholdersCount, StakeholdersAtRisk: m.StakeholdersAtRisk,
 	}
 	missing := m.MissingFXRates
@@ -133,11 +144,11 @@ func Figures(r valuation.Rows, now time.Time, archived bool) (Snapshot, Facts, e
 		forecast, miss := finance.BuildCashFlows(h, benefits, costs, finance.BasisActual, fx)
 		missing = mergeMissing(missing, miss)
 		s.HorizonStart, s.HorizonEnd = new(h.Start.String()), new(h.End.String())
-		plan := basisFigures(cf, finance.BasisExpected, r.Settings.DiscountRate)
+		plan := basisFigures(cf, finance.BasisExpected, r.Settings.DiscountRate, base)
 		s.TotalBenefits, s.TotalCosts, s.NPV = plan.TotalBenefits, plan.TotalCosts, plan.NPV
 		s.IRR, s.IRRReason, s.IRRRoots, s.MIRR, s.MIRRReason = plan.IRR, plan.IRRReason, plan.IRRRoots, plan.MIRR, plan.MIRRReason
 		s.PaybackMonths, s.PaybackReason, s.ROIPercent, s.ROIReason = plan.PaybackMonths, plan.PaybackReason, plan.ROIPercent, plan.ROIReason
-		s.Forecast = new(basisFigures(forecast, finance.BasisActual, r.Settings.DiscountRate))
+		s.Forecast = new(basisFigures(forecast, finance.BasisActual, r.Settings.DiscountRate, base))
 	} else {
 		noCosts := func() *string { return new(string(finance.NoCosts)) }
 		s.IRRReason, s.MIRRReason, s.PaybackReason, s.ROIReason = noCosts(), noCosts(), noCosts(), noCosts()
@@ -146,11 +157,11 @@ func Figures(r valuation.Rows, now time.Time, archived bool) (Snapshot, Facts, e
 	return s, f, nil
 }
 
-func round(v *float64) *float64 {
+func percentPtr(v *decimal.Decimal) *float64 {
 	if v == nil {
 		return nil
 	}
-	return new(money.Round(*v))
+	return new(money.PercentOf(*v))
 }
 
 // result splits a finance.Result into value and reason; money-like values
@@ -158,7 +169,7 @@ func round(v *float64) *float64 {
 func result(r finance.Result, rounded bool) (*float64, *string) {
 	if v, ok := r.Get(); ok {
 		if rounded {
-			v = money.Round(v)
+			v = money.Percent(v)
 		}
 		return &v, nil
 	}

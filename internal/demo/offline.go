@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/settings"
@@ -47,7 +48,7 @@ func (p Portfolio) StoredCase(initiative string, index int, now time.Time) (Stor
 	s.Rows.Settings = settings.Defaults
 	for cur, rate := range p.FX {
 		for m := range 72 {
-			s.Rows.Rates = append(s.Rows.Rates, dbsqlc.FxRate{TenantID: tenant, Currency: cur, Period: at(m), Rate: rate})
+			s.Rows.Rates = append(s.Rows.Rates, dbsqlc.FxRate{TenantID: tenant, Currency: cur, Period: at(m), Rate: decimal.NewFromFloat(rate)})
 		}
 	}
 	slices.SortFunc(s.Rows.Rates, func(a, b dbsqlc.FxRate) int {
@@ -58,7 +59,7 @@ func (p Portfolio) StoredCase(initiative string, index int, now time.Time) (Stor
 	})
 	for _, b := range in.Benefits {
 		row := dbsqlc.Benefit{TenantID: tenant, ID: id(in.Name + "/" + b.Name), InitiativeID: s.Initiative.ID, Name: b.Name, Category: b.Category,
-			Unit: b.Unit, ExpectedValue: b.ExpectedValue, MeasurementFrequency: b.Frequency, ExpectedStartDate: at(b.StartOffset), Status: "active"}
+			Unit: b.Unit, ExpectedValue: decimal.NewFromFloat(b.ExpectedValue), MeasurementFrequency: b.Frequency, ExpectedStartDate: at(b.StartOffset), Status: "active"}
 		if b.Currency != "" {
 			row.Currency = new(b.Currency)
 		}
@@ -68,12 +69,12 @@ func (p Portfolio) StoredCase(initiative string, index int, now time.Time) (Stor
 			step = 3
 		}
 		for k := range b.ActualPeriods {
-			s.Rows.Actuals = append(s.Rows.Actuals, dbsqlc.BenefitActual{TenantID: tenant, BenefitID: row.ID, Period: at(b.StartOffset + k*step), Value: b.Actual(k)})
+			s.Rows.Actuals = append(s.Rows.Actuals, dbsqlc.BenefitActual{TenantID: tenant, BenefitID: row.ID, Period: at(b.StartOffset + k*step), Value: decimal.NewFromFloat(b.Actual(k))})
 		}
 	}
 	for _, c := range in.Costs {
 		row := dbsqlc.InitiativeCost{TenantID: tenant, ID: id(in.Name + "/" + c.Name), InitiativeID: s.Initiative.ID, Name: c.Name, Category: c.Category,
-			Amount: c.Amount, Currency: c.Currency, Recurrence: c.Recurrence, Period: at(c.StartOffset)}
+			Amount: decimal.NewFromFloat(c.Amount), Currency: c.Currency, Recurrence: c.Recurrence, Period: at(c.StartOffset)}
 		if c.Months > 0 {
 			row.EndPeriod = new(at(c.StartOffset + c.Months - 1))
 		}

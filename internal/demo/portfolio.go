@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/valuecase/valuecase/internal/money"
 )
 
 // Portfolio is what the seed creates, relative to a month "now".
@@ -214,7 +216,7 @@ func (b Benefit) Actual(i int) float64 {
 		ramp += (b.RampTo - b.RampFrom) * float64(i) / float64(b.ActualPeriods-1)
 	}
 	wobble := 0.03 * math.Sin(float64(i)*1.7)
-	return math.Round(b.PeriodValue()*(ramp+wobble)*100) / 100
+	return money.RoundFloat(b.PeriodValue()*(ramp+wobble), 2)
 }
 
 // month returns YYYY-MM of the month offset months after first.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -182,13 +183,13 @@ func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, p
 	if err != nil {
 		return nil, err
 	}
-	c.Benefits = benefitRows(rows, fx, current)
+	c.Benefits, c.BenefitsTotal = benefitRows(rows, fx, current)
 	c.Costs = costRows(rows, fx, snap)
 	cf, ok := caseCashFlow(rows, fx, snap)
 	if ok {
 		c.Figures.HorizonMonths = len(cf.Benefits)
-		c.CashFlow = cashFlowMonths(cf, snap.PaybackMonths)
-		c.Periods = quarters(cf, valuation.MoneyBenefits(rows), fx, current)
+		c.CashFlow = cashFlowMonths(cf, snap.PaybackMonths, snap.BaseCurrency)
+		c.Periods = quarters(cf, valuation.MoneyBenefits(rows), fx, current, snap.BaseCurrency)
 		best, worst := cf.Shocked(analytics.BestCase), cf.Shocked(analytics.WorstCase)
 		c.Sensitivity.BestROIPercent = scenario(best)
 		c.Sensitivity.WorstROIPercent = scenario(worst)
@@ -242,7 +243,7 @@ func caseCashFlow(rows valuation.Rows, fx finance.FX, snap businesscase.Snapshot
 func scenario(cf finance.CashFlows) render.Figure {
 	r := finance.ROIPercent(cf.TotalBenefits(), cf.TotalCosts())
 	if v, ok := r.Get(); ok {
-		return render.Figure{Value: new(money.Round(v))}
+		return render.Figure{Value: new(money.Percent(v))}
 	}
 	return render.Figure{Reason: string(r.Reason)}
 }
@@ -263,14 +264,15 @@ func basisFigures(b *businesscase.BasisFigures) *render.BasisFigures {
 // the payback month is the month the payback falls in (the break-even
 // month: month ⌈payback⌉, the first when payback is 0), only when payback
 // exists.
-func cashFlowMonths(cf finance.CashFlows, payback *float64) render.CashFlow {
+func cashFlowMonths(cf finance.CashFlows, payback *float64, base string) render.CashFlow {
 	var out render.CashFlow
-	cum := 0.0
+	cum := decimal.Zero
 	for i := range cf.Benefits {
-		net := cf.Benefits[i] - cf.Costs[i]
-		cum += net
+		net := cf.Benefits[i].Sub(cf.Costs[i])
+		cum = cum.Add(net)
 		out.Months = append(out.Months, render.CashFlowMonth{
-			Label: cf.Start.Add(i).String(), Benefits: cf.Benefits[i], Costs: cf.Costs[i], Net: net, Cumulative: cum,
+			Label: cf.Start.Add(i).String(), Benefits: money.Amount(cf.Benefits[i], base), Costs: money.Amount(cf.Costs[i], base),
+			Net: money.Amount(net, base), Cumulative: money.Amount(cum, base),
 		})
 	}
 	if payback != nil && len(out.Months) > 0 {
@@ -284,29 +286,34 @@ func cashFlowMonths(cf finance.CashFlows, payback *float64) render.CashFlow {
 // actuals recorded in the quarter (converted at each period's rate), nil
 // when none is recorded there yet or the quarter starts after the current
 // month (a gap in the chart, never a zero).
-func quarters(cf finance.CashFlows, benefits []finance.Benefit, fx finance.FX, current finance.Month) []render.PeriodValue {
-	actual := map[finance.Month]float64{}
+func quarters(cf finance.CashFlows, benefits []finance.Benefit, fx finance.FX, current finance.Month, base string) []render.PeriodValue {
+	actual := map[finance.Month]decimal.Decimal{}
 	for _, b := range benefits {
 		for _, p := range slices.Sorted(maps.Keys(b.Actuals)) {
 			if p > current {
 				continue
 			}
 			if v, ok := fx.Convert(b.Currency, p, b.Actuals[p]); ok {
-				actual[p.QuarterStart()] += v
+				actual[p.QuarterStart()] = actual[p.QuarterStart()].Add(v)
 			}
 		}
 	}
 	var out []render.PeriodValue
+	var expected []decimal.Decimal
 	for i := range cf.Benefits {
 		m := cf.Start.Add(i)
 		if i == 0 || m.QuarterStart() == m {
 			q := m.QuarterStart()
 			out = append(out, render.PeriodValue{Label: fmt.Sprintf("Q%d %d", (int(q.MonthOfYear())-1)/3+1, q.Year())})
+			expected = append(expected, decimal.Zero)
 			if v, ok := actual[q]; ok {
-				out[len(out)-1].Actual = new(v)
+				out[len(out)-1].Actual = new(money.Amount(v, base))
 			}
 		}
-		out[len(out)-1].Expected += cf.Benefits[i]
+		expected[len(expected)-1] = expected[len(expected)-1].Add(cf.Benefits[i])
+	}
+	for i, e := range expected {
+		out[i].Expected = money.Amount(e, base)
 	}
 	return out
 }
@@ -315,7 +322,8 @@ func quarters(cf finance.CashFlows, benefits []finance.Benefit, fx finance.FX, c
 // result, then every input row (benefits, costs, rates) behind them.
 func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapshot, cf finance.CashFlows, ok bool) []render.Calculation {
 	cur := snap.BaseCurrency
-	money := func(v float64) string { return render.FormatMoney(v, cur) }
+	amount := func(v float64) string { return render.FormatMoney(v, cur) }
+	exact := func(v decimal.Decimal) string { return render.FormatMoney(money.Amount(v, cur), cur) }
 	opt := func(f render.Figure, format func(float64) string) string {
 		if f.Value == nil {
 			return "not defined: " + strings.ReplaceAll(f.Reason, "_", " ")
@@ -337,18 +345,18 @@ func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapsho
 				{Name: "Money benefits", Value: fmt.Sprint(len(valuation.MoneyBenefits(rows)))},
 				{Name: "Cost lines", Value: fmt.Sprint(len(rows.Costs))},
 			},
-			Result: "total benefits " + money(snap.TotalBenefits) + ", total costs " + money(snap.TotalCosts),
+			Result: "total benefits " + amount(snap.TotalBenefits) + ", total costs " + amount(snap.TotalCosts),
 		},
 		render.Calculation{
 			Name: "Return on investment", Formula: "ROI = (B − C) ÷ C × 100",
-			Inputs: []render.CalcInput{{Name: "B, total benefits", Value: money(snap.TotalBenefits)}, {Name: "C, total costs", Value: money(snap.TotalCosts)}},
+			Inputs: []render.CalcInput{{Name: "B, total benefits", Value: amount(snap.TotalBenefits)}, {Name: "C, total costs", Value: amount(snap.TotalCosts)}},
 			Result: opt(c.Figures.ROIPercent, pct),
 		},
 		render.Calculation{
 			Name: "Net present value", Formula: "NPV = Σₜ CFₜ ÷ (1 + rₘ)^t, t = 0 for the first month; rₘ = (1 + r)^(1/12) − 1",
 			Inputs: []render.CalcInput{{Name: "r, annual discount rate", Value: pct(snap.DiscountRate * 100)},
 				{Name: "rₘ, monthly rate", Value: fmt.Sprintf("%.6f", finance.MonthlyRate(snap.DiscountRate))}, {Name: "Horizon", Value: horizon}},
-			Result: money(snap.NPV),
+			Result: amount(snap.NPV),
 		},
 		render.Calculation{
 			Name: "Internal rate of return", Formula: "IRR = (1 + x)^12 − 1, where x solves Σₜ CFₜ ÷ (1 + x)^t = 0; not defined when several x do",
@@ -368,14 +376,14 @@ func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapsho
 	if pm := c.CashFlow.PaybackMonth; pm != nil && *pm > 0 {
 		m := c.CashFlow.Months[*pm]
 		payback.Inputs = []render.CalcInput{{Name: "j", Value: fmt.Sprintf("%d (%s)", *pm, c.CashFlow.Months[*pm-1].Label)},
-			{Name: "Cⱼ", Value: money(c.CashFlow.Months[*pm-1].Cumulative)}, {Name: "CFⱼ₊₁", Value: money(m.Net)}}
+			{Name: "Cⱼ", Value: amount(c.CashFlow.Months[*pm-1].Cumulative)}, {Name: "CFⱼ₊₁", Value: amount(m.Net)}}
 	}
 	out = append(out, payback)
 	if f := c.Figures.Forecast; f != nil {
 		out = append(out, render.Calculation{
 			Name:    "Forecast basis",
 			Formula: "the same figures on the monthly cash flow with each benefit's actual where recorded through the latest actual, its expected value elsewhere",
-			Inputs: []render.CalcInput{{Name: "ROI", Value: opt(f.ROIPercent, pct)}, {Name: "NPV", Value: opt(f.NPV, money)},
+			Inputs: []render.CalcInput{{Name: "ROI", Value: opt(f.ROIPercent, pct)}, {Name: "NPV", Value: opt(f.NPV, amount)},
 				{Name: "IRR", Value: opt(f.IRR, func(v float64) string { return pct(v * 100) })},
 				{Name: "MIRR", Value: opt(f.MIRR, func(v float64) string { return pct(v * 100) })}},
 			Result: "payback " + opt(f.PaybackMonths, render.FormatMonths),
@@ -390,7 +398,7 @@ func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapsho
 		}
 		if ok {
 			sh := cf.Shocked(s)
-			k.Inputs = append(k.Inputs, render.CalcInput{Name: "B × fb", Value: money(sh.TotalBenefits())}, render.CalcInput{Name: "C × fc", Value: money(sh.TotalCosts())})
+			k.Inputs = append(k.Inputs, render.CalcInput{Name: "B × fb", Value: exact(sh.TotalBenefits())}, render.CalcInput{Name: "C × fc", Value: exact(sh.TotalCosts())})
 		}
 		return k
 	}
@@ -400,13 +408,22 @@ func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapsho
 		if v == nil {
 			return "not defined: missing exchange rates"
 		}
-		return money(*v)
+		return amount(*v)
 	}
 	out = append(out, render.Calculation{
 		Name: "Value to date", Formula: "expected: Σ expected values of the periods through the current month; realised: Σ actuals recorded for those periods",
 		Inputs: []render.CalcInput{{Name: "Current month", Value: finance.MonthOfTime(snap.AsOf).String()}},
 		Result: "expected " + toDate(snap.ExpectedValueToDate) + ", realised " + toDate(snap.RealizedValueToDate),
 	})
+	if snap.DefinitionsVersion >= render.LikeForLikeVersion {
+		out = append(out, render.Calculation{
+			Name: "Variance to date", Formula: "like for like: variance = Σ actuals − Σ expected of the periods that have an actual; variance % = variance ÷ that expected × 100; " +
+				"the periods without an actual are shown apart (not yet measured), never as a shortfall",
+			Inputs: []render.CalcInput{{Name: "Expected, measured periods", Value: toDate(snap.ExpectedMeasuredToDate)},
+				{Name: "Expected, not yet measured", Value: toDate(snap.ExpectedUnmeasuredToDate)}, {Name: "Actual", Value: toDate(snap.RealizedValueToDate)}},
+			Result: toDate(snap.Variance) + " (" + opt(render.Figure{Value: snap.VariancePercent, Reason: "nothing_measured_yet"}, pct) + ")",
+		})
+	}
 
 	// The inputs: every benefit, cost line and rate the figures read.
 	plans := valuation.PlansByBenefit(rows.Plans)
@@ -427,7 +444,7 @@ func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapsho
 	}
 	for _, x := range rows.Costs {
 		in := []render.CalcInput{
-			{Name: "Amount per charge", Value: render.FormatMoney(x.Amount, x.Currency)},
+			{Name: "Amount per charge", Value: render.FormatMoney(money.Amount(x.Amount, x.Currency), x.Currency)},
 			{Name: "Recurrence", Value: x.Recurrence},
 			{Name: "From", Value: x.Period.Format("2006-01")},
 			{Name: "To", Value: endText(x.EndPeriod)},
@@ -440,7 +457,7 @@ func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapsho
 			if r.Currency == cur {
 				continue
 			}
-			k.Inputs = append(k.Inputs, render.CalcInput{Name: r.Currency + " " + r.Period.Format("2006-01"), Value: fmt.Sprintf("%.6f", r.Rate)})
+			k.Inputs = append(k.Inputs, render.CalcInput{Name: r.Currency + " " + r.Period.Format("2006-01"), Value: r.Rate.String()})
 		}
 		k.Result = fmt.Sprintf("%d rates", len(k.Inputs))
 		out = append(out, k)
@@ -462,9 +479,9 @@ func roots(rs []float64) string {
 
 func benefitAmount(b dbsqlc.Benefit) string {
 	if b.Currency != nil {
-		return render.FormatMoney(b.ExpectedValue, *b.Currency)
+		return render.FormatMoney(money.Amount(b.ExpectedValue, *b.Currency), *b.Currency)
 	}
-	return fmt.Sprintf("%s %s", render.FormatAmount(b.ExpectedValue), b.Unit)
+	return fmt.Sprintf("%s %s", b.ExpectedValue.String(), b.Unit)
 }
 
 func endText(t *time.Time) string {

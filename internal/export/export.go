@@ -23,6 +23,7 @@ import (
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/render"
 	"github.com/valuecase/valuecase/internal/validation"
@@ -277,29 +278,42 @@ func (s Store) Snapshot(ctx context.Context, tenantID, caseID uuid.UUID, now tim
 }
 
 // benefitRows are the money benefits (unit currency, not cancelled: what the
-// figures add up) expected and realised to date in the base currency, as the
-// initiative detail computes them. Amounts in other units or currencies never
-// enter the table's base-currency columns raw; a benefit whose rates are
-// missing is left out (the snapshot lists the missing rates).
-func benefitRows(rows valuation.Rows, fx finance.FX, current finance.Month) []render.Benefit {
-	var out []render.Benefit
+// figures add up) compared like for like to date in the base currency, as
+// the initiative detail compares them (finance.Benefit.CompareToDate), each
+// amount rounded once to the base currency's minor units; total is the
+// table's total from the exact sums (the detail's figures), nil when a rate
+// is missing. Amounts in other units or currencies never enter the table's
+// base-currency columns raw; a benefit whose rates are missing is left out
+// (the snapshot lists the missing rates).
+func benefitRows(rows valuation.Rows, fx finance.FX, current finance.Month) (out []render.Benefit, total *render.Benefit) {
+	base := rows.Settings.BaseCurrency
+	var all finance.Comparison
+	complete := true
 	rows.EachMoneyBenefit(func(b dbsqlc.Benefit, fb finance.Benefit) {
-		expected, missE := valuation.ExpectedToDate([]finance.Benefit{fb}, current, fx)
-		realized, missR := valuation.RealizedToDate([]finance.Benefit{fb}, current, fx)
-		if len(missE)+len(missR) > 0 {
+		c, missing := fb.CompareToDate(current, fx)
+		if len(missing) > 0 {
+			complete = false
 			return
 		}
-		row := render.Benefit{Name: b.Name, Category: b.Category, Expected: expected}
-		if len(fb.Actuals) > 0 {
-			variance := realized - expected
-			row.Actual, row.Variance = new(realized), new(variance)
-			if expected != 0 {
-				row.VariancePercent = new(variance / expected * 100)
-			}
-		}
-		out = append(out, row)
+		all.Merge(c)
+		out = append(out, comparisonRow(b.Name, b.Category, c, base))
 	})
-	return out
+	if complete {
+		total = new(comparisonRow("Total", "", all, base))
+	}
+	return out, total
+}
+
+// comparisonRow is a benefits table row of c, rounded for the document.
+func comparisonRow(name, category string, c finance.Comparison, base string) render.Benefit {
+	row := render.Benefit{Name: name, Category: category, Expected: money.Amount(c.Expected, base), Unmeasured: money.Amount(c.Unmeasured, base)}
+	if c.Measured > 0 {
+		row.Actual, row.Variance = new(money.Amount(c.Actual, base)), new(money.Amount(c.Variance(), base))
+		if p := c.VariancePercent(); p != nil {
+			row.VariancePercent = new(money.PercentOf(*p))
+		}
+	}
+	return row
 }
 
 // costRows are the cost lines, each the total of its charges over the
@@ -321,7 +335,7 @@ func costRows(rows valuation.Rows, fx finance.FX, snap businesscase.Snapshot) []
 		if len(missing) > 0 {
 			continue
 		}
-		out = append(out, render.Cost{Name: x.Name, Category: x.Category, Timing: x.Recurrence, Amount: cf.TotalCosts()})
+		out = append(out, render.Cost{Name: x.Name, Category: x.Category, Timing: x.Recurrence, Amount: money.Amount(cf.TotalCosts(), rows.Settings.BaseCurrency)})
 	}
 	return out
 }

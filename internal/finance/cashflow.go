@@ -1,24 +1,26 @@
 package finance
 
 import (
-	"cmp"
 	"slices"
+
+	"github.com/shopspring/decimal"
 )
 
-// CashFlows is one number per month over [Start, Start+len-1], in the base
-// currency. Benefits and Costs are kept apart (ROI and the sensitivity shocks
-// need both); costs are stored as the positive amounts charged and enter the
+// CashFlows is one amount per month over [Start, Start+len-1], in the base
+// currency, exact (decimal): sums and conversions never lose a cent; only
+// discounting and root-finding (NPV, IRR) work on NetFloat. Benefits and
+// Costs are kept apart (ROI and the sensitivity shocks need both); costs are stored as the positive amounts charged and enter the
 // net flow negatively: Net()[t] = Benefits[t] − Costs[t]. Both slices always
 // have the same length.
 type CashFlows struct {
 	Start    Month
-	Benefits []float64
-	Costs    []float64
+	Benefits []decimal.Decimal
+	Costs    []decimal.Decimal
 }
 
 // NewCashFlows is an all-zero series over h.
 func NewCashFlows(h Horizon) CashFlows {
-	return CashFlows{Start: h.Start, Benefits: make([]float64, h.Len()), Costs: make([]float64, h.Len())}
+	return CashFlows{Start: h.Start, Benefits: make([]decimal.Decimal, h.Len()), Costs: make([]decimal.Decimal, h.Len())}
 }
 
 // Horizon is the months cf covers.
@@ -27,26 +29,37 @@ func (cf CashFlows) Horizon() Horizon {
 }
 
 // Net is the signed monthly flow: benefits positive, costs negative.
-func (cf CashFlows) Net() []float64 {
-	out := make([]float64, len(cf.Benefits))
+func (cf CashFlows) Net() []decimal.Decimal {
+	out := make([]decimal.Decimal, len(cf.Benefits))
 	for i := range out {
-		out[i] = cf.Benefits[i] - cf.Costs[i]
+		out[i] = cf.Benefits[i].Sub(cf.Costs[i])
+	}
+	return out
+}
+
+// NetFloat is Net as float64, the input of discounting and root-finding
+// (NPV, IRR, payback interpolation): the one place amounts leave decimals.
+func (cf CashFlows) NetFloat() []float64 {
+	out := make([]float64, len(cf.Benefits))
+	for i, v := range cf.Net() {
+		out[i] = v.InexactFloat64()
 	}
 	return out
 }
 
 // TotalBenefits is the undiscounted sum of the benefits.
-func (cf CashFlows) TotalBenefits() float64 { return sum(cf.Benefits) }
+func (cf CashFlows) TotalBenefits() decimal.Decimal { return total(cf.Benefits) }
 
 // TotalCosts is the undiscounted sum of the costs (a positive number).
-func (cf CashFlows) TotalCosts() float64 { return sum(cf.Costs) }
+func (cf CashFlows) TotalCosts() decimal.Decimal { return total(cf.Costs) }
 
-func sum(xs []float64) float64 {
-	s := 0.0
+// total is the exact sum of xs.
+func total(xs []decimal.Decimal) decimal.Decimal {
+	var s exactSum
 	for _, x := range xs {
-		s += x
+		s.add(x)
 	}
-	return s
+	return s.value()
 }
 
 // Through is cf cut after month m (the months up to and including m), e.g.
@@ -95,7 +108,7 @@ func ParseBasis(name string) (b Basis, ok bool) {
 // callers that have one currency only).
 type FX struct {
 	Base string
-	Rate func(currency string, m Month) (float64, bool)
+	Rate func(currency string, m Month) (decimal.Decimal, bool)
 }
 
 // MissingRate is a (currency, month) an amount needed and FX had no rate for.
@@ -105,20 +118,22 @@ type MissingRate struct {
 }
 
 // Convert returns amount, in currency, as base-currency units at the rate of
-// month m. ok is false when that rate is missing: the caller must then leave
-// the amount out and say so (MissingRate), never add it unconverted.
-func (fx FX) Convert(currency string, m Month, amount float64) (value float64, ok bool) {
-	if amount == 0 || (fx.Base == "" && fx.Rate == nil) || currency == fx.Base {
+// month m, exactly (amount × rate, not rounded: rounding happens once, at
+// the edge, after summing). ok is false when that rate is missing: the
+// caller must then leave the amount out and say so (MissingRate), never add
+// it unconverted.
+func (fx FX) Convert(currency string, m Month, amount decimal.Decimal) (value decimal.Decimal, ok bool) {
+	if amount.IsZero() || (fx.Base == "" && fx.Rate == nil) || currency == fx.Base {
 		return amount, true
 	}
 	if fx.Rate == nil {
-		return 0, false
+		return decimal.Zero, false
 	}
 	rate, ok := fx.Rate(currency, m)
 	if !ok {
-		return 0, false
+		return decimal.Zero, false
 	}
-	return amount * rate, true
+	return amount.Mul(rate), true
 }
 
 // BuildCashFlows builds the monthly series of an initiative over h from its
@@ -131,35 +146,87 @@ func (fx FX) Convert(currency string, m Month, amount float64) (value float64, o
 func BuildCashFlows(h Horizon, benefits []Benefit, costs []Cost, basis Basis, fx FX) (cf CashFlows, missing []MissingRate) {
 	cf = NewCashFlows(h)
 	seen := map[MissingRate]bool{}
-	add := func(into []float64, currency string, amounts []float64) {
+	benefitSums, costSums := make([]exactSum, h.Len()), make([]exactSum, h.Len())
+	add := func(into []exactSum, currency string, amounts []decimal.Decimal) {
 		for i, a := range amounts {
+			if a.IsZero() {
+				continue
+			}
 			m := h.Start.Add(i)
 			v, ok := fx.Convert(currency, m, a)
 			if !ok {
 				seen[MissingRate{currency, m}] = true
 				continue
 			}
-			into[i] += v
+			into[i].add(v)
 		}
 	}
 	through, anyActual := LastActual(benefits)
+	// An even spread that needs no conversion is the same amount in every
+	// period of a run of months: it enters a difference series (+ at its
+	// first period, − after its last) rather than month by month, which a
+	// portfolio of thousands of benefits over 60 months makes worthwhile.
+	runs := make([]exactSum, h.Len()+3)
 	for _, b := range benefits {
-		if basis == BasisActual && anyActual {
-			add(cf.Benefits, b.Currency, b.Realised(h, through))
-		} else {
-			add(cf.Benefits, b.Currency, b.Expected(h))
+		switch {
+		case basis == BasisActual && anyActual && len(b.Actuals) > 0:
+			add(benefitSums, b.Currency, b.Realised(h, through))
+		case b.Plan == nil && (b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)):
+			b.addSpread(h, runs)
+		default:
+			add(benefitSums, b.Currency, b.Expected(h))
+		}
+	}
+	var step [3]exactSum // running sums of the difference series, per month of the quarter
+	for i := range cf.Benefits {
+		step[i%3].add(runs[i].value())
+		if runs[i].started || step[i%3].started {
+			benefitSums[i].add(step[i%3].value())
 		}
 	}
 	for _, c := range costs {
-		add(cf.Costs, c.Currency, c.Schedule(h))
+		add(costSums, c.Currency, c.Schedule(h))
+	}
+	for i := range cf.Benefits {
+		cf.Benefits[i], cf.Costs[i] = benefitSums[i].value(), costSums[i].value()
 	}
 	for m := range seen {
 		missing = append(missing, m)
 	}
-	slices.SortFunc(missing, func(a, b MissingRate) int {
-		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
-	})
-	return cf, missing
+	return cf, sortMissingRates(missing)
+}
+
+// addSpread adds b's even spread over h to the difference series runs
+// (index i: month h.Start+i; a period's amount recurs every 3 indexes, so a
+// monthly benefit enters the three series of its months): + at its first
+// period in h, − three indexes after its last.
+func (b Benefit) addSpread(h Horizon, runs []exactSum) {
+	first, last, open := b.periodRange()
+	hi := h.End
+	if !open {
+		hi = min(hi, last)
+	}
+	lo := max(first, h.Start)
+	if b.Frequency.PeriodOf(lo) != lo { // the first quarter starting inside h
+		lo = b.Frequency.PeriodOf(lo).Add(3)
+	}
+	if lo > hi {
+		return
+	}
+	spread := b.spread()
+	lastPeriod := b.Frequency.PeriodOf(hi)
+	step := 12 / b.Frequency.periodsPerYear()
+	for r := 0; r < 3; r += step { // monthly: each month of the quarter; quarterly: its first
+		from, to := lo.Add(r), lastPeriod
+		for to >= from && int(to-from)%3 != 0 {
+			to = to.Add(-1)
+		}
+		if from > hi || to < from {
+			continue
+		}
+		runs[from-h.Start].add(spread)
+		runs[to-h.Start+3].add(spread.Neg())
+	}
 }
 
 // Shock is a sensitivity scenario: benefits × BenefitFactor, costs ×
@@ -180,13 +247,14 @@ var Baseline = Shock{BenefitFactor: 1, CostFactor: 1}
 // BenefitDelayMonths months carry no benefit. A negative delay moves
 // benefits earlier, dropping those pushed before the start. cf is unchanged.
 func (cf CashFlows) Shocked(s Shock) CashFlows {
-	out := CashFlows{Start: cf.Start, Benefits: make([]float64, len(cf.Benefits)), Costs: make([]float64, len(cf.Costs))}
+	out := NewCashFlows(cf.Horizon())
+	benefitFactor, costFactor := decimal.NewFromFloat(s.BenefitFactor), decimal.NewFromFloat(s.CostFactor)
 	for i, c := range cf.Costs {
-		out.Costs[i] = c * s.CostFactor
+		out.Costs[i] = c.Mul(costFactor)
 	}
 	for i, b := range cf.Benefits {
 		if j := i + s.BenefitDelayMonths; j >= 0 && j < len(out.Benefits) {
-			out.Benefits[j] = b * s.BenefitFactor
+			out.Benefits[j] = b.Mul(benefitFactor)
 		}
 	}
 	return out

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // The golden cases and their figures come from testdata/oracle.py, an
@@ -52,12 +54,12 @@ func loadGolden(tb testing.TB) []goldenCase {
 // goldenCashFlows splits a net series into benefits (the positive flows)
 // and costs (the negative ones, as positive charges).
 func goldenCashFlows(net []float64) CashFlows {
-	cf := CashFlows{Start: MonthOf(2026, 1), Benefits: make([]float64, len(net)), Costs: make([]float64, len(net))}
+	cf := NewCashFlows(Horizon{MonthOf(2026, 1), MonthOf(2026, 1).Add(len(net) - 1)})
 	for t, v := range net {
 		if v < 0 {
-			cf.Costs[t] = -v
+			cf.Costs[t] = decimal.NewFromFloat(-v)
 		} else {
-			cf.Benefits[t] = v
+			cf.Benefits[t] = decimal.NewFromFloat(v)
 		}
 	}
 	return cf

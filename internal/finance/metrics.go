@@ -3,6 +3,8 @@ package finance
 import (
 	"math"
 	"strconv"
+
+	"github.com/shopspring/decimal"
 )
 
 // Reason says why a figure has no value.
@@ -92,50 +94,44 @@ func NPV(net []float64, annualRate float64) float64 {
 // When no C_k is negative, payback is 0 if something was invested (cf has
 // costs) and absent (NoCosts) otherwise: nothing was at stake.
 //
-// The cumulative flow is summed with Neumaier's compensation, so its sign
-// is that of the exact sum of the flows (as the golden oracle computes it)
-// unless that sum is within a few ulps of 0, not merely within the error
-// of a plain running sum over a long series.
+// The cumulative flow is summed exactly (decimals), so its sign is that of
+// the exact sum of the flows, as the golden oracle computes it; only the
+// interpolation inside the payback month is in float64.
 func PaybackMonths(cf CashFlows) Result {
 	net := cf.Net()
-	last, lastCum := -1, 0.0 // the last month index whose cumulative flow is < 0, and that flow
-	var cum, comp float64
+	last := -1 // the last month index whose cumulative flow is < 0
+	var cum, lastCum decimal.Decimal
 	for i, x := range net {
-		t := cum + x
-		if math.Abs(cum) >= math.Abs(x) {
-			comp += (cum - t) + x
-		} else {
-			comp += (x - t) + cum
-		}
-		cum = t
-		if c := cum + comp; c < 0 {
-			last, lastCum = i, c
+		cum = cum.Add(x)
+		if cum.IsNegative() {
+			last, lastCum = i, cum
 		}
 	}
 	switch {
 	case last >= 0 && last == len(net)-1:
 		return absent(NeverPaidBack)
 	case last >= 0:
-		return value(float64(last+1) + (-lastCum / net[last+1]))
-	case cf.TotalCosts() > 0:
+		frac, _ := lastCum.Neg().Div(net[last+1]).Float64()
+		return value(float64(last+1) + frac)
+	case cf.TotalCosts().IsPositive():
 		return value(0)
 	}
 	return absent(NoCosts)
 }
 
 // ROIPercent is (total benefits − total costs) / total costs × 100, absent
-// (NoCosts) when total costs are 0.
-func ROIPercent(totalBenefits, totalCosts float64) Result {
-	if totalCosts == 0 {
+// (NoCosts) when total costs are 0. The ratio is taken on the exact totals.
+func ROIPercent(totalBenefits, totalCosts decimal.Decimal) Result {
+	if totalCosts.IsZero() {
 		return absent(NoCosts)
 	}
-	return value((totalBenefits - totalCosts) / totalCosts * 100)
+	return value(totalBenefits.Sub(totalCosts).Div(totalCosts).Shift(2).InexactFloat64())
 }
 
 // Metrics are the figures of one cash-flow series.
 type Metrics struct {
-	TotalBenefits float64
-	TotalCosts    float64
+	TotalBenefits decimal.Decimal
+	TotalCosts    decimal.Decimal
 	NPV           float64
 	// IRR is annual, as a fraction (0.12 = 12 %); absent with MultipleRoots
 	// when IRRRoots has more than one root.
@@ -154,7 +150,7 @@ type Metrics struct {
 // MIRR are absent with NoCosts when cf has no costs at all (checked before
 // the sign test, so an all-zero series says no_costs too).
 func Evaluate(cf CashFlows, annualDiscountRate float64) Metrics {
-	net := cf.Net()
+	net := cf.NetFloat()
 	m := Metrics{
 		TotalBenefits: cf.TotalBenefits(),
 		TotalCosts:    cf.TotalCosts(),
@@ -162,7 +158,7 @@ func Evaluate(cf CashFlows, annualDiscountRate float64) Metrics {
 		PaybackMonths: PaybackMonths(cf),
 	}
 	m.ROIPercent = ROIPercent(m.TotalBenefits, m.TotalCosts)
-	if m.TotalCosts == 0 {
+	if m.TotalCosts.IsZero() {
 		m.IRR, m.MIRR = absent(NoCosts), absent(NoCosts)
 	} else {
 		m.IRR, m.IRRRoots = IRR(net)

@@ -69,11 +69,11 @@ func TestPaybackMonths(t *testing.T) {
 
 // ROI: hand calculations of (benefits − costs) / costs × 100.
 func TestROIPercent(t *testing.T) {
-	wantValue(t, "ROI(2500, 1000)", ROIPercent(2500, 1000), 150, 1e-12) // 1500/1000
-	wantValue(t, "ROI(0, 1000)", ROIPercent(0, 1000), -100, 1e-12)      // −1000/1000
-	wantValue(t, "ROI(1000, 1000)", ROIPercent(1000, 1000), 0, 0)
-	wantAbsent(t, "ROI(500, 0)", ROIPercent(500, 0), NoCosts)
-	wantAbsent(t, "ROI(0, 0)", ROIPercent(0, 0), NoCosts)
+	wantValue(t, "ROI(2500, 1000)", ROIPercent(d(2500), d(1000)), 150, 1e-12) // 1500/1000
+	wantValue(t, "ROI(0, 1000)", ROIPercent(d(0), d(1000)), -100, 1e-12)      // −1000/1000
+	wantValue(t, "ROI(1000, 1000)", ROIPercent(d(1000), d(1000)), 0, 0)
+	wantAbsent(t, "ROI(500, 0)", ROIPercent(d(500), d(0)), NoCosts)
+	wantAbsent(t, "ROI(0, 0)", ROIPercent(d(0), d(0)), NoCosts)
 }
 
 // The "typical" golden case taken whole (docs/numbers.md's worked example).
@@ -89,11 +89,11 @@ func TestEvaluateTypical(t *testing.T) {
 	cases := loadGolden(t)
 	golden := cases[slices.IndexFunc(cases, func(c goldenCase) bool { return c.Name == "typical" })]
 	cf := typicalCashFlows()
-	if !slices.Equal(cf.Net(), golden.Flows) {
+	if !slices.Equal(cf.NetFloat(), golden.Flows) {
 		t.Fatalf("the typical golden case is not typicalCashFlows: %v", golden.Flows)
 	}
 	m := Evaluate(cf, golden.Rate)
-	if m.TotalCosts != 192500 || m.TotalBenefits != 285000 {
+	if !m.TotalCosts.Equal(d(192500)) || !m.TotalBenefits.Equal(d(285000)) {
 		t.Errorf("totals = %v benefits, %v costs; want 285000, 192500", m.TotalBenefits, m.TotalCosts)
 	}
 	if math.Abs(m.NPV-golden.NPV) > 1e-9*math.Abs(golden.NPV) {
@@ -109,7 +109,7 @@ func TestEvaluateWithoutValues(t *testing.T) {
 	h := Horizon{MonthOf(2026, 1), MonthOf(2026, 12)}
 	t.Run("benefits only", func(t *testing.T) {
 		cf := NewCashFlows(h)
-		cf.Benefits[2] = 100
+		cf.Benefits[2] = d(100)
 		m := Evaluate(cf, 0.08)
 		wantAbsent(t, "IRR", m.IRR, NoCosts)
 		wantAbsent(t, "MIRR", m.MIRR, NoCosts)
@@ -132,7 +132,7 @@ func TestEvaluateWithoutValues(t *testing.T) {
 	t.Run("costs offset month by month", func(t *testing.T) {
 		cf := NewCashFlows(h)
 		for i := range cf.Costs {
-			cf.Costs[i], cf.Benefits[i] = 100, 100
+			cf.Costs[i], cf.Benefits[i] = d(100), d(100)
 		}
 		m := Evaluate(cf, 0.08)
 		wantAbsent(t, "IRR", m.IRR, NoSignChange)
@@ -142,7 +142,7 @@ func TestEvaluateWithoutValues(t *testing.T) {
 	})
 	t.Run("all costs", func(t *testing.T) {
 		cf := NewCashFlows(h)
-		cf.Costs[0] = 1000
+		cf.Costs[0] = d(1000)
 		m := Evaluate(cf, 0.08)
 		wantAbsent(t, "IRR", m.IRR, NoSignChange)
 		wantAbsent(t, "payback", m.PaybackMonths, NeverPaidBack)
@@ -254,14 +254,14 @@ func TestMIRR(t *testing.T) {
 // typical()): capex 120,000 at t0 and 20,000 at t1, opex 1,500 a month from
 // t1; benefits from t3 ramping 1,000 a month up to 10,000.
 func typicalCashFlows() CashFlows {
-	cf := CashFlows{Start: MonthOf(2026, 1), Benefits: make([]float64, 36), Costs: make([]float64, 36)}
-	cf.Costs[0] = 120000
-	cf.Costs[1] = 20000
+	cf := NewCashFlows(Horizon{MonthOf(2026, 1), MonthOf(2028, 12)})
+	cf.Costs[0] = d(120000)
+	cf.Costs[1] = d(20000)
 	for t := 1; t < 36; t++ {
-		cf.Costs[t] += 1500
+		cf.Costs[t] = cf.Costs[t].Add(d(1500))
 	}
 	for t := 3; t < 36; t++ {
-		cf.Benefits[t] = min(10000, 1000*float64(t-2))
+		cf.Benefits[t] = d(min(10000, 1000*float64(t-2)))
 	}
 	return cf
 }

@@ -3,6 +3,8 @@ package finance
 import (
 	"fmt"
 	"slices"
+
+	"github.com/shopspring/decimal"
 )
 
 // Recurrence is how often a cost is charged.
@@ -41,7 +43,7 @@ func (r Recurrence) stepMonths() int {
 // cost without End runs to the end of whatever horizon it is expanded over.
 // End is ignored for Once.
 type Cost struct {
-	Amount     float64
+	Amount     decimal.Decimal
 	Currency   string
 	Recurrence Recurrence
 	Period     Month
@@ -50,9 +52,9 @@ type Cost struct {
 
 // Schedule expands c over h: the amount charged in each month of h (index 0
 // = h.Start), as positive numbers. It panics on an unknown recurrence.
-func (c Cost) Schedule(h Horizon) []float64 {
-	out := make([]float64, h.Len())
-	c.eachCharge(h, func(m Month) { out[m-h.Start] += c.Amount })
+func (c Cost) Schedule(h Horizon) []decimal.Decimal {
+	out := make([]decimal.Decimal, h.Len())
+	c.eachCharge(h, func(m Month) { out[m-h.Start] = out[m-h.Start].Add(c.Amount) })
 	return out
 }
 
@@ -103,7 +105,7 @@ func (f Frequency) PeriodOf(m Month) Month {
 }
 
 // periodsPerYear is 12 or 4; it panics on an unknown frequency.
-func (f Frequency) periodsPerYear() float64 {
+func (f Frequency) periodsPerYear() int {
 	switch f {
 	case MeasuredMonthly:
 		return 12
@@ -116,7 +118,7 @@ func (f Frequency) periodsPerYear() float64 {
 // Periods lists the periods of f whose month lies in [from, to], in order.
 func (f Frequency) Periods(from, to Month) []Month {
 	var out []Month
-	for p := f.PeriodOf(from); p <= to; p = p.Add(12 / int(f.periodsPerYear())) {
+	for p := f.PeriodOf(from); p <= to; p = p.Add(12 / f.periodsPerYear()) {
 		if p >= from {
 			out = append(out, p)
 		}
@@ -127,7 +129,7 @@ func (f Frequency) Periods(from, to Month) []Month {
 // PlanEntry is one period of an explicit benefit plan.
 type PlanEntry struct {
 	Period   Month
-	Expected float64
+	Expected decimal.Decimal
 }
 
 // Benefit is what the finance core needs of a benefit: its expectation, its
@@ -135,7 +137,7 @@ type PlanEntry struct {
 // the quarter's first month for quarterly benefits).
 type Benefit struct {
 	// ExpectedValue is the expected value PER YEAR.
-	ExpectedValue float64
+	ExpectedValue decimal.Decimal
 	Frequency     Frequency
 	// Start and End are the months of expected_start_date and
 	// expected_end_date; End nil means open-ended.
@@ -145,7 +147,7 @@ type Benefit struct {
 	// empty non-nil plan expects 0 in every period.
 	Plan     []PlanEntry
 	Currency string
-	Actuals  map[Month]float64
+	Actuals  map[Month]decimal.Decimal
 }
 
 // ExpectedFor is the value expected in the period that month p is filed
@@ -160,21 +162,67 @@ type Benefit struct {
 //	their value, unlisted periods expect 0."
 //
 // Periods before the start or after the end expect 0, plan or not.
-func (b Benefit) ExpectedFor(p Month) float64 {
-	p = b.Frequency.PeriodOf(p)
+//
+// The even spread is a decimal division (16 decimals, see DivisionPrecision
+// of shopspring/decimal): a year of twelve 1000/12 periods sums to 1000 once
+// rounded to the currency at the edge.
+func (b Benefit) ExpectedFor(p Month) decimal.Decimal { return b.expectation()(p) }
+
+// expectation is ExpectedFor with the even spread divided once (a decimal
+// division is costly and a portfolio asks for hundreds of thousands of
+// periods) and the plan indexed by period.
+func (b Benefit) expectation() func(Month) decimal.Decimal {
 	first, last, open := b.periodRange()
-	if p < first || (!open && p > last) {
-		return 0
-	}
+	inside := func(p Month) bool { return p >= first && (open || p <= last) }
 	if b.Plan != nil {
+		plan := make(map[Month]decimal.Decimal, len(b.Plan))
 		for _, e := range b.Plan {
-			if b.Frequency.PeriodOf(e.Period) == p {
-				return e.Expected
+			if q := b.Frequency.PeriodOf(e.Period); !hasKey(plan, q) { // a period's first entry counts
+				plan[q] = e.Expected
 			}
 		}
-		return 0
+		return func(p Month) decimal.Decimal {
+			p = b.Frequency.PeriodOf(p)
+			if !inside(p) {
+				return decimal.Zero
+			}
+			return plan[p] // zero when the plan does not list p
+		}
 	}
-	return b.ExpectedValue / b.Frequency.periodsPerYear()
+	spread := b.spread()
+	return func(p Month) decimal.Decimal {
+		if !inside(b.Frequency.PeriodOf(p)) {
+			return decimal.Zero
+		}
+		return spread
+	}
+}
+
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// spread is what each period expects under the even spread: the yearly
+// value over the periods of a year.
+func (b Benefit) spread() decimal.Decimal {
+	return compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
+}
+
+// compact drops the trailing zeros of d's coefficient (1010.0000000000000000
+// → 1010), so sums of it stay small.
+func compact(d decimal.Decimal) decimal.Decimal {
+	if d.NumDigits() > 18 {
+		return d
+	}
+	c, e := d.CoefficientInt64(), d.Exponent()
+	if c == 0 {
+		return decimal.Zero
+	}
+	for e < 0 && c%10 == 0 {
+		c, e = c/10, e+1
+	}
+	return decimal.New(c, e)
 }
 
 // periodRange is the first and last period of b (last unset when open).
@@ -189,12 +237,13 @@ func (b Benefit) periodRange() (first, last Month, open bool) {
 // Expected expands b over h: the value expected in each month of h (index 0
 // = h.Start). A quarterly benefit's quarter sits in the quarter's first
 // month; the other two months are 0.
-func (b Benefit) Expected(h Horizon) []float64 {
-	out := make([]float64, h.Len())
+func (b Benefit) Expected(h Horizon) []decimal.Decimal {
+	out := make([]decimal.Decimal, h.Len())
+	expect := b.expectation()
 	for i := range out {
 		m := h.Start.Add(i)
 		if b.Frequency.PeriodOf(m) == m {
-			out[i] = b.ExpectedFor(m)
+			out[i] = expect(m)
 		}
 	}
 	return out
@@ -217,7 +266,7 @@ func LastActual(benefits []Benefit) (Month, bool) {
 // Realised expands b over h with its actuals: in each period up to and
 // including through, the actual where one is recorded and the expected value
 // otherwise; after through, the expected value.
-func (b Benefit) Realised(h Horizon, through Month) []float64 {
+func (b Benefit) Realised(h Horizon, through Month) []decimal.Decimal {
 	out := b.Expected(h)
 	for p, v := range b.Actuals {
 		p = b.Frequency.PeriodOf(p)

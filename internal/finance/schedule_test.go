@@ -3,6 +3,8 @@ package finance
 import (
 	"slices"
 	"testing"
+
+	"github.com/shopspring/decimal"
 )
 
 func month(t testing.TB, s string) Month {
@@ -24,27 +26,27 @@ func TestCostSchedule(t *testing.T) {
 		cost Cost
 		want []float64
 	}{
-		{"once inside", Cost{Amount: 500, Recurrence: Once, Period: month(t, "2026-03")},
+		{"once inside", Cost{Amount: d(500), Recurrence: Once, Period: month(t, "2026-03")},
 			[]float64{0, 0, 500, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-		{"once ignores end", Cost{Amount: 500, Recurrence: Once, Period: month(t, "2026-03"), End: new(month(t, "2026-12"))},
+		{"once ignores end", Cost{Amount: d(500), Recurrence: Once, Period: month(t, "2026-03"), End: new(month(t, "2026-12"))},
 			[]float64{0, 0, 500, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-		{"once before horizon", Cost{Amount: 500, Recurrence: Once, Period: month(t, "2025-12")},
+		{"once before horizon", Cost{Amount: d(500), Recurrence: Once, Period: month(t, "2025-12")},
 			make([]float64, 12)},
-		{"monthly with end", Cost{Amount: 10, Recurrence: Monthly, Period: month(t, "2026-10"), End: new(month(t, "2026-11"))},
+		{"monthly with end", Cost{Amount: d(10), Recurrence: Monthly, Period: month(t, "2026-10"), End: new(month(t, "2026-11"))},
 			[]float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 0}},
-		{"monthly open-ended runs to the horizon end", Cost{Amount: 10, Recurrence: Monthly, Period: month(t, "2026-10")},
+		{"monthly open-ended runs to the horizon end", Cost{Amount: d(10), Recurrence: Monthly, Period: month(t, "2026-10")},
 			[]float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 10}},
-		{"quarterly started before the horizon keeps its grid", Cost{Amount: 3, Recurrence: Quarterly, Period: month(t, "2025-11")},
+		{"quarterly started before the horizon keeps its grid", Cost{Amount: d(3), Recurrence: Quarterly, Period: month(t, "2025-11")},
 			[]float64{0, 3, 0, 0, 3, 0, 0, 3, 0, 0, 3, 0}},
-		{"quarterly end inclusive", Cost{Amount: 3, Recurrence: Quarterly, Period: month(t, "2026-01"), End: new(month(t, "2026-07"))},
+		{"quarterly end inclusive", Cost{Amount: d(3), Recurrence: Quarterly, Period: month(t, "2026-01"), End: new(month(t, "2026-07"))},
 			[]float64{3, 0, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0}},
-		{"annual", Cost{Amount: 1200, Recurrence: Annual, Period: month(t, "2025-06")},
+		{"annual", Cost{Amount: d(1200), Recurrence: Annual, Period: month(t, "2025-06")},
 			[]float64{0, 0, 0, 0, 0, 1200, 0, 0, 0, 0, 0, 0}},
-		{"ended before the horizon", Cost{Amount: 1, Recurrence: Monthly, Period: month(t, "2025-01"), End: new(month(t, "2025-12"))},
+		{"ended before the horizon", Cost{Amount: d(1), Recurrence: Monthly, Period: month(t, "2025-01"), End: new(month(t, "2025-12"))},
 			make([]float64, 12)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.cost.Schedule(h); !slices.Equal(got, tc.want) {
+			if got := tc.cost.Schedule(h); !decEqual(got, tc.want) {
 				t.Errorf("Schedule = %v\nwant       %v", got, tc.want)
 			}
 		})
@@ -59,32 +61,32 @@ func TestBenefitExpected(t *testing.T) {
 		want    []float64
 	}{
 		{"monthly spread /12 from start to end",
-			Benefit{ExpectedValue: 1200, Frequency: MeasuredMonthly, Start: month(t, "2026-03"), End: new(month(t, "2026-05"))},
+			Benefit{ExpectedValue: d(1200), Frequency: MeasuredMonthly, Start: month(t, "2026-03"), End: new(month(t, "2026-05"))},
 			[]float64{0, 0, 100, 100, 100, 0, 0, 0, 0, 0, 0, 0}},
 		{"monthly open-ended runs to the horizon end",
-			Benefit{ExpectedValue: 1200, Frequency: MeasuredMonthly, Start: month(t, "2026-10")},
+			Benefit{ExpectedValue: d(1200), Frequency: MeasuredMonthly, Start: month(t, "2026-10")},
 			[]float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 100, 100}},
 		{"quarterly spread /4 in the quarter's first month; start and end mid-quarter",
-			Benefit{ExpectedValue: 400, Frequency: MeasuredQuarterly, Start: month(t, "2026-05"), End: new(month(t, "2026-08"))},
+			Benefit{ExpectedValue: d(400), Frequency: MeasuredQuarterly, Start: month(t, "2026-05"), End: new(month(t, "2026-08"))},
 			[]float64{0, 0, 0, 100, 0, 0, 100, 0, 0, 0, 0, 0}},
 		{"explicit plan replaces the spread; unlisted periods expect 0",
-			Benefit{ExpectedValue: 1200, Frequency: MeasuredMonthly, Start: month(t, "2026-01"), End: new(month(t, "2026-12")),
-				Plan: []PlanEntry{{month(t, "2026-02"), 50}, {month(t, "2026-06"), 250}}},
+			Benefit{ExpectedValue: d(1200), Frequency: MeasuredMonthly, Start: month(t, "2026-01"), End: new(month(t, "2026-12")),
+				Plan: []PlanEntry{{month(t, "2026-02"), d(50)}, {month(t, "2026-06"), d(250)}}},
 			[]float64{0, 50, 0, 0, 0, 250, 0, 0, 0, 0, 0, 0}},
 		{"quarterly plan",
-			Benefit{ExpectedValue: 400, Frequency: MeasuredQuarterly, Start: month(t, "2026-01"),
-				Plan: []PlanEntry{{month(t, "2026-07"), 70}}},
+			Benefit{ExpectedValue: d(400), Frequency: MeasuredQuarterly, Start: month(t, "2026-01"),
+				Plan: []PlanEntry{{month(t, "2026-07"), d(70)}}},
 			[]float64{0, 0, 0, 0, 0, 0, 70, 0, 0, 0, 0, 0}},
 		{"empty non-nil plan expects nothing",
-			Benefit{ExpectedValue: 1200, Frequency: MeasuredMonthly, Start: month(t, "2026-01"), Plan: []PlanEntry{}},
+			Benefit{ExpectedValue: d(1200), Frequency: MeasuredMonthly, Start: month(t, "2026-01"), Plan: []PlanEntry{}},
 			make([]float64, 12)},
 		{"plan entry outside start..end is ignored",
-			Benefit{ExpectedValue: 1200, Frequency: MeasuredMonthly, Start: month(t, "2026-03"), End: new(month(t, "2026-04")),
-				Plan: []PlanEntry{{month(t, "2026-01"), 9}, {month(t, "2026-04"), 4}}},
+			Benefit{ExpectedValue: d(1200), Frequency: MeasuredMonthly, Start: month(t, "2026-03"), End: new(month(t, "2026-04")),
+				Plan: []PlanEntry{{month(t, "2026-01"), d(9)}, {month(t, "2026-04"), d(4)}}},
 			[]float64{0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.benefit.Expected(h); !slices.Equal(got, tc.want) {
+			if got := tc.benefit.Expected(h); !decEqual(got, tc.want) {
 				t.Errorf("Expected = %v\nwant       %v", got, tc.want)
 			}
 		})
@@ -92,11 +94,11 @@ func TestBenefitExpected(t *testing.T) {
 }
 
 func TestBenefitExpectedForAMonthInsideAQuarter(t *testing.T) {
-	b := Benefit{ExpectedValue: 400, Frequency: MeasuredQuarterly, Start: month(t, "2026-01")}
-	if got := b.ExpectedFor(month(t, "2026-05")); got != 100 {
+	b := Benefit{ExpectedValue: d(400), Frequency: MeasuredQuarterly, Start: month(t, "2026-01")}
+	if got := b.ExpectedFor(month(t, "2026-05")); !got.Equal(d(100)) {
 		t.Errorf("ExpectedFor(2026-05) = %v, want the quarter's 100", got)
 	}
-	if got := b.ExpectedFor(month(t, "2025-12")); got != 0 {
+	if got := b.ExpectedFor(month(t, "2025-12")); !got.IsZero() {
 		t.Errorf("ExpectedFor before start = %v, want 0", got)
 	}
 }
@@ -123,11 +125,11 @@ func TestFrequencyPeriods(t *testing.T) {
 
 func TestBenefitRealised(t *testing.T) {
 	h := horizon(t, "2026-01", "2026-06")
-	b := Benefit{ExpectedValue: 1200, Frequency: MeasuredMonthly, Start: month(t, "2026-01"),
-		Actuals: map[Month]float64{month(t, "2026-01"): 80, month(t, "2026-03"): 130, month(t, "2026-05"): 90}}
+	b := Benefit{ExpectedValue: d(1200), Frequency: MeasuredMonthly, Start: month(t, "2026-01"),
+		Actuals: map[Month]decimal.Decimal{month(t, "2026-01"): d(80), month(t, "2026-03"): d(130), month(t, "2026-05"): d(90)}}
 	// Through 2026-03: actuals in 01 and 03, expected in 02 and after 03.
 	want := []float64{80, 100, 130, 100, 100, 100}
-	if got := b.Realised(h, month(t, "2026-03")); !slices.Equal(got, want) {
+	if got := b.Realised(h, month(t, "2026-03")); !decEqual(got, want) {
 		t.Errorf("Realised through 2026-03 = %v, want %v", got, want)
 	}
 	last, ok := LastActual([]Benefit{b, {Frequency: MeasuredMonthly}})
@@ -148,15 +150,15 @@ func TestDefaultHorizon(t *testing.T) {
 	}{
 		{"earliest first through latest last",
 			[]Benefit{{Frequency: MeasuredMonthly, Start: month(t, "2026-04"), End: new(month(t, "2027-03"))}},
-			[]Cost{{Amount: 1, Recurrence: Once, Period: month(t, "2026-01")}, {Amount: 1, Recurrence: Monthly, Period: month(t, "2026-02"), End: new(month(t, "2026-09"))}},
+			[]Cost{{Amount: d(1), Recurrence: Once, Period: month(t, "2026-01")}, {Amount: d(1), Recurrence: Monthly, Period: month(t, "2026-02"), End: new(month(t, "2026-09"))}},
 			"2026-01", "2027-03"},
 		{"open-ended benefit runs 36 months from the horizon start",
 			[]Benefit{{Frequency: MeasuredMonthly, Start: month(t, "2026-04")}},
-			[]Cost{{Amount: 1, Recurrence: Once, Period: month(t, "2026-01")}},
+			[]Cost{{Amount: d(1), Recurrence: Once, Period: month(t, "2026-01")}},
 			"2026-01", "2028-12"},
 		{"open-ended recurring cost",
 			nil,
-			[]Cost{{Amount: 1, Recurrence: Annual, Period: month(t, "2026-01")}},
+			[]Cost{{Amount: d(1), Recurrence: Annual, Period: month(t, "2026-01")}},
 			"2026-01", "2028-12"},
 		{"capped at 60 months",
 			[]Benefit{{Frequency: MeasuredQuarterly, Start: month(t, "2026-01"), End: new(month(t, "2035-12"))}},

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -259,7 +260,7 @@ func writeActuals(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, 
 		id     string
 		bid    uuid.UUID
 		period time.Time
-		value  float64
+		value  decimal.Decimal
 		url    string
 	}
 	var rows []row
@@ -274,8 +275,10 @@ func writeActuals(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, 
 			c.fail(it.ExternalID, "the benefit's initiative is archived; its actuals are read-only")
 			continue
 		}
+		// Checked as a number, stored as the exact decimal the provider sent.
 		v, perr := strconv.ParseFloat(strings.TrimSpace(f.Value), 64)
-		if perr != nil {
+		exact, derr := decimal.NewFromString(strings.TrimSpace(f.Value))
+		if perr != nil || derr != nil {
 			c.fail(it.ExternalID, "value %q is not a decimal number", truncate(f.Value, 40))
 			continue
 		}
@@ -291,7 +294,7 @@ func writeActuals(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, 
 			c.fail(it.ExternalID, "%s", err)
 			continue
 		}
-		rows = append(rows, row{id: it.ExternalID, bid: b.ID, period: m.FirstDay(), value: v, url: evidence})
+		rows = append(rows, row{id: it.ExternalID, bid: b.ID, period: m.FirstDay(), value: exact, url: evidence})
 	}
 	// One value per benefit and period (quarterly benefits file any month of a quarter under its first).
 	seen := map[string]int{}

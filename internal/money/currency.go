@@ -1,7 +1,8 @@
 // Package money knows which currencies exist (ISO 4217 list one, embedded so
-// validation never depends on the machine) and holds a tenant's monthly FX
-// rates, which feed the finance core's converter (finance.FX): amounts whose
-// rate is missing are left out and reported, never added unconverted.
+// validation never depends on the machine, with their minor units) and holds
+// the one rounding rule of amounts shown (Round, Amount): half away from zero
+// to the currency's minor units, applied once at the edge. It depends on no
+// other package of the service; FX rates and conversions are finance's.
 package money
 
 import (

@@ -97,6 +97,9 @@ type Case struct {
 	Figures      KeyFigures  `json:"figures"`
 	Sensitivity  Sensitivity `json:"sensitivity"`
 	Benefits     []Benefit   `json:"benefits"`
+	// BenefitsTotal is the benefits table's total computed from the exact
+	// amounts (the API's figures, rounded once); nil: the rows are summed.
+	BenefitsTotal *Benefit `json:"benefits_total,omitempty"`
 	// BenefitsPeriod says what the benefits table's expected and actual
 	// cover, e.g. "to 30 Jun 2028"; it is printed in the table's title.
 	BenefitsPeriod string `json:"benefits_period,omitempty"`
@@ -150,7 +153,9 @@ type KeyFigures struct {
 	// document frozen under definitions version 1 (plan only).
 	Forecast *BasisFigures `json:"forecast,omitempty"`
 	// DefinitionsVersion is the finance definitions the figures were
-	// computed under (0 in a document frozen before it was recorded: 1).
+	// computed under (0 in a document frozen before it was recorded: 1);
+	// from LikeForLikeVersion the benefits table compares like for like
+	// with a "not yet measured" column, before it the table of its time.
 	DefinitionsVersion int `json:"definitions_version,omitempty"`
 	// DiscountRate is the NPV's rate as a fraction, shown beside it.
 	DiscountRate  *float64 `json:"discount_rate,omitempty"`
@@ -175,12 +180,16 @@ type Sensitivity struct {
 	Assumptions string `json:"assumptions,omitempty"`
 }
 
-// Benefit is one row of the benefits table. Actual is nil until measured;
-// the variances are then nil too (and VariancePercent when Expected is 0).
+// Benefit is one row of the benefits table, like for like: Expected is the
+// expectation of the periods that have an actual, Unmeasured that of the
+// periods to date without one (shown apart, never as a shortfall). Actual is
+// nil until measured; the variances are then nil too (and VariancePercent
+// when Expected is 0). Amounts are rounded to the base currency's minor units.
 type Benefit struct {
 	Name            string   `json:"name"`
 	Category        string   `json:"category"`
 	Expected        float64  `json:"expected"`
+	Unmeasured      float64  `json:"expected_unmeasured"`
 	Actual          *float64 `json:"actual"`
 	Variance        *float64 `json:"variance"`
 	VariancePercent *float64 `json:"variance_percent"` // -12.5 means -12.5 %

@@ -87,8 +87,8 @@ var everyTemplateSays = []string{
 	"Łódź",                          // UTF-8 initiative and stakeholder names
 	"Małgorzata Ząbek",              // a stakeholder on the grid
 	"CONFIDENTIAL – board use only", // the watermark
-	"1,500,000",                     // benefits table: total expected
-	"(46,600)",                      // benefits table: total variance
+	"1,405,000.00",                  // benefits table: total expected of the measured benefits
+	"(46,600.00)",                   // benefits table: total variance
 	"146.1%",                        // ROI
 	"Payback: 2028-06 (month 18)",   // cumulative cash-flow chart, payback marker
 	"Expected",                      // period chart legend
@@ -101,7 +101,7 @@ var everyTemplateSays = []string{
 
 var templateSays = map[Template][]string{
 	ExecutiveSummary: {"Executive summary"},
-	CFOView: {"Monthly cash flow", "2,117,587" /* NPV, key-figure table */, "80,000", /* cumulative at payback */
+	CFOView: {"Monthly cash flow", "2,117,586.90" /* NPV, key-figure table */, "80,000", /* cumulative at payback */
 		"228.1%" /* best case */, "Sensitivity", "1,780,000" /* total costs */},
 	TechnicalDeepDive: {"Roadmap", "Supplier portal", "Zürich legacy decommissioning", "1,060,000" /* project budgets */},
 	BoardPresentation: {"largest 5 of 7", "2 other benefits", "CHF 2.12m"},

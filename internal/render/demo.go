@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/valuecase/valuecase/internal/finance"
 )
 
@@ -101,11 +103,12 @@ func DemoCase() *Case {
 	}
 
 	benefit := func(name, cat string, exp float64, act *float64) Benefit {
-		b := Benefit{Name: name, Category: cat, Expected: exp, Actual: act}
-		if act != nil {
-			b.Variance = new(*act - exp)
-			b.VariancePercent = new((*act - exp) / exp * 100)
+		if act == nil { // not measured yet: its expectation is shown apart
+			return Benefit{Name: name, Category: cat, Unmeasured: exp}
 		}
+		b := Benefit{Name: name, Category: cat, Expected: exp, Actual: act}
+		b.Variance = new(*act - exp)
+		b.VariancePercent = new((*act - exp) / exp * 100)
 		return b
 	}
 	c.Benefits = []Benefit{
@@ -192,12 +195,13 @@ func demoMIRRAndForecast(c *Case) (Figure, *BasisFigures) {
 	}
 	plan, forecast := finance.CashFlows{Start: finance.MonthOf(2027, 1)}, finance.CashFlows{Start: finance.MonthOf(2027, 1)}
 	for i, m := range c.CashFlow.Months {
-		plan.Benefits, plan.Costs = append(plan.Benefits, m.Benefits), append(plan.Costs, m.Costs)
+		benefits, costs := decimal.NewFromFloat(m.Benefits), decimal.NewFromFloat(m.Costs)
+		plan.Benefits, plan.Costs = append(plan.Benefits, benefits), append(plan.Costs, costs)
 		b := m.Benefits
 		if q := c.Periods[i/3]; q.Actual != nil && q.Expected != 0 {
 			b *= *q.Actual / q.Expected
 		}
-		forecast.Benefits, forecast.Costs = append(forecast.Benefits, b), append(forecast.Costs, m.Costs)
+		forecast.Benefits, forecast.Costs = append(forecast.Benefits, decimal.NewFromFloat(b)), append(forecast.Costs, costs)
 	}
 	rate := *c.Figures.DiscountRate
 	p, f := finance.Evaluate(plan, rate), finance.Evaluate(forecast, rate)
@@ -221,6 +225,8 @@ func SyntheticCase(benefits, periods, stakeholders int) *Case {
 		if i%9 != 8 { // every ninth not measured yet
 			act := exp * (0.8 + float64((i*37)%41)/100)
 			b.Actual, b.Variance, b.VariancePercent = new(act), new(act-exp), new((act-exp)/exp*100)
+		} else {
+			b.Expected, b.Unmeasured = 0, exp
 		}
 		c.Benefits = append(c.Benefits, b)
 		c.Calculations = append(c.Calculations, Calculation{

@@ -5,22 +5,28 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/valuecase/valuecase/internal/money"
 )
 
 // Number formats, one per kind of value, used by every format so a figure
 // reads the same in the PDF, the DOCX and the PPTX:
 //
-//	amount in a table   1,250,000   negative (1,250,000)   (whole currency units)
-//	amount in prose     CHF 1,250,000   negative -CHF 1,250,000
+//	amount in a table   1,250,000.00   negative (1,250,000.00)   (the currency's minor units)
+//	amount in prose     CHF 1,250,000.00   negative -CHF 1,250,000.00
 //	big number          CHF 4.25m, CHF 850k, -CHF 1.2m
 //	percent             184.3%   -12.5%
 //	months              14 months, 14.5 months
 
-// FormatAmount formats a table amount: whole units, thousands separated by
-// commas, negatives in parentheses (accounting style).
-func FormatAmount(v float64) string {
-	s := groupThousands(math.Abs(roundHalfAway(v, 0)), 0)
-	if roundHalfAway(v, 0) < 0 {
+// FormatAmount formats a table amount in currency: its ISO 4217 minor units
+// (money.Places: USD 2, JPY 0, BHD 3), thousands separated by commas,
+// negatives in parentheses (accounting style). The amount is rounded by the
+// service's one rule (money.Round), so a document shows what the API shows.
+func FormatAmount(v float64, currency string) string {
+	places := money.Places(currency)
+	r := money.RoundFloat(v, places)
+	s := groupThousands(math.Abs(r), int(places))
+	if r < 0 {
 		return "(" + s + ")"
 	}
 	return s
@@ -28,8 +34,9 @@ func FormatAmount(v float64) string {
 
 // FormatMoney formats an amount with its currency for prose and figures.
 func FormatMoney(v float64, currency string) string {
-	r := roundHalfAway(v, 0)
-	s := currency + " " + groupThousands(math.Abs(r), 0)
+	places := money.Places(currency)
+	r := money.RoundFloat(v, places)
+	s := currency + " " + groupThousands(math.Abs(r), int(places))
 	if r < 0 {
 		return "-" + s
 	}
@@ -42,7 +49,7 @@ func FormatMoneyShort(v float64, currency string) string {
 	if currency != "" {
 		s = currency + " " + s
 	}
-	if roundHalfAway(v, 0) < 0 {
+	if money.RoundFloat(v, 0) < 0 {
 		return "-" + s
 	}
 	return s
@@ -59,7 +66,7 @@ func shortNumber(v float64) string {
 		places   int
 		suffix   string
 	}{{1e9, 1e9, 2, "bn"}, {1e6, 1e6, 2, "m"}, {1e4, 1e3, 0, "k"}, {1e3, 1e3, 1, "k"}, {0, 1, 1, ""}} {
-		r := roundHalfAway(a/u.div, u.places)
+		r := money.RoundFloat(a/u.div, int32(u.places))
 		if r*u.div < u.min {
 			continue
 		}
@@ -74,7 +81,7 @@ func shortNumber(v float64) string {
 
 // FormatPercent formats a percentage given in percent (12.5 → "12.5%").
 func FormatPercent(v float64) string {
-	r := roundHalfAway(v, 1)
+	r := money.RoundFloat(v, 1)
 	if r == 0 {
 		r = 0 // no "-0.0%"
 	}
@@ -83,7 +90,7 @@ func FormatPercent(v float64) string {
 
 // FormatMonths formats a duration in months.
 func FormatMonths(v float64) string {
-	r := roundHalfAway(v, 1)
+	r := money.RoundFloat(v, 1)
 	s := trimZeros(strconv.FormatFloat(r, 'f', 1, 64))
 	if s == "1" {
 		return "1 month"
@@ -141,11 +148,11 @@ func paybackText(f Figure) string {
 }
 
 // optAmount is a nullable table amount; "–" when not measured yet.
-func optAmount(v *float64) string {
+func optAmount(v *float64, currency string) string {
 	if v == nil {
 		return "–"
 	}
-	return FormatAmount(*v)
+	return FormatAmount(*v, currency)
 }
 
 func optPercent(v *float64) string {
@@ -162,16 +169,6 @@ func humanize(id string) string {
 	}
 	s := strings.ReplaceAll(id, "_", " ")
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// roundHalfAway rounds to places decimals, halves away from zero.
-func roundHalfAway(v float64, places int) float64 {
-	p := math.Pow(10, float64(places))
-	r := math.Round(v*p) / p
-	if r == 0 {
-		return 0 // drop the sign of -0
-	}
-	return r
 }
 
 // groupThousands prints v with places decimals and commas between thousands.

@@ -373,58 +373,86 @@ func (p *plan) keyFigureTable() table {
 
 func (p *plan) benefitsTable(limit int) table {
 	c := p.c
+	likeForLike := c.Figures.DefinitionsVersion >= LikeForLikeVersion
 	rows := slices.Clone(c.Benefits)
 	t := table{
 		Title: "Benefits: expected vs actual",
-		Cols: []column{{"Benefit", false, 3.6}, {"Category", false, 2},
+		Cols: []column{{"Benefit", false, 3.2}, {"Category", false, 1.8},
 			{"Expected (" + c.BaseCurrency + ")", true, 2.1}, {"Actual (" + c.BaseCurrency + ")", true, 2.1},
-			{"Variance (" + c.BaseCurrency + ")", true, 2.1}, {"Variance %", true, 1.9}},
+			{"Variance (" + c.BaseCurrency + ")", true, 2.1}, {"Variance %", true, 1.6}},
 		Highlight: -1,
+	}
+	if likeForLike {
+		t.Cols = append(t.Cols, column{"Not yet measured", true, 2.1})
 	}
 	var other []Benefit
 	if limit > 0 && len(rows) > limit {
 		// The largest expected benefits carry the case; the rest are summed.
-		slices.SortStableFunc(rows, func(a, b Benefit) int { return cmp.Compare(b.Expected, a.Expected) })
+		slices.SortStableFunc(rows, func(a, b Benefit) int { return cmp.Compare(b.Expected+b.Unmeasured, a.Expected+a.Unmeasured) })
 		rows, other = rows[:limit], rows[limit:]
 		t.Title = fmt.Sprintf("Benefits: expected vs actual (largest %d of %d)", limit, len(c.Benefits))
 	}
 	if c.BenefitsPeriod != "" {
 		t.Title += ", " + c.BenefitsPeriod
 	}
+	line := func(name, category string, b Benefit) []string {
+		out := []string{name, category, FormatAmount(b.Expected, c.BaseCurrency), optAmount(b.Actual, c.BaseCurrency),
+			optAmount(b.Variance, c.BaseCurrency), optPercent(b.VariancePercent)}
+		if likeForLike {
+			out = append(out, FormatAmount(b.Unmeasured, c.BaseCurrency))
+		}
+		return out
+	}
 	for _, b := range rows {
-		t.Rows = append(t.Rows, []string{b.Name, b.Category, FormatAmount(b.Expected),
-			optAmount(b.Actual), optAmount(b.Variance), optPercent(b.VariancePercent)})
+		t.Rows = append(t.Rows, line(b.Name, b.Category, b))
 	}
 	if len(other) > 0 {
-		s := sumBenefits(other)
-		t.Rows = append(t.Rows, []string{fmt.Sprintf("%d other benefits", len(other)), "",
-			FormatAmount(s.Expected), optAmount(s.Actual), optAmount(s.Variance), optPercent(s.VariancePercent)})
+		t.Rows = append(t.Rows, line(fmt.Sprintf("%d other benefits", len(other)), "", sumBenefits(other, likeForLike)))
 	}
-	s := sumBenefits(c.Benefits)
-	t.Total = []string{"Total", "", FormatAmount(s.Expected), optAmount(s.Actual), optAmount(s.Variance), optPercent(s.VariancePercent)}
-	t.Note = "Actual and variance cover benefits measured so far; – means not measured yet. " +
-		"Total variance % is the total variance over the expected value of the measured benefits."
+	s := sumBenefits(c.Benefits, likeForLike)
+	if c.BenefitsTotal != nil {
+		s = *c.BenefitsTotal
+	}
+	t.Total = line("Total", "", s)
+	t.Note = "Like for like: expected, actual and variance cover the periods measured so far; " +
+		"what the periods not yet measured expect is shown apart, not as a shortfall; – means not measured yet."
+	if !likeForLike {
+		t.Note = "Actual and variance cover benefits measured so far; – means not measured yet. " +
+			"Total variance % is the total variance over the expected value of the measured benefits."
+	}
 	return t
 }
 
-// sumBenefits totals rows: expected over all rows, actual and variance over
-// the measured ones, variance % relative to the measured rows' expected.
-func sumBenefits(rows []Benefit) Benefit {
+// LikeForLikeVersion is the first definitions version whose benefits table
+// compares like for like (see Figures.DefinitionsVersion).
+const LikeForLikeVersion = 2
+
+// sumBenefits totals rows: actual and variance over the measured rows,
+// variance % relative to the measured rows' expected; like for like the
+// expected column sums the measured rows and the unmeasured expectation
+// all, before (a frozen document of version 1) the expected column sums all.
+func sumBenefits(rows []Benefit, likeForLike bool) Benefit {
 	var s Benefit
 	var actual, variance, measuredExpected float64
 	measured := false
 	for _, b := range rows {
-		s.Expected += b.Expected
+		s.Unmeasured += b.Unmeasured
+		if !likeForLike {
+			s.Expected += b.Expected
+		}
 		if b.Actual != nil {
 			measured = true
-			actual += *b.Actual
 			measuredExpected += b.Expected
+			actual += *b.Actual
 			if b.Variance != nil {
 				variance += *b.Variance
 			} else {
 				variance += *b.Actual - b.Expected
 			}
 		}
+	}
+	if likeForLike {
+		s.Expected = measuredExpected
 	}
 	if measured {
 		s.Actual, s.Variance = new(actual), new(variance)
@@ -484,15 +512,15 @@ func (p *plan) cashFlowTable() table {
 	}
 	var b, k, n float64
 	for i, m := range c.CashFlow.Months {
-		t.Rows = append(t.Rows, []string{m.Label, FormatAmount(m.Benefits), FormatAmount(m.Costs),
-			FormatAmount(m.Net), FormatAmount(m.Cumulative)})
+		t.Rows = append(t.Rows, []string{m.Label, FormatAmount(m.Benefits, c.BaseCurrency), FormatAmount(m.Costs, c.BaseCurrency),
+			FormatAmount(m.Net, c.BaseCurrency), FormatAmount(m.Cumulative, c.BaseCurrency)})
 		b, k, n = b+m.Benefits, k+m.Costs, n+m.Net
 		if pm := c.CashFlow.PaybackMonth; pm != nil && *pm == i {
 			t.Highlight = i
 		}
 	}
 	if len(c.CashFlow.Months) > 0 {
-		t.Total = []string{"Total", FormatAmount(b), FormatAmount(k), FormatAmount(n), ""}
+		t.Total = []string{"Total", FormatAmount(b, c.BaseCurrency), FormatAmount(k, c.BaseCurrency), FormatAmount(n, c.BaseCurrency), ""}
 	}
 	if t.Highlight >= 0 {
 		t.Note = "Highlighted: the payback month, the first with a cumulative cash flow of zero or more."
@@ -539,10 +567,10 @@ func (p *plan) costsTable() table {
 	}
 	var sum float64
 	for _, x := range c.Costs {
-		t.Rows = append(t.Rows, []string{x.Name, x.Category, x.Timing, FormatAmount(x.Amount)})
+		t.Rows = append(t.Rows, []string{x.Name, x.Category, x.Timing, FormatAmount(x.Amount, c.BaseCurrency)})
 		sum += x.Amount
 	}
-	t.Total = []string{"Total", "", "", FormatAmount(sum)}
+	t.Total = []string{"Total", "", "", FormatAmount(sum, c.BaseCurrency)}
 	return t
 }
 
@@ -568,13 +596,13 @@ func (p *plan) projectsTable() table {
 	budgeted := false
 	for _, pr := range c.Projects {
 		t.Rows = append(t.Rows, []string{pr.Name, pr.Owner, humanize(pr.Status), FormatDate(pr.Start),
-			FormatDate(pr.End), optAmount(pr.Budget)})
+			FormatDate(pr.End), optAmount(pr.Budget, c.BaseCurrency)})
 		if pr.Budget != nil {
 			sum, budgeted = sum+*pr.Budget, true
 		}
 	}
 	if budgeted {
-		t.Total = []string{"Total", "", "", "", "", FormatAmount(sum)}
+		t.Total = []string{"Total", "", "", "", "", FormatAmount(sum, c.BaseCurrency)}
 	}
 	return t
 }

@@ -39,12 +39,18 @@ func TestFormatting(t *testing.T) {
 	cases := []struct {
 		got, want string
 	}{
-		{FormatAmount(1500000), "1,500,000"},
-		{FormatAmount(-46600), "(46,600)"},
-		{FormatAmount(-0.4), "0"},
-		{FormatAmount(999.5), "1,000"},
-		{FormatMoney(2117586.90, "CHF"), "CHF 2,117,587"},
-		{FormatMoney(-60000, "CHF"), "-CHF 60,000"},
+		{FormatAmount(1500000, "CHF"), "1,500,000.00"},
+		{FormatAmount(-46600, "CHF"), "(46,600.00)"},
+		{FormatAmount(-0.004, "CHF"), "0.00"},
+		{FormatAmount(999.995, "CHF"), "1,000.00"},
+		{FormatAmount(292.275, "USD"), "292.28"}, // half away from zero, as the API
+		{FormatAmount(1.005, "EUR"), "1.01"},
+		{FormatAmount(1234.5, "JPY"), "1,235"}, // no minor unit
+		{FormatAmount(-1.0005, "BHD"), "(1.001)"},
+		{FormatMoney(2117586.90, "CHF"), "CHF 2,117,586.90"},
+		{FormatMoney(-60000, "CHF"), "-CHF 60,000.00"},
+		{FormatMoney(6263.345, "USD"), "USD 6,263.35"},
+		{FormatMoney(-0.001, "USD"), "USD 0.00"},
 		{FormatMoneyShort(2117586.90, "CHF"), "CHF 2.12m"},
 		{FormatMoneyShort(999999.7, "CHF"), "CHF 1m"},
 		{FormatMoneyShort(9999.6, "EUR"), "EUR 10k"},
@@ -207,19 +213,20 @@ func TestSummarisedBenefitTablesKeepTheTotal(t *testing.T) {
 			break
 		}
 	}
-	// Five largest by expected, then the two smallest summed (95,000 each;
-	// one measured at 71,000, one not measured), then the total of all seven.
+	// Five largest by expected (measured or not), then the two smallest summed
+	// (95,000 each; one measured at 71,000, one not measured: its 95,000 is
+	// shown apart), then the total of all seven.
 	if len(first.Rows) != 6 {
 		t.Fatalf("rows = %d, want 5 + 1 other: %v", len(first.Rows), first.Rows)
 	}
-	want := []string{"2 other benefits", "", "190,000", "71,000", "(24,000)", "-25.3%"}
+	want := []string{"2 other benefits", "", "95,000.00", "71,000.00", "(24,000.00)", "-25.3%", "95,000.00"}
 	if !slices.Equal(first.Rows[5], want) {
 		t.Errorf("other row = %q, want %q", first.Rows[5], want)
 	}
-	// Totals by hand: expected 420+380+210+180+120+95+95 = 1,500k; actual
-	// (six measured) 451.2+334.5+198.3+205+98.4+71 = 1,358.4k; variance
-	// -46.6k over the measured expected 1,405k = -3.32 %.
-	wantTotal := []string{"Total", "", "1,500,000", "1,358,400", "(46,600)", "-3.3%"}
+	// Totals by hand, like for like: expected of the six measured
+	// 420+380+210+180+120+95 = 1,405k; actual 451.2+334.5+198.3+205+98.4+71 =
+	// 1,358.4k; variance -46.6k over 1,405k = -3.32 %; not yet measured 95k.
+	wantTotal := []string{"Total", "", "1,405,000.00", "1,358,400.00", "(46,600.00)", "-3.3%", "95,000.00"}
 	if !slices.Equal(first.Total, wantTotal) {
 		t.Errorf("total = %q, want %q", first.Total, wantTotal)
 	}
@@ -420,5 +427,40 @@ func TestEmptyDraftRendersInEveryFormat(t *testing.T) {
 				checkPackage(t, string(f)+"/"+string(tmpl)+" empty", b)
 			}
 		}
+	}
+}
+
+// A document frozen before the like-for-like definitions (no version) keeps
+// the table of its time: no "not yet measured" column, the expected column
+// summing every row, its own note.
+func TestBenefitsTableOfADocumentFrozenBefore(t *testing.T) {
+	c := DemoCase()
+	c.Figures.DefinitionsVersion = 0
+	c.Benefits = []Benefit{
+		{Name: "Measured", Expected: 1000, Actual: new(900.0), Variance: new(-100.0), VariancePercent: new(-10.0)},
+		{Name: "Not measured", Expected: 500},
+	}
+	var tb table
+	for _, b := range newPlan(c, fixedOptions(), PDF).blocks {
+		if x, ok := b.(table); ok && strings.HasPrefix(x.Title, "Benefits: expected vs actual") {
+			tb = x
+			break
+		}
+	}
+	want := []string{"Total", "", "1,500.00", "900.00", "(100.00)", "-10.0%"}
+	if len(tb.Cols) != 6 || !slices.Equal(tb.Total, want) || strings.Contains(tb.Note, "Like for like") {
+		t.Errorf("old table: %d columns, total %q, note %q; want 6 columns, %q", len(tb.Cols), tb.Total, tb.Note, want)
+	}
+	c.Figures.DefinitionsVersion = LikeForLikeVersion
+	c.Benefits[1] = Benefit{Name: "Not measured", Unmeasured: 500}
+	for _, b := range newPlan(c, fixedOptions(), PDF).blocks {
+		if x, ok := b.(table); ok && strings.HasPrefix(x.Title, "Benefits: expected vs actual") {
+			tb = x
+			break
+		}
+	}
+	want = []string{"Total", "", "1,000.00", "900.00", "(100.00)", "-10.0%", "500.00"}
+	if len(tb.Cols) != 7 || !slices.Equal(tb.Total, want) {
+		t.Errorf("like-for-like table: %d columns, total %q; want 7, %q", len(tb.Cols), tb.Total, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -57,7 +58,7 @@ func LoadRecord(ctx context.Context, tx dbsqlc.DBTX, tenantID uuid.UUID) (Record
 
 func recordOf(row dbsqlc.TenantSetting) Record {
 	return Record{
-		Settings:  Settings{BaseCurrency: row.BaseCurrency, DiscountRate: row.DiscountRate, FiscalYearStartMonth: int(row.FiscalYearStartMonth)},
+		Settings:  Settings{BaseCurrency: row.BaseCurrency, DiscountRate: row.DiscountRate.InexactFloat64(), FiscalYearStartMonth: int(row.FiscalYearStartMonth)},
 		UpdatedAt: &row.UpdatedAt,
 	}
 }
@@ -93,7 +94,7 @@ func Save(ctx context.Context, tx dbsqlc.DBTX, tenantID uuid.UUID, s Settings) (
 		return Record{}, false, err
 	}
 	row, err := db.Q.SettingsUpsert(ctx, tx, dbsqlc.SettingsUpsertParams{
-		TenantID: tenantID, BaseCurrency: s.BaseCurrency, DiscountRate: s.DiscountRate, FiscalYearStartMonth: int32(s.FiscalYearStartMonth),
+		TenantID: tenantID, BaseCurrency: s.BaseCurrency, DiscountRate: decimal.NewFromFloat(s.DiscountRate), FiscalYearStartMonth: int32(s.FiscalYearStartMonth),
 	})
 	if err != nil {
 		return Record{}, false, err
@@ -117,17 +118,18 @@ type RateInput struct {
 	Rate     float64
 }
 
-// Rate is a checked FX rate: base-currency units per 1 unit of Currency in Period.
+// Rate is a checked FX rate: base-currency units per 1 unit of Currency in
+// Period, exactly the decimal submitted (1.0825 is 1.0825, not its float64).
 type Rate struct {
 	Currency string
 	Period   finance.Month
-	Rate     float64
+	Rate     decimal.Decimal
 }
 
 // CheckRates reports every entry that breaks a rule (fields rates[i].currency,
 // rates[i].period, rates[i].rate) and returns the checked rates: at least one
 // and at most MaxRatesPerRequest entries; currency active ISO 4217 and not the
-// base (its rate is 1 by definition); period as finance.CheckInputPeriod; rate > 0 and ≤ money.MaxRate; one entry per
+// base (its rate is 1 by definition); period as finance.CheckInputPeriod; rate > 0 and ≤ finance.MaxRate; one entry per
 // (currency, period).
 func CheckRates(base string, in []RateInput) ([]Rate, error) {
 	var errs validation.Errors
@@ -145,12 +147,12 @@ func CheckRates(base string, in []RateInput) ([]Rate, error) {
 	out := make([]Rate, 0, len(in))
 	for i, r := range in {
 		field := "rates[" + strconv.Itoa(i) + "]"
-		curErr := money.CheckRateCurrency(field+".currency", r.Currency, base)
+		curErr := finance.CheckRateCurrency(field+".currency", r.Currency, base)
 		period, periodErr := finance.CheckInputPeriod(field+".period", r.Period)
 		errs.Append(curErr)
 		errs.Append(periodErr)
-		errs.Append(money.CheckRate(field+".rate", r.Rate))
-		if curErr != nil || periodErr != nil {
+		errs.Append(finance.CheckRate(field+".rate", r.Rate))
+		if curErr != nil || periodErr != nil || finance.CheckRate("", r.Rate) != nil {
 			continue
 		}
 		k := key{r.Currency, period}
@@ -159,7 +161,7 @@ func CheckRates(base string, in []RateInput) ([]Rate, error) {
 			continue
 		}
 		seen[k] = i
-		out = append(out, Rate{Currency: r.Currency, Period: period, Rate: r.Rate})
+		out = append(out, Rate{Currency: r.Currency, Period: period, Rate: decimal.NewFromFloat(r.Rate)})
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -182,7 +184,7 @@ func SaveRates(ctx context.Context, tx dbsqlc.DBTX, tenantID uuid.UUID, in []Rat
 		return "", nil, err
 	}
 	p := dbsqlc.FxRatesUpsertParams{
-		TenantID: tenantID, Currencies: make([]string, len(rates)), Periods: make([]time.Time, len(rates)), Rates: make([]float64, len(rates)),
+		TenantID: tenantID, Currencies: make([]string, len(rates)), Periods: make([]time.Time, len(rates)), Rates: make([]decimal.Decimal, len(rates)),
 	}
 	for i, r := range rates {
 		p.Currencies[i], p.Periods[i], p.Rates[i] = r.Currency, r.Period.FirstDay(), r.Rate

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -35,7 +36,7 @@ func TestLoad(t *testing.T) {
 	}
 
 	err = db.InTenant(ctx, pool, a, func(tx pgx.Tx) error {
-		_, err := db.Q.SettingsUpsert(ctx, tx, dbsqlc.SettingsUpsertParams{TenantID: a, BaseCurrency: "EUR", DiscountRate: 0.1, FiscalYearStartMonth: 4})
+		_, err := db.Q.SettingsUpsert(ctx, tx, dbsqlc.SettingsUpsertParams{TenantID: a, BaseCurrency: "EUR", DiscountRate: decimal.RequireFromString("0.1"), FiscalYearStartMonth: 4})
 		return err
 	})
 	if err != nil {
@@ -158,7 +159,7 @@ func TestSaveClearsRatesOnlyWhenTheBaseChanges(t *testing.T) {
 	})
 	in(a, func(tx pgx.Tx) error {
 		rows, err := db.Q.FxRateList(ctx, tx, dbsqlc.FxRateListParams{TenantID: a, Currency: new("EUR")})
-		if len(rows) != 2 || rows[1].Rate != 1.12 {
+		if len(rows) != 2 || rows[1].Rate.String() != "1.12" {
 			t.Errorf("after the upsert: %+v", rows)
 		}
 		return err

@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/benefit"
 	"github.com/valuecase/valuecase/internal/finance"
-	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/settings"
 	"github.com/valuecase/valuecase/internal/stakeholder"
 	"github.com/valuecase/valuecase/internal/validation"
@@ -84,10 +84,10 @@ func MoneyBenefits(r Rows) []finance.Benefit {
 // stored order, as stored and in the finance core's terms.
 func (r Rows) EachMoneyBenefit(f func(dbsqlc.Benefit, finance.Benefit)) {
 	plans := PlansByBenefit(r.Plans)
-	actuals := map[uuid.UUID]map[finance.Month]float64{}
+	actuals := map[uuid.UUID]map[finance.Month]decimal.Decimal{}
 	for _, a := range r.Actuals {
 		if actuals[a.BenefitID] == nil {
-			actuals[a.BenefitID] = map[finance.Month]float64{}
+			actuals[a.BenefitID] = map[finance.Month]decimal.Decimal{}
 		}
 		actuals[a.BenefitID][finance.MonthOfTime(a.Period)] = a.Value
 	}
@@ -102,7 +102,7 @@ func (r Rows) EachMoneyBenefit(f func(dbsqlc.Benefit, finance.Benefit)) {
 // FinanceBenefit is a stored benefit in the finance core's terms, whatever
 // its unit (the expectation does not depend on the currency; "" when none).
 // No plan entries: nil, the even spread.
-func FinanceBenefit(b dbsqlc.Benefit, plan []finance.PlanEntry, actuals map[finance.Month]float64) finance.Benefit {
+func FinanceBenefit(b dbsqlc.Benefit, plan []finance.PlanEntry, actuals map[finance.Month]decimal.Decimal) finance.Benefit {
 	fb := finance.Benefit{
 		ExpectedValue: b.ExpectedValue, Frequency: finance.Frequency(b.MeasurementFrequency),
 		Start: finance.MonthOfTime(b.ExpectedStartDate), Plan: plan, Actuals: actuals,
@@ -128,7 +128,7 @@ func PlansByBenefit(rows []dbsqlc.BenefitPlanEntry) map[uuid.UUID][]finance.Plan
 // FX converts to base with the stored rates (a stored rate for the base
 // itself is not used: it is 1 by definition).
 func FX(base string, rows []dbsqlc.FxRate) (finance.FX, error) {
-	rates := money.NewRates(base)
+	rates := finance.NewRates(base)
 	for _, row := range rows {
 		err := rates.Set(row.Currency, finance.MonthOfTime(row.Period), row.Rate)
 		if ve, ok := errors.AsType[*validation.Error](err); ok && ve.Code == validation.CodeNotAllowed {
@@ -165,15 +165,24 @@ func RatePeriods(benefits []finance.Benefit, costs []finance.Cost, now time.Time
 	return h.Start, max(h.End, finance.MonthOfTime(now)), true
 }
 
-// Metrics are the money and stakeholder figures of an initiative. A money
-// figure is nil when an amount it needs has no FX rate (MissingFXRates lists
-// each such rate); it is never a partial sum of what could be converted.
+// Metrics are the money and stakeholder figures of an initiative, exact
+// (rounded at the edge). A money figure is nil when an amount it needs has no
+// FX rate (MissingFXRates lists each such rate); it is never a partial sum of
+// what could be converted. Expected and realised compare like for like
+// (finance.Comparison): the expectation of the periods not measured yet is
+// reported apart and is not a shortfall.
 type Metrics struct {
-	BenefitsCount      int      // every benefit of the initiative, any unit and status
-	ExpectedToDate     *float64 // expected value of the periods through the current month
-	RealizedToDate     *float64 // actuals recorded for the periods through the current month
-	RealizationPercent *float64 // realised / expected × 100; nil when expected is 0 or unknown
-	TotalCost          *float64 // every cost schedule over the default horizon
+	BenefitsCount int // every benefit of the initiative, any unit and status
+	// ExpectedToDate is the expected value of every period through the
+	// current month, measured or not (ExpectedMeasured + ExpectedUnmeasured).
+	ExpectedToDate     *decimal.Decimal
+	ExpectedMeasured   *decimal.Decimal // of the periods with an actual
+	ExpectedUnmeasured *decimal.Decimal // of the periods through the current month without one
+	RealizedToDate     *decimal.Decimal // actuals recorded for the periods through the current month
+	Variance           *decimal.Decimal // realised − expected measured
+	VariancePercent    *decimal.Decimal // variance / expected measured × 100; nil when that is 0
+	RealizationPercent *decimal.Decimal // realised / expected measured × 100; nil when that is 0
+	TotalCost          *decimal.Decimal // every cost schedule over the default horizon
 	StakeholdersCount  int
 	StakeholdersAtRisk int
 	BaseCurrency       string
@@ -218,19 +227,11 @@ func Compute(r Rows, now time.Time) (Detail, error) {
 
 	d := Detail{Metrics: Metrics{BenefitsCount: len(r.Benefits), BaseCurrency: r.Settings.BaseCurrency}}
 	m := &d.Metrics
-	expected, expectedOK := ExpectedToDate(benefits, current, fx)
-	if note(expectedOK) {
-		m.ExpectedToDate = &expected
-	}
-	realized, realizedOK := RealizedToDate(benefits, current, fx)
-	if note(realizedOK) {
-		m.RealizedToDate = &realized
-	}
-	if m.ExpectedToDate != nil && m.RealizedToDate != nil && expected != 0 {
-		m.RealizationPercent = new(realized / expected * 100)
-	}
+	c, miss := finance.CompareToDate(benefits, current, fx)
+	note(miss)
+	m.SetComparison(c)
 	if h, ok := finance.DefaultHorizon(benefits, costs); !ok {
-		m.TotalCost = new(0.0) // neither costs nor money benefits
+		m.TotalCost = new(decimal.Zero) // neither costs nor money benefits
 	} else if cf, miss := finance.BuildCashFlows(h, nil, costs, finance.BasisExpected, fx); note(miss) {
 		m.TotalCost = new(cf.TotalCosts())
 	}
@@ -252,44 +253,19 @@ func Compute(r Rows, now time.Time) (Detail, error) {
 	return d, nil
 }
 
-// ExpectedToDate is the expected value of every period of the benefits from
-// the first one's start through the current month (a quarter counts when its
-// first month is not after the current month), converted at each period's rate.
-func ExpectedToDate(benefits []finance.Benefit, current finance.Month, fx finance.FX) (float64, []finance.MissingRate) {
-	if len(benefits) == 0 {
-		return 0, nil
+// SetComparison fills the expected and realised figures from c; the
+// figures of a part whose rates are missing stay nil.
+func (m *Metrics) SetComparison(c finance.Comparison) {
+	if !c.MeasuredUnknown {
+		m.ExpectedMeasured, m.RealizedToDate, m.Variance = new(c.Expected), new(c.Actual), new(c.Variance())
+		m.VariancePercent, m.RealizationPercent = c.VariancePercent(), c.RealizationPercent()
 	}
-	h := finance.Horizon{Start: benefits[0].Frequency.PeriodOf(benefits[0].Start), End: current}
-	for _, b := range benefits {
-		h.Start = min(h.Start, b.Frequency.PeriodOf(b.Start))
+	if !c.UnmeasuredUnknown {
+		m.ExpectedUnmeasured = new(c.Unmeasured)
 	}
-	if h.Len() == 0 {
-		return 0, nil
+	if !c.MeasuredUnknown && !c.UnmeasuredUnknown {
+		m.ExpectedToDate = new(c.PlanToDate())
 	}
-	cf, missing := finance.BuildCashFlows(h, benefits, nil, finance.BasisExpected, fx)
-	return cf.TotalBenefits(), missing
-}
-
-// RealizedToDate is the sum of the actuals recorded for periods through the
-// current month, each converted at its period's rate. A period without an
-// actual adds nothing: realised is what was measured, not what was planned.
-func RealizedToDate(benefits []finance.Benefit, current finance.Month, fx finance.FX) (float64, []finance.MissingRate) {
-	total := 0.0
-	var missing []finance.MissingRate
-	for _, b := range benefits {
-		for _, p := range slices.Sorted(maps.Keys(b.Actuals)) { // a fixed order: the same sum every time
-			if p > current {
-				continue
-			}
-			v, ok := fx.Convert(b.Currency, p, b.Actuals[p])
-			if !ok {
-				missing = append(missing, finance.MissingRate{Currency: b.Currency, Period: p})
-				continue
-			}
-			total += v
-		}
-	}
-	return total, missing
 }
 
 // summarise derives a stakeholder's summary from its stored engagement

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/finance"
@@ -60,7 +61,12 @@ var goldenNow = time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
 //	                 + B 9,000 × 1.10 + 10,500 × 1.08 = 9,900 + 11,340 = 21,240
 //	                 + E 450                                          =    450
 //	                                                                    24,690
-//	realisation      = 24,690 / 28,300 × 100 = 87.2438162544...%
+//	like for like: the expectation of the periods that have an actual
+//	expected, measured = A 1,000 × 3 (01..03) + B 21,800 (both quarters) + E 500 (05) = 25,300
+//	expected, not yet measured = A 1,000 × 3 (04..06) + E 0 (06)          =  3,000
+//	realisation      = 24,690 / 25,300 × 100 = 97.5889328063...%
+//	variance         = 24,690 − 25,300 = −610, −610 / 25,300 × 100 = −2.4110671936...%
+//	(against every period to date, as before, the shortfall read 24,690 / 28,300 = 87.2 %)
 //	horizon          = 2026-01 (earliest of A, B, E and the costs; not C, cancelled)
 //	                   .. 2028-12 (open-ended A and the annual cost run 36 months)
 //	total cost       = 50,000 + 12 × 2,000 + 5,000 × (1.25 + 1.30 + 1.20)
@@ -73,21 +79,21 @@ func goldenRows() Rows {
 	bA, bB, bC, bD, bE := uuid.New(), uuid.New(), uuid.New(), uuid.New(), uuid.New()
 	usd, eur := new("USD"), new("EUR")
 	actual := func(b uuid.UUID, period string, v float64) dbsqlc.BenefitActual {
-		return dbsqlc.BenefitActual{BenefitID: b, Period: day(period + "-01"), Value: v}
+		return dbsqlc.BenefitActual{BenefitID: b, Period: day(period + "-01"), Value: decimal.NewFromFloat(v)}
 	}
 	rate := func(cur, period string, r float64) dbsqlc.FxRate {
-		return dbsqlc.FxRate{Currency: cur, Period: day(period + "-01"), Rate: r}
+		return dbsqlc.FxRate{Currency: cur, Period: day(period + "-01"), Rate: decimal.NewFromFloat(r)}
 	}
 	return Rows{
 		Settings: settings.Settings{BaseCurrency: "USD", DiscountRate: 0.08, FiscalYearStartMonth: 1},
 		Benefits: []dbsqlc.Benefit{
-			{ID: bA, Unit: "currency", Currency: usd, ExpectedValue: 12_000, MeasurementFrequency: "monthly", ExpectedStartDate: day("2026-01-01"), Status: "active"},
-			{ID: bB, Unit: "currency", Currency: eur, ExpectedValue: 40_000, MeasurementFrequency: "quarterly", ExpectedStartDate: day("2026-01-10"), ExpectedEndDate: new(day("2026-12-31")), Status: "achieved"},
-			{ID: bC, Unit: "currency", Currency: usd, ExpectedValue: 120_000, MeasurementFrequency: "monthly", ExpectedStartDate: day("2025-01-01"), Status: "cancelled"},
-			{ID: bD, Unit: "hours", ExpectedValue: 500, MeasurementFrequency: "monthly", ExpectedStartDate: day("2026-01-01"), Status: "active"},
-			{ID: bE, Unit: "currency", Currency: usd, ExpectedValue: 9_999, MeasurementFrequency: "monthly", ExpectedStartDate: day("2026-05-01"), ExpectedEndDate: new(day("2026-08-31")), Status: "active"},
+			{ID: bA, Unit: "currency", Currency: usd, ExpectedValue: decimal.NewFromFloat(12_000), MeasurementFrequency: "monthly", ExpectedStartDate: day("2026-01-01"), Status: "active"},
+			{ID: bB, Unit: "currency", Currency: eur, ExpectedValue: decimal.NewFromFloat(40_000), MeasurementFrequency: "quarterly", ExpectedStartDate: day("2026-01-10"), ExpectedEndDate: new(day("2026-12-31")), Status: "achieved"},
+			{ID: bC, Unit: "currency", Currency: usd, ExpectedValue: decimal.NewFromFloat(120_000), MeasurementFrequency: "monthly", ExpectedStartDate: day("2025-01-01"), Status: "cancelled"},
+			{ID: bD, Unit: "hours", ExpectedValue: decimal.NewFromFloat(500), MeasurementFrequency: "monthly", ExpectedStartDate: day("2026-01-01"), Status: "active"},
+			{ID: bE, Unit: "currency", Currency: usd, ExpectedValue: decimal.NewFromFloat(9_999), MeasurementFrequency: "monthly", ExpectedStartDate: day("2026-05-01"), ExpectedEndDate: new(day("2026-08-31")), Status: "active"},
 		},
-		Plans: []dbsqlc.BenefitPlanEntry{{BenefitID: bE, Period: day("2026-05-01"), Expected: 500}, {BenefitID: bE, Period: day("2026-07-01"), Expected: 700}},
+		Plans: []dbsqlc.BenefitPlanEntry{{BenefitID: bE, Period: day("2026-05-01"), Expected: decimal.NewFromFloat(500)}, {BenefitID: bE, Period: day("2026-07-01"), Expected: decimal.NewFromFloat(700)}},
 		Actuals: []dbsqlc.BenefitActual{
 			actual(bA, "2026-01", 900), actual(bA, "2026-02", 1_100), actual(bA, "2026-03", 1_000),
 			actual(bB, "2026-01", 9_000), actual(bB, "2026-04", 10_500),
@@ -95,9 +101,9 @@ func goldenRows() Rows {
 			actual(bE, "2026-05", 450),
 		},
 		Costs: []dbsqlc.InitiativeCost{
-			{Amount: 50_000, Currency: "USD", Recurrence: "once", Period: day("2026-01-01"), Category: "capex"},
-			{Amount: 2_000, Currency: "USD", Recurrence: "monthly", Period: day("2026-01-01"), EndPeriod: new(day("2026-12-01")), Category: "opex"},
-			{Amount: 5_000, Currency: "GBP", Recurrence: "annual", Period: day("2026-01-01"), Category: "opex"},
+			{Amount: decimal.NewFromFloat(50_000), Currency: "USD", Recurrence: "once", Period: day("2026-01-01"), Category: "capex"},
+			{Amount: decimal.NewFromFloat(2_000), Currency: "USD", Recurrence: "monthly", Period: day("2026-01-01"), EndPeriod: new(day("2026-12-01")), Category: "opex"},
+			{Amount: decimal.NewFromFloat(5_000), Currency: "GBP", Recurrence: "annual", Period: day("2026-01-01"), Category: "opex"},
 		},
 		Rates: []dbsqlc.FxRate{
 			rate("EUR", "2026-01", 1.10), rate("EUR", "2026-04", 1.08),
@@ -125,19 +131,21 @@ func TestComputeGolden(t *testing.T) {
 		rows                              Rows
 		now                               time.Time
 		expected, realized, percent, cost *float64 // nil: the figure must be null
+		measured, unmeasured, variance    *float64
 		missing                           []finance.MissingRate
 	}{
-		{"every rate present", full, goldenNow, new(28_300.0), new(24_690.0), new(87.24381625441696), new(92_750.0), nil},
+		{"every rate present", full, goldenNow, new(28_300.0), new(24_690.0), new(97.58893280632411), new(92_750.0), new(25_300.0), new(3_000.0), new(-610.0), nil},
 		// Seen in March 2026: A 1,000 × 3 + B 10,000 × 1.10 + E nothing yet = 14,000 expected;
 		// realised A 3,000 + B 9,000 × 1.10 = 12,900 (the April and May actuals lie after
 		// the current month); 12,900 / 14,000 × 100 = 92.142857...%. The cost does not move.
-		{"seen in March", full, time.Date(2026, 3, 31, 23, 59, 0, 0, time.UTC), new(14_000.0), new(12_900.0), new(92.14285714285714), new(92_750.0), nil},
+		{"seen in March", full, time.Date(2026, 3, 31, 23, 59, 0, 0, time.UTC), new(14_000.0), new(12_900.0), new(92.14285714285714), new(92_750.0), new(14_000.0), new(0.0), new(-1_100.0), nil},
 		// The 2027 GBP charge cannot be converted: total cost is null, the to-date figures are whole.
-		{"GBP 2027-01 missing", noGBP2027, goldenNow, new(28_300.0), new(24_690.0), new(87.24381625441696), nil,
+		{"GBP 2027-01 missing", noGBP2027, goldenNow, new(28_300.0), new(24_690.0), new(97.58893280632411), nil, new(25_300.0), new(3_000.0), new(-610.0),
 			[]finance.MissingRate{{Currency: "GBP", Period: ym("2027-01")}}},
-		// B's second quarter (expected 10,000 and actual 10,500 EUR) cannot be converted: both
-		// to-date figures and the realisation are null; the cost is whole.
-		{"EUR 2026-04 missing", noEUR2026Q2, goldenNow, nil, nil, nil, new(92_750.0),
+		// B's second quarter (expected 10,000 and actual 10,500 EUR, measured) cannot be
+		// converted: the measured figures, the plan to date and the realisation are null;
+		// what is not yet measured (A's 3,000) needs no EUR rate and stays; the cost is whole.
+		{"EUR 2026-04 missing", noEUR2026Q2, goldenNow, nil, nil, nil, new(92_750.0), nil, new(3_000.0), nil,
 			[]finance.MissingRate{{Currency: "EUR", Period: ym("2026-04")}}},
 	}
 	for _, c := range cases {
@@ -148,15 +156,19 @@ func TestComputeGolden(t *testing.T) {
 			}
 			m := d.Metrics
 			for _, f := range []struct {
-				name      string
-				got, want *float64
+				name string
+				got  *decimal.Decimal
+				want *float64
 			}{
 				{"expected_value_to_date", m.ExpectedToDate, c.expected},
 				{"realized_value_to_date", m.RealizedToDate, c.realized},
 				{"realization_percent", m.RealizationPercent, c.percent},
 				{"total_cost", m.TotalCost, c.cost},
+				{"expected_measured_to_date", m.ExpectedMeasured, c.measured},
+				{"expected_unmeasured_to_date", m.ExpectedUnmeasured, c.unmeasured},
+				{"variance", m.Variance, c.variance},
 			} {
-				if (f.got == nil) != (f.want == nil) || (f.got != nil && math.Abs(*f.got-*f.want) > 1e-9) {
+				if (f.got == nil) != (f.want == nil) || (f.got != nil && math.Abs(f.got.InexactFloat64()-*f.want) > 1e-9) {
 					t.Errorf("%s = %v, want %v", f.name, show(f.got), show(f.want))
 				}
 			}
@@ -170,7 +182,7 @@ func TestComputeGolden(t *testing.T) {
 	}
 }
 
-func show(v *float64) any {
+func show[T any](v *T) any {
 	if v == nil {
 		return "null"
 	}
@@ -186,7 +198,7 @@ func TestRatePeriods(t *testing.T) {
 	}
 	// An initiative whose horizon ended before today: the range still runs to the
 	// current month, the end of the to-date window.
-	short := Rows{Costs: []dbsqlc.InitiativeCost{{Amount: 1, Currency: "EUR", Recurrence: "once", Period: day("2024-03-01")}}}
+	short := Rows{Costs: []dbsqlc.InitiativeCost{{Amount: decimal.NewFromFloat(1), Currency: "EUR", Recurrence: "once", Period: day("2024-03-01")}}}
 	from, to, ok = RatePeriods(MoneyBenefits(short), Costs(short), goldenNow)
 	if !ok || from != ym("2024-03") || to != ym("2026-06") {
 		t.Errorf("past initiative: %v..%v %v", from, to, ok)
@@ -202,16 +214,16 @@ func TestComputeEmptyAndFuture(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := d.Metrics
-	if *m.ExpectedToDate != 0 || *m.RealizedToDate != 0 || m.RealizationPercent != nil || *m.TotalCost != 0 ||
+	if !m.ExpectedToDate.IsZero() || !m.RealizedToDate.IsZero() || m.RealizationPercent != nil || !m.TotalCost.IsZero() ||
 		m.BenefitsCount != 0 || m.StakeholdersCount != 0 || len(m.MissingFXRates) != 0 || m.MissingFXRates == nil || len(d.Stakeholders) != 0 {
 		t.Errorf("empty initiative: %+v", d)
 	}
 	// A benefit starting next month expects nothing to date: 0, and no division by it.
 	future := Rows{Settings: settings.Defaults, Benefits: []dbsqlc.Benefit{
-		{ID: uuid.New(), Unit: "currency", Currency: new("EUR"), ExpectedValue: 1200, MeasurementFrequency: "monthly", ExpectedStartDate: day("2026-07-01"), Status: "active"},
+		{ID: uuid.New(), Unit: "currency", Currency: new("EUR"), ExpectedValue: decimal.NewFromFloat(1200), MeasurementFrequency: "monthly", ExpectedStartDate: day("2026-07-01"), Status: "active"},
 	}}
 	d, _ = Compute(future, goldenNow)
-	if *d.Metrics.ExpectedToDate != 0 || *d.Metrics.RealizedToDate != 0 || d.Metrics.RealizationPercent != nil || len(d.Metrics.MissingFXRates) != 0 {
+	if !d.Metrics.ExpectedToDate.IsZero() || !d.Metrics.RealizedToDate.IsZero() || d.Metrics.RealizationPercent != nil || len(d.Metrics.MissingFXRates) != 0 {
 		t.Errorf("future benefit: %+v", d.Metrics)
 	}
 }

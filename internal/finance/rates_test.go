@@ -1,4 +1,4 @@
-package money
+package finance
 
 import (
 	"errors"
@@ -7,17 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
-func mi(year, month int) finance.Month { return finance.MonthOf(year, time.Month(month)) }
+func mi(year, month int) Month { return MonthOf(year, time.Month(month)) }
 
 func TestRatesFeedFX(t *testing.T) {
 	r := NewRates("USD")
-	must(t, r.Set("EUR", mi(2026, 1), 1.08))
-	must(t, r.Set("EUR", mi(2026, 2), 1.10))
-	must(t, r.Set("JPY", mi(2026, 1), 0.0065))
+	must(t, r.Set("EUR", mi(2026, 1), d(1.08)))
+	must(t, r.Set("EUR", mi(2026, 2), d(1.10)))
+	must(t, r.Set("JPY", mi(2026, 1), d(0.0065)))
 	fx := r.FX()
 	if fx.Base != "USD" {
 		t.Fatalf("FX base = %q", fx.Base)
@@ -27,7 +26,7 @@ func TestRatesFeedFX(t *testing.T) {
 		name   string
 		amount float64
 		from   string
-		month  finance.Month
+		month  Month
 		want   float64
 		ok     bool
 	}{
@@ -42,8 +41,8 @@ func TestRatesFeedFX(t *testing.T) {
 		{"unknown currency", 1, "GBP", mi(2026, 1), 0, false},
 	}
 	for _, c := range cases {
-		got, ok := fx.Convert(c.from, c.month, c.amount)
-		if ok != c.ok || math.Abs(got-c.want) > 1e-9 {
+		got, ok := fx.Convert(c.from, c.month, d(c.amount))
+		if ok != c.ok || !got.Equal(d(c.want)) {
 			t.Errorf("%s: Convert(%v, %s) = %v, %v; want %v, %v", c.name, c.amount, c.from, got, ok, c.want, c.ok)
 		}
 	}
@@ -53,19 +52,19 @@ func TestRatesFeedFX(t *testing.T) {
 // could convert and lists each missing (currency, month) once.
 func TestRatesInCashFlowsListMissingRatesOnce(t *testing.T) {
 	r := NewRates("EUR")
-	must(t, r.Set("USD", mi(2026, 1), 0.92))
-	h := finance.Horizon{Start: mi(2026, 1), End: mi(2026, 2)}
-	costs := []finance.Cost{
-		{Amount: 100, Currency: "EUR", Recurrence: finance.Once, Period: mi(2026, 1)},
-		{Amount: 100, Currency: "USD", Recurrence: finance.Monthly, Period: mi(2026, 1)}, // 92, then missing in 02
-		{Amount: 100, Currency: "USD", Recurrence: finance.Once, Period: mi(2026, 2)},    // missing again: listed once
-		{Amount: 100, Currency: "GBP", Recurrence: finance.Once, Period: mi(2026, 1)},    // missing
+	must(t, r.Set("USD", mi(2026, 1), d(0.92)))
+	h := Horizon{Start: mi(2026, 1), End: mi(2026, 2)}
+	costs := []Cost{
+		{Amount: d(100), Currency: "EUR", Recurrence: Once, Period: mi(2026, 1)},
+		{Amount: d(100), Currency: "USD", Recurrence: Monthly, Period: mi(2026, 1)}, // 92, then missing in 02
+		{Amount: d(100), Currency: "USD", Recurrence: Once, Period: mi(2026, 2)},    // missing again: listed once
+		{Amount: d(100), Currency: "GBP", Recurrence: Once, Period: mi(2026, 1)},    // missing
 	}
-	cf, missing := finance.BuildCashFlows(h, nil, costs, finance.BasisExpected, r.FX())
-	if got := cf.TotalCosts(); math.Abs(got-192) > 1e-9 {
+	cf, missing := BuildCashFlows(h, nil, costs, BasisExpected, r.FX())
+	if got := cf.TotalCosts(); !got.Equal(d(192)) {
 		t.Errorf("converted part = %v, want 192 (100 EUR + 100 USD × 0.92)", got)
 	}
-	want := []finance.MissingRate{{Currency: "GBP", Period: mi(2026, 1)}, {Currency: "USD", Period: mi(2026, 2)}}
+	want := []MissingRate{{Currency: "GBP", Period: mi(2026, 1)}, {Currency: "USD", Period: mi(2026, 2)}}
 	if !slices.Equal(missing, want) {
 		t.Errorf("missing = %v, want %v", missing, want)
 	}
@@ -84,29 +83,25 @@ func TestSetRefusesBadRates(t *testing.T) {
 		{"eur", 1.1, "currency", validation.CodeInvalidValue},
 		{"EUR", 0, "rate", validation.CodeOutOfRange},
 		{"EUR", -1.1, "rate", validation.CodeOutOfRange},
-		{"EUR", math.NaN(), "rate", validation.CodeOutOfRange},
-		{"EUR", math.Inf(1), "rate", validation.CodeOutOfRange},
 		{"EUR", MaxRate * 10, "rate", validation.CodeOutOfRange},
 	}
 	for _, c := range cases {
-		err := r.Set(c.cur, mi(2026, 1), c.rate)
+		err := r.Set(c.cur, mi(2026, 1), d(c.rate))
 		ve, ok := errors.AsType[*validation.Error](err)
 		if !ok || ve.Field != c.field || ve.Code != c.code {
 			t.Errorf("Set(%s, %v) = %v; want %s on %s", c.cur, c.rate, err, c.code, c.field)
 		}
 	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), 0, MaxRate * 10} {
+		if ve, ok := errors.AsType[*validation.Error](CheckRate("rate", bad)); !ok || ve.Code != validation.CodeOutOfRange {
+			t.Errorf("CheckRate(%v) = %v", bad, ve)
+		}
+	}
 	if _, ok := r.Rate("EUR", mi(2026, 1)); ok {
 		t.Error("a refused rate must not be stored")
 	}
-	must(t, r.Set("EUR", mi(2026, 1), MaxRate))
-	if got, ok := r.Rate("EUR", mi(2026, 1)); !ok || got != MaxRate {
+	must(t, r.Set("EUR", mi(2026, 1), d(MaxRate)))
+	if got, ok := r.Rate("EUR", mi(2026, 1)); !ok || !got.Equal(d(MaxRate)) {
 		t.Errorf("Rate after Set = %v, %v", got, ok)
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -1,0 +1,60 @@
+package db_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/valuecase/valuecase/db/dbtest"
+)
+
+// Amounts read from numeric are exactly PostgreSQL's digits, through the
+// binary codec: small and huge, negative, many decimals, in arrays, as
+// nullable pointers; NULL into a decimal.Decimal and NaN are errors. Written
+// values come back equal.
+func TestDecimalRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := fmt.Sprintf("%T", conn.Conn().TypeMap().PlanScan(1700, pgx.BinaryFormatCode, &decimal.Decimal{}))
+	conn.Release()
+	if plan != "db.scanDecimal" {
+		t.Fatalf("numeric is read into a decimal.Decimal by %s, not from its binary form", plan)
+	}
+	for _, literal := range []string{"292.275", "0", "-2.345", "0.00000000000000000001", "-123456789012345678901234567890.123456789",
+		"1000000000000", "6263.345000"} {
+		var got decimal.Decimal
+		if err := pool.QueryRow(ctx, "SELECT $1::numeric", literal).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if want := decimal.RequireFromString(literal); !got.Equal(want) {
+			t.Errorf("%s read as %s", literal, got)
+		}
+	}
+	var many []decimal.Decimal
+	var null, set *decimal.Decimal
+	if err := pool.QueryRow(ctx, "SELECT ARRAY[1.005, 2.675]::numeric[], NULL::numeric, 0.10::numeric").Scan(&many, &null, &set); err != nil {
+		t.Fatal(err)
+	}
+	if len(many) != 2 || many[0].String() != "1.005" || many[1].String() != "2.675" || null != nil || set == nil || set.String() != "0.1" {
+		t.Errorf("array %v, NULL %v, pointer %v", many, null, set)
+	}
+	var d decimal.Decimal
+	if err := pool.QueryRow(ctx, "SELECT NULL::numeric").Scan(&d); err == nil {
+		t.Error("NULL into a decimal.Decimal: no error")
+	}
+	if err := pool.QueryRow(ctx, "SELECT 'NaN'::numeric").Scan(&d); err == nil {
+		t.Error("NaN into a decimal.Decimal: no error")
+	}
+	var sum decimal.Decimal
+	if err := pool.QueryRow(ctx, "SELECT $1::numeric + $2::numeric", decimal.RequireFromString("2380.24"), decimal.RequireFromString("3405.76")).Scan(&sum); err != nil ||
+		sum.String() != "5786" {
+		t.Errorf("written and summed: %v %v", sum, err)
+	}
+}
