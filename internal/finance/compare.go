@@ -116,7 +116,7 @@ func (b Benefit) CompareToDate(current Month, fx FX) (Comparison, []MissingRate)
 	expect := b.expectation()
 	var perPeriod decimal.Decimal
 	if spread {
-		perPeriod = compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
+		perPeriod = b.spread()
 	}
 	one := b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)
 	visit := func(p Month, inRange bool) {
@@ -238,7 +238,7 @@ func (b Benefit) CompareSummary(s ActualSummary, current Month, fx FX) (c Compar
 	if s.Count > periods {
 		return Comparison{}, false // not one actual per period: read them
 	}
-	spread := compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
+	spread := b.spread()
 	c.Periods, c.Measured = periods, s.Count
 	c.Expected = spread.Mul(decimal.NewFromInt(int64(s.Count)))
 	c.Unmeasured = spread.Mul(decimal.NewFromInt(int64(periods - s.Count)))
@@ -247,4 +247,34 @@ func (b Benefit) CompareSummary(s ActualSummary, current Month, fx FX) (c Compar
 		c.Actual = decimal.Zero
 	}
 	return c, true
+}
+
+// ComparisonSum merges comparisons as Comparison.Merge does, exactly, but
+// into sums kept in place: no allocation per term (a portfolio merges each
+// of its benefits into its total, its initiative and its category).
+type ComparisonSum struct {
+	expected, actual, unmeasured exactSum
+	counts                       Comparison // Measured, Periods and the unknown flags
+}
+
+// Merge adds the periods of o.
+func (s *ComparisonSum) Merge(o Comparison) {
+	s.expected.add(o.Expected)
+	s.actual.add(o.Actual)
+	s.unmeasured.add(o.Unmeasured)
+	s.counts.Measured += o.Measured
+	s.counts.Periods += o.Periods
+	s.counts.MeasuredUnknown = s.counts.MeasuredUnknown || o.MeasuredUnknown
+	s.counts.UnmeasuredUnknown = s.counts.UnmeasuredUnknown || o.UnmeasuredUnknown
+}
+
+// Comparison is what was merged so far: the zero Comparison with every
+// merged one merged into it.
+func (s *ComparisonSum) Comparison() Comparison {
+	c := s.counts
+	// Merge adds into the zero Decimal (exponent 0): so does the sum.
+	c.Expected = decimal.Zero.Add(s.expected.value())
+	c.Actual = decimal.Zero.Add(s.actual.value())
+	c.Unmeasured = decimal.Zero.Add(s.unmeasured.value())
+	return c
 }
