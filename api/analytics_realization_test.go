@@ -21,7 +21,9 @@ func TestRealizationAtRiskWithALaterActual(t *testing.T) {
 	admin := ts.admin()
 	expect(t, ts.do(&admin, "PUT", "/v1/settings", map[string]any{"base_currency": "USD", "discount_rate": 0.10, "fiscal_year_start_month": 1}), 200)
 	now := time.Now().UTC()
-	month := func(add int) string { return time.Date(now.Year(), now.Month()+time.Month(add), 1, 0, 0, 0, 0, time.UTC).Format("2006-01") }
+	month := func(add int) string {
+		return time.Date(now.Year(), now.Month()+time.Month(add), 1, 0, 0, 0, 0, time.UTC).Format("2006-01")
+	}
 	in := ts.createInitiative(admin, map[string]any{"name": "Late"})
 	id := ts.createBenefit(admin, map[string]any{"initiative_id": in, "name": "Savings", "category": "cost_savings", "expected_value": 1200,
 		"currency": "USD", "unit": "currency", "measurement_frequency": "monthly", "expected_start_date": month(-12) + "-01"})

@@ -38,8 +38,8 @@ const (
 // (api/analytics.go: computeRealization, computeTrends, computeROI).
 var (
 	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationBenefits", "AnalyticsPlans", "FxRateList"}
-	trendsQueries = []string{"SettingsGet", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
-	roiQueries    = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList"}
+	trendsQueries      = []string{"SettingsGet", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
+	roiQueries         = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList"}
 )
 
 // analyticsClients: the targets are per-request latencies (p95, p99),
