@@ -16,7 +16,8 @@ func TestDivSmallIsTheLibrarysDivision(t *testing.T) {
 		decimal.RequireFromString("1000"), decimal.RequireFromString("0.0000000000000006"), decimal.RequireFromString("-0.0000000000000006"),
 		decimal.RequireFromString("0.00000000000000006"), decimal.RequireFromString("123456789012345678"),
 		decimal.RequireFromString("9223372036854775807"), decimal.RequireFromString("-9223372036854775808"),
-		decimal.RequireFromString("1e30"), decimal.RequireFromString("5e3"), decimal.RequireFromString("0.000000000000002")}
+		decimal.RequireFromString("1e30"), decimal.RequireFromString("5e3"), decimal.RequireFromString("0.000000000000002"),
+		decimal.RequireFromString("24000"), decimal.RequireFromString("-24000.5"), decimal.RequireFromString("1500000"), decimal.New(12, 3), decimal.New(-999999999999999999, 3)}
 	for range 20_000 {
 		c := r.Int64N(1 << r.IntN(63))
 		if r.IntN(2) == 0 {
@@ -33,4 +34,18 @@ func TestDivSmallIsTheLibrarysDivision(t *testing.T) {
 			}
 		}
 	}
+}
+
+func BenchmarkDivSmall(b *testing.B) {
+	d := decimal.RequireFromString("1500000.25")
+	b.Run("divSmall", func(b *testing.B) {
+		for b.Loop() {
+			divSmall(d, 12)
+		}
+	})
+	b.Run("library", func(b *testing.B) {
+		for b.Loop() {
+			compact(d.Div(decimal.NewFromInt(12)))
+		}
+	})
 }
