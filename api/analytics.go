@@ -402,19 +402,19 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 		benefits[i] = analytics.RealizationBenefit{ID: b.ID, InitiativeID: b.InitiativeID, Name: b.Name, Category: b.Category, Unit: b.Unit,
 			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: fb, Summary: &summaries[i]}
 		summaries[i] = finance.ActualSummary{Count: int(b.Actuals), Total: b.ActualsTotal}
-		if b.LatestPeriod == nil {
+		if b.Actuals == 0 {
 			continue // no actual at all
 		}
-		summaries[i].Last = finance.MonthOfTime(*b.LatestPeriod)
+		summaries[i].Last = finance.MonthOfTime(b.LatestPeriod)
 		if b.LatestPeriod.After(through) {
 			laterActuals = append(laterActuals, b.ID)
 			continue
 		}
 		latest := make([]analytics.PeriodValue, 0, analytics.AtRiskPeriods)
-		if b.PreviousPeriod != nil && b.PreviousValue != nil {
-			latest = append(latest, analytics.PeriodValue{Period: finance.MonthOfTime(*b.PreviousPeriod), Value: *b.PreviousValue})
+		if b.Actuals > 1 {
+			latest = append(latest, analytics.PeriodValue{Period: finance.MonthOfTime(b.PreviousPeriod), Value: b.PreviousValue})
 		}
-		benefits[i].Latest = append(latest, analytics.PeriodValue{Period: summaries[i].Last, Value: *b.LatestValue})
+		benefits[i].Latest = append(latest, analytics.PeriodValue{Period: summaries[i].Last, Value: b.LatestValue})
 	}
 	if len(laterActuals) > 0 {
 		latest, err := db.Q.AnalyticsLatestActualsOf(ctx, t, dbsqlc.AnalyticsLatestActualsOfParams{TenantID: tenant, BenefitIds: laterActuals, Through: through})

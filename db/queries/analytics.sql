@@ -274,7 +274,8 @@ WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY(@benefit_ids::uuid[]);
 -- The benefits realisation compares (those AnalyticsBenefits lists, only the columns it uses),
 -- each with its benefit_actual_stats row (migration 00017, kept exact by triggers; no actual
 -- precedes a benefit's first period: filing and redefinition refuse it): the count and Σ of its
--- actuals and its two latest (period, value), zero and null without an actual. One pass over
+-- actuals and its two latest (period, value): the latest when it has an actual, the previous
+-- when it has two (not null, for a scan without a pointer per column). One pass over
 -- the portfolio instead of the benefits, their summaries and their latest actuals apart. The
 -- caller compares a benefit from its count and Σ where those can stand for its actuals
 -- (finance.Benefit.CompareSummary) and reads the actuals of the others (AnalyticsActualsOf);
@@ -283,7 +284,8 @@ WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY(@benefit_ids::uuid[]);
 SELECT b.id, b.initiative_id, b.name, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency,
        b.expected_start_date, b.expected_end_date,
        coalesce(s.actuals, 0)::int AS actuals, coalesce(s.total, 0)::numeric AS actuals_total,
-       s.latest_period, s.latest_value, s.previous_period, s.previous_value
+       coalesce(s.latest_period, b.expected_start_date)::date AS latest_period, coalesce(s.latest_value, 0)::numeric AS latest_value,
+       coalesce(s.previous_period, b.expected_start_date)::date AS previous_period, coalesce(s.previous_value, 0)::numeric AS previous_value
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id

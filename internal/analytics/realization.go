@@ -60,8 +60,7 @@ func (b RealizationBenefit) NeedsActuals(current finance.Month, fx finance.FX) b
 	if b.Summary == nil {
 		return true
 	}
-	_, ok := b.Benefit.CompareSummary(*b.Summary, current, fx)
-	return !ok
+	return !b.Benefit.SummaryStands(*b.Summary, current, fx)
 }
 
 // Amounts are expected against realised to date of a group of benefits,

@@ -220,23 +220,9 @@ type ActualSummary struct {
 // lies within its dates and through current. ok is false otherwise: compare
 // from the actuals then.
 func (b Benefit) CompareSummary(s ActualSummary, current Month, fx FX) (c Comparison, ok bool) {
-	if b.Plan != nil || !(b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)) {
+	periods, ok := b.summaryPeriods(s, current, fx)
+	if !ok {
 		return Comparison{}, false
-	}
-	first, last, open := b.periodRange()
-	end := current
-	if !open {
-		end = min(end, last)
-	}
-	if s.Count > 0 && ((s.First != 0 && s.First < first) || s.Last > end) {
-		return Comparison{}, false
-	}
-	periods := 0
-	if end >= first {
-		periods = (int(end-first))/(12/b.Frequency.periodsPerYear()) + 1
-	}
-	if s.Count > periods {
-		return Comparison{}, false // not one actual per period: read them
 	}
 	spread := b.spread()
 	c.Periods, c.Measured = periods, s.Count
@@ -247,6 +233,36 @@ func (b Benefit) CompareSummary(s ActualSummary, current Month, fx FX) (c Compar
 		c.Actual = decimal.Zero
 	}
 	return c, true
+}
+
+// SummaryStands reports whether CompareSummary can compare b from s (its ok),
+// without computing the comparison.
+func (b Benefit) SummaryStands(s ActualSummary, current Month, fx FX) bool {
+	_, ok := b.summaryPeriods(s, current, fx)
+	return ok
+}
+
+// summaryPeriods is the number of b's periods through current when s can
+// stand for its actuals (see CompareSummary).
+func (b Benefit) summaryPeriods(s ActualSummary, current Month, fx FX) (periods int, ok bool) {
+	if b.Plan != nil || !(b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)) {
+		return 0, false
+	}
+	first, last, open := b.periodRange()
+	end := current
+	if !open {
+		end = min(end, last)
+	}
+	if s.Count > 0 && ((s.First != 0 && s.First < first) || s.Last > end) {
+		return 0, false
+	}
+	if end >= first {
+		periods = (int(end-first))/(12/b.Frequency.periodsPerYear()) + 1
+	}
+	if s.Count > periods {
+		return 0, false // not one actual per period: read them
+	}
+	return periods, true
 }
 
 // ComparisonSum merges comparisons as Comparison.Merge does, exactly, but
