@@ -574,7 +574,7 @@ func computeTrends(run analyticsRun, p trendsParams) (analyticsEnvelope[trendsJS
 	if err != nil {
 		return zero, err
 	}
-	rows, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant})
+	rows, err := db.Q.AnalyticsTrendBenefits(ctx, t, tenant)
 	if err != nil {
 		return zero, err
 	}
@@ -599,7 +599,7 @@ func computeTrends(run analyticsRun, p trendsParams) (analyticsEnvelope[trendsJS
 	}
 
 	planOf := valuation.PlansByBenefit(plans)
-	groupOf := func(b dbsqlc.Benefit) string {
+	groupOf := func(b dbsqlc.AnalyticsTrendBenefitsRow) string {
 		switch groupBy {
 		case "category":
 			return b.Category
@@ -608,13 +608,12 @@ func computeTrends(run analyticsRun, p trendsParams) (analyticsEnvelope[trendsJS
 		}
 		return ""
 	}
-	var benefits []analytics.TrendBenefit
+	benefits := make([]analytics.TrendBenefit, len(rows))
 	groupSet := map[string]bool{}
-	for _, b := range rows {
-		if benefit.Unit(b.Unit) != benefit.UnitCurrency || b.Currency == nil {
-			continue
-		}
-		benefits = append(benefits, analytics.TrendBenefit{Group: groupOf(b), Benefit: valuation.FinanceBenefit(b, planOf[b.ID], nil)})
+	for i, b := range rows { // money benefits only
+		fb := valuation.FinanceBenefit(dbsqlc.Benefit{ExpectedValue: b.ExpectedValue, MeasurementFrequency: b.MeasurementFrequency,
+			ExpectedStartDate: b.ExpectedStartDate, ExpectedEndDate: b.ExpectedEndDate, Currency: &b.Currency}, planOf[b.ID], nil)
+		benefits[i] = analytics.TrendBenefit{Group: groupOf(b), Benefit: fb}
 		groupSet[groupOf(b)] = true
 	}
 	actuals := make([]analytics.ActualSum, len(sums))

@@ -910,6 +910,58 @@ func (q *Queries) AnalyticsRollupCheck(ctx context.Context, db DBTX, tenantID uu
 	return items, nil
 }
 
+const analyticsTrendBenefits = `-- name: AnalyticsTrendBenefits :many
+SELECT b.id, b.initiative_id, b.category, b.expected_value, b.currency::text AS currency, b.measurement_frequency,
+       b.expected_start_date, b.expected_end_date
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE b.tenant_id = $1 AND b.status <> 'cancelled' AND i.status <> 'archived'
+  AND b.unit = 'currency' AND b.currency IS NOT NULL
+ORDER BY b.initiative_id, b.id
+`
+
+type AnalyticsTrendBenefitsRow struct {
+	ID                   uuid.UUID
+	InitiativeID         uuid.UUID
+	Category             string
+	ExpectedValue        decimal.Decimal
+	Currency             string
+	MeasurementFrequency string
+	ExpectedStartDate    time.Time
+	ExpectedEndDate      *time.Time
+}
+
+// The money benefits that count in totals (not cancelled) of the portfolio's initiatives (not
+// archived): only the columns a trend's expected series and its groups use.
+func (q *Queries) AnalyticsTrendBenefits(ctx context.Context, db DBTX, tenantID uuid.UUID) ([]AnalyticsTrendBenefitsRow, error) {
+	rows, err := db.Query(ctx, analyticsTrendBenefits, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsTrendBenefitsRow{}
+	for rows.Next() {
+		var i AnalyticsTrendBenefitsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.InitiativeID,
+			&i.Category,
+			&i.ExpectedValue,
+			&i.Currency,
+			&i.MeasurementFrequency,
+			&i.ExpectedStartDate,
+			&i.ExpectedEndDate,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const peerBenchmark = `-- name: PeerBenchmark :one
 SELECT (b.tenants IS NOT NULL)::boolean AS shown, coalesce(b.tenants, 0)::bigint AS tenants, coalesce(b.p25, 0)::float8 AS p25,
        coalesce(b.median, 0)::float8 AS median, coalesce(b.p75, 0)::float8 AS p75,

@@ -13,6 +13,17 @@ WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
   AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
 ORDER BY b.initiative_id, b.id;
 
+-- name: AnalyticsTrendBenefits :many
+-- The money benefits that count in totals (not cancelled) of the portfolio's initiatives (not
+-- archived): only the columns a trend's expected series and its groups use.
+SELECT b.id, b.initiative_id, b.category, b.expected_value, b.currency::text AS currency, b.measurement_frequency,
+       b.expected_start_date, b.expected_end_date
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled' AND i.status <> 'archived'
+  AND b.unit = 'currency' AND b.currency IS NOT NULL
+ORDER BY b.initiative_id, b.id;
+
 -- name: AnalyticsMissingActualRates :many
 -- The (currency, period) of actuals through @through that have no FX rate (from the rollup; the
 -- currencies other than the base are two ranges of its currency index).
