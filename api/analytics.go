@@ -356,10 +356,11 @@ func (s *Server) analyticsRealization(c *fiber.Ctx) error {
 
 // computeRealization is expected against realised to date of the initiative
 // named or the portfolio, like for like (analytics.ComputeRealization: the
-// initiative detail's comparison per benefit, summed). A benefit is compared
-// from its actuals' summary (count and Σ, from benefit_actual_stats) where
-// that can stand for them, so the portfolio reads 10,000 summaries rather
-// than 360,000 actuals; the others' actuals are read.
+// initiative detail's comparison per benefit, summed). The benefits come
+// with their actuals' summary (count, Σ and the two latest, from
+// benefit_actual_stats) in one query; a benefit is compared from its
+// summary where that can stand for its actuals, so the portfolio reads
+// 10,000 rows rather than 360,000 actuals; the others' actuals are read.
 func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelope[realizationJSON], error) {
 	var zero analyticsEnvelope[realizationJSON]
 	ctx, t, tenant, only := run.ctx, run.tx, run.tenant, p.InitiativeID
@@ -375,20 +376,12 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 	if only != nil && len(initiatives) == 0 {
 		return zero, NotFound("initiative")
 	}
-	rows, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant, InitiativeID: only})
+	rows, err := db.Q.AnalyticsRealizationBenefits(ctx, t, dbsqlc.AnalyticsRealizationBenefitsParams{TenantID: tenant, InitiativeID: only})
 	if err != nil {
 		return zero, err
 	}
 	through := current.FirstDay()
 	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant, InitiativeID: only})
-	if err != nil {
-		return zero, err
-	}
-	summaries, err := db.Q.AnalyticsActualSummaries(ctx, t, dbsqlc.AnalyticsActualSummariesParams{TenantID: tenant, InitiativeID: only})
-	if err != nil {
-		return zero, err
-	}
-	latest, err := db.Q.AnalyticsLatestActuals(ctx, t, dbsqlc.AnalyticsLatestActualsParams{TenantID: tenant, InitiativeID: only, Through: through})
 	if err != nil {
 		return zero, err
 	}
@@ -398,42 +391,59 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 	}
 
 	planOf := valuation.PlansByBenefit(plans)
-	summaryOf := make(map[uuid.UUID]*finance.ActualSummary, len(summaries))
-	for _, r := range summaries {
-		summaryOf[r.BenefitID] = &finance.ActualSummary{Count: int(r.Actuals), Total: r.Total, Last: finance.MonthOfTime(r.LatestPeriod)}
-	}
-	latestOf := map[uuid.UUID][]analytics.PeriodValue{}
-	for _, a := range latest {
-		latestOf[a.BenefitID] = append(latestOf[a.BenefitID], analytics.PeriodValue{Period: finance.MonthOfTime(a.Period), Value: a.Value})
-	}
 	benefits := make([]analytics.RealizationBenefit, len(rows))
+	summaries := make([]finance.ActualSummary, len(rows))
+	var laterActuals []uuid.UUID // benefits with an actual after this month: their stats pair is not the at-risk rule's
+	index := make(map[uuid.UUID]int, len(rows))
 	for i, b := range rows {
+		index[b.ID] = i
+		fb := valuation.FinanceBenefit(dbsqlc.Benefit{ExpectedValue: b.ExpectedValue, MeasurementFrequency: b.MeasurementFrequency,
+			ExpectedStartDate: b.ExpectedStartDate, ExpectedEndDate: b.ExpectedEndDate, Currency: b.Currency}, planOf[b.ID], nil)
 		benefits[i] = analytics.RealizationBenefit{ID: b.ID, InitiativeID: b.InitiativeID, Name: b.Name, Category: b.Category, Unit: b.Unit,
-			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: valuation.FinanceBenefit(b, planOf[b.ID], map[finance.Month]decimal.Decimal{}), Latest: latestOf[b.ID]}
-		if sum, ok := summaryOf[b.ID]; ok {
-			benefits[i].Summary = sum
-		} else {
-			benefits[i].Summary = &finance.ActualSummary{} // no actual at all
+			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: fb, Summary: &summaries[i]}
+		summaries[i] = finance.ActualSummary{Count: int(b.Actuals), Total: b.ActualsTotal}
+		if b.Actuals == 0 {
+			continue // no actual at all
+		}
+		summaries[i].Last = finance.MonthOfTime(b.LatestPeriod)
+		if b.LatestPeriod.After(through) {
+			laterActuals = append(laterActuals, b.ID)
+			continue
+		}
+		latest := make([]analytics.PeriodValue, 0, analytics.AtRiskPeriods)
+		if b.Actuals > 1 {
+			latest = append(latest, analytics.PeriodValue{Period: finance.MonthOfTime(b.PreviousPeriod), Value: b.PreviousValue})
+		}
+		benefits[i].Latest = append(latest, analytics.PeriodValue{Period: summaries[i].Last, Value: b.LatestValue})
+	}
+	if len(laterActuals) > 0 {
+		latest, err := db.Q.AnalyticsLatestActualsOf(ctx, t, dbsqlc.AnalyticsLatestActualsOfParams{TenantID: tenant, BenefitIds: laterActuals, Through: through})
+		if err != nil {
+			return zero, err
+		}
+		for _, a := range latest {
+			i := index[a.BenefitID]
+			benefits[i].Latest = append(benefits[i].Latest, analytics.PeriodValue{Period: finance.MonthOfTime(a.Period), Value: a.Value})
 		}
 	}
 	// The actuals of the benefits whose summary cannot stand for them.
 	var read []uuid.UUID
-	index := map[uuid.UUID]int{}
-	for i, b := range benefits {
+	for _, b := range benefits {
 		if b.Money && b.NeedsActuals(current, fx) {
-			read, index[b.ID] = append(read, b.ID), i
+			read = append(read, b.ID)
 		}
 	}
 	if len(read) > 0 {
+		for _, id := range read {
+			benefits[index[id]].Benefit.Actuals = map[finance.Month]decimal.Decimal{}
+			benefits[index[id]].Summary = nil
+		}
 		rows, err := db.Q.AnalyticsActualsOf(ctx, t, dbsqlc.AnalyticsActualsOfParams{TenantID: tenant, BenefitIds: read})
 		if err != nil {
 			return zero, err
 		}
 		for _, a := range rows {
 			benefits[index[a.BenefitID]].Benefit.Actuals[finance.MonthOfTime(a.Period)] = a.Value
-		}
-		for _, id := range read {
-			benefits[index[id]].Summary = nil
 		}
 	}
 	initiativeIDs := make([]uuid.UUID, len(initiatives))
@@ -564,7 +574,7 @@ func computeTrends(run analyticsRun, p trendsParams) (analyticsEnvelope[trendsJS
 	if err != nil {
 		return zero, err
 	}
-	rows, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant})
+	rows, err := db.Q.AnalyticsTrendBenefits(ctx, t, tenant)
 	if err != nil {
 		return zero, err
 	}
@@ -589,7 +599,7 @@ func computeTrends(run analyticsRun, p trendsParams) (analyticsEnvelope[trendsJS
 	}
 
 	planOf := valuation.PlansByBenefit(plans)
-	groupOf := func(b dbsqlc.Benefit) string {
+	groupOf := func(b dbsqlc.AnalyticsTrendBenefitsRow) string {
 		switch groupBy {
 		case "category":
 			return b.Category
@@ -598,13 +608,12 @@ func computeTrends(run analyticsRun, p trendsParams) (analyticsEnvelope[trendsJS
 		}
 		return ""
 	}
-	var benefits []analytics.TrendBenefit
+	benefits := make([]analytics.TrendBenefit, len(rows))
 	groupSet := map[string]bool{}
-	for _, b := range rows {
-		if benefit.Unit(b.Unit) != benefit.UnitCurrency || b.Currency == nil {
-			continue
-		}
-		benefits = append(benefits, analytics.TrendBenefit{Group: groupOf(b), Benefit: valuation.FinanceBenefit(b, planOf[b.ID], nil)})
+	for i, b := range rows { // money benefits only
+		fb := valuation.FinanceBenefit(dbsqlc.Benefit{ExpectedValue: b.ExpectedValue, MeasurementFrequency: b.MeasurementFrequency,
+			ExpectedStartDate: b.ExpectedStartDate, ExpectedEndDate: b.ExpectedEndDate, Currency: &b.Currency}, planOf[b.ID], nil)
+		benefits[i] = analytics.TrendBenefit{Group: groupOf(b), Benefit: fb}
 		groupSet[groupOf(b)] = true
 	}
 	actuals := make([]analytics.ActualSum, len(sums))

@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
+	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbtest"
 )
 
@@ -56,5 +58,50 @@ func TestDecimalRoundTrip(t *testing.T) {
 	if err := pool.QueryRow(ctx, "SELECT $1::numeric + $2::numeric", decimal.RequireFromString("2380.24"), decimal.RequireFromString("3405.76")).Scan(&sum); err != nil ||
 		sum.String() != "5786" {
 		t.Errorf("written and summed: %v %v", sum, err)
+	}
+}
+
+// The int64 decoding of small numerics gives exactly pgx's coefficient and
+// exponent for PostgreSQL's own bytes: every scale, trailing zeros, signs,
+// the four-digit limit and beyond it (where pgx's plan decodes).
+func TestDecimalSmallDecodingIsPgx(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	rows, err := pool.Query(ctx, `SELECT v::text, numeric_send(v) FROM (
+		SELECT round(((random() - 0.5) * 10 ^ (random() * 20)::int)::numeric, (random() * 20)::int - 4) AS v FROM generate_series(1, 20000)
+		UNION ALL SELECT unnest(ARRAY[0, 0.0, -0.000, 12000, 1000.0000000000000000, 24000.5, 1500000, 10000, 100000000, 9999999999999999,
+			99999999999999999999, 0.0001, 0.00010, 1e-30, -1e20, 292.275, 6263.345000, 1.005, 2.675, 123456789012.345678,
+			9223372036854775807, 922337203685477580.7, -9223372036854775808]::numeric[])) x`, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	fast, n := 0, 0
+	for rows.Next() {
+		var text string
+		var raw []byte
+		if err := rows.Scan(&text, &raw); err != nil {
+			t.Fatal(err)
+		}
+		var viaPgx pgtype.Numeric
+		if err := pgtype.NewMap().PlanScan(pgtype.NumericOID, pgx.BinaryFormatCode, &viaPgx).Scan(raw, &viaPgx); err != nil {
+			t.Fatal(err)
+		}
+		want := decimal.NewFromBigInt(viaPgx.Int, viaPgx.Exp)
+		n++
+		got, ok := db.DecodeSmallNumeric(raw)
+		if !ok {
+			continue
+		}
+		fast++
+		if got.String() != want.String() || got.Exponent() != want.Exponent() || got.Coefficient().Cmp(want.Coefficient()) != 0 || !got.Equal(decimal.RequireFromString(text)) {
+			t.Fatalf("%s: %s (coefficient %s, exponent %d), pgx %s (%s, %d)", text, got, got.Coefficient(), got.Exponent(), want, want.Coefficient(), want.Exponent())
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if fast < n/2 || fast == n {
+		t.Fatalf("%d of %d values decoded in int64: the test must cover both paths", fast, n)
 	}
 }

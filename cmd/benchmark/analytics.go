@@ -37,10 +37,9 @@ const (
 // The SQL each endpoint runs after the request prologue, in order
 // (api/analytics.go: computeRealization, computeTrends, computeROI).
 var (
-	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActualSummaries",
-		"AnalyticsLatestActuals", "FxRateList"}
-	trendsQueries = []string{"SettingsGet", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
-	roiQueries    = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList"}
+	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationBenefits", "AnalyticsPlans", "FxRateList"}
+	trendsQueries      = []string{"SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
+	roiQueries         = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList"}
 )
 
 // analyticsClients: the targets are per-request latencies (p95, p99),
@@ -68,7 +67,7 @@ func runAnalytics(ctx context.Context, e *env) error {
 		{run: "GET /v1/analytics/realization (portfolio)", path: "/v1/analytics/realization", name: "analytics-realization", queries: realizationQueries,
 			binds: map[string]string{"initiative_id": benchutil.Null}, what: "the portfolio: 1,000 initiatives, 10,000 benefits, 360,000 actuals"},
 		{run: "GET /v1/analytics/trends (36 months by category)", path: "/v1/analytics/trends?from=2023-01&to=2025-12&group_by=category", name: "analytics-trends",
-			queries: trendsQueries, binds: map[string]string{"through": "'2025-12-01'"}, what: "the portfolio's 36 months 2023-01 .. 2025-12, grouped by category"},
+			queries: trendsQueries, binds: map[string]string{"through": "'2025-12-01'", "initiative_id": benchutil.Null}, what: "the portfolio's 36 months 2023-01 .. 2025-12, grouped by category"},
 		{run: "GET /v1/analytics/roi (one initiative)", path: "/v1/analytics/roi?initiative_id=", name: "analytics-roi", queries: roiQueries,
 			what: "one initiative: 10 benefits, 360 actuals, a cost; lifetime"},
 	}

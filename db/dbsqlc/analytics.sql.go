@@ -68,58 +68,6 @@ func (q *Queries) AnalyticsActualStatsCheck(ctx context.Context, db DBTX, tenant
 	return items, nil
 }
 
-const analyticsActualSummaries = `-- name: AnalyticsActualSummaries :many
-SELECT s.benefit_id, s.actuals, s.total, s.latest_period
-FROM benefit_actual_stats s
-JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-WHERE s.tenant_id = $1 AND b.status <> 'cancelled'
-  AND ($2::uuid IS NULL AND i.status <> 'archived' OR i.id = $2::uuid)
-`
-
-type AnalyticsActualSummariesParams struct {
-	TenantID     uuid.UUID
-	InitiativeID *uuid.UUID
-}
-
-type AnalyticsActualSummariesRow struct {
-	BenefitID    uuid.UUID
-	Actuals      int32
-	Total        decimal.Decimal
-	LatestPeriod time.Time
-}
-
-// Per benefit that AnalyticsBenefits lists and that has an actual: the count and Σ of its actuals
-// and its latest period (its benefit_actual_stats row, kept exact by triggers; no actual precedes
-// a benefit's first period: filing and redefinition refuse it). Realisation compares a benefit
-// from these alone when they can stand for its actuals (finance.Benefit.CompareSummary: base
-// currency, even spread, every actual through the month and its last period) and reads the
-// actuals of the others (AnalyticsActualsOf).
-func (q *Queries) AnalyticsActualSummaries(ctx context.Context, db DBTX, arg AnalyticsActualSummariesParams) ([]AnalyticsActualSummariesRow, error) {
-	rows, err := db.Query(ctx, analyticsActualSummaries, arg.TenantID, arg.InitiativeID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []AnalyticsActualSummariesRow{}
-	for rows.Next() {
-		var i AnalyticsActualSummariesRow
-		if err := rows.Scan(
-			&i.BenefitID,
-			&i.Actuals,
-			&i.Total,
-			&i.LatestPeriod,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const analyticsActuals = `-- name: AnalyticsActuals :many
 SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
 JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
@@ -574,57 +522,42 @@ func (q *Queries) AnalyticsInitiativeNames(ctx context.Context, db DBTX, arg Ana
 	return items, nil
 }
 
-const analyticsLatestActuals = `-- name: AnalyticsLatestActuals :many
-SELECT s.benefit_id,
-       (CASE k WHEN 1 THEN s.previous_period ELSE s.latest_period END)::date AS period,
-       (CASE k WHEN 1 THEN s.previous_value ELSE s.latest_value END)::numeric AS value
-FROM benefit_actual_stats s
-CROSS JOIN generate_series(1, 2) AS k
-WHERE s.tenant_id = $1 AND s.latest_period <= $2::date AND (k = 2 OR s.previous_period IS NOT NULL)
-  AND ($3::uuid IS NULL
-       OR EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = s.tenant_id AND b.id = s.benefit_id AND b.initiative_id = $3::uuid))
-UNION ALL
-SELECT s.benefit_id, l.period, l.value
-FROM benefit_actual_stats s
+const analyticsLatestActualsOf = `-- name: AnalyticsLatestActualsOf :many
+SELECT l.benefit_id, l.period, l.value
+FROM unnest($1::uuid[]) AS ids (id)
 CROSS JOIN LATERAL (
-  SELECT a.period, a.value FROM benefit_actuals a
-  WHERE a.tenant_id = s.tenant_id AND a.benefit_id = s.benefit_id AND a.period <= $2::date
+  SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
+  WHERE a.tenant_id = $2 AND a.benefit_id = ids.id AND a.period <= $3::date
   ORDER BY a.period DESC
   LIMIT 2
 ) l
-WHERE s.tenant_id = $1 AND s.latest_period > $2::date
-  AND ($3::uuid IS NULL
-       OR EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = s.tenant_id AND b.id = s.benefit_id AND b.initiative_id = $3::uuid))
 ORDER BY 1, 2
 `
 
-type AnalyticsLatestActualsParams struct {
-	TenantID     uuid.UUID
-	Through      time.Time
-	InitiativeID *uuid.UUID
+type AnalyticsLatestActualsOfParams struct {
+	BenefitIds []uuid.UUID
+	TenantID   uuid.UUID
+	Through    time.Time
 }
 
-type AnalyticsLatestActualsRow struct {
+type AnalyticsLatestActualsOfRow struct {
 	BenefitID uuid.UUID
 	Period    time.Time
 	Value     decimal.Decimal
 }
 
-// The two latest actuals through @through of each benefit of the tenant, or of the initiative
-// named (for the at-risk rule; the caller keeps those of the benefits AnalyticsBenefits lists):
-// from its benefit_actual_stats row (migration 00017, kept exact by triggers; k = 1 the
-// previous, k = 2 the latest) when its latest actual is through @through, as it is unless an
-// actual was recorded for a later month; else two backward steps on the (tenant_id,
-// benefit_id, period) index. The portfolio reads the 10,000 stats rows alone, no join.
-func (q *Queries) AnalyticsLatestActuals(ctx context.Context, db DBTX, arg AnalyticsLatestActualsParams) ([]AnalyticsLatestActualsRow, error) {
-	rows, err := db.Query(ctx, analyticsLatestActuals, arg.TenantID, arg.Through, arg.InitiativeID)
+// The two latest actuals through @through of each benefit named (those with an actual recorded
+// for a later month, whose benefit_actual_stats pair is not the at-risk rule's): two backward
+// steps on the (tenant_id, benefit_id, period) index each, oldest first per benefit.
+func (q *Queries) AnalyticsLatestActualsOf(ctx context.Context, db DBTX, arg AnalyticsLatestActualsOfParams) ([]AnalyticsLatestActualsOfRow, error) {
+	rows, err := db.Query(ctx, analyticsLatestActualsOf, arg.BenefitIds, arg.TenantID, arg.Through)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []AnalyticsLatestActualsRow{}
+	items := []AnalyticsLatestActualsOfRow{}
 	for rows.Next() {
-		var i AnalyticsLatestActualsRow
+		var i AnalyticsLatestActualsOfRow
 		if err := rows.Scan(&i.BenefitID, &i.Period, &i.Value); err != nil {
 			return nil, err
 		}
@@ -833,6 +766,91 @@ func (q *Queries) AnalyticsPortfolioRollupCheck(ctx context.Context, db DBTX, te
 	return items, nil
 }
 
+const analyticsRealizationBenefits = `-- name: AnalyticsRealizationBenefits :many
+SELECT b.id, b.initiative_id, b.name, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency,
+       b.expected_start_date, b.expected_end_date,
+       coalesce(s.actuals, 0)::int AS actuals, coalesce(s.total, 0)::numeric AS actuals_total,
+       coalesce(s.latest_period, b.expected_start_date)::date AS latest_period, coalesce(s.latest_value, 0)::numeric AS latest_value,
+       coalesce(s.previous_period, b.expected_start_date)::date AS previous_period, coalesce(s.previous_value, 0)::numeric AS previous_value
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
+WHERE b.tenant_id = $1 AND b.status <> 'cancelled'
+  AND ($2::uuid IS NULL AND i.status <> 'archived' OR i.id = $2::uuid)
+ORDER BY b.initiative_id, b.id
+`
+
+type AnalyticsRealizationBenefitsParams struct {
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
+}
+
+type AnalyticsRealizationBenefitsRow struct {
+	ID                   uuid.UUID
+	InitiativeID         uuid.UUID
+	Name                 string
+	Category             string
+	ExpectedValue        decimal.Decimal
+	Currency             *string
+	Unit                 string
+	MeasurementFrequency string
+	ExpectedStartDate    time.Time
+	ExpectedEndDate      *time.Time
+	Actuals              int32
+	ActualsTotal         decimal.Decimal
+	LatestPeriod         time.Time
+	LatestValue          decimal.Decimal
+	PreviousPeriod       time.Time
+	PreviousValue        decimal.Decimal
+}
+
+// The benefits realisation compares (those AnalyticsBenefits lists, only the columns it uses),
+// each with its benefit_actual_stats row (migration 00017, kept exact by triggers; no actual
+// precedes a benefit's first period: filing and redefinition refuse it): the count and Σ of its
+// actuals and its two latest (period, value): the latest when it has an actual, the previous
+// when it has two (not null, for a scan without a pointer per column). One pass over
+// the portfolio instead of the benefits, their summaries and their latest actuals apart. The
+// caller compares a benefit from its count and Σ where those can stand for its actuals
+// (finance.Benefit.CompareSummary) and reads the actuals of the others (AnalyticsActualsOf);
+// the latest pair is the at-risk rule's when the latest actual is through the current month
+// (else AnalyticsLatestActualsOf).
+func (q *Queries) AnalyticsRealizationBenefits(ctx context.Context, db DBTX, arg AnalyticsRealizationBenefitsParams) ([]AnalyticsRealizationBenefitsRow, error) {
+	rows, err := db.Query(ctx, analyticsRealizationBenefits, arg.TenantID, arg.InitiativeID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsRealizationBenefitsRow{}
+	for rows.Next() {
+		var i AnalyticsRealizationBenefitsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.InitiativeID,
+			&i.Name,
+			&i.Category,
+			&i.ExpectedValue,
+			&i.Currency,
+			&i.Unit,
+			&i.MeasurementFrequency,
+			&i.ExpectedStartDate,
+			&i.ExpectedEndDate,
+			&i.Actuals,
+			&i.ActualsTotal,
+			&i.LatestPeriod,
+			&i.LatestValue,
+			&i.PreviousPeriod,
+			&i.PreviousValue,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const analyticsRollupCheck = `-- name: AnalyticsRollupCheck :many
 SELECT coalesce(m.initiative_id, f.initiative_id) AS initiative_id, coalesce(m.category, f.category)::text AS category,
        coalesce(m.currency, f.currency)::text AS currency, coalesce(m.period, f.period)::date AS period,
@@ -881,6 +899,58 @@ func (q *Queries) AnalyticsRollupCheck(ctx context.Context, db DBTX, tenantID uu
 			&i.FreshTotal,
 			&i.RollupActuals,
 			&i.FreshActuals,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsTrendBenefits = `-- name: AnalyticsTrendBenefits :many
+SELECT b.id, b.initiative_id, b.category, b.expected_value, b.currency::text AS currency, b.measurement_frequency,
+       b.expected_start_date, b.expected_end_date
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE b.tenant_id = $1 AND b.status <> 'cancelled' AND i.status <> 'archived'
+  AND b.unit = 'currency' AND b.currency IS NOT NULL
+ORDER BY b.initiative_id, b.id
+`
+
+type AnalyticsTrendBenefitsRow struct {
+	ID                   uuid.UUID
+	InitiativeID         uuid.UUID
+	Category             string
+	ExpectedValue        decimal.Decimal
+	Currency             string
+	MeasurementFrequency string
+	ExpectedStartDate    time.Time
+	ExpectedEndDate      *time.Time
+}
+
+// The money benefits that count in totals (not cancelled) of the portfolio's initiatives (not
+// archived): only the columns a trend's expected series and its groups use.
+func (q *Queries) AnalyticsTrendBenefits(ctx context.Context, db DBTX, tenantID uuid.UUID) ([]AnalyticsTrendBenefitsRow, error) {
+	rows, err := db.Query(ctx, analyticsTrendBenefits, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsTrendBenefitsRow{}
+	for rows.Next() {
+		var i AnalyticsTrendBenefitsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.InitiativeID,
+			&i.Category,
+			&i.ExpectedValue,
+			&i.Currency,
+			&i.MeasurementFrequency,
+			&i.ExpectedStartDate,
+			&i.ExpectedEndDate,
 		); err != nil {
 			return nil, err
 		}

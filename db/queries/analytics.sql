@@ -13,6 +13,17 @@ WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
   AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
 ORDER BY b.initiative_id, b.id;
 
+-- name: AnalyticsTrendBenefits :many
+-- The money benefits that count in totals (not cancelled) of the portfolio's initiatives (not
+-- archived): only the columns a trend's expected series and its groups use.
+SELECT b.id, b.initiative_id, b.category, b.expected_value, b.currency::text AS currency, b.measurement_frequency,
+       b.expected_start_date, b.expected_end_date
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled' AND i.status <> 'archived'
+  AND b.unit = 'currency' AND b.currency IS NOT NULL
+ORDER BY b.initiative_id, b.id;
+
 -- name: AnalyticsMissingActualRates :many
 -- The (currency, period) of actuals through @through that have no FX rate (from the rollup; the
 -- currencies other than the base are two ranges of its currency index).
@@ -23,35 +34,6 @@ LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AN
 WHERE m.tenant_id = @tenant_id AND m.period <= @through::date
   AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
   AND (m.currency < @base::text OR m.currency > @base::text) AND r.rate IS NULL
-ORDER BY 1, 2;
-
--- name: AnalyticsLatestActuals :many
--- The two latest actuals through @through of each benefit of the tenant, or of the initiative
--- named (for the at-risk rule; the caller keeps those of the benefits AnalyticsBenefits lists):
--- from its benefit_actual_stats row (migration 00017, kept exact by triggers; k = 1 the
--- previous, k = 2 the latest) when its latest actual is through @through, as it is unless an
--- actual was recorded for a later month; else two backward steps on the (tenant_id,
--- benefit_id, period) index. The portfolio reads the 10,000 stats rows alone, no join.
-SELECT s.benefit_id,
-       (CASE k WHEN 1 THEN s.previous_period ELSE s.latest_period END)::date AS period,
-       (CASE k WHEN 1 THEN s.previous_value ELSE s.latest_value END)::numeric AS value
-FROM benefit_actual_stats s
-CROSS JOIN generate_series(1, 2) AS k
-WHERE s.tenant_id = @tenant_id AND s.latest_period <= @through::date AND (k = 2 OR s.previous_period IS NOT NULL)
-  AND (sqlc.narg('initiative_id')::uuid IS NULL
-       OR EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = s.tenant_id AND b.id = s.benefit_id AND b.initiative_id = sqlc.narg('initiative_id')::uuid))
-UNION ALL
-SELECT s.benefit_id, l.period, l.value
-FROM benefit_actual_stats s
-CROSS JOIN LATERAL (
-  SELECT a.period, a.value FROM benefit_actuals a
-  WHERE a.tenant_id = s.tenant_id AND a.benefit_id = s.benefit_id AND a.period <= @through::date
-  ORDER BY a.period DESC
-  LIMIT 2
-) l
-WHERE s.tenant_id = @tenant_id AND s.latest_period > @through::date
-  AND (sqlc.narg('initiative_id')::uuid IS NULL
-       OR EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = s.tenant_id AND b.id = s.benefit_id AND b.initiative_id = sqlc.narg('initiative_id')::uuid))
 ORDER BY 1, 2;
 
 -- name: AnalyticsActualsByMonth :many
@@ -294,21 +276,44 @@ DELETE FROM peer_benchmark_datasets WHERE source = ANY(@sources::text[]);
 INSERT INTO peer_benchmark_datasets (industry, metric, value, source, year)
 SELECT unnest(@industries::text[]), unnest(@metrics::text[]), unnest(@peer_values::float8[]), unnest(@sources::text[]), unnest(@years::int[]);
 
--- name: AnalyticsActualSummaries :many
--- Per benefit that AnalyticsBenefits lists and that has an actual: the count and Σ of its actuals
--- and its latest period (its benefit_actual_stats row, kept exact by triggers; no actual precedes
--- a benefit's first period: filing and redefinition refuse it). Realisation compares a benefit
--- from these alone when they can stand for its actuals (finance.Benefit.CompareSummary: base
--- currency, even spread, every actual through the month and its last period) and reads the
--- actuals of the others (AnalyticsActualsOf).
-SELECT s.benefit_id, s.actuals, s.total, s.latest_period
-FROM benefit_actual_stats s
-JOIN benefits b ON b.tenant_id = s.tenant_id AND b.id = s.benefit_id
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-WHERE s.tenant_id = @tenant_id AND b.status <> 'cancelled'
-  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid);
-
 -- name: AnalyticsActualsOf :many
 -- Every actual of the benefits named (those AnalyticsActualSummaries cannot stand for).
 SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
 WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY(@benefit_ids::uuid[]);
+
+-- name: AnalyticsRealizationBenefits :many
+-- The benefits realisation compares (those AnalyticsBenefits lists, only the columns it uses),
+-- each with its benefit_actual_stats row (migration 00017, kept exact by triggers; no actual
+-- precedes a benefit's first period: filing and redefinition refuse it): the count and Σ of its
+-- actuals and its two latest (period, value): the latest when it has an actual, the previous
+-- when it has two (not null, for a scan without a pointer per column). One pass over
+-- the portfolio instead of the benefits, their summaries and their latest actuals apart. The
+-- caller compares a benefit from its count and Σ where those can stand for its actuals
+-- (finance.Benefit.CompareSummary) and reads the actuals of the others (AnalyticsActualsOf);
+-- the latest pair is the at-risk rule's when the latest actual is through the current month
+-- (else AnalyticsLatestActualsOf).
+SELECT b.id, b.initiative_id, b.name, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency,
+       b.expected_start_date, b.expected_end_date,
+       coalesce(s.actuals, 0)::int AS actuals, coalesce(s.total, 0)::numeric AS actuals_total,
+       coalesce(s.latest_period, b.expected_start_date)::date AS latest_period, coalesce(s.latest_value, 0)::numeric AS latest_value,
+       coalesce(s.previous_period, b.expected_start_date)::date AS previous_period, coalesce(s.previous_value, 0)::numeric AS previous_value
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
+WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
+  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+ORDER BY b.initiative_id, b.id;
+
+-- name: AnalyticsLatestActualsOf :many
+-- The two latest actuals through @through of each benefit named (those with an actual recorded
+-- for a later month, whose benefit_actual_stats pair is not the at-risk rule's): two backward
+-- steps on the (tenant_id, benefit_id, period) index each, oldest first per benefit.
+SELECT l.benefit_id, l.period, l.value
+FROM unnest(@benefit_ids::uuid[]) AS ids (id)
+CROSS JOIN LATERAL (
+  SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
+  WHERE a.tenant_id = @tenant_id AND a.benefit_id = ids.id AND a.period <= @through::date
+  ORDER BY a.period DESC
+  LIMIT 2
+) l
+ORDER BY 1, 2;

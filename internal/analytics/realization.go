@@ -60,8 +60,7 @@ func (b RealizationBenefit) NeedsActuals(current finance.Month, fx finance.FX) b
 	if b.Summary == nil {
 		return true
 	}
-	_, ok := b.Benefit.CompareSummary(*b.Summary, current, fx)
-	return !ok
+	return !b.Benefit.SummaryStands(*b.Summary, current, fx)
 }
 
 // Amounts are expected against realised to date of a group of benefits,
@@ -70,8 +69,6 @@ func (b RealizationBenefit) NeedsActuals(current finance.Month, fx finance.FX) b
 type Amounts struct {
 	finance.Comparison
 }
-
-func (a *Amounts) add(c finance.Comparison) { a.Merge(c) }
 
 func zero() Amounts { return Amounts{} }
 
@@ -108,10 +105,13 @@ type Realization struct {
 // detail's figures), and applies the at-risk rule to every benefit.
 func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, current finance.Month, fx finance.FX) Realization {
 	out := Realization{Total: zero(), Initiatives: map[uuid.UUID]Amounts{}}
+	// Sums kept in place (finance.ComparisonSum): three merges per benefit.
+	var total finance.ComparisonSum
+	byInitiative := make(map[uuid.UUID]*finance.ComparisonSum, len(initiatives))
 	for _, id := range initiatives {
-		out.Initiatives[id] = zero()
+		byInitiative[id] = new(finance.ComparisonSum)
 	}
-	categories := map[string]Amounts{}
+	categories := map[string]*finance.ComparisonSum{}
 	var missing []finance.MissingRate
 	for _, b := range benefits {
 		if risk, ok := atRisk(b); ok {
@@ -122,22 +122,26 @@ func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, 
 		}
 		c, miss := b.Compare(current, fx)
 		missing = append(missing, miss...)
-		out.Total.add(c)
-		in, listed := out.Initiatives[b.InitiativeID]
+		total.Merge(c)
+		in, listed := byInitiative[b.InitiativeID]
 		if !listed {
-			in = zero()
+			in = new(finance.ComparisonSum)
+			byInitiative[b.InitiativeID] = in
 		}
-		in.add(c)
-		out.Initiatives[b.InitiativeID] = in
+		in.Merge(c)
 		cat, ok := categories[b.Category]
 		if !ok {
-			cat = zero()
+			cat = new(finance.ComparisonSum)
+			categories[b.Category] = cat
 		}
-		cat.add(c)
-		categories[b.Category] = cat
+		cat.Merge(c)
+	}
+	out.Total = Amounts{total.Comparison()}
+	for id, in := range byInitiative {
+		out.Initiatives[id] = Amounts{in.Comparison()}
 	}
 	for _, name := range slices.Sorted(maps.Keys(categories)) {
-		out.Categories = append(out.Categories, CategoryAmounts{Category: name, Amounts: categories[name]})
+		out.Categories = append(out.Categories, CategoryAmounts{Category: name, Amounts: Amounts{categories[name].Comparison()}})
 	}
 	share := func(r AtRisk) decimal.Decimal {
 		last := r.Periods[len(r.Periods)-1]

@@ -116,7 +116,7 @@ func (b Benefit) CompareToDate(current Month, fx FX) (Comparison, []MissingRate)
 	expect := b.expectation()
 	var perPeriod decimal.Decimal
 	if spread {
-		perPeriod = compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
+		perPeriod = b.spread()
 	}
 	one := b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)
 	visit := func(p Month, inRange bool) {
@@ -220,25 +220,11 @@ type ActualSummary struct {
 // lies within its dates and through current. ok is false otherwise: compare
 // from the actuals then.
 func (b Benefit) CompareSummary(s ActualSummary, current Month, fx FX) (c Comparison, ok bool) {
-	if b.Plan != nil || !(b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)) {
+	periods, ok := b.summaryPeriods(s, current, fx)
+	if !ok {
 		return Comparison{}, false
 	}
-	first, last, open := b.periodRange()
-	end := current
-	if !open {
-		end = min(end, last)
-	}
-	if s.Count > 0 && ((s.First != 0 && s.First < first) || s.Last > end) {
-		return Comparison{}, false
-	}
-	periods := 0
-	if end >= first {
-		periods = (int(end-first))/(12/b.Frequency.periodsPerYear()) + 1
-	}
-	if s.Count > periods {
-		return Comparison{}, false // not one actual per period: read them
-	}
-	spread := compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
+	spread := b.spread()
 	c.Periods, c.Measured = periods, s.Count
 	c.Expected = spread.Mul(decimal.NewFromInt(int64(s.Count)))
 	c.Unmeasured = spread.Mul(decimal.NewFromInt(int64(periods - s.Count)))
@@ -247,4 +233,64 @@ func (b Benefit) CompareSummary(s ActualSummary, current Month, fx FX) (c Compar
 		c.Actual = decimal.Zero
 	}
 	return c, true
+}
+
+// SummaryStands reports whether CompareSummary can compare b from s (its ok),
+// without computing the comparison.
+func (b Benefit) SummaryStands(s ActualSummary, current Month, fx FX) bool {
+	_, ok := b.summaryPeriods(s, current, fx)
+	return ok
+}
+
+// summaryPeriods is the number of b's periods through current when s can
+// stand for its actuals (see CompareSummary).
+func (b Benefit) summaryPeriods(s ActualSummary, current Month, fx FX) (periods int, ok bool) {
+	if b.Plan != nil || !(b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)) {
+		return 0, false
+	}
+	first, last, open := b.periodRange()
+	end := current
+	if !open {
+		end = min(end, last)
+	}
+	if s.Count > 0 && ((s.First != 0 && s.First < first) || s.Last > end) {
+		return 0, false
+	}
+	if end >= first {
+		periods = (int(end-first))/(12/b.Frequency.periodsPerYear()) + 1
+	}
+	if s.Count > periods {
+		return 0, false // not one actual per period: read them
+	}
+	return periods, true
+}
+
+// ComparisonSum merges comparisons as Comparison.Merge does, exactly, but
+// into sums kept in place: no allocation per term (a portfolio merges each
+// of its benefits into its total, its initiative and its category).
+type ComparisonSum struct {
+	expected, actual, unmeasured exactSum
+	counts                       Comparison // Measured, Periods and the unknown flags
+}
+
+// Merge adds the periods of o.
+func (s *ComparisonSum) Merge(o Comparison) {
+	s.expected.add(o.Expected)
+	s.actual.add(o.Actual)
+	s.unmeasured.add(o.Unmeasured)
+	s.counts.Measured += o.Measured
+	s.counts.Periods += o.Periods
+	s.counts.MeasuredUnknown = s.counts.MeasuredUnknown || o.MeasuredUnknown
+	s.counts.UnmeasuredUnknown = s.counts.UnmeasuredUnknown || o.UnmeasuredUnknown
+}
+
+// Comparison is what was merged so far: the zero Comparison with every
+// merged one merged into it.
+func (s *ComparisonSum) Comparison() Comparison {
+	c := s.counts
+	// Merge adds into the zero Decimal (exponent 0): so does the sum.
+	c.Expected = decimal.Zero.Add(s.expected.value())
+	c.Actual = decimal.Zero.Add(s.actual.value())
+	c.Unmeasured = decimal.Zero.Add(s.unmeasured.value())
+	return c
 }

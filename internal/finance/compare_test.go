@@ -161,3 +161,28 @@ func TestBuildCashFlowsMatchesTheBenefitsSeries(t *testing.T) {
 		}
 	}
 }
+
+// ComparisonSum is Comparison.Merge to the last digit and representation.
+func TestComparisonSumIsMerge(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	var want Comparison
+	var got ComparisonSum
+	for i := range 5_000 {
+		c := Comparison{Expected: decimal.New(r.Int64N(1e12)-5e11, int32(r.IntN(20)-16)), Actual: decimal.New(r.Int64N(1e9), int32(r.IntN(6)-4)),
+			Unmeasured: decimal.New(r.Int64N(1e15), -16), Measured: r.IntN(5), Periods: r.IntN(9), MeasuredUnknown: i == 4000, UnmeasuredUnknown: i == 4100}
+		want.Merge(c)
+		got.Merge(c)
+		if i%997 == 0 || i == 4999 {
+			g := got.Comparison()
+			if g.Expected.String() != want.Expected.String() || g.Actual.String() != want.Actual.String() || g.Unmeasured.String() != want.Unmeasured.String() ||
+				g.Expected.Exponent() != want.Expected.Exponent() || g.Measured != want.Measured || g.Periods != want.Periods ||
+				g.MeasuredUnknown != want.MeasuredUnknown || g.UnmeasuredUnknown != want.UnmeasuredUnknown {
+				t.Fatalf("after %d merges: %+v, Merge's %+v", i+1, g, want)
+			}
+		}
+	}
+	var empty ComparisonSum
+	if g := empty.Comparison(); !g.Expected.Equal(decimal.Zero) || g.Periods != 0 {
+		t.Fatalf("empty sum: %+v", g)
+	}
+}

@@ -206,7 +206,7 @@ func hasKey[K comparable, V any](m map[K]V, k K) bool {
 // spread is what each period expects under the even spread: the yearly
 // value over the periods of a year.
 func (b Benefit) spread() decimal.Decimal {
-	return compact(b.ExpectedValue.Div(decimal.NewFromInt(int64(b.Frequency.periodsPerYear()))))
+	return divSmall(b.ExpectedValue, int64(b.Frequency.periodsPerYear()))
 }
 
 // compact drops the trailing zeros of d's coefficient (1010.0000000000000000
