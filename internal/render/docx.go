@@ -211,14 +211,14 @@ func (w *docxWriter) titlePage() {
 		w.para("Subtitle", "", run{text: "Initiative: " + c.InitiativeName})
 	}
 	w.para("", `<w:spacing w:before="120" w:after="240"/>`,
-		run{text: " " + strings.ToUpper(humanize(c.Status)) + " ", bold: true, color: "FFFFFF", shade: statusColor(c.Status)})
+		run{text: " " + strings.ToUpper(Label(c.Status)) + " ", bold: true, color: "FFFFFF", shade: statusColor(c.Status)})
 	author := w.p.opts.Author
 	if author == "" {
 		author = "–"
 	}
 	w.table(table{Cols: []column{{"", false, 3}, {"", false, 8}}, NoHeader: true, Highlight: -1, Rows: [][]string{
 		{"Version", strconv.Itoa(c.Version)},
-		{"Status", humanize(c.Status)},
+		{"Status", Label(c.Status)},
 		{"Template", c.Template.Title()},
 		{"Base currency", c.BaseCurrency},
 		{"Data as of", FormatTime(c.DataAsOf)},
@@ -233,7 +233,7 @@ func (w *docxWriter) titlePage() {
 			cell.WriteString(para("", "", run{text: "Notes: " + a.Notes}))
 		}
 	} else {
-		cell.WriteString(para("", "", run{text: "Not approved: this version is " + strings.ToLower(humanize(c.Status)) + "."}))
+		cell.WriteString(para("", "", run{text: "Not approved: this version is " + strings.ToLower(Label(c.Status)) + "."}))
 	}
 	w.body.WriteString(`<w:tbl><w:tblPr><w:tblW w:w="5000" w:type="pct"/><w:tblBorders><w:left w:val="single" w:sz="24" w:color="` +
 		statusColor(c.Status) + `"/></w:tblBorders><w:tblCellMar><w:top w:w="100" w:type="dxa"/><w:left w:w="160" w:type="dxa"/>` +

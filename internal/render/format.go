@@ -106,6 +106,14 @@ func FormatDate(t time.Time) string {
 	return t.Format("2 Jan 2006")
 }
 
+// FormatMonth formats a month the way FormatDate writes its month: Mar 2027.
+func FormatMonth(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.Format("Jan 2006")
+}
+
 // FormatTime formats an instant in UTC: 31 Mar 2027, 14:05 UTC.
 func FormatTime(t time.Time) string {
 	if t.IsZero() {
@@ -162,10 +170,22 @@ func optPercent(v *float64) string {
 	return FormatPercent(*v)
 }
 
-// humanize turns an identifier into words: pending_approval → Pending approval.
-func humanize(id string) string {
+// labels are the enum values whose words are not the identifier's.
+var labels = map[string]string{
+	"capex": "Capital expenditure",
+	"opex":  "Operating expenditure",
+	"once":  "One-off",
+}
+
+// Label is an identifier in words for a reader, the one way every
+// document shows an enum value: cost_savings → Cost savings, capex →
+// Capital expenditure, pending_approval → Pending approval.
+func Label(id string) string {
 	if id == "" {
 		return "–"
+	}
+	if l, ok := labels[id]; ok {
+		return l
 	}
 	s := strings.ReplaceAll(id, "_", " ")
 	return strings.ToUpper(s[:1]) + s[1:]

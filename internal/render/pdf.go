@@ -301,7 +301,7 @@ func (w *pdfWriter) titlePage() {
 
 	// Status pill.
 	w.font("B", 9)
-	status := strings.ToUpper(humanize(c.Status))
+	status := strings.ToUpper(Label(c.Status))
 	pw := w.width(status) + 8
 	w.fillColor(statusColor(c.Status))
 	f.RoundedRect(w.left, w.y(), pw, 7, 3.5, "1234", "F")
@@ -317,7 +317,7 @@ func (w *pdfWriter) titlePage() {
 	details := table{Cols: []column{{"", false, 3}, {"", false, 8}}, NoHeader: true, Highlight: -1,
 		Rows: [][]string{
 			{"Version", strconv.Itoa(c.Version)},
-			{"Status", humanize(c.Status)},
+			{"Status", Label(c.Status)},
 			{"Template", c.Template.Title()},
 			{"Base currency", c.BaseCurrency},
 			{"Data as of", FormatTime(c.DataAsOf)},
@@ -340,7 +340,7 @@ func (w *pdfWriter) titlePage() {
 			lines = append(lines, "Notes: "+a.Notes)
 		}
 	} else {
-		lines = append(lines, "Not approved: this version is "+strings.ToLower(humanize(c.Status))+".")
+		lines = append(lines, "Not approved: this version is "+strings.ToLower(Label(c.Status))+".")
 	}
 	w.font("", 9.5)
 	pad := 4.0

@@ -404,7 +404,7 @@ func (p *plan) benefitsTable(limit int) table {
 		return out
 	}
 	for _, b := range rows {
-		t.Rows = append(t.Rows, line(b.Name, b.Category, b))
+		t.Rows = append(t.Rows, line(b.Name, Label(b.Category), b))
 	}
 	if len(other) > 0 {
 		t.Rows = append(t.Rows, line(fmt.Sprintf("%d other benefits", len(other)), "", sumBenefits(other, likeForLike)))
@@ -567,7 +567,7 @@ func (p *plan) costsTable() table {
 	}
 	var sum float64
 	for _, x := range c.Costs {
-		t.Rows = append(t.Rows, []string{x.Name, x.Category, x.Timing, FormatAmount(x.Amount, c.BaseCurrency)})
+		t.Rows = append(t.Rows, []string{x.Name, Label(x.Category), x.Timing, FormatAmount(x.Amount, c.BaseCurrency)})
 		sum += x.Amount
 	}
 	t.Total = []string{"Total", "", "", FormatAmount(sum, c.BaseCurrency)}
@@ -595,7 +595,7 @@ func (p *plan) projectsTable() table {
 	var sum float64
 	budgeted := false
 	for _, pr := range c.Projects {
-		t.Rows = append(t.Rows, []string{pr.Name, pr.Owner, humanize(pr.Status), FormatDate(pr.Start),
+		t.Rows = append(t.Rows, []string{pr.Name, pr.Owner, Label(pr.Status), FormatDate(pr.Start),
 			FormatDate(pr.End), optAmount(pr.Budget, c.BaseCurrency)})
 		if pr.Budget != nil {
 			sum, budgeted = sum+*pr.Budget, true
@@ -677,8 +677,8 @@ func (p *plan) stakeholderRegister() table {
 		if sent == "" {
 			sent = "not engaged"
 		}
-		t.Rows = append(t.Rows, []string{s.Name, s.Role, humanize(s.Influence), humanize(s.Interest),
-			humanize(string(s.quadrant())), humanize(sent)})
+		t.Rows = append(t.Rows, []string{s.Name, s.Role, Label(s.Influence), Label(s.Interest),
+			Label(string(s.quadrant())), Label(sent)})
 	}
 	return t
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -378,7 +379,7 @@ func proseHeight(ps []prosePara, cx int, size float64) float64 {
 // --- slides ---------------------------------------------------------------------------
 
 func (w *pptxWriter) statusPill(s *slide, x, y int) {
-	status := strings.ToUpper(humanize(w.c.Status))
+	status := strings.ToUpper(Label(w.c.Status))
 	cx := int((float64(utf8.RuneCountInString(status))*0.72*12 + 24) * emuPerPt)
 	s.text(x, y, cx, 380000, []pPara{{runs: []pRun{{text: status, size: 12, bold: true, color: "FFFFFF"}}, align: "ctr"}},
 		boxStyle{fill: statusColor(w.c.Status), anchor: "ctr", shape: "roundRect"})
@@ -405,7 +406,7 @@ func (w *pptxWriter) titleSlide() {
 	if author == "" {
 		author = "–"
 	}
-	details := [][2]string{{"Version", strconv.Itoa(c.Version)}, {"Status", humanize(c.Status)}, {"Data as of", FormatTime(c.DataAsOf)},
+	details := [][2]string{{"Version", strconv.Itoa(c.Version)}, {"Status", Label(c.Status)}, {"Data as of", FormatTime(c.DataAsOf)},
 		{"Prepared by", author}, {"Generated", FormatTime(w.p.opts.GeneratedAt)}}
 	var paras []pPara
 	for _, d := range details {
@@ -422,7 +423,7 @@ func (w *pptxWriter) titleSlide() {
 			ap = append(ap, pPara{runs: []pRun{{text: "Notes: " + a.Notes, size: 12, color: "1F2937"}}, before: 6})
 		}
 	} else {
-		ap = append(ap, pPara{runs: []pRun{{text: "Not approved: this version is " + strings.ToLower(humanize(c.Status)) + ".", size: 13, color: "1F2937"}}, before: 6})
+		ap = append(ap, pPara{runs: []pRun{{text: "Not approved: this version is " + strings.ToLower(Label(c.Status)) + ".", size: 13, color: "1F2937"}}, before: 6})
 	}
 	ax := marginX + half + 300000
 	aw := contentW - half - 300000 - 60000
@@ -566,14 +567,7 @@ func (w *pptxWriter) keyFigures(k keyFigures) {
 // table splits rows over as many slides as needed; the header repeats and
 // the total closes the last one.
 func (w *pptxWriter) table(t table) {
-	sum := 0.0
-	for _, c := range t.Cols {
-		sum += c.Width
-	}
-	widths := make([]int, len(t.Cols))
-	for i, c := range t.Cols {
-		widths[i] = int(float64(contentW) * c.Width / sum)
-	}
+	var widths []int
 	noteH := 0
 	if t.Note != "" {
 		noteH = 450000
@@ -613,18 +607,27 @@ func (w *pptxWriter) table(t table) {
 		}
 		return append(pages, cur)
 	}
-	// The largest type that needs no more slides than the smallest does.
-	sizes := []float64{16, 14, 12}
+	// The largest type at which every number and word fits its column and
+	// that needs no more slides than the smallest does.
+	sizes := []float64{16, 14, 12, 11, 10, 9}
 	if w.big {
-		sizes = []float64{18, 16, 14, 12}
+		sizes = append([]float64{18}, sizes...)
 	}
 	size = sizes[len(sizes)-1]
+	widths = columnWidths(t, size)
 	fewest := len(paginate())
 	for _, sz := range sizes {
 		size = sz
+		if widths = columnWidths(t, sz); widths == nil {
+			continue
+		}
 		if len(paginate()) == fewest {
 			break
 		}
+	}
+	if widths == nil {
+		size = sizes[len(sizes)-1]
+		widths = columnWidths(t, size)
 	}
 	pages := paginate()
 	for pi, rows := range pages {
@@ -705,6 +708,60 @@ func (w *pptxWriter) table(t table) {
 	}
 }
 
+// cellMargins is a table cell's left and right margin (marL + marR).
+const cellMargins = 140000
+
+// columnWidths sizes a table's columns at a type size: each at least as wide
+// as its widest number (right-aligned columns never wrap) or its longest
+// word, the rest shared by the columns' relative widths. Nil when the
+// minimums alone are wider than the slide (the size is too large); at the
+// smallest size the minimums are scaled down to fit.
+func columnWidths(t table, size float64) []int {
+	need := make([]int, len(t.Cols))
+	measure := func(cells []string, header bool) {
+		for i, c := range cells {
+			if i >= len(need) {
+				break
+			}
+			words := strings.Fields(c)
+			if !header && t.Cols[i].Right {
+				words = []string{c}
+			}
+			for _, wd := range words {
+				need[i] = max(need[i], int(emWidth(wd, true)*size*emuPerPt*1.08)+cellMargins)
+			}
+		}
+	}
+	if !t.NoHeader {
+		measure(headers(t.Cols), true)
+	}
+	for _, r := range t.Rows {
+		measure(r, false)
+	}
+	if t.Total != nil {
+		measure(t.Total, false)
+	}
+	total, weight := 0, 0.0
+	for i, n := range need {
+		total += n
+		weight += t.Cols[i].Width
+	}
+	if total > contentW {
+		if size > 9 {
+			return nil
+		}
+		for i := range need {
+			need[i] = need[i] * contentW / total
+		}
+		return need
+	}
+	spare := float64(contentW - total)
+	for i := range need {
+		need[i] += int(spare * t.Cols[i].Width / weight)
+	}
+	return need
+}
+
 func (w *pptxWriter) grid(g grid) {
 	s := w.newSlide(g.Title)
 	if g.Total == 0 {
@@ -778,15 +835,24 @@ func (w *pptxWriter) calculations(k calculations) {
 		return append(ps, pPara{runs: []pRun{{text: "Result: " + it.Result, size: 13, bold: true, color: colorNavy}}, before: 2})
 	}
 	height := func(ps []pPara) float64 { return parasHeight(ps, contentW) }
+	// An entry moves whole to the next slide when it fits there; a longer
+	// one (a list of inputs) continues on the next slide under its name.
 	var pages [][]pPara
 	var cur []pPara
 	for _, it := range k.Items {
 		e := entry(it)
-		if len(cur) > 0 && height(append(cur, e...)) > contentH {
-			pages = append(pages, cur)
-			cur = nil
+		if len(cur) > 0 && height(append(slices.Clone(cur), e...)) > float64(contentH) && height(e) <= float64(contentH) {
+			pages, cur = append(pages, cur), nil
 		}
-		cur = append(cur, e...)
+		for i, para := range e {
+			if len(cur) > 0 && height(append(slices.Clone(cur), para)) > float64(contentH) {
+				pages, cur = append(pages, cur), nil
+				if i > 0 {
+					cur = append(cur, pPara{runs: []pRun{{text: it.Name + " (continued)", size: 15, bold: true, color: "111827"}}})
+				}
+			}
+			cur = append(cur, para)
+		}
 	}
 	pages = append(pages, cur)
 	for i, page := range pages {
