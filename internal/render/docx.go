@@ -331,7 +331,22 @@ func (w *docxWriter) table(t table) {
 		fmt.Fprintf(&b, `<w:gridCol w:w="%d"/>`, cw)
 	}
 	b.WriteString(`</w:tblGrid>`)
+	// Keep-with-next chains rows so a page break leaves at least two rows
+	// on each side: a short table stays whole, a long one links its header
+	// to the first two rows and its last three rows (and the note or
+	// result that follows, t.keep) together; the rows between flow.
+	n := len(t.Rows) + btoi(!t.NoHeader) + btoi(t.Total != nil)
+	rowIndex := 0
+	keepNext := func() bool {
+		i := rowIndex
+		rowIndex++
+		if i == n-1 {
+			return t.keep
+		}
+		return n <= docxWholeTableRows || i <= btoi(!t.NoHeader) || i >= n-3
+	}
 	row := func(cells []string, header, bold bool, fill, color, topBorder string) {
+		keep := keepNext()
 		b.WriteString(`<w:tr><w:trPr><w:cantSplit/>`)
 		if header {
 			b.WriteString(`<w:tblHeader/>`)
@@ -351,7 +366,7 @@ func (w *docxWriter) table(t table) {
 			}
 			b.WriteString(`</w:tcPr>`)
 			ppr := ""
-			if t.keep {
+			if keep {
 				ppr = `<w:keepNext/>`
 			}
 			if t.Cols[i].Right {
@@ -391,6 +406,11 @@ func (w *docxWriter) table(t table) {
 		w.para("Compact", "", run{})
 	}
 }
+
+// docxWholeTableRows is the longest table (rows with header and total)
+// kept on one page: a key-figure or sensitivity table read across a page
+// break loses its point.
+const docxWholeTableRows = 12
 
 // chart places a chart part inline, heightMM tall across the text width.
 // docxGanttRows is how many projects one roadmap chart shows: 22 + 9 mm a

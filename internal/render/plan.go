@@ -63,7 +63,7 @@ type table struct {
 	Highlight int      // row index drawn emphasised, -1 for none
 	Note      string   // under the table
 	NoHeader  bool     // key/value tables
-	keep      bool     // short table kept on one page with what follows (DOCX)
+	keep      bool     // last row kept on the page with what follows (DOCX)
 }
 
 type chartKind int
@@ -179,6 +179,7 @@ const (
 type exhibit struct {
 	homes  []string
 	blocks []block
+	text   string // a paragraph added to the home section's text instead
 }
 
 func newPlan(c *Case, o Options, f Format) *plan {
@@ -197,26 +198,31 @@ func newPlan(c *Case, o Options, f Format) *plan {
 	}
 	benefitHomes := []string{SectionBenefitsPlan, SectionFinancialAnalysis}
 	if t == CFOView {
-		ex = append(ex, exhibit{[]string{SectionFinancialAnalysis}, []block{p.keyFigureTable()}})
+		ex = append(ex, exhibit{homes: []string{SectionFinancialAnalysis}, blocks: []block{p.keyFigureTable()}})
 	}
 	ex = append(ex,
-		exhibit{benefitHomes, []block{p.benefitsTable(benefitRows)}},
-		exhibit{benefitHomes, []block{p.periodChart()}},
-		exhibit{[]string{SectionFinancialAnalysis}, []block{p.cashFlowChart()}},
+		exhibit{homes: benefitHomes, blocks: []block{p.benefitsTable(benefitRows)}},
+		exhibit{homes: benefitHomes, blocks: []block{p.periodChart()}},
+		exhibit{homes: []string{SectionFinancialAnalysis}, blocks: []block{p.cashFlowChart()}},
 	)
 	if t == CFOView {
 		ex = append(ex,
-			exhibit{[]string{SectionFinancialAnalysis}, []block{p.cashFlowTable()}},
-			exhibit{[]string{SectionRiskAssessment, SectionFinancialAnalysis}, []block{p.sensitivityTable()}},
+			exhibit{homes: []string{SectionFinancialAnalysis}, blocks: []block{p.cashFlowTable()}},
+			exhibit{homes: []string{SectionRiskAssessment, SectionFinancialAnalysis}, blocks: []block{p.sensitivityTable()}},
 		)
 	}
 	if t == CFOView || t == TechnicalDeepDive {
-		ex = append(ex, exhibit{[]string{SectionFinancialAnalysis}, []block{p.costsTable()}})
+		ex = append(ex, exhibit{homes: []string{SectionFinancialAnalysis}, blocks: []block{p.costsTable()}})
 	}
 	if t == TechnicalDeepDive {
-		ex = append(ex, exhibit{[]string{SectionImplementationRoadmap}, []block{p.roadmap(), p.projectsTable()}})
+		if len(c.Projects) > 0 {
+			ex = append(ex, exhibit{homes: []string{SectionImplementationRoadmap}, blocks: []block{p.roadmap(), p.projectsTable()}})
+		} else {
+			// An empty roadmap and a header-only table say less than a line.
+			ex = append(ex, exhibit{homes: []string{SectionImplementationRoadmap}, text: "Projects: none are linked to this initiative yet."})
+		}
 	}
-	ex = append(ex, exhibit{[]string{SectionStakeholderMap}, []block{p.grid()}})
+	ex = append(ex, exhibit{homes: []string{SectionStakeholderMap}, blocks: []block{p.grid()}})
 
 	present := map[string]bool{}
 	for _, s := range c.Sections {
@@ -232,7 +238,15 @@ func newPlan(c *Case, o Options, f Format) *plan {
 	}
 	placed := map[string]bool{} // a section id repeated gets its exhibits once
 	for _, s := range c.Sections {
-		p.add(heading{Text: s.Title}, prose{Text: s.Body})
+		body := s.Body
+		if !placed[s.ID] {
+			for _, e := range ex {
+				if home(e) == s.ID && e.text != "" {
+					body = strings.TrimSpace(body + "\n\n" + e.text)
+				}
+			}
+		}
+		p.add(heading{Text: s.Title}, prose{Text: body})
 		if placed[s.ID] {
 			continue
 		}
@@ -247,6 +261,9 @@ func newPlan(c *Case, o Options, f Format) *plan {
 	for _, e := range ex {
 		if home(e) == "" {
 			rest = append(rest, e.blocks...)
+			if e.text != "" {
+				rest = append(rest, prose{Text: e.text})
+			}
 		}
 	}
 	if len(rest) > 0 {
@@ -567,7 +584,7 @@ func (p *plan) costsTable() table {
 	}
 	var sum float64
 	for _, x := range c.Costs {
-		t.Rows = append(t.Rows, []string{x.Name, Label(x.Category), x.Timing, FormatAmount(x.Amount, c.BaseCurrency)})
+		t.Rows = append(t.Rows, []string{x.Name, Label(x.Category), Label(x.Timing), FormatAmount(x.Amount, c.BaseCurrency)})
 		sum += x.Amount
 	}
 	t.Total = []string{"Total", "", "", FormatAmount(sum, c.BaseCurrency)}
