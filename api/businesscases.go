@@ -148,7 +148,7 @@ func storedDefinition(b dbsqlc.BusinessCase) businesscase.Definition {
 	for _, s := range b.Sections {
 		d.Sections = append(d.Sections, businesscase.Section(s))
 	}
-	_ = json.Unmarshal(b.Content, &d.Content) // written by this file only, always an object
+	_ = json.Unmarshal(b.Content, &d.Content)                                  // written by this file only, always an object
 	d.DecisionRequest, _ = businesscase.ReadDecisionRequest(b.DecisionRequest) // likewise
 	return d
 }
@@ -202,7 +202,7 @@ type businessCaseFields struct {
 	name, template, initiativeID *string
 	sections                     []string
 	content                      map[businesscase.Section]*businesscase.Part // nil part: remove (PATCH)
-	decisionRequest              *businesscase.DecisionRequest                // with has["decision_request"]: nil removes
+	decisionRequest              *businesscase.DecisionRequest               // with has["decision_request"]: nil removes
 	has                          map[string]bool
 }
 
