@@ -146,6 +146,10 @@ func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, p
 	if err := json.Unmarshal(row.Content, &content); err != nil {
 		return nil, fmt.Errorf("decode content: %w", err)
 	}
+	ask, err := businesscase.ReadDecisionRequest(row.DecisionRequest)
+	if err != nil {
+		return nil, fmt.Errorf("decode decision request: %w", err)
+	}
 	current := finance.MonthOfTime(snap.AsOf)
 	c := &render.Case{
 		Name: row.Name, InitiativeName: in.Name, Version: int(row.Version), Status: row.Status,
@@ -213,6 +217,15 @@ func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, p
 	}
 	for _, p := range projects {
 		c.Projects = append(c.Projects, render.Project{Name: p.Name, Status: p.Status})
+	}
+	if ask != nil {
+		c.Decision = &render.DecisionRequest{Ask: ask.Ask, Currency: ask.Currency, Recommendation: ask.Recommendation}
+		if ask.Amount != nil {
+			c.Decision.Amount = new(money.Amount(*ask.Amount, ask.Currency))
+		}
+		if ask.DecideBy != nil {
+			c.Decision.DecideBy = *ask.DecideBy
+		}
 	}
 	c.Calculations = calculations(c, rows, snap, cf, ok)
 	raw, err := json.Marshal(c)

@@ -366,6 +366,22 @@ func TestLayoutOfEveryTemplateAndFormat(t *testing.T) {
 					for _, p := range rawValues(pages) {
 						t.Error(p)
 					}
+					// The ask opens every document, before the key figures,
+					// with the seed's amount and sentences made from the plan.
+					var all strings.Builder
+					for _, p := range pages {
+						all.WriteString(p.text())
+					}
+					text := all.String()
+					ask, glance := strings.Index(text, "The decision requested"), strings.Index(text, "At a glance")
+					if ask < 0 || glance < 0 || ask > glance {
+						t.Errorf("the decision request is not first (at %d, key figures at %d)", ask, glance)
+					}
+					for _, want := range []string{"Approve the cloud migration programme", "USD 2,400,000.00", "Decide by", "flat at about USD 100k a month from Oct 2024"} {
+						if !strings.Contains(text, want) {
+							t.Errorf("%q not found", want)
+						}
+					}
 				})
 			}
 		})

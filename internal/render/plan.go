@@ -186,7 +186,7 @@ func newPlan(c *Case, o Options, f Format) *plan {
 	p := &plan{c: c, opts: o, format: f}
 	t := c.Template
 
-	p.add(p.keyFigureCards())
+	p.add(p.decisionTable(), p.keyFigureCards())
 
 	var ex []exhibit
 	benefitRows := 0 // all
@@ -334,6 +334,73 @@ func (c *Case) framed(title string) string {
 		return fmt.Sprintf("%s (frozen at approval under definitions version %d)", title, max(v, 1))
 	}
 	return title
+}
+
+// decisionTable is the page every template opens with: what the approvers
+// are asked to decide, and what the figures say, in sentences made from
+// the figures themselves.
+func (p *plan) decisionTable() table {
+	c := p.c
+	t := table{Title: "The decision requested", Cols: []column{{"", false, 2.2}, {"", false, 8}}, NoHeader: true, Highlight: -1}
+	d := c.Decision
+	if d == nil {
+		t.Rows = append(t.Rows, []string{"Ask", "None recorded: this version asks no explicit decision."})
+	} else {
+		t.Rows = append(t.Rows, []string{"Ask", d.Ask})
+		if d.Amount != nil {
+			t.Rows = append(t.Rows, []string{"Amount", FormatMoney(*d.Amount, d.Currency)})
+		}
+		if !d.DecideBy.IsZero() {
+			t.Rows = append(t.Rows, []string{"Decide by", FormatDate(d.DecideBy)})
+		}
+		if d.Recommendation != "" {
+			t.Rows = append(t.Rows, []string{"Recommendation", d.Recommendation})
+		}
+	}
+	if s := c.figureSentences(); s != "" {
+		t.Rows = append(t.Rows, []string{"The figures", s})
+	}
+	return t
+}
+
+// figureSentences describe the plan from its numbers: how the monthly
+// benefits run (flat, rising or falling, from which month), the payback
+// month and the ROI. Nothing is said that the cash flow does not show.
+func (c *Case) figureSentences() string {
+	ms := c.CashFlow.Months
+	first := -1
+	for i, m := range ms {
+		if m.Benefits != 0 {
+			first = i
+			break
+		}
+	}
+	var out []string
+	if first >= 0 {
+		lo, hi := ms[first].Benefits, ms[first].Benefits
+		for _, m := range ms[first:] {
+			lo, hi = min(lo, m.Benefits), max(hi, m.Benefits)
+		}
+		cur := c.BaseCurrency
+		switch last := ms[len(ms)-1].Benefits; {
+		case FormatMoney(lo, cur) == FormatMoney(hi, cur) || (hi-lo) <= 0.01*hi:
+			out = append(out, fmt.Sprintf("Planned benefits are flat at about %s a month from %s.", FormatMoneyShort(hi, cur), ms[first].Label))
+		case last >= hi && ms[first].Benefits <= lo:
+			out = append(out, fmt.Sprintf("Planned benefits rise from %s a month in %s to %s by %s.", FormatMoneyShort(ms[first].Benefits, cur), ms[first].Label,
+				FormatMoneyShort(last, cur), ms[len(ms)-1].Label))
+		default:
+			out = append(out, fmt.Sprintf("Planned benefits start in %s and range from %s to %s a month.", ms[first].Label, FormatMoneyShort(lo, cur), FormatMoneyShort(hi, cur)))
+		}
+	}
+	if m := c.CashFlow.PaybackMonth; m != nil {
+		out = append(out, fmt.Sprintf("The cumulative cash flow turns positive in %s (month %d).", ms[*m].Label, *m+1))
+	} else if len(ms) > 0 {
+		out = append(out, "The cumulative cash flow does not turn positive within the horizon.")
+	}
+	if v := c.Figures.ROIPercent.Value; v != nil && len(ms) > 0 {
+		out = append(out, fmt.Sprintf("Over %d months the plan returns %s on its costs.", len(ms), FormatPercent(*v)))
+	}
+	return strings.Join(out, " ")
 }
 
 func (p *plan) keyFigureCards() keyFigures {
