@@ -131,10 +131,10 @@ func fig(v *float64, reason *string) render.Figure {
 }
 
 // SensitivityAssumptions says how the scenarios differ (analytics' shocks).
-var SensitivityAssumptions = fmt.Sprintf("Best case: benefits %+.0f %%, costs %+.0f %%. Worst case: benefits %+.0f %%, costs %+.0f %%. "+
-	"Both on the case's expected monthly cash flow over the same horizon.",
-	(analytics.BestCase.BenefitFactor-1)*100, (analytics.BestCase.CostFactor-1)*100,
-	(analytics.WorstCase.BenefitFactor-1)*100, (analytics.WorstCase.CostFactor-1)*100)
+var SensitivityAssumptions = "Best case: benefits " + render.FormatChange((analytics.BestCase.BenefitFactor-1)*100) +
+	", costs " + render.FormatChange((analytics.BestCase.CostFactor-1)*100) + ". Worst case: benefits " +
+	render.FormatChange((analytics.WorstCase.BenefitFactor-1)*100) + ", costs " + render.FormatChange((analytics.WorstCase.CostFactor-1)*100) +
+	". Both on the case's expected monthly cash flow over the same horizon."
 
 // Build is the document of row from the stored rows of its initiative and
 // the figures snap computed from them, with the content hash of the rest.

@@ -10,24 +10,29 @@ import (
 )
 
 // Number formats, one per kind of value, used by every format so a figure
-// reads the same in the PDF, the DOCX and the PPTX:
+// reads the same in the PDF, the DOCX and the PPTX (charts' axes too).
+// Negatives carry the minus sign (U+2212), never a hyphen or parentheses:
 //
-//	amount in a table   1,250,000.00   negative (1,250,000.00)   (the currency's minor units)
-//	amount in prose     CHF 1,250,000.00   negative -CHF 1,250,000.00
-//	big number          CHF 4.25m, CHF 850k, -CHF 1.2m
-//	percent             184.3%   -12.5%
+//	amount in a table   1,250,000.00   negative −1,250,000.00   (the currency's minor units)
+//	amount in prose     CHF 1,250,000.00   negative −CHF 1,250,000.00
+//	big number          CHF 4.25m, CHF 850k, −CHF 1.2m   (axis labels: 4.25m, −2m)
+//	percent             184.3%   −12.5%   change +20%, −10%
 //	months              14 months, 14.5 months
+//	dates               30 Jun 2028; months Jun 2028
+
+// Minus is the sign of every negative figure.
+const Minus = "\u2212"
 
 // FormatAmount formats a table amount in currency: its ISO 4217 minor units
-// (money.Places: USD 2, JPY 0, BHD 3), thousands separated by commas,
-// negatives in parentheses (accounting style). The amount is rounded by the
-// service's one rule (money.Round), so a document shows what the API shows.
+// (money.Places: USD 2, JPY 0, BHD 3), thousands separated by commas. The
+// amount is rounded by the service's one rule (money.Round), so a document
+// shows what the API shows.
 func FormatAmount(v float64, currency string) string {
 	places := money.Places(currency)
 	r := money.RoundFloat(v, places)
 	s := groupThousands(math.Abs(r), int(places))
 	if r < 0 {
-		return "(" + s + ")"
+		return Minus + s
 	}
 	return s
 }
@@ -38,7 +43,7 @@ func FormatMoney(v float64, currency string) string {
 	r := money.RoundFloat(v, places)
 	s := currency + " " + groupThousands(math.Abs(r), int(places))
 	if r < 0 {
-		return "-" + s
+		return Minus + s
 	}
 	return s
 }
@@ -50,7 +55,7 @@ func FormatMoneyShort(v float64, currency string) string {
 		s = currency + " " + s
 	}
 	if money.RoundFloat(v, 0) < 0 {
-		return "-" + s
+		return Minus + s
 	}
 	return s
 }
@@ -74,7 +79,7 @@ func shortNumber(v float64) string {
 		break
 	}
 	if v < 0 && s != "0" {
-		return "-" + s
+		return Minus + s
 	}
 	return s
 }
@@ -85,7 +90,24 @@ func FormatPercent(v float64) string {
 	if r == 0 {
 		r = 0 // no "-0.0%"
 	}
+	if r < 0 {
+		return Minus + groupThousands(-r, 1) + "%"
+	}
 	return groupThousands(r, 1) + "%"
+}
+
+// FormatChange formats a change in percent with its sign and no decimals
+// when whole: +20%, −10%, +2.5%.
+func FormatChange(v float64) string {
+	r := money.RoundFloat(v, 1)
+	s := trimZeros(strconv.FormatFloat(math.Abs(r), 'f', 1, 64)) + "%"
+	switch {
+	case r > 0:
+		return "+" + s
+	case r < 0:
+		return Minus + s
+	}
+	return s
 }
 
 // FormatMonths formats a duration in months.

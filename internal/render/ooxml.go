@@ -201,34 +201,56 @@ func catAx(id, cross int, pos string, skip int, reverse bool, st chartStyle) str
 	return s + `<c:noMultiLvlLbl val="0"/></c:catAx>`
 }
 
-func valAx(id, cross int, pos, format string, scaling string, st chartStyle) string {
+func valAx(id, cross int, pos, format string, scaling, majorUnit string, st chartStyle) string {
 	if scaling == "" {
 		scaling = `<c:orientation val="minMax"/>`
 	}
 	return fmt.Sprintf(`<c:valAx><c:axId val="%d"/><c:scaling>%s</c:scaling><c:delete val="0"/><c:axPos val="%s"/>`+
 		`<c:majorGridlines><c:spPr>%s</c:spPr></c:majorGridlines><c:numFmt formatCode="%s" sourceLinked="0"/>`+
 		`<c:majorTickMark val="none"/><c:minorTickMark val="none"/><c:tickLblPos val="nextTo"/><c:spPr><a:ln><a:noFill/></a:ln></c:spPr>%s`+
-		`<c:crossAx val="%d"/><c:crosses val="autoZero"/><c:crossBetween val="between"/></c:valAx>`,
-		id, scaling, pos, solidLine("E5E7EB", 6350), esc(format), txPr(st.fontSize, "6B7280", false), cross)
+		`<c:crossAx val="%d"/><c:crosses val="autoZero"/><c:crossBetween val="between"/>%s</c:valAx>`,
+		id, scaling, pos, solidLine("E5E7EB", 6350), esc(format), txPr(st.fontSize, "6B7280", false), cross, majorUnit)
 }
 
-// axisFormat shows large amounts in thousands or millions, like the PDF.
-func axisFormat(ch chart) string {
-	hi := 0.0
+// axisScale is the value axis of a chart: the PDF's scale (niceScale over
+// the values, five steps) and a number format that labels each step the way
+// shortNumber does in the PDF: 400k, 1.5m, −2m (U+2212, the house minus).
+func axisScale(ch chart) (scaling, majorUnit, format string) {
+	lo, hi := 0.0, 0.0
 	for _, s := range ch.Series {
 		for _, v := range s.Values {
 			if v != nil {
-				hi = math.Max(hi, math.Abs(*v))
+				lo, hi = math.Min(lo, *v), math.Max(hi, *v)
 			}
 		}
 	}
-	switch {
-	case hi >= 2e6:
-		return `#,##0.0,,"m";-#,##0.0,,"m";0`
-	case hi >= 2e4:
-		return `#,##0,"k";-#,##0,"k";0`
+	min, max, step := niceScale(lo, hi, 5)
+	scaling = fmt.Sprintf(`<c:orientation val="minMax"/><c:max val="%s"/><c:min val="%s"/>`,
+		strconv.FormatFloat(max, 'f', -1, 64), strconv.FormatFloat(min, 'f', -1, 64))
+	majorUnit = `<c:majorUnit val="` + strconv.FormatFloat(step, 'f', -1, 64) + `"/>`
+	unit, scale := "", ""
+	div := 1.0
+	switch a := math.Max(math.Abs(min), math.Abs(max)); {
+	case a >= 1e9:
+		unit, scale, div = "bn", ",,,", 1e9
+	case a >= 1e6:
+		unit, scale, div = "m", ",,", 1e6
+	case a >= 1e4:
+		unit, scale, div = "k", ",", 1e3
 	}
-	return "#,##0"
+	digits := ""
+	for d := step / div; math.Abs(d-math.Round(d)) > 1e-9 && len(digits) < 3; d *= 10 {
+		digits += "0"
+	}
+	num := "#,##0"
+	if digits != "" {
+		num += "." + digits
+	}
+	num += scale
+	if unit != "" {
+		num += `"` + unit + `"`
+	}
+	return scaling, majorUnit, num + `;"` + Minus + `"` + num + `;0`
 }
 
 // chartXML is a chart block as a DrawingML chart part: clustered columns or
@@ -271,8 +293,15 @@ func chartXML(ch chart, st chartStyle) string {
 		b.WriteString(`<c:spPr><a:ln w="28575"><a:noFill/></a:ln></c:spPr>`)
 		b.WriteString(`<c:marker><c:symbol val="diamond"/><c:size val="11"/><c:spPr><a:solidFill><a:srgbClr val="` + colorPayback +
 			`"/></a:solidFill><a:ln><a:noFill/></a:ln></c:spPr></c:marker>`)
+		// Beside the point, on the side the line is not: the cumulative
+		// line rises through payback, so the label goes left of it, unless
+		// the point is too near the left edge for the label to fit.
+		side := "l"
+		if m.Index < n/3 {
+			side = "r"
+		}
 		b.WriteString(`<c:dLbls><c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>` + txPr(st.fontSize, colorPayback, true) +
-			`<c:dLblPos val="r"/><c:showLegendKey val="0"/><c:showVal val="0"/><c:showCatName val="0"/><c:showSerName val="1"/>` +
+			`<c:dLblPos val="`+side+`"/><c:showLegendKey val="0"/><c:showVal val="0"/><c:showCatName val="0"/><c:showSerName val="1"/>` +
 			`<c:showPercent val="0"/><c:showBubbleSize val="0"/></c:dLbls>`)
 		b.WriteString(`<c:cat>` + strCache(catRef, ch.Categories) + `</c:cat>`)
 		b.WriteString(`<c:val>` + numCache(fmt.Sprintf("Sheet1!$%s$2:$%s$%d", col(i+1), col(i+1), n+1), "#,##0", vals) + `</c:val>`)
@@ -291,7 +320,8 @@ func chartXML(ch chart, st chartStyle) string {
 		b.WriteString(`</c:lineChart>`)
 	}
 	b.WriteString(catAx(1001, 1002, "b", skip, false, st))
-	b.WriteString(valAx(1002, 1001, "l", axisFormat(ch), "", st))
+	scaling, majorUnit, format := axisScale(ch)
+	b.WriteString(valAx(1002, 1001, "l", format, scaling, majorUnit, st))
 	return chartSpace(b.String(), true, st)
 }
 
@@ -334,8 +364,7 @@ func ganttXML(g gantt, st chartStyle) string {
 	b.WriteString(`<c:gapWidth val="50"/><c:overlap val="100"/><c:axId val="2001"/><c:axId val="2002"/></c:barChart>`)
 	b.WriteString(catAx(2001, 2002, "l", 1, true, st))
 	scaling := fmt.Sprintf(`<c:orientation val="minMax"/><c:max val="%g"/><c:min val="%g"/>`, to, from)
-	b.WriteString(strings.Replace(valAx(2002, 2001, "t", "mmm yyyy", scaling, st), `<c:crossBetween val="between"/>`,
-		`<c:crossBetween val="between"/><c:majorUnit val="`+strconv.FormatFloat(ganttUnit(to-from), 'f', -1, 64)+`"/>`, 1))
+	b.WriteString(valAx(2002, 2001, "t", "mmm yyyy", scaling, `<c:majorUnit val="`+strconv.FormatFloat(ganttUnit(to-from), 'f', -1, 64)+`"/>`, st))
 	return chartSpace(b.String(), false, st)
 }
 
