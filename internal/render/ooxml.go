@@ -301,7 +301,7 @@ func chartXML(ch chart, st chartStyle) string {
 			side = "r"
 		}
 		b.WriteString(`<c:dLbls><c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>` + txPr(st.fontSize, colorPayback, true) +
-			`<c:dLblPos val="`+side+`"/><c:showLegendKey val="0"/><c:showVal val="0"/><c:showCatName val="0"/><c:showSerName val="1"/>` +
+			`<c:dLblPos val="` + side + `"/><c:showLegendKey val="0"/><c:showVal val="0"/><c:showCatName val="0"/><c:showSerName val="1"/>` +
 			`<c:showPercent val="0"/><c:showBubbleSize val="0"/></c:dLbls>`)
 		b.WriteString(`<c:cat>` + strCache(catRef, ch.Categories) + `</c:cat>`)
 		b.WriteString(`<c:val>` + numCache(fmt.Sprintf("Sheet1!$%s$2:$%s$%d", col(i+1), col(i+1), n+1), "#,##0", vals) + `</c:val>`)
