@@ -201,6 +201,31 @@ func catAx(id, cross int, pos string, skip int, reverse bool, st chartStyle) str
 	return s + `<c:noMultiLvlLbl val="0"/></c:catAx>`
 }
 
+// monthSerials are the categories as spreadsheet dates when every one is
+// a month label (Jun 2028), else nil.
+func monthSerials(cats []string) []*float64 {
+	out := make([]*float64, len(cats))
+	for i, c := range cats {
+		t, err := time.Parse("Jan 2006", c)
+		if err != nil {
+			return nil
+		}
+		out[i] = new(excelDate(t))
+	}
+	return out
+}
+
+// dateAx is a category axis of months labelled every step months, level:
+// Office and LibreOffice both honour a date axis' major unit, where they
+// differ on a text axis' label skip.
+func dateAx(id, cross, step int, st chartStyle) string {
+	return fmt.Sprintf(`<c:dateAx><c:axId val="%d"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/>`+
+		`<c:axPos val="b"/><c:numFmt formatCode="mmm yyyy" sourceLinked="0"/><c:majorTickMark val="out"/><c:minorTickMark val="none"/>`+
+		`<c:tickLblPos val="low"/><c:spPr>%s</c:spPr>%s<c:crossAx val="%d"/><c:crosses val="autoZero"/><c:auto val="0"/>`+
+		`<c:lblOffset val="100"/><c:baseTimeUnit val="months"/><c:majorUnit val="%d"/><c:majorTimeUnit val="months"/></c:dateAx>`,
+		id, solidLine("9CA3AF", 9525), txPr(st.fontSize, "6B7280", false), cross, step)
+}
+
 func valAx(id, cross int, pos, format string, scaling, majorUnit string, st chartStyle) string {
 	if scaling == "" {
 		scaling = `<c:orientation val="minMax"/>`
@@ -262,6 +287,16 @@ func chartXML(ch chart, st chartStyle) string {
 	if n > 12 {
 		skip = int(math.Ceil(float64(n) / 12))
 	}
+	// A long run of months is a date axis labelled every quarter or more,
+	// so its labels stay level and legible.
+	months := monthSerials(ch.Categories)
+	cats := strCache(catRef, ch.Categories)
+	if n > 12 && months != nil {
+		skip = max(3, int(math.Ceil(float64(n)/8/3))*3)
+		cats = numCache(catRef, "mmm yyyy", months)
+	} else {
+		months = nil
+	}
 	var b strings.Builder
 	switch ch.Kind {
 	case barChart:
@@ -278,7 +313,7 @@ func chartXML(ch chart, st chartStyle) string {
 		case lineChart:
 			b.WriteString(`<c:spPr>` + solidLine(s.Color, 28575) + `</c:spPr><c:marker><c:symbol val="none"/></c:marker>`)
 		}
-		b.WriteString(`<c:cat>` + strCache(catRef, ch.Categories) + `</c:cat>`)
+		b.WriteString(`<c:cat>` + cats + `</c:cat>`)
 		b.WriteString(`<c:val>` + numCache(fmt.Sprintf("Sheet1!$%s$2:$%s$%d", col(i+1), col(i+1), n+1), "#,##0", s.Values) + `</c:val>`)
 		if ch.Kind == lineChart {
 			b.WriteString(`<c:smooth val="0"/>`)
@@ -303,7 +338,7 @@ func chartXML(ch chart, st chartStyle) string {
 		b.WriteString(`<c:dLbls><c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>` + txPr(st.fontSize, colorPayback, true) +
 			`<c:dLblPos val="` + side + `"/><c:showLegendKey val="0"/><c:showVal val="0"/><c:showCatName val="0"/><c:showSerName val="1"/>` +
 			`<c:showPercent val="0"/><c:showBubbleSize val="0"/></c:dLbls>`)
-		b.WriteString(`<c:cat>` + strCache(catRef, ch.Categories) + `</c:cat>`)
+		b.WriteString(`<c:cat>` + cats + `</c:cat>`)
 		b.WriteString(`<c:val>` + numCache(fmt.Sprintf("Sheet1!$%s$2:$%s$%d", col(i+1), col(i+1), n+1), "#,##0", vals) + `</c:val>`)
 		b.WriteString(`<c:smooth val="0"/></c:ser>`)
 	}
@@ -319,7 +354,11 @@ func chartXML(ch chart, st chartStyle) string {
 	} else {
 		b.WriteString(`</c:lineChart>`)
 	}
-	b.WriteString(catAx(1001, 1002, "b", skip, false, st))
+	if months != nil {
+		b.WriteString(dateAx(1001, 1002, skip, st))
+	} else {
+		b.WriteString(catAx(1001, 1002, "b", skip, false, st))
+	}
 	scaling, majorUnit, format := axisScale(ch)
 	b.WriteString(valAx(1002, 1001, "l", format, scaling, majorUnit, st))
 	return chartSpace(b.String(), true, st)

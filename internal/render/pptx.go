@@ -83,12 +83,25 @@ func writePPTX(ctx context.Context, out io.Writer, p *plan, pr *progress) error 
 		pr.block(i, len(p.blocks))
 		switch b := p.blocks[i].(type) {
 		case heading:
-			if i+1 < len(p.blocks) {
-				if pb, ok := p.blocks[i+1].(prose); ok {
-					w.sectionSlides(b.Text, pb.Text)
-					i++
-					continue
+			// Short sections in a row share a slide rather than each
+			// leaving a slide with one sentence on it.
+			var run []section
+			for j := i; j+1 < len(p.blocks); j += 2 {
+				h, ok1 := p.blocks[j].(heading)
+				pb, ok2 := p.blocks[j+1].(prose)
+				if !ok1 || !ok2 || h.Break {
+					break
 				}
+				run = append(run, section{h.Text, pb.Text})
+			}
+			if n := w.sharedSlide(run); n > 0 {
+				i += 2*n - 1
+				continue
+			}
+			if len(run) > 0 {
+				w.sectionSlides(run[0].title, run[0].body)
+				i++
+				continue
 			}
 			w.dividerSlide(b)
 		case prose:
@@ -441,6 +454,45 @@ func (w *pptxWriter) dividerSlide(h heading) {
 		s.text(marginX+200000, 3650000, contentW-200000, 600000, []pPara{{runs: []pRun{{text: h.Lead, size: 20, color: colorGrey}}}}, boxStyle{})
 	}
 }
+
+type section struct{ title, body string }
+
+// sharedSlide puts the first sections of run that fit together on one
+// slide, each under its title, and returns how many it placed (0: fewer
+// than two fit, each gets its own slides).
+func (w *pptxWriter) sharedSlide(run []section) int {
+	size := 18.0
+	if w.big {
+		size = 20
+	}
+	paras := func(secs []section) []pPara {
+		var out []pPara
+		for _, sec := range secs {
+			out = append(out, pPara{runs: []pRun{{text: sec.title, size: size + 4, bold: true, color: colorNavy}}, before: size})
+			for _, p := range paragraphs(sec.body) {
+				out = append(out, pPara{runs: []pRun{{text: p.Text, size: size, color: "1F2937"}}, bullet: p.Bullet, before: size * 0.5})
+			}
+		}
+		return out
+	}
+	n := 0
+	for n < len(run) && parasHeight(paras(run[:n+1]), contentW-2*bulletIndent) <= float64(contentH)*0.9 {
+		n++
+	}
+	if n < 2 {
+		return 0
+	}
+	titles := make([]string, n)
+	for i, sec := range run[:n] {
+		titles[i] = sec.title
+	}
+	s := w.newSlide(strings.Join(titles, " · "))
+	s.text(marginX, contentY, contentW, contentH, paras(run[:n]), boxStyle{})
+	return n
+}
+
+// bulletIndent is the room a bullet takes from a paragraph's width.
+const bulletIndent = 300000
 
 // sectionSlides puts a section on one slide, at the largest size that fits,
 // and continues it on further slides when even the smallest does not.
