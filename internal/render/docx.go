@@ -22,7 +22,7 @@ type docxWriter struct {
 	p      *plan
 	c      *Case
 	body   strings.Builder
-	charts []string // chart parts, word/charts/chartN.xml
+	charts []chartPart // chart parts, word/charts/chartN.xml
 	shapes int      // drawing ids
 	pageW  int      // twips
 	pageH  int
@@ -81,7 +81,7 @@ func writeDOCX(ctx context.Context, out io.Writer, p *plan, pr *progress) error 
 
 	pk := newPkg(out, p.opts.GeneratedAt)
 	ct := `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-		`<Default Extension="rels" ContentType="` + ctRels + `"/><Default Extension="xml" ContentType="application/xml"/>` +
+		`<Default Extension="rels" ContentType="` + ctRels + `"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="xlsx" ContentType="` + ctXLSX + `"/>` +
 		`<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>` +
 		`<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>` +
 		`<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/>` +
@@ -119,9 +119,7 @@ func writeDOCX(ctx context.Context, out io.Writer, p *plan, pr *progress) error 
 	pk.add("word/numbering.xml", docxNumbering)
 	pk.add("word/header1.xml", w.header())
 	pk.add("word/footer1.xml", w.footer())
-	for i, x := range w.charts {
-		pk.add(fmt.Sprintf("word/charts/chart%d.xml", i+1), x)
-	}
+	pk.addCharts("word", w.charts)
 	return pk.close()
 }
 
@@ -417,8 +415,8 @@ const docxWholeTableRows = 12
 // row stays within the text height of an A4 page.
 const docxGanttRows = 24
 
-func (w *docxWriter) chart(xml string, heightMM float64, descr string) {
-	w.charts = append(w.charts, xml)
+func (w *docxWriter) chart(part chartPart, heightMM float64, descr string) {
+	w.charts = append(w.charts, part)
 	w.shapes++
 	id := len(w.charts)
 	cx := int(float64(w.textW) / twipsPerMM * emuPerMM)

@@ -176,6 +176,8 @@ func chartSpace(plotArea string, legend bool, st chartStyle) string {
 	b.WriteString(`<c:plotVisOnly val="1"/><c:dispBlanksAs val="gap"/></c:chart>`)
 	b.WriteString(`<c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>`)
 	b.WriteString(txPr(st.fontSize, "374151", false))
+	// The embedded workbook (chartPart.Sheet): "Edit Data" opens it.
+	b.WriteString(`<c:externalData r:id="rId1"><c:autoUpdate val="0"/></c:externalData>`)
 	b.WriteString(`</c:chartSpace>`)
 	return b.String()
 }
@@ -280,7 +282,7 @@ func axisScale(ch chart) (scaling, majorUnit, format string) {
 
 // chartXML is a chart block as a DrawingML chart part: clustered columns or
 // a line; the payback marker is a second, marker-only series with a label.
-func chartXML(ch chart, st chartStyle) string {
+func chartXML(ch chart, st chartStyle) chartPart {
 	n := len(ch.Categories)
 	catRef := fmt.Sprintf("Sheet1!$A$2:$A$%d", n+1)
 	skip := 1
@@ -361,7 +363,34 @@ func chartXML(ch chart, st chartStyle) string {
 	}
 	scaling, majorUnit, format := axisScale(ch)
 	b.WriteString(valAx(1002, 1001, "l", format, scaling, majorUnit, st))
-	return chartSpace(b.String(), true, st)
+	// The workbook holds what the chart's references name: categories in
+	// A, one series a column, the payback marker's one point last.
+	header := []any{""}
+	for _, s := range series {
+		header = append(header, s.Name)
+	}
+	if ch.Marker != nil && ch.Kind == lineChart && len(series) > 0 {
+		header = append(header, ch.Marker.Label)
+	}
+	sheet := [][]any{header}
+	for r := range n {
+		row := []any{ch.Categories[r]}
+		if months != nil {
+			row[0] = monthCell(*months[r])
+		}
+		for _, s := range series {
+			row = append(row, cellValue(s.Values[r]))
+		}
+		if len(header) > len(series)+1 {
+			if r == ch.Marker.Index {
+				row = append(row, cellValue(series[0].Values[r]))
+			} else {
+				row = append(row, nil)
+			}
+		}
+		sheet = append(sheet, row)
+	}
+	return chartPart{XML: chartSpace(b.String(), true, st), Sheet: sheet}
 }
 
 // excelDate is the spreadsheet serial day number of t (1900 date system).
@@ -372,7 +401,7 @@ func excelDate(t time.Time) float64 {
 // ganttXML draws the roadmap as a native chart: stacked horizontal bars, an
 // invisible one up to each start and a coloured one for the duration, on a
 // date-formatted value axis.
-func ganttXML(g gantt, st chartStyle) string {
+func ganttXML(g gantt, st chartStyle) chartPart {
 	n := len(g.Rows)
 	names := make([]string, n)
 	starts := make([]*float64, n)
@@ -404,7 +433,11 @@ func ganttXML(g gantt, st chartStyle) string {
 	b.WriteString(catAx(2001, 2002, "l", 1, true, st))
 	scaling := fmt.Sprintf(`<c:orientation val="minMax"/><c:max val="%g"/><c:min val="%g"/>`, to, from)
 	b.WriteString(valAx(2002, 2001, "t", "mmm yyyy", scaling, `<c:majorUnit val="`+strconv.FormatFloat(ganttUnit(to-from), 'f', -1, 64)+`"/>`, st))
-	return chartSpace(b.String(), false, st)
+	sheet := [][]any{{"Project", "Start", "Duration (days)"}}
+	for i := range n {
+		sheet = append(sheet, []any{names[i], dayCell(*starts[i]), *days[i]})
+	}
+	return chartPart{XML: chartSpace(b.String(), false, st), Sheet: sheet}
 }
 
 // ganttUnit is the axis step in days: a month, a quarter or a year (of

@@ -36,7 +36,7 @@ type pptxWriter struct {
 	p      *plan
 	c      *Case
 	slides []*slide
-	charts []string
+	charts []chartPart
 	big    bool // board template: larger type
 }
 
@@ -268,8 +268,8 @@ func (s *slide) rect(x, y, cx, cy int, fill string) {
 		`<p:txBody><a:bodyPr/><a:lstStyle/><a:p><a:endParaRPr lang="en-GB"/></a:p></p:txBody></p:sp>`, id, id, x, y, cx, cy, fill)
 }
 
-func (w *pptxWriter) chart(s *slide, xml string, x, y, cx, cy int, descr string) {
-	w.charts = append(w.charts, xml)
+func (w *pptxWriter) chart(s *slide, part chartPart, x, y, cx, cy int, descr string) {
+	w.charts = append(w.charts, part)
 	s.charts = append(s.charts, len(w.charts))
 	id := s.id()
 	fmt.Fprintf(&s.body, `<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="%d" name="Chart %d" descr="%s"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr>`+
@@ -951,7 +951,7 @@ func (w *pptxWriter) write(out io.Writer) error {
 	pk := newPkg(out, p.opts.GeneratedAt)
 	var ct strings.Builder
 	ct.WriteString(xmlHeader + `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-		`<Default Extension="rels" ContentType="` + ctRels + `"/><Default Extension="xml" ContentType="application/xml"/>` +
+		`<Default Extension="rels" ContentType="` + ctRels + `"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="xlsx" ContentType="` + ctXLSX + `"/>` +
 		`<Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/>` +
 		`<Override PartName="/ppt/slideMasters/slideMaster1.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideMaster+xml"/>` +
 		`<Override PartName="/ppt/slideLayouts/slideLayout1.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideLayout+xml"/>` +
@@ -1019,9 +1019,7 @@ func (w *pptxWriter) write(out io.Writer) error {
 		}
 		pk.add(fmt.Sprintf("ppt/slides/_rels/slide%d.xml.rels", i+1), rels(sr...))
 	}
-	for i, x := range w.charts {
-		pk.add(fmt.Sprintf("ppt/charts/chart%d.xml", i+1), x)
-	}
+	pk.addCharts("ppt", w.charts)
 	return pk.close()
 }
 
