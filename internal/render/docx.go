@@ -23,8 +23,8 @@ type docxWriter struct {
 	c      *Case
 	body   strings.Builder
 	charts []chartPart // chart parts, word/charts/chartN.xml
-	shapes int      // drawing ids
-	pageW  int      // twips
+	shapes int         // drawing ids
+	pageW  int         // twips
 	pageH  int
 	margin int
 	textW  int // twips between the margins
