@@ -76,26 +76,49 @@ type boxStyle struct {
 func writePPTX(ctx context.Context, out io.Writer, p *plan, pr *progress) error {
 	w := &pptxWriter{p: p, c: p.c, big: p.c.Template == BoardPresentation}
 	w.titleSlide()
-	for i := 0; i < len(p.blocks); i++ {
+	blocks := slices.Clone(p.blocks)
+	for i := 0; i < len(blocks); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pr.block(i, len(p.blocks))
-		switch b := p.blocks[i].(type) {
+		pr.block(i, len(blocks))
+		switch b := blocks[i].(type) {
 		case heading:
-			// Short sections in a row share a slide rather than each
-			// leaving a slide with one sentence on it.
+			// Short sections share a slide rather than each leaving a
+			// slide with a sentence or two on it: the sections from here
+			// to the next part (appendix) that fit one slide together are
+			// told first, their exhibits follow in their order.
 			var run []section
-			for j := i; j+1 < len(p.blocks); j += 2 {
-				h, ok1 := p.blocks[j].(heading)
-				pb, ok2 := p.blocks[j+1].(prose)
-				if !ok1 || !ok2 || h.Break {
+			var at []int // block index of each section's heading
+			for j := i; j+1 < len(blocks); j++ {
+				h, ok := blocks[j].(heading)
+				if !ok {
+					if _, exhibit := blocks[j].(prose); exhibit {
+						break
+					}
+					continue
+				}
+				pb, ok := blocks[j+1].(prose)
+				if !ok || h.Break {
 					break
 				}
-				run = append(run, section{h.Text, pb.Text})
+				run, at = append(run, section{h.Text, pb.Text}), append(at, j)
+				j++
 			}
 			if n := w.sharedSlide(run); n > 0 {
-				i += 2*n - 1
+				// Drop the shared sections' headings and text; what lay
+				// between them (their exhibits) stays, in order.
+				last := at[n-1] + 1
+				var rest []block
+				for j := i; j <= last; j++ {
+					if _, ok := blocks[j].(heading); ok && slices.Contains(at[:n], j) {
+						j++ // and its prose
+						continue
+					}
+					rest = append(rest, blocks[j])
+				}
+				blocks = slices.Concat(blocks[:i], rest, blocks[last+1:])
+				i--
 				continue
 			}
 			if len(run) > 0 {
@@ -597,22 +620,45 @@ func (w *pptxWriter) keyFigures(k keyFigures) {
 	gap := 230000
 	cardW := (contentW - gap*(perRow-1)) / perRow
 	cardH := (contentH - gap) / 2
-	valueSize, labelSize := 36.0, 14.0
+	// One size for every card's figure: the largest at which each fits its
+	// card on one line, so the cards are full and read alike.
+	valueSize, labelSize := 48.0, 16.0
 	if k.Big {
-		valueSize, labelSize = 44, 16
+		valueSize, labelSize = 54, 18
 	}
-	for i, it := range k.Items {
+	for _, it := range k.Items {
+		valueSize = min(valueSize, fitSize(it.Value, cardW-300000, 2*int(valueSize*1.2*emuPerPt), valueSize, 18, 1))
+	}
+	forecastSize := labelSize + 4
+	for _, it := range k.Items {
+		forecastSize = min(forecastSize, fitSize(it.Forecast, cardW-300000, 2*int(forecastSize*1.2*emuPerPt), forecastSize, 9, 1))
+	}
+	card := func(i int, paras []pPara) {
 		x := marginX + (i%perRow)*(cardW+gap)
 		y := contentY + (i/perRow)*(cardH+gap)
 		s.rect(x, y, cardW, 60000, colorCash)
-		size := fitSize(it.Value, cardW-300000, 2*int(valueSize*1.2*emuPerPt), valueSize, 18, 1)
-		paras := []pPara{
+		s.text(x, y+60000, cardW, cardH-60000, paras, boxStyle{fill: colorShade, inset: 150000, anchor: "ctr"})
+	}
+	for i, it := range k.Items {
+		card(i, []pPara{
 			{runs: []pRun{{text: it.Label, size: labelSize, color: colorGrey}}},
-			{runs: []pRun{{text: it.Value, size: size, bold: true, color: colorNavy}}, before: 10},
-			{runs: []pRun{{text: it.Forecast, size: fitSize(it.Forecast, cardW-300000, 2*int(labelSize*1.2*emuPerPt), labelSize, 9, 1), bold: true, color: colorNavy}}, before: 6},
+			{runs: []pRun{{text: it.Value, size: valueSize, bold: true, color: colorNavy}}, before: 8},
+			{runs: []pRun{{text: it.Forecast, size: forecastSize, bold: true, color: colorNavy}}, before: 6},
 			{runs: []pRun{{text: it.Note, size: labelSize - 2, color: colorGrey}}, before: 8},
+		})
+	}
+	// The grid's free place says what the figures mean, from the figures.
+	if n := len(k.Items); n%perRow != 0 && n < 2*perRow {
+		if text := w.c.figureSentences(); text != "" {
+			size := labelSize
+			for size > 11 && parasHeight([]pPara{{runs: []pRun{{text: text, size: size}}}}, cardW-300000) > float64(cardH-360000-int(labelSize*1.6*emuPerPt)) {
+				size--
+			}
+			card(n, []pPara{
+				{runs: []pRun{{text: "In brief", size: labelSize, color: colorGrey}}},
+				{runs: []pRun{{text: text, size: size, color: "1F2937"}}, before: 8},
+			})
 		}
-		s.text(x, y+60000, cardW, cardH-60000, paras, boxStyle{fill: colorShade, inset: 150000})
 	}
 }
 
@@ -924,8 +970,11 @@ const pptxNS = `xmlns:a="` + nsA + `" xmlns:r="` + nsR + `" xmlns:p="http://sche
 const emptyTree = `<p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr>` +
 	`<p:grpSpPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="0" cy="0"/><a:chOff x="0" y="0"/><a:chExt cx="0" cy="0"/></a:xfrm></p:grpSpPr>`
 
-// furniture adds what every slide carries: footer, number, watermark.
-func (w *pptxWriter) furniture(s *slide, n, total int) {
+// furniture adds what every slide carries: footer, number, watermark. It
+// returns the shapes that go behind the content: the diagonal watermark is
+// the bottom shape, so it never covers a figure and a reader editing the
+// slide selects the content first.
+func (w *pptxWriter) furniture(s *slide, n, total int) string {
 	left := fmt.Sprintf("%s · v%d · data as of %s", w.c.Name, w.c.Version, FormatDate(w.c.DataAsOf))
 	y := slideH - 440000
 	s.text(marginX, y, contentW*45/100, 300000, []pPara{{runs: []pRun{{text: left, size: 10, color: colorGrey}}}}, boxStyle{anchor: "ctr"})
@@ -934,16 +983,23 @@ func (w *pptxWriter) furniture(s *slide, n, total int) {
 		{text: " of " + strconv.Itoa(total), size: 10, color: colorGrey}}, align: "r"}}, boxStyle{anchor: "ctr"})
 	wm := w.p.opts.Watermark
 	if wm == "" {
-		return
+		return ""
 	}
 	s.text(marginX+contentW*45/100, y, contentW*30/100, 300000, []pPara{{runs: []pRun{{text: wm, size: 10, bold: true, color: "B91C1C"}}, align: "ctr"}},
 		boxStyle{anchor: "ctr"})
-	// Diagonal and translucent, over the content so no chart hides it.
+	// Diagonal and translucent, behind the content (charts and cards let
+	// it show through their transparent or light fills).
 	boxW := 11 * 914400
 	size := math.Max(math.Min(60, float64(boxW)/emuPerPt/emWidth(wm, true)*0.92), 14)
 	boxH := int(size * 1.5 * emuPerPt)
+	front := s.body.String()
+	s.body.Reset()
 	s.text((slideW-boxW)/2, (slideH-boxH)/2, boxW, boxH, []pPara{{runs: []pRun{{text: wm, size: size, bold: true, color: "B91C1C"}}, align: "ctr"}},
 		boxStyle{anchor: "ctr", rot: 20100000, alpha: 16000, nowrap: true})
+	back := s.body.String()
+	s.body.Reset()
+	s.body.WriteString(front)
+	return back
 }
 
 func (w *pptxWriter) write(out io.Writer) error {
@@ -1010,8 +1066,8 @@ func (w *pptxWriter) write(out io.Writer) error {
 	pk.add("ppt/slideLayouts/_rels/slideLayout1.xml.rels", rels([3]string{"rId1", nsR + "/slideMaster", "../slideMasters/slideMaster1.xml"}))
 	pk.add("ppt/theme/theme1.xml", theme)
 	for i, s := range w.slides {
-		w.furniture(s, i+1, len(w.slides))
-		pk.add(fmt.Sprintf("ppt/slides/slide%d.xml", i+1), xmlHeader+`<p:sld `+pptxNS+`><p:cSld><p:spTree>`+emptyTree+s.body.String()+
+		back := w.furniture(s, i+1, len(w.slides))
+		pk.add(fmt.Sprintf("ppt/slides/slide%d.xml", i+1), xmlHeader+`<p:sld `+pptxNS+`><p:cSld><p:spTree>`+emptyTree+back+s.body.String()+
 			`</p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sld>`)
 		sr := [][3]string{{"rId1", nsR + "/slideLayout", "../slideLayouts/slideLayout1.xml"}}
 		for j, c := range s.charts {

@@ -132,3 +132,38 @@ func checkChartWorkbook(t *testing.T, label, name string, chartXML []byte, parts
 		}
 	}
 }
+
+// TestDecksAreShortAndWatermarkIsBehind: a board or executive deck without
+// appendices is at most 12 slides, and on every slide the diagonal
+// watermark is the bottom shape, drawn before any content.
+func TestDecksAreShortAndWatermarkIsBehind(t *testing.T) {
+	for _, tmpl := range []Template{BoardPresentation, ExecutiveSummary} {
+		c := DemoCase()
+		c.Template = tmpl
+		o := fixedOptions()
+		o.IncludeAppendices = false
+		data := renderBytes(t, PPTX, c, o)
+		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slides := 0
+		for _, zf := range zr.File {
+			if !regexp.MustCompile(`^ppt/slides/slide\d+\.xml$`).MatchString(zf.Name) {
+				continue
+			}
+			slides++
+			rc, _ := zf.Open()
+			body, _ := io.ReadAll(rc)
+			rc.Close()
+			shapes := regexp.MustCompile(`<p:sp>|<p:graphicFrame>`).FindAllIndex(body, -1)
+			rot := bytes.Index(body, []byte(`rot="20100000"`))
+			if rot < 0 || len(shapes) < 2 || rot > shapes[1][0] {
+				t.Errorf("%s %s: the watermark is not the bottom shape", tmpl, zf.Name)
+			}
+		}
+		if slides > 12 {
+			t.Errorf("%s: %d slides without appendices, at most 12", tmpl, slides)
+		}
+	}
+}
