@@ -28,6 +28,7 @@ type docxWriter struct {
 	pageH  int
 	margin int
 	textW  int // twips between the margins
+	parts  int // headings placed so far: their bookmarks for the contents
 }
 
 func writeDOCX(ctx context.Context, out io.Writer, p *plan, pr *progress) error {
@@ -75,6 +76,8 @@ func writeDOCX(ctx context.Context, out io.Writer, p *plan, pr *progress) error 
 			w.grid(b)
 		case calculations:
 			w.calculations(b)
+		case contents:
+			w.contents(b)
 		}
 	}
 	pr.report(90)
@@ -247,9 +250,30 @@ func (w *docxWriter) heading(h heading) {
 	if h.Break {
 		ppr = `<w:pageBreakBefore/>`
 	}
-	w.para("Heading1", ppr, run{text: h.Text})
+	w.parts++
+	p := para("Heading1", ppr, run{text: h.Text})
+	mark := fmt.Sprintf(`<w:bookmarkStart w:id="%d" w:name="%s"/>`, w.parts, tocBookmark(w.parts))
+	p = strings.Replace(p, `</w:pPr>`, `</w:pPr>`+mark, 1) // the whole title is the target
+	p = strings.Replace(p, `</w:p>`, fmt.Sprintf(`<w:bookmarkEnd w:id="%d"/></w:p>`, w.parts), 1)
+	w.body.WriteString(p)
 	if h.Lead != "" {
 		w.para("Lead", "", run{text: h.Lead})
+	}
+}
+
+func tocBookmark(n int) string { return fmt.Sprintf("_Part%d", n) }
+
+// contents lists the parts, each with a PAGEREF field to its heading's
+// bookmark: Word and LibreOffice compute the page when they lay it out.
+func (w *docxWriter) contents(k contents) {
+	w.exhibitTitle("Contents")
+	for i, e := range k.Entries {
+		field := `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> PAGEREF ` + tocBookmark(i+1) +
+			` \h </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>` + runXML(run{text: "–", color: colorGrey}) +
+			`<w:r><w:fldChar w:fldCharType="end"/></w:r>`
+		p := para("", `<w:tabs><w:tab w:val="right" w:leader="dot" w:pos="`+strconv.Itoa(w.textW)+`"/></w:tabs><w:spacing w:after="40"/>`,
+			run{text: e})
+		w.body.WriteString(strings.Replace(p, `</w:p>`, `<w:r><w:tab/></w:r>`+field+`</w:p>`, 1))
 	}
 }
 

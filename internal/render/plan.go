@@ -148,6 +148,10 @@ type quadrantView struct {
 	More     int           // how many are not listed
 }
 
+// contents lists the parts (every heading, in order) with the page each
+// starts on; the writers number the headings as they place them.
+type contents struct{ Entries []string }
+
 // calculations is the appendix's formulas.
 type calculations struct {
 	Title string
@@ -162,6 +166,7 @@ func (chart) isBlock()        {}
 func (gantt) isBlock()        {}
 func (grid) isBlock()         {}
 func (calculations) isBlock() {}
+func (contents) isBlock()     {}
 
 // Colours shared by every format.
 const (
@@ -284,6 +289,19 @@ func newPlan(c *Case, o Options, f Format) *plan {
 		// influential per quadrant.
 		if f != PPTX && len(c.Stakeholders) > 0 {
 			p.add(p.stakeholderRegister())
+		}
+	}
+	// A table of contents after the decision in the documents; a deck of
+	// a dozen slides is its own agenda.
+	if f != PPTX {
+		var toc contents
+		for _, b := range p.blocks {
+			if h, ok := b.(heading); ok {
+				toc.Entries = append(toc.Entries, h.Text)
+			}
+		}
+		if len(toc.Entries) > 1 {
+			p.blocks = slices.Insert(p.blocks, 1, block(toc))
 		}
 	}
 	return p
