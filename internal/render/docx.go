@@ -338,13 +338,13 @@ func (w *docxWriter) table(t table) {
 	if t.Title != "" {
 		w.exhibitTitle(t.Title)
 	}
-	sum := 0.0
-	for _, c := range t.Cols {
-		sum += c.Width
-	}
-	widths := make([]int, len(t.Cols))
-	for i, c := range t.Cols {
-		widths[i] = int(float64(w.textW) * c.Width / sum)
+	// Table text is 8.5 pt (TableText) in cells with 80 twips each side.
+	fit := fitColumns(t, float64(w.textW), func(s string, bold bool) float64 {
+		return emWidth(s, bold)*8.5*20*1.08 + 2*80 + 40
+	})
+	widths := make([]int, len(fit))
+	for i, x := range fit {
+		widths[i] = int(x)
 	}
 	var b strings.Builder
 	b.WriteString(`<w:tbl><w:tblPr><w:tblStyle w:val="VCTable"/><w:tblW w:w="5000" w:type="pct"/><w:tblLayout w:type="fixed"/>` +

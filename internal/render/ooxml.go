@@ -337,7 +337,17 @@ func chartXML(ch chart, st chartStyle) chartPart {
 		if m.Index < n/3 {
 			side = "r"
 		}
-		b.WriteString(`<c:dLbls><c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>` + txPr(st.fontSize, colorPayback, true) +
+		// Two lines broken where a reader would ("Payback" / "May 2026"),
+		// not where a narrow chart happens to wrap; the legend has it whole.
+		line := func(text string) string {
+			return `<a:p><a:pPr><a:defRPr sz="` + strconv.Itoa(st.fontSize) + `" b="1"/></a:pPr><a:r><a:rPr lang="en-GB" sz="` + strconv.Itoa(st.fontSize) +
+				`" b="1"><a:solidFill><a:srgbClr val="` + colorPayback + `"/></a:solidFill></a:rPr><a:t>` + esc(text) + `</a:t></a:r></a:p>`
+		}
+		b.WriteString(`<c:dLbls><c:dLbl><c:idx val="` + strconv.Itoa(m.Index) + `"/><c:tx><c:rich><a:bodyPr wrap="none"/><a:lstStyle/>` +
+			line("Payback") + line(ch.Categories[m.Index]) + `</c:rich></c:tx><c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>` +
+			`<c:dLblPos val="` + side + `"/><c:showLegendKey val="0"/><c:showVal val="0"/><c:showCatName val="0"/><c:showSerName val="1"/>` +
+			`<c:showPercent val="0"/><c:showBubbleSize val="0"/></c:dLbl>` +
+			`<c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>` + txPr(st.fontSize, colorPayback, true) +
 			`<c:dLblPos val="` + side + `"/><c:showLegendKey val="0"/><c:showVal val="0"/><c:showCatName val="0"/><c:showSerName val="1"/>` +
 			`<c:showPercent val="0"/><c:showBubbleSize val="0"/></c:dLbls>`)
 		b.WriteString(`<c:cat>` + cats + `</c:cat>`)

@@ -579,14 +579,14 @@ func (w *pdfWriter) table(t table) {
 	f := w.f
 	fontPt := 8.5
 	pad := 1.6
-	widths := make([]float64, len(t.Cols))
-	sum := 0.0
-	for _, c := range t.Cols {
-		sum += c.Width
-	}
-	for i, c := range t.Cols {
-		widths[i] = w.cw * c.Width / sum
-	}
+	widths := fitColumns(t, w.cw, func(s string, bold bool) float64 {
+		if bold {
+			w.font("B", fontPt)
+		} else {
+			w.font("", fontPt)
+		}
+		return w.width(s) + 2*pad + 0.3
+	})
 	rowLines := func(cells []string, style string) ([][]string, float64) {
 		w.font(style, fontPt)
 		out := make([][]string, len(cells))

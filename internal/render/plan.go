@@ -104,6 +104,53 @@ type gantt struct {
 	from, to time.Time
 }
 
+// fitColumns sizes a table's columns to total: each at least as wide as
+// its widest number (right-aligned cells never wrap) and its longest word
+// (headers may wrap between words), the rest shared by the columns'
+// relative widths. width measures a text at the table's type (bold for the
+// total row) including the cell's padding. When the minimums are wider
+// than total they are scaled down to fit (numbers may then wrap).
+func fitColumns(t table, total float64, width func(s string, bold bool) float64) []float64 {
+	need := make([]float64, len(t.Cols))
+	measure := func(cells []string, header, bold bool) {
+		for i, c := range cells {
+			if i >= len(need) {
+				break
+			}
+			words := strings.Fields(c)
+			if !header && t.Cols[i].Right {
+				words = []string{c}
+			}
+			for _, wd := range words {
+				need[i] = max(need[i], width(wd, bold))
+			}
+		}
+	}
+	if !t.NoHeader {
+		measure(headers(t.Cols), true, true)
+	}
+	for _, r := range t.Rows {
+		measure(r, false, false)
+	}
+	if t.Total != nil {
+		measure(t.Total, false, true)
+	}
+	sum, weight := 0.0, 0.0
+	for i, n := range need {
+		sum += n
+		weight += t.Cols[i].Width
+	}
+	out := make([]float64, len(need))
+	for i, n := range need {
+		if sum > total {
+			out[i] = n * total / sum
+		} else {
+			out[i] = n + (total-sum)*t.Cols[i].Width/weight
+		}
+	}
+	return out
+}
+
 // pages cuts the roadmap into charts of at most perPage rows on one time
 // axis, the later ones titled "(continued)": a chart in a DOCX or PPTX is
 // one fixed-size drawing, and 200 projects in one would be unreadable or
