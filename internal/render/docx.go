@@ -339,7 +339,7 @@ func (w *docxWriter) table(t table) {
 		w.exhibitTitle(t.Title)
 	}
 	// Table text is 8.5 pt (TableText) in cells with 80 twips each side.
-	fit := fitColumns(t, float64(w.textW), func(s string, bold bool) float64 {
+	fit, _ := fitColumns(t, float64(w.textW), func(s string, bold bool) float64 {
 		return emWidth(s, bold)*8.5*20*1.08 + 2*80 + 40
 	})
 	widths := make([]int, len(fit))

@@ -579,7 +579,7 @@ func (w *pdfWriter) table(t table) {
 	f := w.f
 	fontPt := 8.5
 	pad := 1.6
-	widths := fitColumns(t, w.cw, func(s string, bold bool) float64 {
+	widths, _ := fitColumns(t, w.cw, func(s string, bold bool) float64 {
 		if bold {
 			w.font("B", fontPt)
 		} else {

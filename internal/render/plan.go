@@ -109,8 +109,9 @@ type gantt struct {
 // (headers may wrap between words), the rest shared by the columns'
 // relative widths. width measures a text at the table's type (bold for the
 // total row) including the cell's padding. When the minimums are wider
-// than total they are scaled down to fit (numbers may then wrap).
-func fitColumns(t table, total float64, width func(s string, bold bool) float64) []float64 {
+// than total they are scaled down to fit (numbers may then wrap) and fits
+// is false.
+func fitColumns(t table, total float64, width func(s string, bold bool) float64) (widths []float64, fits bool) {
 	need := make([]float64, len(t.Cols))
 	measure := func(cells []string, header, bold bool) {
 		for i, c := range cells {
@@ -148,7 +149,7 @@ func fitColumns(t table, total float64, width func(s string, bold bool) float64)
 			out[i] = n + (total-sum)*t.Cols[i].Width/weight
 		}
 	}
-	return out
+	return out, sum <= total
 }
 
 // pages cuts the roadmap into charts of at most perPage rows on one time

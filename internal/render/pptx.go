@@ -809,55 +809,21 @@ func (w *pptxWriter) table(t table) {
 // cellMargins is a table cell's left and right margin (marL + marR).
 const cellMargins = 140000
 
-// columnWidths sizes a table's columns at a type size: each at least as wide
-// as its widest number (right-aligned columns never wrap) or its longest
-// word, the rest shared by the columns' relative widths. Nil when the
-// minimums alone are wider than the slide (the size is too large); at the
-// smallest size the minimums are scaled down to fit.
+// columnWidths sizes a table's columns at a type size (fitColumns); nil
+// when its numbers and words do not fit at that size, except at the
+// smallest, where they are scaled to the slide.
 func columnWidths(t table, size float64) []int {
-	need := make([]int, len(t.Cols))
-	measure := func(cells []string, header bool) {
-		for i, c := range cells {
-			if i >= len(need) {
-				break
-			}
-			words := strings.Fields(c)
-			if !header && t.Cols[i].Right {
-				words = []string{c}
-			}
-			for _, wd := range words {
-				need[i] = max(need[i], int(emWidth(wd, true)*size*emuPerPt*1.08)+cellMargins)
-			}
-		}
+	fit, fits := fitColumns(t, float64(contentW), func(s string, bold bool) float64 {
+		return emWidth(s, bold)*size*emuPerPt*1.08 + cellMargins
+	})
+	if !fits && size > 9 {
+		return nil
 	}
-	if !t.NoHeader {
-		measure(headers(t.Cols), true)
+	out := make([]int, len(fit))
+	for i, x := range fit {
+		out[i] = int(x)
 	}
-	for _, r := range t.Rows {
-		measure(r, false)
-	}
-	if t.Total != nil {
-		measure(t.Total, false)
-	}
-	total, weight := 0, 0.0
-	for i, n := range need {
-		total += n
-		weight += t.Cols[i].Width
-	}
-	if total > contentW {
-		if size > 9 {
-			return nil
-		}
-		for i := range need {
-			need[i] = need[i] * contentW / total
-		}
-		return need
-	}
-	spare := float64(contentW - total)
-	for i := range need {
-		need[i] += int(spare * t.Cols[i].Width / weight)
-	}
-	return need
+	return out
 }
 
 func (w *pptxWriter) grid(g grid) {
