@@ -243,3 +243,21 @@ func trimZeros(s string) string {
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
 }
+
+// parseAmount reads a table amount as printed (1,234.50, −75.00); false
+// for anything else (percentages, dashes, text).
+func parseAmount(s string) (float64, bool) {
+	neg := strings.HasPrefix(s, Minus)
+	s = strings.ReplaceAll(strings.TrimPrefix(s, Minus), ",", "")
+	if s == "" || strings.ContainsAny(s, "%–") {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}

@@ -3,6 +3,7 @@ package render
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -570,7 +571,34 @@ func (p *plan) benefitsTable(limit int) table {
 		t.Note = "Actual and variance cover benefits measured so far; – means not measured yet. " +
 			"Total variance % is the total variance over the expected value of the measured benefits."
 	}
+	if !foots(t) {
+		t.Note += " Each row is rounded to the currency's minor unit and the total is the exact sum rounded once, so the rows may differ from it by a unit."
+	}
 	return t
+}
+
+// foots reports whether every amount column's printed rows add up to its
+// printed total.
+func foots(t table) bool {
+	for col := range t.Cols {
+		if col >= len(t.Total) || !t.Cols[col].Right {
+			continue
+		}
+		total, ok := parseAmount(t.Total[col])
+		if !ok {
+			continue
+		}
+		sum := 0.0
+		for _, r := range t.Rows {
+			if v, ok := parseAmount(r[col]); ok {
+				sum += v
+			}
+		}
+		if math.Abs(sum-total) > 0.0004 {
+			return false
+		}
+	}
+	return true
 }
 
 // LikeForLikeVersion is the first definitions version whose benefits table

@@ -167,3 +167,65 @@ func TestDecksAreShortAndWatermarkIsBehind(t *testing.T) {
 		}
 	}
 }
+
+// TestTablesFoot: in every table of every template with a total row, each
+// amount column's printed rows add up to its printed total, unless the
+// table's note says why they may not.
+func TestTablesFoot(t *testing.T) {
+	checked := 0
+	for _, tmpl := range Templates {
+		c := DemoCase()
+		c.Template = tmpl
+		for _, b := range newPlan(c, fixedOptions(), PDF).blocks {
+			tb, ok := b.(table)
+			if !ok || tb.Total == nil || strings.Contains(tb.Note, "may differ") {
+				continue
+			}
+			if !foots(tb) {
+				t.Errorf("%s %q: foots says it does not, and the note does not say why", tmpl, tb.Title)
+			}
+			for col := range tb.Cols {
+				if col >= len(tb.Total) || !tb.Cols[col].Right {
+					continue
+				}
+				total, ok := parseAmount(tb.Total[col])
+				if !ok {
+					continue
+				}
+				sum, rows := 0.0, 0
+				for _, r := range tb.Rows {
+					if v, ok := parseAmount(r[col]); ok {
+						sum, rows = sum+v, rows+1
+					}
+				}
+				if rows == 0 {
+					continue
+				}
+				checked++
+				if math.Abs(sum-total) > 0.004 {
+					t.Errorf("%s %q column %q: rows add to %.2f, total %s", tmpl, tb.Title, tb.Cols[col].Header, sum, tb.Total[col])
+				}
+			}
+		}
+	}
+	if checked < 8 {
+		t.Errorf("only %d columns checked", checked)
+	}
+}
+
+// TestBenefitsTableSaysWhyItDoesNotFoot: three benefits of 0.33 each under
+// an exact total of 1.00 (a third each, rounded once) do not add up; the
+// table says so instead of leaving a reader to find the cent.
+func TestBenefitsTableSaysWhyItDoesNotFoot(t *testing.T) {
+	c := DemoCase()
+	c.Benefits = []Benefit{{Name: "A", Category: "other", Expected: 0.33}, {Name: "B", Category: "other", Expected: 0.33}, {Name: "C", Category: "other", Expected: 0.33}}
+	c.BenefitsTotal = &Benefit{Expected: 1}
+	tb := newPlan(c, fixedOptions(), PDF).benefitsTable(0)
+	if foots(tb) || !strings.Contains(tb.Note, "may differ") {
+		t.Errorf("total %v under rows of 0.33: note %q", tb.Total, tb.Note)
+	}
+	c.BenefitsTotal = &Benefit{Expected: 0.99}
+	if tb := newPlan(c, fixedOptions(), PDF).benefitsTable(0); !foots(tb) || strings.Contains(tb.Note, "may differ") {
+		t.Errorf("a table that foots says it may not: %q", tb.Note)
+	}
+}
