@@ -14,12 +14,14 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/export"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
@@ -53,6 +55,7 @@ type businessCaseJSON struct {
 	Template          string                 `json:"template"`
 	Sections          []string               `json:"sections"`
 	Content           businesscase.Content   `json:"content"`
+	DecisionRequest   *decisionRequestJSON   `json:"decision_request"`
 	Status            string                 `json:"status"`
 	Version           int32                  `json:"version"`
 	PreviousVersionID *string                `json:"previous_version_id"`
@@ -64,6 +67,33 @@ type businessCaseJSON struct {
 	CreatedBy         string                 `json:"created_by"`
 	CreatedAt         string                 `json:"created_at"`
 	UpdatedAt         string                 `json:"updated_at"`
+}
+
+// decisionRequestJSON is what the case asks its approvers to decide; the
+// amount in the currency's minor units.
+type decisionRequestJSON struct {
+	Ask            string   `json:"ask"`
+	Amount         *float64 `json:"amount"`
+	Currency       *string  `json:"currency"`
+	DecideBy       *string  `json:"decide_by"`
+	Recommendation *string  `json:"recommendation"`
+}
+
+func toDecisionRequestJSON(r *businesscase.DecisionRequest) *decisionRequestJSON {
+	if r == nil {
+		return nil
+	}
+	out := &decisionRequestJSON{Ask: r.Ask}
+	if r.Amount != nil {
+		out.Amount, out.Currency = new(money.Amount(*r.Amount, r.Currency)), new(r.Currency)
+	}
+	if r.DecideBy != nil {
+		out.DecideBy = new(r.DecideBy.Format(time.DateOnly))
+	}
+	if r.Recommendation != "" {
+		out.Recommendation = new(r.Recommendation)
+	}
+	return out
 }
 
 // businessCaseApproval is the latest decision on a case.
@@ -97,6 +127,7 @@ func toBusinessCaseJSON(b dbsqlc.BusinessCase) businessCaseJSON {
 	for _, s := range def.Sections { // every listed section, empty until written
 		out.Content[s] = def.Content[s]
 	}
+	out.DecisionRequest = toDecisionRequestJSON(def.DecisionRequest)
 	if b.PreviousVersionID != nil {
 		out.PreviousVersionID = new(b.PreviousVersionID.String())
 	}
@@ -117,7 +148,8 @@ func storedDefinition(b dbsqlc.BusinessCase) businesscase.Definition {
 	for _, s := range b.Sections {
 		d.Sections = append(d.Sections, businesscase.Section(s))
 	}
-	_ = json.Unmarshal(b.Content, &d.Content) // written by this file only, always an object
+	_ = json.Unmarshal(b.Content, &d.Content)                                  // written by this file only, always an object
+	d.DecisionRequest, _ = businesscase.ReadDecisionRequest(b.DecisionRequest) // likewise
 	return d
 }
 
@@ -170,6 +202,7 @@ type businessCaseFields struct {
 	name, template, initiativeID *string
 	sections                     []string
 	content                      map[businesscase.Section]*businesscase.Part // nil part: remove (PATCH)
+	decisionRequest              *businesscase.DecisionRequest               // with has["decision_request"]: nil removes
 	has                          map[string]bool
 }
 
@@ -181,7 +214,7 @@ func readBusinessCaseFields(c *fiber.Ctx, full, create bool) (businessCaseFields
 		return businessCaseFields{}, err
 	}
 	f := businessCaseFields{has: map[string]bool{}}
-	for _, name := range []string{"name", "template", "sections", "content"} {
+	for _, name := range []string{"name", "template", "sections", "content", "decision_request"} {
 		f.has[name] = b.has(name)
 	}
 	f.initiativeID = b.text("initiative_id", create, maxShortTextLen)
@@ -189,12 +222,59 @@ func readBusinessCaseFields(c *fiber.Ctx, full, create bool) (businessCaseFields
 	f.template = b.enum("template", full || f.has["template"], validation.Names(businesscase.Templates))
 	f.sections = b.enumList("sections", "section", full || f.has["sections"], validation.Names(businesscase.Sections))
 	f.content = readContent(b, !full)
+	f.decisionRequest = readDecisionRequest(b)
 	b.ignore("id", "status", "version", "previous_version_id", "submitted_at", "submitted_by", "approval", "snapshot",
 		"approval_round", "created_by", "created_at", "updated_at")
 	if err := b.done(); err != nil {
 		return businessCaseFields{}, err
 	}
 	return f, nil
+}
+
+// readDecisionRequest reads `decision_request`: an object {ask, amount,
+// currency, decide_by, recommendation} read with the body's own field
+// readers (errors named decision_request.<field>); null or absent: none.
+// The rules beyond types and lengths are businesscase.CheckDefinition's.
+func readDecisionRequest(b *body) *businesscase.DecisionRequest {
+	if !b.has("decision_request") || b.isNull("decision_request") {
+		return nil
+	}
+	sub := &body{fields: map[string]json.RawMessage{}, seen: map[string]bool{}}
+	if err := json.Unmarshal(b.fields["decision_request"], &sub.fields); err != nil || sub.fields == nil {
+		b.fail("decision_request", "invalid_type", "must be an object {ask, amount, currency, decide_by, recommendation}")
+		return nil
+	}
+	var r businesscase.DecisionRequest
+	if ask := sub.text("ask", true, businesscase.MaxAskLen); ask != nil {
+		r.Ask = *ask
+	}
+	if sub.has("amount") && !sub.isNull("amount") {
+		// Read exactly, as a decimal: the amount is money.
+		raw := sub.fields["amount"]
+		d, err := decimal.NewFromString(string(raw))
+		if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) || err != nil {
+			sub.fail("amount", "invalid_type", "must be a number")
+		} else {
+			r.Amount = &d
+		}
+	}
+	if cur := sub.text("currency", false, 3); cur != nil {
+		r.Currency = *cur
+	}
+	r.DecideBy = sub.date("decide_by")
+	if rec := sub.text("recommendation", false, businesscase.MaxRecommendationLen); rec != nil {
+		r.Recommendation = *rec
+	}
+	for k := range sub.fields {
+		if !sub.seen[k] {
+			sub.fail(truncate(k, 100), "unknown_field", "is not a field of a decision request")
+		}
+	}
+	for _, e := range sub.errs {
+		e.Field = "decision_request." + e.Field
+		b.errs = append(b.errs, e)
+	}
+	return &r
 }
 
 // readContent reads `content`: an object of section → {title, body} (both
@@ -280,12 +360,24 @@ func (f businessCaseFields) definition(base businesscase.Definition, full bool) 
 			d.Content[s] = *p
 		}
 	}
+	d.DecisionRequest = base.DecisionRequest
+	if full || f.has["decision_request"] {
+		d.DecisionRequest = f.decisionRequest
+	}
 	return d
 }
 
 func sectionNames(d businesscase.Definition) []string { return validation.Names(d.Sections) }
 
 func contentJSON(d businesscase.Definition) ([]byte, error) { return json.Marshal(d.Content) }
+
+// decisionRequestColumn is the stored form (nil: SQL NULL).
+func decisionRequestColumn(d businesscase.Definition) ([]byte, error) {
+	if d.DecisionRequest == nil {
+		return nil, nil
+	}
+	return json.Marshal(d.DecisionRequest)
+}
 
 func (s *Server) createBusinessCase(c *fiber.Ctx) error {
 	f, err := readBusinessCaseFields(c, true, true)
@@ -337,9 +429,13 @@ func (s *Server) insertBusinessCase(c *fiber.Ctx, in dbsqlc.Initiative, def busi
 	if err != nil {
 		return dbsqlc.BusinessCase{}, err
 	}
+	ask, err := decisionRequestColumn(def)
+	if err != nil {
+		return dbsqlc.BusinessCase{}, err
+	}
 	return db.Q.BusinessCaseCreate(ctx, t, dbsqlc.BusinessCaseCreateParams{
 		TenantID: in.TenantID, ID: id, InitiativeID: in.ID, LineageID: lineage, Version: version, PreviousVersionID: previous,
-		Name: def.Name, Template: string(def.Template), Sections: sectionNames(def), Content: content, CreatedBy: principal(c).Subject,
+		Name: def.Name, Template: string(def.Template), Sections: sectionNames(def), Content: content, DecisionRequest: ask, CreatedBy: principal(c).Subject,
 	})
 }
 
@@ -426,8 +522,13 @@ func (s *Server) updateBusinessCase(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
+	ask, err := decisionRequestColumn(def)
+	if err != nil {
+		return err
+	}
 	updated, err := db.Q.BusinessCaseUpdate(c.UserContext(), tx(c), dbsqlc.BusinessCaseUpdateParams{
 		TenantID: row.TenantID, ID: row.ID, Name: def.Name, Template: string(def.Template), Sections: sectionNames(def), Content: content,
+		DecisionRequest: ask,
 	})
 	if err != nil {
 		return err

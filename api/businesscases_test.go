@@ -128,6 +128,18 @@ func TestContractBusinessCases(t *testing.T) {
 		{"POST", casePath + "/approve", map[string]any{"approval_level": "ceo"}, "approval_level", "invalid_value", true},
 		{"POST", casePath + "/reject", map[string]any{"approval_level": "director"}, "notes", "required", false},
 		{"POST", casePath + "/reject", map[string]any{"notes": strings.Repeat("n", 2001)}, "notes", "too_long", true},
+		// The decision request: typed, bounded, named field by field, never echoed.
+		{"PATCH", casePath, map[string]any{"decision_request": "approve it"}, "decision_request", "invalid_type", true},
+		{"PATCH", casePath, map[string]any{"decision_request": map[string]any{"amount": 5}}, "decision_request.ask", "required", true},
+		{"PATCH", casePath, map[string]any{"decision_request": map[string]any{"ask": "Approve\u0000 it"}}, "decision_request.ask", "invalid_value", false},
+		{"PATCH", casePath, map[string]any{"decision_request": map[string]any{"ask": strings.Repeat("a", 301)}}, "decision_request.ask", "too_long", true},
+		{"PATCH", casePath, map[string]any{"decision_request": map[string]any{"ask": "Fund it", "currency": "USD"}}, "decision_request.currency", "not_allowed", false},
+		{"PATCH", casePath, map[string]any{"decision_request": map[string]any{"ask": "Fund it", "amount": 100}}, "decision_request.currency", "required", false},
+		{"PATCH", casePath, map[string]any{"decision_request": map[string]any{"ask": "Fund it", "amount": -1, "currency": "USD"}}, "decision_request.amount", "out_of_range", true},
+		{"PATCH", casePath, map[string]any{"decision_request": map[string]any{"ask": "Fund it", "amount": 10.005, "currency": "USD"}}, "decision_request.amount", "invalid_value", false},
+		{"PATCH", casePath, map[string]any{"decision_request": map[string]any{"ask": "Fund it", "amount": "100", "currency": "USD"}}, "decision_request.amount", "invalid_type", true},
+		{"PATCH", casePath, map[string]any{"decision_request": map[string]any{"ask": "Fund it", "decide_by": "Friday"}}, "decision_request.decide_by", "invalid_format", false},
+		{"PATCH", casePath, map[string]any{"decision_request": map[string]any{"ask": "Fund it", "owner": "me"}}, "decision_request.owner", "unknown_field", true},
 	} {
 		r := call(contractCall{as: &admin, method: c.method, path: c.path, body: c.body, want: 422, code: "VALIDATION_ERROR", docRejects: c.docRejects, docSkip: !c.docRejects})
 		if r.status == 422 {
@@ -179,14 +191,35 @@ func TestContractBusinessCases(t *testing.T) {
 		t.Errorf("validation of a complete case: %s", r.body)
 	}
 
+	// The decision request: stored exactly, returned in the currency's minor
+	// units, replaced whole by a PATCH, null removes it.
+	ask := map[string]any{"ask": "Approve the migration budget", "amount": 1500000.5, "currency": "EUR", "decide_by": "2026-09-30",
+		"recommendation": "Approve: the case pays back in 20 months."}
+	r = call(contractCall{as: &writer, method: "PATCH", path: casePath, body: map[string]any{"decision_request": ask}, want: 200})
+	if got := mustJSON(t, r.json(t)["decision_request"]); got != mustJSON(t, ask) {
+		t.Errorf("decision request %s, want %s", got, mustJSON(t, ask))
+	}
+	r = call(contractCall{as: &writer, method: "PATCH", path: casePath, body: map[string]any{"decision_request": nil}, want: 200})
+	if r.json(t)["decision_request"] != nil {
+		t.Errorf("decision request not removed: %s", r.body)
+	}
+	r = call(contractCall{as: &writer, method: "PATCH", path: casePath, body: map[string]any{"decision_request": map[string]any{"ask": "Approve"}}, want: 200})
+	if got := mustJSON(t, r.json(t)["decision_request"]); got != `{"amount":null,"ask":"Approve","currency":null,"decide_by":null,"recommendation":null}` {
+		t.Errorf("minimal decision request %s", got)
+	}
+	call(contractCall{as: &writer, method: "PATCH", path: casePath, body: map[string]any{"decision_request": ask}, want: 200})
+
 	// 200 approve (from rejected): locked, with the figures frozen.
 	r = call(contractCall{as: &approver, method: "POST", path: casePath + "/approve", body: map[string]any{"approval_level": "board", "notes": "Go."}, want: 200})
 	approved := r.json(t)
 	snap, _ := approved["snapshot"].(map[string]any)
 	if approved["status"] != "approved" || approved["approval"].(map[string]any)["level"] != "board" || snap == nil ||
-		snap["total_costs"] != 50000.0 || snap["base_currency"] != "EUR" || snap["benefits_count"] != 1.0 || snap["total_benefits"].(float64) <= 0 {
+		snap["total_costs"] != 50000.0 || snap["base_currency"] != "EUR" || snap["benefits_count"] != 1.0 || snap["total_benefits"].(float64) <= 0 ||
+		mustJSON(t, approved["decision_request"]) != mustJSON(t, ask) {
 		t.Errorf("approve: %s", r.body)
 	}
+	// Frozen with the case: the request cannot change once approved.
+	call(contractCall{as: &writer, method: "PATCH", path: casePath, body: map[string]any{"decision_request": map[string]any{"ask": "More"}}, want: 409, code: "CONFLICT"})
 	// 409: approving again, editing, deleting, submitting, rejecting an approved case.
 	call(contractCall{as: &approver, method: "POST", path: casePath + "/approve", body: map[string]any{"approval_level": "board"}, want: 409, code: "CONFLICT"})
 	call(contractCall{as: &writer, method: "PUT", path: casePath, body: businessCaseBody(initID, "Changed"), want: 409, code: "CONFLICT"})
@@ -212,7 +245,8 @@ func TestContractBusinessCases(t *testing.T) {
 	v2Path := "/v1/business-cases/" + v2["id"].(string)
 	if v2["version"] != 2.0 || v2["previous_version_id"] != id || v2["status"] != "draft" || v2["snapshot"] != nil || v2["approval"] != nil ||
 		v2["name"] != "Cloud case" || r.header.Get("Location") != v2Path ||
-		v2["content"].(map[string]any)["implementation_roadmap"].(map[string]any)["body"] != "Q1 pilot, Q2 roll-out." {
+		v2["content"].(map[string]any)["implementation_roadmap"].(map[string]any)["body"] != "Q1 pilot, Q2 roll-out." ||
+		mustJSON(t, v2["decision_request"]) != mustJSON(t, ask) {
 		t.Errorf("new version: %s", r.body)
 	}
 	call(contractCall{as: &writer, method: "PATCH", path: v2Path, body: map[string]any{"name": "Cloud case 2027"}, want: 200})

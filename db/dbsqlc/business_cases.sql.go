@@ -16,7 +16,7 @@ UPDATE business_cases
 SET status = 'approved', decision = 'approved', approval_level = $1, decision_notes = $2,
     decided_by = $3, decided_at = now(), snapshot = $4, updated_at = now()
 WHERE tenant_id = $5 AND id = $6
-RETURNING tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at
+RETURNING tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at, decision_request
 `
 
 type BusinessCaseApproveParams struct {
@@ -61,6 +61,7 @@ func (q *Queries) BusinessCaseApprove(ctx context.Context, db DBTX, arg Business
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DecisionRequest,
 	)
 	return i, err
 }
@@ -102,9 +103,9 @@ func (q *Queries) BusinessCaseCountByInitiative(ctx context.Context, db DBTX, ar
 }
 
 const businessCaseCreate = `-- name: BusinessCaseCreate :one
-INSERT INTO business_cases (tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, created_by)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-RETURNING tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at
+INSERT INTO business_cases (tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, decision_request, created_by)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+RETURNING tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at, decision_request
 `
 
 type BusinessCaseCreateParams struct {
@@ -118,6 +119,7 @@ type BusinessCaseCreateParams struct {
 	Template          string
 	Sections          []string
 	Content           []byte
+	DecisionRequest   []byte
 	CreatedBy         string
 }
 
@@ -134,6 +136,7 @@ func (q *Queries) BusinessCaseCreate(ctx context.Context, db DBTX, arg BusinessC
 		arg.Template,
 		arg.Sections,
 		arg.Content,
+		arg.DecisionRequest,
 		arg.CreatedBy,
 	)
 	var i BusinessCase
@@ -160,6 +163,7 @@ func (q *Queries) BusinessCaseCreate(ctx context.Context, db DBTX, arg BusinessC
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DecisionRequest,
 	)
 	return i, err
 }
@@ -179,7 +183,7 @@ func (q *Queries) BusinessCaseDelete(ctx context.Context, db DBTX, arg BusinessC
 }
 
 const businessCaseGet = `-- name: BusinessCaseGet :one
-SELECT tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at FROM business_cases WHERE tenant_id = $1 AND id = $2
+SELECT tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at, decision_request FROM business_cases WHERE tenant_id = $1 AND id = $2
 `
 
 type BusinessCaseGetParams struct {
@@ -213,12 +217,13 @@ func (q *Queries) BusinessCaseGet(ctx context.Context, db DBTX, arg BusinessCase
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DecisionRequest,
 	)
 	return i, err
 }
 
 const businessCaseGetForUpdate = `-- name: BusinessCaseGetForUpdate :one
-SELECT tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at FROM business_cases WHERE tenant_id = $1 AND id = $2 FOR UPDATE
+SELECT tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at, decision_request FROM business_cases WHERE tenant_id = $1 AND id = $2 FOR UPDATE
 `
 
 type BusinessCaseGetForUpdateParams struct {
@@ -252,6 +257,7 @@ func (q *Queries) BusinessCaseGetForUpdate(ctx context.Context, db DBTX, arg Bus
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DecisionRequest,
 	)
 	return i, err
 }
@@ -273,7 +279,7 @@ func (q *Queries) BusinessCaseLatestVersion(ctx context.Context, db DBTX, arg Bu
 }
 
 const businessCaseList = `-- name: BusinessCaseList :many
-SELECT business_cases.tenant_id, business_cases.id, business_cases.initiative_id, business_cases.lineage_id, business_cases.version, business_cases.previous_version_id, business_cases.name, business_cases.template, business_cases.sections, business_cases.content, business_cases.status, business_cases.submitted_by, business_cases.submitted_at, business_cases.decision, business_cases.approval_level, business_cases.decision_notes, business_cases.decided_by, business_cases.decided_at, business_cases.snapshot, business_cases.created_by, business_cases.created_at, business_cases.updated_at, count(*) OVER () AS total
+SELECT business_cases.tenant_id, business_cases.id, business_cases.initiative_id, business_cases.lineage_id, business_cases.version, business_cases.previous_version_id, business_cases.name, business_cases.template, business_cases.sections, business_cases.content, business_cases.status, business_cases.submitted_by, business_cases.submitted_at, business_cases.decision, business_cases.approval_level, business_cases.decision_notes, business_cases.decided_by, business_cases.decided_at, business_cases.snapshot, business_cases.created_by, business_cases.created_at, business_cases.updated_at, business_cases.decision_request, count(*) OVER () AS total
 FROM business_cases
 WHERE tenant_id = $1
   AND ($2::uuid IS NULL OR initiative_id = $2)
@@ -333,6 +339,7 @@ func (q *Queries) BusinessCaseList(ctx context.Context, db DBTX, arg BusinessCas
 			&i.BusinessCase.CreatedBy,
 			&i.BusinessCase.CreatedAt,
 			&i.BusinessCase.UpdatedAt,
+			&i.BusinessCase.DecisionRequest,
 			&i.Total,
 		); err != nil {
 			return nil, err
@@ -350,7 +357,7 @@ UPDATE business_cases
 SET status = 'rejected', decision = 'rejected', approval_level = $1, decision_notes = $2,
     decided_by = $3, decided_at = now(), updated_at = now()
 WHERE tenant_id = $4 AND id = $5
-RETURNING tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at
+RETURNING tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at, decision_request
 `
 
 type BusinessCaseRejectParams struct {
@@ -393,6 +400,7 @@ func (q *Queries) BusinessCaseReject(ctx context.Context, db DBTX, arg BusinessC
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DecisionRequest,
 	)
 	return i, err
 }
@@ -516,7 +524,7 @@ const businessCaseSubmit = `-- name: BusinessCaseSubmit :one
 UPDATE business_cases
 SET status = 'pending_approval', submitted_by = $1, submitted_at = now(), updated_at = now()
 WHERE tenant_id = $2 AND id = $3
-RETURNING tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at
+RETURNING tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at, decision_request
 `
 
 type BusinessCaseSubmitParams struct {
@@ -551,24 +559,26 @@ func (q *Queries) BusinessCaseSubmit(ctx context.Context, db DBTX, arg BusinessC
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DecisionRequest,
 	)
 	return i, err
 }
 
 const businessCaseUpdate = `-- name: BusinessCaseUpdate :one
 UPDATE business_cases
-SET name = $1, template = $2, sections = $3, content = $4, updated_at = now()
-WHERE tenant_id = $5 AND id = $6
-RETURNING tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at
+SET name = $1, template = $2, sections = $3, content = $4, decision_request = $5, updated_at = now()
+WHERE tenant_id = $6 AND id = $7
+RETURNING tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at, decision_request
 `
 
 type BusinessCaseUpdateParams struct {
-	Name     string
-	Template string
-	Sections []string
-	Content  []byte
-	TenantID uuid.UUID
-	ID       uuid.UUID
+	Name            string
+	Template        string
+	Sections        []string
+	Content         []byte
+	DecisionRequest []byte
+	TenantID        uuid.UUID
+	ID              uuid.UUID
 }
 
 func (q *Queries) BusinessCaseUpdate(ctx context.Context, db DBTX, arg BusinessCaseUpdateParams) (BusinessCase, error) {
@@ -577,6 +587,7 @@ func (q *Queries) BusinessCaseUpdate(ctx context.Context, db DBTX, arg BusinessC
 		arg.Template,
 		arg.Sections,
 		arg.Content,
+		arg.DecisionRequest,
 		arg.TenantID,
 		arg.ID,
 	)
@@ -604,12 +615,13 @@ func (q *Queries) BusinessCaseUpdate(ctx context.Context, db DBTX, arg BusinessC
 		&i.CreatedBy,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.DecisionRequest,
 	)
 	return i, err
 }
 
 const businessCaseVersions = `-- name: BusinessCaseVersions :many
-SELECT tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at FROM business_cases WHERE tenant_id = $1 AND lineage_id = $2 ORDER BY version
+SELECT tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, status, submitted_by, submitted_at, decision, approval_level, decision_notes, decided_by, decided_at, snapshot, created_by, created_at, updated_at, decision_request FROM business_cases WHERE tenant_id = $1 AND lineage_id = $2 ORDER BY version
 `
 
 type BusinessCaseVersionsParams struct {
@@ -649,6 +661,7 @@ func (q *Queries) BusinessCaseVersions(ctx context.Context, db DBTX, arg Busines
 			&i.CreatedBy,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.DecisionRequest,
 		); err != nil {
 			return nil, err
 		}

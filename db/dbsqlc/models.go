@@ -191,6 +191,7 @@ type BusinessCase struct {
 	CreatedBy         string
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+	DecisionRequest   []byte
 }
 
 type BusinessCaseApprovalRound struct {

@@ -1,7 +1,7 @@
 -- name: BusinessCaseCreate :one
 -- lineage_id: the new case's own id unless it continues a lineage.
-INSERT INTO business_cases (tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, created_by)
-VALUES (@tenant_id, @id, @initiative_id, @lineage_id, @version, sqlc.narg('previous_version_id'), @name, @template, @sections, @content, @created_by)
+INSERT INTO business_cases (tenant_id, id, initiative_id, lineage_id, version, previous_version_id, name, template, sections, content, decision_request, created_by)
+VALUES (@tenant_id, @id, @initiative_id, @lineage_id, @version, sqlc.narg('previous_version_id'), @name, @template, @sections, @content, sqlc.narg('decision_request'), @created_by)
 RETURNING *;
 
 -- name: BusinessCaseGet :one
@@ -36,7 +36,7 @@ SELECT max(version)::integer FROM business_cases WHERE tenant_id = @tenant_id AN
 
 -- name: BusinessCaseUpdate :one
 UPDATE business_cases
-SET name = @name, template = @template, sections = @sections, content = @content, updated_at = now()
+SET name = @name, template = @template, sections = @sections, content = @content, decision_request = sqlc.narg('decision_request'), updated_at = now()
 WHERE tenant_id = @tenant_id AND id = @id
 RETURNING *;
 

@@ -192,17 +192,19 @@ type Content map[Section]Part
 // Definition is a case as the client gave it (after the handler merged a
 // PATCH into the stored record).
 type Definition struct {
-	Name     string
-	Template Template
-	Sections []Section
-	Content  Content
+	Name            string
+	Template        Template
+	Sections        []Section
+	Content         Content
+	DecisionRequest *DecisionRequest // nil: none asked yet
 }
 
 // CheckDefinition reports every rule d breaks, as validation.Errors:
 //   - name 1–200 characters; template one of Templates;
 //   - sections a non-empty list of Sections, each once;
 //   - content only for listed sections; title up to 200 characters (one
-//     line), body up to 20,000 (line breaks allowed), no control characters.
+//     line), body up to 20,000 (line breaks allowed), no control characters;
+//   - the decision request's rules (checkDecisionRequest).
 func CheckDefinition(d Definition) error {
 	var errs validation.Errors
 	if n := utf8.RuneCountInString(strings.TrimSpace(d.Name)); n == 0 {
@@ -247,6 +249,7 @@ func CheckDefinition(d Definition) error {
 			errs.Append(validation.Text(field+".body", p.Body, true))
 		}
 	}
+	checkDecisionRequest(&errs, d.DecisionRequest)
 	return errs.Err()
 }
 

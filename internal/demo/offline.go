@@ -112,6 +112,11 @@ func (p Portfolio) StoredCase(initiative string, index int, now time.Time) (Stor
 		return Stored{}, err
 	}
 	s.Case.Content = raw
+	if bc.Decision != nil {
+		if s.Case.DecisionRequest, err = json.Marshal(bc.Decision.Request(now)); err != nil {
+			return Stored{}, err
+		}
+	}
 	if bc.Approve != "" {
 		s.Case.Status, s.Case.Decision, s.Case.ApprovalLevel = "approved", new("approved"), new(bc.Approve)
 		s.Case.DecidedBy, s.Case.DecidedAt = new("demo"), new(now)

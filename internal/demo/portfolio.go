@@ -8,6 +8,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/shopspring/decimal"
+
+	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/money"
 )
 
@@ -38,6 +41,27 @@ type BusinessCase struct {
 	Approve        string // approval level; empty: stays a draft
 	Notes          string // the approval's notes
 	NextVersion    bool
+	Decision       *Decision // the case's decision request; nil: none
+}
+
+// Decision is a case's decision request as the seed writes it: the amount
+// as exact decimal text, the date due some days after the seeding.
+type Decision struct {
+	Ask, Amount, Currency, Recommendation string
+	DecideInDays                          int
+}
+
+// Request is d as the case stores it, due DecideInDays after now.
+func (d Decision) Request(now time.Time) businesscase.DecisionRequest {
+	r := businesscase.DecisionRequest{Ask: d.Ask, Currency: d.Currency, Recommendation: d.Recommendation}
+	if d.Amount != "" {
+		r.Amount = new(decimal.RequireFromString(d.Amount))
+	}
+	if d.DecideInDays > 0 {
+		y, m, day := now.UTC().AddDate(0, 0, d.DecideInDays).Date()
+		r.DecideBy = new(time.Date(y, m, day, 0, 0, 0, 0, time.UTC))
+	}
+	return r
 }
 
 // CaseSection is one section of a business case, in order.
@@ -111,9 +135,11 @@ func Default() Portfolio {
 				BusinessCases: []BusinessCase{{
 					Name: "Cloud migration: the case for the board", Template: "cfo_view",
 					Approve: "board", Notes: "Approved by the board; report realised savings quarterly.", NextVersion: true,
+					Decision: &Decision{Ask: "Approve the cloud migration programme and its three-year run budget", Amount: "2400000", Currency: "USD",
+						Recommendation: "Approve: the programme pays for itself within two years and retires both data-centre leases.", DecideInDays: 30},
 					Sections: []CaseSection{
 						{"executive_summary", "Why we move now", "Two ageing data centres cost more every year and both leases end within three years.\n\nMoving the core banking workloads to the cloud saves USD 1.2m a year once the migration is done, and frees engineering time for product work."},
-						{"financial_analysis", "Financial analysis", "The migration programme is a one-off USD 1.5m; cloud run costs are USD 25,000 a month for three years.\n\n- Savings ramp up from 55 % in the first months to the full run rate.\n- Figures are expected values over the case's horizon; actuals are reported beside them."},
+						{"financial_analysis", "Financial analysis", "The migration programme is a one-off USD 1.5m; cloud run costs are USD 25,000 a month for three years.\n\n- The plan counts the full run rate of savings from the first month; measured savings started lower and are reported beside it.\n- Figures are expected values over the case's horizon; actuals are reported beside them."},
 						{"risk_assessment", "Risks", "- Latency of the payment systems after cut-over: mitigated by a staged migration and a fallback path.\n- Cost overrun of the programme: fixed-price contract for the first two waves."},
 						{"implementation_roadmap", "Roadmap", "Wave 1 (non-critical workloads), wave 2 (core banking), then decommissioning of both data centres."},
 						{"stakeholder_map", "Stakeholders", "The CFO sponsors the case; infrastructure's concerns about latency are tracked in the risk log."},

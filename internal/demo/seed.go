@@ -97,7 +97,7 @@ func Seed(ctx context.Context, c Client, p Portfolio, now time.Time) (Result, er
 			res.Engagements += n
 		}
 		for _, bc := range in.BusinessCases {
-			n, err := c.seedBusinessCase(ctx, created.ID, bc)
+			n, err := c.seedBusinessCase(ctx, created.ID, bc, now)
 			if err != nil {
 				return res, fmt.Errorf("business case %q: %w", bc.Name, err)
 			}
@@ -169,7 +169,7 @@ func (c Client) seedStakeholder(ctx context.Context, initiativeID string, s Stak
 
 // seedBusinessCase creates a case, approves it when asked (freezing its figures and documents)
 // and copies it into a new draft version when asked; it returns how many cases it created.
-func (c Client) seedBusinessCase(ctx context.Context, initiativeID string, bc BusinessCase) (int, error) {
+func (c Client) seedBusinessCase(ctx context.Context, initiativeID string, bc BusinessCase, now time.Time) (int, error) {
 	ids := make([]string, len(bc.Sections))
 	content := map[string]any{}
 	for i, s := range bc.Sections {
@@ -179,9 +179,19 @@ func (c Client) seedBusinessCase(ctx context.Context, initiativeID string, bc Bu
 	var created struct {
 		ID string `json:"id"`
 	}
-	if err := c.call(ctx, http.MethodPost, "/v1/business-cases", map[string]any{
-		"initiative_id": initiativeID, "name": bc.Name, "template": bc.Template, "sections": ids, "content": content,
-	}, &created); err != nil {
+	body := map[string]any{"initiative_id": initiativeID, "name": bc.Name, "template": bc.Template, "sections": ids, "content": content}
+	if d := bc.Decision; d != nil {
+		r := d.Request(now)
+		ask := map[string]any{"ask": r.Ask, "recommendation": r.Recommendation}
+		if r.Amount != nil {
+			ask["amount"], ask["currency"] = json.Number(r.Amount.String()), r.Currency
+		}
+		if r.DecideBy != nil {
+			ask["decide_by"] = r.DecideBy.Format(time.DateOnly)
+		}
+		body["decision_request"] = ask
+	}
+	if err := c.call(ctx, http.MethodPost, "/v1/business-cases", body, &created); err != nil {
 		return 0, err
 	}
 	path := "/v1/business-cases/" + created.ID

@@ -131,10 +131,10 @@ func fig(v *float64, reason *string) render.Figure {
 }
 
 // SensitivityAssumptions says how the scenarios differ (analytics' shocks).
-var SensitivityAssumptions = fmt.Sprintf("Best case: benefits %+.0f %%, costs %+.0f %%. Worst case: benefits %+.0f %%, costs %+.0f %%. "+
-	"Both on the case's expected monthly cash flow over the same horizon.",
-	(analytics.BestCase.BenefitFactor-1)*100, (analytics.BestCase.CostFactor-1)*100,
-	(analytics.WorstCase.BenefitFactor-1)*100, (analytics.WorstCase.CostFactor-1)*100)
+var SensitivityAssumptions = "Best case: benefits " + render.FormatChange((analytics.BestCase.BenefitFactor-1)*100) +
+	", costs " + render.FormatChange((analytics.BestCase.CostFactor-1)*100) + ". Worst case: benefits " +
+	render.FormatChange((analytics.WorstCase.BenefitFactor-1)*100) + ", costs " + render.FormatChange((analytics.WorstCase.CostFactor-1)*100) +
+	". Both on the case's expected monthly cash flow over the same horizon."
 
 // Build is the document of row from the stored rows of its initiative and
 // the figures snap computed from them, with the content hash of the rest.
@@ -145,6 +145,10 @@ func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, p
 	var content businesscase.Content
 	if err := json.Unmarshal(row.Content, &content); err != nil {
 		return nil, fmt.Errorf("decode content: %w", err)
+	}
+	ask, err := businesscase.ReadDecisionRequest(row.DecisionRequest)
+	if err != nil {
+		return nil, fmt.Errorf("decode decision request: %w", err)
 	}
 	current := finance.MonthOfTime(snap.AsOf)
 	c := &render.Case{
@@ -214,6 +218,15 @@ func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, p
 	for _, p := range projects {
 		c.Projects = append(c.Projects, render.Project{Name: p.Name, Status: p.Status})
 	}
+	if ask != nil {
+		c.Decision = &render.DecisionRequest{Ask: ask.Ask, Currency: ask.Currency, Recommendation: ask.Recommendation}
+		if ask.Amount != nil {
+			c.Decision.Amount = new(money.Amount(*ask.Amount, ask.Currency))
+		}
+		if ask.DecideBy != nil {
+			c.Decision.DecideBy = *ask.DecideBy
+		}
+	}
 	c.Calculations = calculations(c, rows, snap, cf, ok)
 	raw, err := json.Marshal(c)
 	if err != nil {
@@ -264,15 +277,23 @@ func basisFigures(b *businesscase.BasisFigures) *render.BasisFigures {
 // the payback month is the month the payback falls in (the break-even
 // month: month ⌈payback⌉, the first when payback is 0), only when payback
 // exists.
+//
+// The table foots: each month shows the change of the rounded running
+// totals (benefits and costs to date, rounded once to the currency's minor
+// units), so the shown months add to the shown total, the net is the shown
+// benefits less the shown costs and the cumulative the running sum of the
+// shown net; a rounding remainder lands in the month it accrues.
 func cashFlowMonths(cf finance.CashFlows, payback *float64, base string) render.CashFlow {
 	var out render.CashFlow
-	cum := decimal.Zero
+	places := money.Places(base)
+	var sumB, sumC, shownB, shownC decimal.Decimal
 	for i := range cf.Benefits {
-		net := cf.Benefits[i].Sub(cf.Costs[i])
-		cum = cum.Add(net)
+		sumB, sumC = sumB.Add(cf.Benefits[i]), sumC.Add(cf.Costs[i])
+		b, c := money.Round(sumB, places).Sub(shownB), money.Round(sumC, places).Sub(shownC)
+		shownB, shownC = shownB.Add(b), shownC.Add(c)
 		out.Months = append(out.Months, render.CashFlowMonth{
-			Label: cf.Start.Add(i).String(), Benefits: money.Amount(cf.Benefits[i], base), Costs: money.Amount(cf.Costs[i], base),
-			Net: money.Amount(net, base), Cumulative: money.Amount(cum, base),
+			Label: render.FormatMonth(cf.Start.Add(i).FirstDay()), Benefits: money.Stored(b), Costs: money.Stored(c),
+			Net: money.Stored(b.Sub(c)), Cumulative: money.Stored(shownB.Sub(shownC)),
 		})
 	}
 	if payback != nil && len(out.Months) > 0 {
@@ -434,33 +455,72 @@ func calculations(c *render.Case, rows valuation.Rows, snap businesscase.Snapsho
 	for _, b := range rows.Benefits {
 		in := []render.CalcInput{
 			{Name: "Expected value per year", Value: benefitAmount(b)},
-			{Name: "Measured", Value: b.MeasurementFrequency},
-			{Name: "Period", Value: b.ExpectedStartDate.Format("2006-01") + " to " + endText(b.ExpectedEndDate)},
-			{Name: "Status", Value: b.Status},
+			{Name: "Measured", Value: render.Label(b.MeasurementFrequency)},
+			{Name: "Period", Value: render.FormatMonth(b.ExpectedStartDate) + " to " + endText(b.ExpectedEndDate)},
+			{Name: "Status", Value: render.Label(b.Status)},
 			{Name: "Plan entries", Value: fmt.Sprint(len(plans[b.ID]))},
 			{Name: "Actuals recorded", Value: fmt.Sprint(actuals[b.ID])},
 		}
-		out = append(out, render.Calculation{Name: "Input: benefit " + b.Name, Formula: "expected per period = value per year ÷ periods per year, or the plan entry", Inputs: in, Result: b.Category})
+		out = append(out, render.Calculation{Name: "Input: benefit " + b.Name, Formula: "expected per period = value per year ÷ periods per year, or the plan entry", Inputs: in, Result: render.Label(b.Category)})
 	}
 	for _, x := range rows.Costs {
 		in := []render.CalcInput{
 			{Name: "Amount per charge", Value: render.FormatMoney(money.Amount(x.Amount, x.Currency), x.Currency)},
-			{Name: "Recurrence", Value: x.Recurrence},
-			{Name: "From", Value: x.Period.Format("2006-01")},
-			{Name: "To", Value: endText(x.EndPeriod)},
+			{Name: "Recurrence", Value: render.Label(x.Recurrence)},
 		}
-		out = append(out, render.Calculation{Name: "Input: cost " + x.Name, Formula: "a charge of the amount in each month of the recurrence", Inputs: in, Result: x.Category})
+		if finance.Recurrence(x.Recurrence) == finance.Once {
+			in = append(in, render.CalcInput{Name: "Charged in", Value: render.FormatMonth(x.Period)})
+		} else {
+			in = append(in, render.CalcInput{Name: "From", Value: render.FormatMonth(x.Period)}, render.CalcInput{Name: "To", Value: endText(x.EndPeriod)})
+		}
+		out = append(out, render.Calculation{Name: "Input: cost " + x.Name, Formula: "a charge of the amount in each month of the recurrence", Inputs: in, Result: render.Label(x.Category)})
 	}
-	if len(rows.Rates) > 0 {
+	if used := usedRates(rows, snap); len(used) > 0 {
 		k := render.Calculation{Name: "Input: exchange rates", Formula: "1 unit of currency = rate × " + cur + " in the month"}
-		for _, r := range rows.Rates {
-			if r.Currency == cur {
-				continue
-			}
-			k.Inputs = append(k.Inputs, render.CalcInput{Name: r.Currency + " " + r.Period.Format("2006-01"), Value: r.Rate.String()})
+		for _, r := range used {
+			k.Inputs = append(k.Inputs, render.CalcInput{Name: r.Currency + " " + render.FormatMonth(r.Period), Value: r.Rate.String()})
 		}
 		k.Result = fmt.Sprintf("%d rates", len(k.Inputs))
 		out = append(out, k)
+	}
+	return out
+}
+
+// usedRates are the rates the figures read: of the currencies a benefit or
+// cost of the case is in, for the months of the horizon and those with an
+// actual. The tenant's table holds every rate of every currency; an
+// appendix lists the inputs, not the table.
+func usedRates(rows valuation.Rows, snap businesscase.Snapshot) []dbsqlc.FxRate {
+	base := rows.Settings.BaseCurrency
+	currencies := map[string]bool{}
+	benefitCurrency := map[uuid.UUID]string{}
+	for _, b := range rows.Benefits {
+		if b.Currency != nil && *b.Currency != base {
+			currencies[*b.Currency] = true
+			benefitCurrency[b.ID] = *b.Currency
+		}
+	}
+	for _, x := range rows.Costs {
+		if x.Currency != base {
+			currencies[x.Currency] = true
+		}
+	}
+	months := map[string]bool{} // "currency YYYY-MM" outside the horizon read by an actual
+	for _, a := range rows.Actuals {
+		if c, ok := benefitCurrency[a.BenefitID]; ok {
+			months[c+" "+a.Period.Format("2006-01")] = true
+		}
+	}
+	var out []dbsqlc.FxRate
+	for _, r := range rows.Rates {
+		if !currencies[r.Currency] {
+			continue
+		}
+		m := r.Period.Format("2006-01")
+		inHorizon := snap.HorizonStart != nil && snap.HorizonEnd != nil && m >= *snap.HorizonStart && m <= *snap.HorizonEnd
+		if inHorizon || months[r.Currency+" "+m] {
+			out = append(out, r)
+		}
 	}
 	return out
 }
@@ -486,7 +546,7 @@ func benefitAmount(b dbsqlc.Benefit) string {
 
 func endText(t *time.Time) string {
 	if t == nil {
-		return "open-ended"
+		return "no end date (the horizon's end)"
 	}
-	return t.Format("2006-01")
+	return render.FormatMonth(*t)
 }

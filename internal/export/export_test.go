@@ -1,6 +1,7 @@
 package export
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -93,4 +94,37 @@ func deref(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// TestCashFlowTableFoots: USD 1,000,000 a year over 36 months is
+// 83,333.33… a month. The shown months add to the shown total (not
+// 2,999,999.88 under 3,000,000.00), the net is the shown benefits less the
+// shown costs, and the cumulative is the running sum of the shown net.
+func TestCashFlowTableFoots(t *testing.T) {
+	cf := finance.CashFlows{Start: finance.MonthOf(2027, time.January)}
+	month := decimal.NewFromInt(1_000_000).Div(decimal.NewFromInt(12))
+	cost := decimal.NewFromInt(100_000).Div(decimal.NewFromInt(3))
+	for range 36 {
+		cf.Benefits = append(cf.Benefits, month)
+		cf.Costs = append(cf.Costs, cost)
+	}
+	out := cashFlowMonths(cf, nil, "USD")
+	cents := func(v float64) int64 { return int64(math.Round(v * 100)) }
+	var b, c, running int64
+	for i, m := range out.Months {
+		b, c = b+cents(m.Benefits), c+cents(m.Costs)
+		if cents(m.Net) != cents(m.Benefits)-cents(m.Costs) {
+			t.Errorf("month %d: net %v ≠ %v − %v", i+1, m.Net, m.Benefits, m.Costs)
+		}
+		running += cents(m.Net)
+		if cents(m.Cumulative) != running {
+			t.Errorf("month %d: cumulative %v, running sum of the net %v", i+1, m.Cumulative, float64(running)/100)
+		}
+	}
+	if b != 300_000_000 || c != 120_000_000 {
+		t.Errorf("shown months add to %v and %v, want 3,000,000.00 and 1,200,000.00", float64(b)/100, float64(c)/100)
+	}
+	if out.Months[0].Label != "Jan 2027" {
+		t.Errorf("month label %q", out.Months[0].Label)
+	}
 }

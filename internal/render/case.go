@@ -92,6 +92,9 @@ type Case struct {
 	Approval       *Approval `json:"approval,omitempty"`
 	Template       Template  `json:"template"`
 	Sections       []Section `json:"sections"`
+	// Decision is what the case asks its approvers to decide; nil: none
+	// recorded. Every template puts it first.
+	Decision *DecisionRequest `json:"decision,omitempty"`
 
 	BaseCurrency string      `json:"base_currency"` // ISO 4217, e.g. CHF
 	Figures      KeyFigures  `json:"figures"`
@@ -116,6 +119,16 @@ type Case struct {
 
 	DataAsOf    time.Time `json:"data_as_of"`
 	ContentHash string    `json:"content_hash"` // of the snapshot, e.g. "sha256:…"
+}
+
+// DecisionRequest is the case's ask. Amount is rounded to Currency's
+// minor units; DecideBy zero: no date.
+type DecisionRequest struct {
+	Ask            string    `json:"ask"`
+	Amount         *float64  `json:"amount,omitempty"`
+	Currency       string    `json:"currency,omitempty"`
+	DecideBy       time.Time `json:"decide_by,omitzero"`
+	Recommendation string    `json:"recommendation,omitempty"`
 }
 
 // Approval is who approved the version, at which level, and why.
@@ -386,6 +399,9 @@ func (c *Case) texts() []string {
 	}
 	if a := c.Approval; a != nil {
 		out = append(out, a.Level, a.By, a.Notes)
+	}
+	if d := c.Decision; d != nil {
+		out = append(out, d.Ask, d.Currency, d.Recommendation)
 	}
 	for _, s := range c.Sections {
 		out = append(out, s.ID, s.Title, s.Body)

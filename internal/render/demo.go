@@ -83,7 +83,7 @@ func DemoCase() *Case {
 		}
 		cum += ben - cost
 		c.CashFlow.Months = append(c.CashFlow.Months, CashFlowMonth{
-			Label: start.AddDate(0, m-1, 0).Format("2006-01"), Benefits: ben, Costs: cost,
+			Label: FormatMonth(start.AddDate(0, m-1, 0)), Benefits: ben, Costs: cost,
 			Net: ben - cost, Cumulative: cum,
 		})
 		if cum < 0 { // the payback month follows the last negative cumulative value
@@ -239,7 +239,7 @@ func SyntheticCase(benefits, periods, stakeholders int) *Case {
 	c.Periods = nil
 	for i := range periods {
 		exp := 400000 + float64(i)*12000
-		pv := PeriodValue{Label: time.Date(2027, time.Month(1+i), 1, 0, 0, 0, 0, time.UTC).Format("2006-01"), Expected: exp}
+		pv := PeriodValue{Label: FormatMonth(time.Date(2027, time.Month(1+i), 1, 0, 0, 0, 0, time.UTC)), Expected: exp}
 		pv.Actual = new(exp * (0.9 + float64(i%7)/30))
 		c.Periods = append(c.Periods, pv)
 	}

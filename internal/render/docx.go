@@ -22,12 +22,13 @@ type docxWriter struct {
 	p      *plan
 	c      *Case
 	body   strings.Builder
-	charts []string // chart parts, word/charts/chartN.xml
-	shapes int      // drawing ids
-	pageW  int      // twips
+	charts []chartPart // chart parts, word/charts/chartN.xml
+	shapes int         // drawing ids
+	pageW  int         // twips
 	pageH  int
 	margin int
 	textW  int // twips between the margins
+	parts  int // headings placed so far: their bookmarks for the contents
 }
 
 func writeDOCX(ctx context.Context, out io.Writer, p *plan, pr *progress) error {
@@ -75,13 +76,15 @@ func writeDOCX(ctx context.Context, out io.Writer, p *plan, pr *progress) error 
 			w.grid(b)
 		case calculations:
 			w.calculations(b)
+		case contents:
+			w.contents(b)
 		}
 	}
 	pr.report(90)
 
 	pk := newPkg(out, p.opts.GeneratedAt)
 	ct := `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-		`<Default Extension="rels" ContentType="` + ctRels + `"/><Default Extension="xml" ContentType="application/xml"/>` +
+		`<Default Extension="rels" ContentType="` + ctRels + `"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="xlsx" ContentType="` + ctXLSX + `"/>` +
 		`<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>` +
 		`<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>` +
 		`<Override PartName="/word/settings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"/>` +
@@ -119,9 +122,7 @@ func writeDOCX(ctx context.Context, out io.Writer, p *plan, pr *progress) error 
 	pk.add("word/numbering.xml", docxNumbering)
 	pk.add("word/header1.xml", w.header())
 	pk.add("word/footer1.xml", w.footer())
-	for i, x := range w.charts {
-		pk.add(fmt.Sprintf("word/charts/chart%d.xml", i+1), x)
-	}
+	pk.addCharts("word", w.charts)
 	return pk.close()
 }
 
@@ -211,14 +212,14 @@ func (w *docxWriter) titlePage() {
 		w.para("Subtitle", "", run{text: "Initiative: " + c.InitiativeName})
 	}
 	w.para("", `<w:spacing w:before="120" w:after="240"/>`,
-		run{text: " " + strings.ToUpper(humanize(c.Status)) + " ", bold: true, color: "FFFFFF", shade: statusColor(c.Status)})
+		run{text: " " + strings.ToUpper(Label(c.Status)) + " ", bold: true, color: "FFFFFF", shade: statusColor(c.Status)})
 	author := w.p.opts.Author
 	if author == "" {
 		author = "–"
 	}
 	w.table(table{Cols: []column{{"", false, 3}, {"", false, 8}}, NoHeader: true, Highlight: -1, Rows: [][]string{
 		{"Version", strconv.Itoa(c.Version)},
-		{"Status", humanize(c.Status)},
+		{"Status", Label(c.Status)},
 		{"Template", c.Template.Title()},
 		{"Base currency", c.BaseCurrency},
 		{"Data as of", FormatTime(c.DataAsOf)},
@@ -233,7 +234,7 @@ func (w *docxWriter) titlePage() {
 			cell.WriteString(para("", "", run{text: "Notes: " + a.Notes}))
 		}
 	} else {
-		cell.WriteString(para("", "", run{text: "Not approved: this version is " + strings.ToLower(humanize(c.Status)) + "."}))
+		cell.WriteString(para("", "", run{text: "Not approved: this version is " + strings.ToLower(Label(c.Status)) + "."}))
 	}
 	w.body.WriteString(`<w:tbl><w:tblPr><w:tblW w:w="5000" w:type="pct"/><w:tblBorders><w:left w:val="single" w:sz="24" w:color="` +
 		statusColor(c.Status) + `"/></w:tblBorders><w:tblCellMar><w:top w:w="100" w:type="dxa"/><w:left w:w="160" w:type="dxa"/>` +
@@ -249,9 +250,30 @@ func (w *docxWriter) heading(h heading) {
 	if h.Break {
 		ppr = `<w:pageBreakBefore/>`
 	}
-	w.para("Heading1", ppr, run{text: h.Text})
+	w.parts++
+	p := para("Heading1", ppr, run{text: h.Text})
+	mark := fmt.Sprintf(`<w:bookmarkStart w:id="%d" w:name="%s"/>`, w.parts, tocBookmark(w.parts))
+	p = strings.Replace(p, `</w:pPr>`, `</w:pPr>`+mark, 1) // the whole title is the target
+	p = strings.Replace(p, `</w:p>`, fmt.Sprintf(`<w:bookmarkEnd w:id="%d"/></w:p>`, w.parts), 1)
+	w.body.WriteString(p)
 	if h.Lead != "" {
 		w.para("Lead", "", run{text: h.Lead})
+	}
+}
+
+func tocBookmark(n int) string { return fmt.Sprintf("_Part%d", n) }
+
+// contents lists the parts, each with a PAGEREF field to its heading's
+// bookmark: Word and LibreOffice compute the page when they lay it out.
+func (w *docxWriter) contents(k contents) {
+	w.exhibitTitle("Contents")
+	for i, e := range k.Entries {
+		field := `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> PAGEREF ` + tocBookmark(i+1) +
+			` \h </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>` + runXML(run{text: "–", color: colorGrey}) +
+			`<w:r><w:fldChar w:fldCharType="end"/></w:r>`
+		p := para("", `<w:tabs><w:tab w:val="right" w:leader="dot" w:pos="`+strconv.Itoa(w.textW)+`"/></w:tabs><w:spacing w:after="40"/>`,
+			run{text: e})
+		w.body.WriteString(strings.Replace(p, `</w:p>`, `<w:r><w:tab/></w:r>`+field+`</w:p>`, 1))
 	}
 }
 
@@ -316,13 +338,13 @@ func (w *docxWriter) table(t table) {
 	if t.Title != "" {
 		w.exhibitTitle(t.Title)
 	}
-	sum := 0.0
-	for _, c := range t.Cols {
-		sum += c.Width
-	}
-	widths := make([]int, len(t.Cols))
-	for i, c := range t.Cols {
-		widths[i] = int(float64(w.textW) * c.Width / sum)
+	// Table text is 8.5 pt (TableText) in cells with 80 twips each side.
+	fit, _ := fitColumns(t, float64(w.textW), func(s string, bold bool) float64 {
+		return emWidth(s, bold)*8.5*20*1.08 + 2*80 + 40
+	})
+	widths := make([]int, len(fit))
+	for i, x := range fit {
+		widths[i] = int(x)
 	}
 	var b strings.Builder
 	b.WriteString(`<w:tbl><w:tblPr><w:tblStyle w:val="VCTable"/><w:tblW w:w="5000" w:type="pct"/><w:tblLayout w:type="fixed"/>` +
@@ -331,7 +353,22 @@ func (w *docxWriter) table(t table) {
 		fmt.Fprintf(&b, `<w:gridCol w:w="%d"/>`, cw)
 	}
 	b.WriteString(`</w:tblGrid>`)
+	// Keep-with-next chains rows so a page break leaves at least two rows
+	// on each side: a short table stays whole, a long one links its header
+	// to the first two rows and its last three rows (and the note or
+	// result that follows, t.keep) together; the rows between flow.
+	n := len(t.Rows) + btoi(!t.NoHeader) + btoi(t.Total != nil)
+	rowIndex := 0
+	keepNext := func() bool {
+		i := rowIndex
+		rowIndex++
+		if i == n-1 {
+			return t.keep
+		}
+		return n <= docxWholeTableRows || i <= btoi(!t.NoHeader) || i >= n-3
+	}
 	row := func(cells []string, header, bold bool, fill, color, topBorder string) {
+		keep := keepNext()
 		b.WriteString(`<w:tr><w:trPr><w:cantSplit/>`)
 		if header {
 			b.WriteString(`<w:tblHeader/>`)
@@ -351,7 +388,7 @@ func (w *docxWriter) table(t table) {
 			}
 			b.WriteString(`</w:tcPr>`)
 			ppr := ""
-			if t.keep {
+			if keep {
 				ppr = `<w:keepNext/>`
 			}
 			if t.Cols[i].Right {
@@ -392,13 +429,18 @@ func (w *docxWriter) table(t table) {
 	}
 }
 
+// docxWholeTableRows is the longest table (rows with header and total)
+// kept on one page: a key-figure or sensitivity table read across a page
+// break loses its point.
+const docxWholeTableRows = 12
+
 // chart places a chart part inline, heightMM tall across the text width.
 // docxGanttRows is how many projects one roadmap chart shows: 22 + 9 mm a
 // row stays within the text height of an A4 page.
 const docxGanttRows = 24
 
-func (w *docxWriter) chart(xml string, heightMM float64, descr string) {
-	w.charts = append(w.charts, xml)
+func (w *docxWriter) chart(part chartPart, heightMM float64, descr string) {
+	w.charts = append(w.charts, part)
 	w.shapes++
 	id := len(w.charts)
 	cx := int(float64(w.textW) / twipsPerMM * emuPerMM)

@@ -10,24 +10,29 @@ import (
 )
 
 // Number formats, one per kind of value, used by every format so a figure
-// reads the same in the PDF, the DOCX and the PPTX:
+// reads the same in the PDF, the DOCX and the PPTX (charts' axes too).
+// Negatives carry the minus sign (U+2212), never a hyphen or parentheses:
 //
-//	amount in a table   1,250,000.00   negative (1,250,000.00)   (the currency's minor units)
-//	amount in prose     CHF 1,250,000.00   negative -CHF 1,250,000.00
-//	big number          CHF 4.25m, CHF 850k, -CHF 1.2m
-//	percent             184.3%   -12.5%
+//	amount in a table   1,250,000.00   negative −1,250,000.00   (the currency's minor units)
+//	amount in prose     CHF 1,250,000.00   negative −CHF 1,250,000.00
+//	big number          CHF 4.25m, CHF 850k, −CHF 1.2m   (axis labels: 4.25m, −2m)
+//	percent             184.3%   −12.5%   change +20%, −10%
 //	months              14 months, 14.5 months
+//	dates               30 Jun 2028; months Jun 2028
+
+// Minus is the sign of every negative figure.
+const Minus = "\u2212"
 
 // FormatAmount formats a table amount in currency: its ISO 4217 minor units
-// (money.Places: USD 2, JPY 0, BHD 3), thousands separated by commas,
-// negatives in parentheses (accounting style). The amount is rounded by the
-// service's one rule (money.Round), so a document shows what the API shows.
+// (money.Places: USD 2, JPY 0, BHD 3), thousands separated by commas. The
+// amount is rounded by the service's one rule (money.Round), so a document
+// shows what the API shows.
 func FormatAmount(v float64, currency string) string {
 	places := money.Places(currency)
 	r := money.RoundFloat(v, places)
 	s := groupThousands(math.Abs(r), int(places))
 	if r < 0 {
-		return "(" + s + ")"
+		return Minus + s
 	}
 	return s
 }
@@ -38,7 +43,7 @@ func FormatMoney(v float64, currency string) string {
 	r := money.RoundFloat(v, places)
 	s := currency + " " + groupThousands(math.Abs(r), int(places))
 	if r < 0 {
-		return "-" + s
+		return Minus + s
 	}
 	return s
 }
@@ -50,7 +55,7 @@ func FormatMoneyShort(v float64, currency string) string {
 		s = currency + " " + s
 	}
 	if money.RoundFloat(v, 0) < 0 {
-		return "-" + s
+		return Minus + s
 	}
 	return s
 }
@@ -74,7 +79,7 @@ func shortNumber(v float64) string {
 		break
 	}
 	if v < 0 && s != "0" {
-		return "-" + s
+		return Minus + s
 	}
 	return s
 }
@@ -85,7 +90,24 @@ func FormatPercent(v float64) string {
 	if r == 0 {
 		r = 0 // no "-0.0%"
 	}
+	if r < 0 {
+		return Minus + groupThousands(-r, 1) + "%"
+	}
 	return groupThousands(r, 1) + "%"
+}
+
+// FormatChange formats a change in percent with its sign and no decimals
+// when whole: +20%, −10%, +2.5%.
+func FormatChange(v float64) string {
+	r := money.RoundFloat(v, 1)
+	s := trimZeros(strconv.FormatFloat(math.Abs(r), 'f', 1, 64)) + "%"
+	switch {
+	case r > 0:
+		return "+" + s
+	case r < 0:
+		return Minus + s
+	}
+	return s
 }
 
 // FormatMonths formats a duration in months.
@@ -104,6 +126,14 @@ func FormatDate(t time.Time) string {
 		return "–"
 	}
 	return t.Format("2 Jan 2006")
+}
+
+// FormatMonth formats a month the way FormatDate writes its month: Mar 2027.
+func FormatMonth(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.Format("Jan 2006")
 }
 
 // FormatTime formats an instant in UTC: 31 Mar 2027, 14:05 UTC.
@@ -162,10 +192,22 @@ func optPercent(v *float64) string {
 	return FormatPercent(*v)
 }
 
-// humanize turns an identifier into words: pending_approval → Pending approval.
-func humanize(id string) string {
+// labels are the enum values whose words are not the identifier's.
+var labels = map[string]string{
+	"capex": "Capital expenditure",
+	"opex":  "Operating expenditure",
+	"once":  "One-off",
+}
+
+// Label is an identifier in words for a reader, the one way every
+// document shows an enum value: cost_savings → Cost savings, capex →
+// Capital expenditure, pending_approval → Pending approval.
+func Label(id string) string {
 	if id == "" {
 		return "–"
+	}
+	if l, ok := labels[id]; ok {
+		return l
 	}
 	s := strings.ReplaceAll(id, "_", " ")
 	return strings.ToUpper(s[:1]) + s[1:]
@@ -200,4 +242,22 @@ func trimZeros(s string) string {
 	}
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// parseAmount reads a table amount as printed (1,234.50, −75.00); false
+// for anything else (percentages, dashes, text).
+func parseAmount(s string) (float64, bool) {
+	neg := strings.HasPrefix(s, Minus)
+	s = strings.ReplaceAll(strings.TrimPrefix(s, Minus), ",", "")
+	if s == "" || strings.ContainsAny(s, "%–") {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }

@@ -176,6 +176,8 @@ func chartSpace(plotArea string, legend bool, st chartStyle) string {
 	b.WriteString(`<c:plotVisOnly val="1"/><c:dispBlanksAs val="gap"/></c:chart>`)
 	b.WriteString(`<c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>`)
 	b.WriteString(txPr(st.fontSize, "374151", false))
+	// The embedded workbook (chartPart.Sheet): "Edit Data" opens it.
+	b.WriteString(`<c:externalData r:id="rId1"><c:autoUpdate val="0"/></c:externalData>`)
 	b.WriteString(`</c:chartSpace>`)
 	return b.String()
 }
@@ -201,44 +203,101 @@ func catAx(id, cross int, pos string, skip int, reverse bool, st chartStyle) str
 	return s + `<c:noMultiLvlLbl val="0"/></c:catAx>`
 }
 
-func valAx(id, cross int, pos, format string, scaling string, st chartStyle) string {
+// monthSerials are the categories as spreadsheet dates when every one is
+// a month label (Jun 2028), else nil.
+func monthSerials(cats []string) []*float64 {
+	out := make([]*float64, len(cats))
+	for i, c := range cats {
+		t, err := time.Parse("Jan 2006", c)
+		if err != nil {
+			return nil
+		}
+		out[i] = new(excelDate(t))
+	}
+	return out
+}
+
+// dateAx is a category axis of months labelled every step months, level:
+// Office and LibreOffice both honour a date axis' major unit, where they
+// differ on a text axis' label skip.
+func dateAx(id, cross, step int, st chartStyle) string {
+	return fmt.Sprintf(`<c:dateAx><c:axId val="%d"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:delete val="0"/>`+
+		`<c:axPos val="b"/><c:numFmt formatCode="mmm yyyy" sourceLinked="0"/><c:majorTickMark val="out"/><c:minorTickMark val="none"/>`+
+		`<c:tickLblPos val="low"/><c:spPr>%s</c:spPr>%s<c:crossAx val="%d"/><c:crosses val="autoZero"/><c:auto val="0"/>`+
+		`<c:lblOffset val="100"/><c:baseTimeUnit val="months"/><c:majorUnit val="%d"/><c:majorTimeUnit val="months"/></c:dateAx>`,
+		id, solidLine("9CA3AF", 9525), txPr(st.fontSize, "6B7280", false), cross, step)
+}
+
+func valAx(id, cross int, pos, format string, scaling, majorUnit string, st chartStyle) string {
 	if scaling == "" {
 		scaling = `<c:orientation val="minMax"/>`
 	}
 	return fmt.Sprintf(`<c:valAx><c:axId val="%d"/><c:scaling>%s</c:scaling><c:delete val="0"/><c:axPos val="%s"/>`+
 		`<c:majorGridlines><c:spPr>%s</c:spPr></c:majorGridlines><c:numFmt formatCode="%s" sourceLinked="0"/>`+
 		`<c:majorTickMark val="none"/><c:minorTickMark val="none"/><c:tickLblPos val="nextTo"/><c:spPr><a:ln><a:noFill/></a:ln></c:spPr>%s`+
-		`<c:crossAx val="%d"/><c:crosses val="autoZero"/><c:crossBetween val="between"/></c:valAx>`,
-		id, scaling, pos, solidLine("E5E7EB", 6350), esc(format), txPr(st.fontSize, "6B7280", false), cross)
+		`<c:crossAx val="%d"/><c:crosses val="autoZero"/><c:crossBetween val="between"/>%s</c:valAx>`,
+		id, scaling, pos, solidLine("E5E7EB", 6350), esc(format), txPr(st.fontSize, "6B7280", false), cross, majorUnit)
 }
 
-// axisFormat shows large amounts in thousands or millions, like the PDF.
-func axisFormat(ch chart) string {
-	hi := 0.0
+// axisScale is the value axis of a chart: the PDF's scale (niceScale over
+// the values, five steps) and a number format that labels each step the way
+// shortNumber does in the PDF: 400k, 1.5m, −2m (U+2212, the house minus).
+func axisScale(ch chart) (scaling, majorUnit, format string) {
+	lo, hi := 0.0, 0.0
 	for _, s := range ch.Series {
 		for _, v := range s.Values {
 			if v != nil {
-				hi = math.Max(hi, math.Abs(*v))
+				lo, hi = math.Min(lo, *v), math.Max(hi, *v)
 			}
 		}
 	}
-	switch {
-	case hi >= 2e6:
-		return `#,##0.0,,"m";-#,##0.0,,"m";0`
-	case hi >= 2e4:
-		return `#,##0,"k";-#,##0,"k";0`
+	min, max, step := niceScale(lo, hi, 5)
+	scaling = fmt.Sprintf(`<c:orientation val="minMax"/><c:max val="%s"/><c:min val="%s"/>`,
+		strconv.FormatFloat(max, 'f', -1, 64), strconv.FormatFloat(min, 'f', -1, 64))
+	majorUnit = `<c:majorUnit val="` + strconv.FormatFloat(step, 'f', -1, 64) + `"/>`
+	unit, scale := "", ""
+	div := 1.0
+	switch a := math.Max(math.Abs(min), math.Abs(max)); {
+	case a >= 1e9:
+		unit, scale, div = "bn", ",,,", 1e9
+	case a >= 1e6:
+		unit, scale, div = "m", ",,", 1e6
+	case a >= 1e4:
+		unit, scale, div = "k", ",", 1e3
 	}
-	return "#,##0"
+	digits := ""
+	for d := step / div; math.Abs(d-math.Round(d)) > 1e-9 && len(digits) < 3; d *= 10 {
+		digits += "0"
+	}
+	num := "#,##0"
+	if digits != "" {
+		num += "." + digits
+	}
+	num += scale
+	if unit != "" {
+		num += `"` + unit + `"`
+	}
+	return scaling, majorUnit, num + `;"` + Minus + `"` + num + `;0`
 }
 
 // chartXML is a chart block as a DrawingML chart part: clustered columns or
 // a line; the payback marker is a second, marker-only series with a label.
-func chartXML(ch chart, st chartStyle) string {
+func chartXML(ch chart, st chartStyle) chartPart {
 	n := len(ch.Categories)
 	catRef := fmt.Sprintf("Sheet1!$A$2:$A$%d", n+1)
 	skip := 1
 	if n > 12 {
 		skip = int(math.Ceil(float64(n) / 12))
+	}
+	// A long run of months is a date axis labelled every quarter or more,
+	// so its labels stay level and legible.
+	months := monthSerials(ch.Categories)
+	cats := strCache(catRef, ch.Categories)
+	if n > 12 && months != nil {
+		skip = max(3, int(math.Ceil(float64(n)/8/3))*3)
+		cats = numCache(catRef, "mmm yyyy", months)
+	} else {
+		months = nil
 	}
 	var b strings.Builder
 	switch ch.Kind {
@@ -256,7 +315,7 @@ func chartXML(ch chart, st chartStyle) string {
 		case lineChart:
 			b.WriteString(`<c:spPr>` + solidLine(s.Color, 28575) + `</c:spPr><c:marker><c:symbol val="none"/></c:marker>`)
 		}
-		b.WriteString(`<c:cat>` + strCache(catRef, ch.Categories) + `</c:cat>`)
+		b.WriteString(`<c:cat>` + cats + `</c:cat>`)
 		b.WriteString(`<c:val>` + numCache(fmt.Sprintf("Sheet1!$%s$2:$%s$%d", col(i+1), col(i+1), n+1), "#,##0", s.Values) + `</c:val>`)
 		if ch.Kind == lineChart {
 			b.WriteString(`<c:smooth val="0"/>`)
@@ -271,10 +330,27 @@ func chartXML(ch chart, st chartStyle) string {
 		b.WriteString(`<c:spPr><a:ln w="28575"><a:noFill/></a:ln></c:spPr>`)
 		b.WriteString(`<c:marker><c:symbol val="diamond"/><c:size val="11"/><c:spPr><a:solidFill><a:srgbClr val="` + colorPayback +
 			`"/></a:solidFill><a:ln><a:noFill/></a:ln></c:spPr></c:marker>`)
-		b.WriteString(`<c:dLbls><c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>` + txPr(st.fontSize, colorPayback, true) +
-			`<c:dLblPos val="r"/><c:showLegendKey val="0"/><c:showVal val="0"/><c:showCatName val="0"/><c:showSerName val="1"/>` +
+		// Beside the point, on the side the line is not: the cumulative
+		// line rises through payback, so the label goes left of it, unless
+		// the point is too near the left edge for the label to fit.
+		side := "l"
+		if m.Index < n/3 {
+			side = "r"
+		}
+		// Two lines broken where a reader would ("Payback" / "May 2026"),
+		// not where a narrow chart happens to wrap; the legend has it whole.
+		line := func(text string) string {
+			return `<a:p><a:pPr><a:defRPr sz="` + strconv.Itoa(st.fontSize) + `" b="1"/></a:pPr><a:r><a:rPr lang="en-GB" sz="` + strconv.Itoa(st.fontSize) +
+				`" b="1"><a:solidFill><a:srgbClr val="` + colorPayback + `"/></a:solidFill></a:rPr><a:t>` + esc(text) + `</a:t></a:r></a:p>`
+		}
+		b.WriteString(`<c:dLbls><c:dLbl><c:idx val="` + strconv.Itoa(m.Index) + `"/><c:tx><c:rich><a:bodyPr wrap="none"/><a:lstStyle/>` +
+			line("Payback") + line(ch.Categories[m.Index]) + `</c:rich></c:tx><c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>` +
+			`<c:dLblPos val="` + side + `"/><c:showLegendKey val="0"/><c:showVal val="0"/><c:showCatName val="0"/><c:showSerName val="1"/>` +
+			`<c:showPercent val="0"/><c:showBubbleSize val="0"/></c:dLbl>` +
+			`<c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>` + txPr(st.fontSize, colorPayback, true) +
+			`<c:dLblPos val="` + side + `"/><c:showLegendKey val="0"/><c:showVal val="0"/><c:showCatName val="0"/><c:showSerName val="1"/>` +
 			`<c:showPercent val="0"/><c:showBubbleSize val="0"/></c:dLbls>`)
-		b.WriteString(`<c:cat>` + strCache(catRef, ch.Categories) + `</c:cat>`)
+		b.WriteString(`<c:cat>` + cats + `</c:cat>`)
 		b.WriteString(`<c:val>` + numCache(fmt.Sprintf("Sheet1!$%s$2:$%s$%d", col(i+1), col(i+1), n+1), "#,##0", vals) + `</c:val>`)
 		b.WriteString(`<c:smooth val="0"/></c:ser>`)
 	}
@@ -290,9 +366,41 @@ func chartXML(ch chart, st chartStyle) string {
 	} else {
 		b.WriteString(`</c:lineChart>`)
 	}
-	b.WriteString(catAx(1001, 1002, "b", skip, false, st))
-	b.WriteString(valAx(1002, 1001, "l", axisFormat(ch), "", st))
-	return chartSpace(b.String(), true, st)
+	if months != nil {
+		b.WriteString(dateAx(1001, 1002, skip, st))
+	} else {
+		b.WriteString(catAx(1001, 1002, "b", skip, false, st))
+	}
+	scaling, majorUnit, format := axisScale(ch)
+	b.WriteString(valAx(1002, 1001, "l", format, scaling, majorUnit, st))
+	// The workbook holds what the chart's references name: categories in
+	// A, one series a column, the payback marker's one point last.
+	header := []any{""}
+	for _, s := range series {
+		header = append(header, s.Name)
+	}
+	if ch.Marker != nil && ch.Kind == lineChart && len(series) > 0 {
+		header = append(header, ch.Marker.Label)
+	}
+	sheet := [][]any{header}
+	for r := range n {
+		row := []any{ch.Categories[r]}
+		if months != nil {
+			row[0] = monthCell(*months[r])
+		}
+		for _, s := range series {
+			row = append(row, cellValue(s.Values[r]))
+		}
+		if len(header) > len(series)+1 {
+			if r == ch.Marker.Index {
+				row = append(row, cellValue(series[0].Values[r]))
+			} else {
+				row = append(row, nil)
+			}
+		}
+		sheet = append(sheet, row)
+	}
+	return chartPart{XML: chartSpace(b.String(), true, st), Sheet: sheet}
 }
 
 // excelDate is the spreadsheet serial day number of t (1900 date system).
@@ -303,7 +411,7 @@ func excelDate(t time.Time) float64 {
 // ganttXML draws the roadmap as a native chart: stacked horizontal bars, an
 // invisible one up to each start and a coloured one for the duration, on a
 // date-formatted value axis.
-func ganttXML(g gantt, st chartStyle) string {
+func ganttXML(g gantt, st chartStyle) chartPart {
 	n := len(g.Rows)
 	names := make([]string, n)
 	starts := make([]*float64, n)
@@ -334,9 +442,12 @@ func ganttXML(g gantt, st chartStyle) string {
 	b.WriteString(`<c:gapWidth val="50"/><c:overlap val="100"/><c:axId val="2001"/><c:axId val="2002"/></c:barChart>`)
 	b.WriteString(catAx(2001, 2002, "l", 1, true, st))
 	scaling := fmt.Sprintf(`<c:orientation val="minMax"/><c:max val="%g"/><c:min val="%g"/>`, to, from)
-	b.WriteString(strings.Replace(valAx(2002, 2001, "t", "mmm yyyy", scaling, st), `<c:crossBetween val="between"/>`,
-		`<c:crossBetween val="between"/><c:majorUnit val="`+strconv.FormatFloat(ganttUnit(to-from), 'f', -1, 64)+`"/>`, 1))
-	return chartSpace(b.String(), false, st)
+	b.WriteString(valAx(2002, 2001, "t", "mmm yyyy", scaling, `<c:majorUnit val="`+strconv.FormatFloat(ganttUnit(to-from), 'f', -1, 64)+`"/>`, st))
+	sheet := [][]any{{"Project", "Start", "Duration (days)"}}
+	for i := range n {
+		sheet = append(sheet, []any{names[i], dayCell(*starts[i]), *days[i]})
+	}
+	return chartPart{XML: chartSpace(b.String(), false, st), Sheet: sheet}
 }
 
 // ganttUnit is the axis step in days: a month, a quarter or a year (of

@@ -28,6 +28,7 @@ type pdfWriter struct {
 	bot   float64
 	cw    float64 // content width
 	scale float64 // text size factor: larger for the board template
+	parts int     // headings placed so far: the contents' page aliases
 }
 
 func writePDF(ctx context.Context, out io.Writer, p *plan, pr *progress) error {
@@ -83,6 +84,8 @@ func writePDF(ctx context.Context, out io.Writer, p *plan, pr *progress) error {
 			w.grid(b)
 		case calculations:
 			w.calculations(b)
+		case contents:
+			w.contents(b)
 		}
 		if err := f.Error(); err != nil {
 			return err
@@ -301,7 +304,7 @@ func (w *pdfWriter) titlePage() {
 
 	// Status pill.
 	w.font("B", 9)
-	status := strings.ToUpper(humanize(c.Status))
+	status := strings.ToUpper(Label(c.Status))
 	pw := w.width(status) + 8
 	w.fillColor(statusColor(c.Status))
 	f.RoundedRect(w.left, w.y(), pw, 7, 3.5, "1234", "F")
@@ -317,7 +320,7 @@ func (w *pdfWriter) titlePage() {
 	details := table{Cols: []column{{"", false, 3}, {"", false, 8}}, NoHeader: true, Highlight: -1,
 		Rows: [][]string{
 			{"Version", strconv.Itoa(c.Version)},
-			{"Status", humanize(c.Status)},
+			{"Status", Label(c.Status)},
 			{"Template", c.Template.Title()},
 			{"Base currency", c.BaseCurrency},
 			{"Data as of", FormatTime(c.DataAsOf)},
@@ -340,7 +343,7 @@ func (w *pdfWriter) titlePage() {
 			lines = append(lines, "Notes: "+a.Notes)
 		}
 	} else {
-		lines = append(lines, "Not approved: this version is "+strings.ToLower(humanize(c.Status))+".")
+		lines = append(lines, "Not approved: this version is "+strings.ToLower(Label(c.Status))+".")
 	}
 	w.font("", 9.5)
 	pad := 4.0
@@ -409,6 +412,8 @@ func (w *pdfWriter) heading(h heading) {
 	}
 	w.font("B", 15)
 	w.textColor(colorNavy)
+	w.parts++
+	f.RegisterAlias(tocAlias(w.parts), strconv.Itoa(f.PageNo()))
 	f.Bookmark(pdfClean(h.Text), 0, -1)
 	w.lines(w.left, w.cw, h.Text)
 	w.fillColor(colorCash)
@@ -420,6 +425,28 @@ func (w *pdfWriter) heading(h heading) {
 		w.lines(w.left, w.cw, h.Lead)
 		w.gap(2)
 	}
+}
+
+// tocAlias is the placeholder of the page number of the n-th part, filled
+// in when the document is closed.
+func tocAlias(n int) string { return fmt.Sprintf("{toc%d}", n) }
+
+// contents lists the parts with their pages (aliases resolved at close).
+func (w *pdfWriter) contents(k contents) {
+	w.blockTitle("Contents", 20)
+	w.font("", 10)
+	for i, e := range k.Entries {
+		w.ensure(7)
+		w.textColor("1F2937")
+		y := w.y()
+		w.f.SetXY(w.left, y)
+		w.cell(w.cw-20, 6.5, e, "L")
+		w.textColor(colorGrey)
+		w.f.SetXY(w.left+w.cw-20, y)
+		w.cell(20, 6.5, tocAlias(i+1), "L")
+		w.f.SetXY(w.left, y+6.5)
+	}
+	w.gap(4)
 }
 
 // paragraphs splits a section body: blank lines separate paragraphs, lines
@@ -504,7 +531,7 @@ func (w *pdfWriter) keyFigures(k keyFigures) {
 	}
 	gapX := 4.0
 	cardW := (w.cw - gapX*float64(perRow-1)) / float64(perRow)
-	w.blockTitle(k.Title, h)
+	w.blockTitle(k.Title, float64((len(k.Items)+perRow-1)/perRow)*(h+gapX)) // the cards stay together
 	y := w.y()
 	for i, it := range k.Items {
 		x := w.left + float64(i%perRow)*(cardW+gapX)
@@ -544,19 +571,22 @@ func (w *pdfWriter) keyFigures(k keyFigures) {
 	f.SetY(y + float64(rows)*(h+gapX))
 }
 
+// pdfWholeTableRows is the longest table (rows and total) kept on one page.
+const pdfWholeTableRows = 12
+
 // table draws a table that breaks across pages, repeating its header.
 func (w *pdfWriter) table(t table) {
 	f := w.f
 	fontPt := 8.5
 	pad := 1.6
-	widths := make([]float64, len(t.Cols))
-	sum := 0.0
-	for _, c := range t.Cols {
-		sum += c.Width
-	}
-	for i, c := range t.Cols {
-		widths[i] = w.cw * c.Width / sum
-	}
+	widths, _ := fitColumns(t, w.cw, func(s string, bold bool) float64 {
+		if bold {
+			w.font("B", fontPt)
+		} else {
+			w.font("", fontPt)
+		}
+		return w.width(s) + 2*pad + 0.3
+	})
 	rowLines := func(cells []string, style string) ([][]string, float64) {
 		w.font(style, fontPt)
 		out := make([][]string, len(cells))
@@ -602,27 +632,55 @@ func (w *pdfWriter) table(t table) {
 			drawRow(head, headH, "B", "FFFFFF", colorNavy)
 		}
 	}
-	firstLines, firstH := rowLines(firstRow(t), "")
-	_ = firstLines
+	// Every row's height first: a page break leaves at least two rows on
+	// each side (the total counts as a row), and a short table that fits
+	// a page stays whole.
+	styles := make([]string, len(t.Rows))
+	heights := make([]float64, 0, len(t.Rows)+1)
+	for i, r := range t.Rows {
+		if i == t.Highlight && !t.NoHeader {
+			styles[i] = "B"
+		}
+		_, h := rowLines(r, styles[i])
+		heights = append(heights, h)
+	}
+	if t.Total != nil {
+		_, h := rowLines(t.Total, "B")
+		heights = append(heights, h)
+	}
+	span := func(hs []float64) float64 {
+		total := 0.0
+		for _, h := range hs {
+			total += h
+		}
+		return total
+	}
+	need := headH + span(heights[:min(2, len(heights))])
+	if len(heights) <= pdfWholeTableRows && headH+span(heights) < w.bottom()-w.top-20 {
+		need = headH + span(heights)
+	}
 	if t.Title != "" {
-		w.blockTitle(t.Title, headH+firstH)
+		w.blockTitle(t.Title, need)
 	} else {
-		w.ensure(headH + firstH)
+		w.ensure(need)
 	}
 	drawHead()
+	// breakBefore: row i does not fit, or it and the one after are the
+	// last two and do not fit together.
+	breakBefore := func(i int) bool {
+		left := len(heights) - i
+		return heights[i] > w.room() || (left == 2 && heights[i]+heights[i+1] > w.room() && i >= 2)
+	}
 	for i, r := range t.Rows {
-		style, fill := "", ""
+		style, fill := styles[i], ""
 		if i%2 == 1 {
 			fill = "F6F8FB"
 		}
 		if i == t.Highlight {
-			style, fill = "B", "FCE9D9"
-		}
-		if t.NoHeader && len(r) > 0 {
-			style = ""
+			fill = "FCE9D9"
 		}
 		lines, h := rowLines(r, style)
-		if h > w.room() {
+		if i > 0 && breakBefore(i) {
 			f.AddPage()
 			drawHead()
 		}
@@ -636,7 +694,7 @@ func (w *pdfWriter) table(t table) {
 	}
 	if t.Total != nil {
 		lines, h := rowLines(t.Total, "B")
-		if h > w.room() {
+		if breakBefore(len(t.Rows)) {
 			f.AddPage()
 			drawHead()
 		}
@@ -658,16 +716,6 @@ func headers(cols []column) []string {
 		out[i] = c.Header
 	}
 	return out
-}
-
-func firstRow(t table) []string {
-	if len(t.Rows) > 0 {
-		return t.Rows[0]
-	}
-	if t.Total != nil {
-		return t.Total
-	}
-	return []string{""}
 }
 
 func (w *pdfWriter) calculations(k calculations) {

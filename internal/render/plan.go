@@ -3,6 +3,7 @@ package render
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -63,7 +64,7 @@ type table struct {
 	Highlight int      // row index drawn emphasised, -1 for none
 	Note      string   // under the table
 	NoHeader  bool     // key/value tables
-	keep      bool     // short table kept on one page with what follows (DOCX)
+	keep      bool     // last row kept on the page with what follows (DOCX)
 }
 
 type chartKind int
@@ -102,6 +103,54 @@ type gantt struct {
 	// from and to fix the time axis (zero: the rows' own span), so the
 	// pages of one roadmap share one axis.
 	from, to time.Time
+}
+
+// fitColumns sizes a table's columns to total: each at least as wide as
+// its widest number (right-aligned cells never wrap) and its longest word
+// (headers may wrap between words), the rest shared by the columns'
+// relative widths. width measures a text at the table's type (bold for the
+// total row) including the cell's padding. When the minimums are wider
+// than total they are scaled down to fit (numbers may then wrap) and fits
+// is false.
+func fitColumns(t table, total float64, width func(s string, bold bool) float64) (widths []float64, fits bool) {
+	need := make([]float64, len(t.Cols))
+	measure := func(cells []string, header, bold bool) {
+		for i, c := range cells {
+			if i >= len(need) {
+				break
+			}
+			words := strings.Fields(c)
+			if !header && t.Cols[i].Right {
+				words = []string{c}
+			}
+			for _, wd := range words {
+				need[i] = max(need[i], width(wd, bold))
+			}
+		}
+	}
+	if !t.NoHeader {
+		measure(headers(t.Cols), true, true)
+	}
+	for _, r := range t.Rows {
+		measure(r, false, false)
+	}
+	if t.Total != nil {
+		measure(t.Total, false, true)
+	}
+	sum, weight := 0.0, 0.0
+	for i, n := range need {
+		sum += n
+		weight += t.Cols[i].Width
+	}
+	out := make([]float64, len(need))
+	for i, n := range need {
+		if sum > total {
+			out[i] = n * total / sum
+		} else {
+			out[i] = n + (total-sum)*t.Cols[i].Width/weight
+		}
+	}
+	return out, sum <= total
 }
 
 // pages cuts the roadmap into charts of at most perPage rows on one time
@@ -148,6 +197,10 @@ type quadrantView struct {
 	More     int           // how many are not listed
 }
 
+// contents lists the parts (every heading, in order) with the page each
+// starts on; the writers number the headings as they place them.
+type contents struct{ Entries []string }
+
 // calculations is the appendix's formulas.
 type calculations struct {
 	Title string
@@ -162,6 +215,7 @@ func (chart) isBlock()        {}
 func (gantt) isBlock()        {}
 func (grid) isBlock()         {}
 func (calculations) isBlock() {}
+func (contents) isBlock()     {}
 
 // Colours shared by every format.
 const (
@@ -179,13 +233,14 @@ const (
 type exhibit struct {
 	homes  []string
 	blocks []block
+	text   string // a paragraph added to the home section's text instead
 }
 
 func newPlan(c *Case, o Options, f Format) *plan {
 	p := &plan{c: c, opts: o, format: f}
 	t := c.Template
 
-	p.add(p.keyFigureCards())
+	p.add(p.decisionTable(), p.keyFigureCards())
 
 	var ex []exhibit
 	benefitRows := 0 // all
@@ -197,26 +252,31 @@ func newPlan(c *Case, o Options, f Format) *plan {
 	}
 	benefitHomes := []string{SectionBenefitsPlan, SectionFinancialAnalysis}
 	if t == CFOView {
-		ex = append(ex, exhibit{[]string{SectionFinancialAnalysis}, []block{p.keyFigureTable()}})
+		ex = append(ex, exhibit{homes: []string{SectionFinancialAnalysis}, blocks: []block{p.keyFigureTable()}})
 	}
 	ex = append(ex,
-		exhibit{benefitHomes, []block{p.benefitsTable(benefitRows)}},
-		exhibit{benefitHomes, []block{p.periodChart()}},
-		exhibit{[]string{SectionFinancialAnalysis}, []block{p.cashFlowChart()}},
+		exhibit{homes: benefitHomes, blocks: []block{p.benefitsTable(benefitRows)}},
+		exhibit{homes: benefitHomes, blocks: []block{p.periodChart()}},
+		exhibit{homes: []string{SectionFinancialAnalysis}, blocks: []block{p.cashFlowChart()}},
 	)
 	if t == CFOView {
 		ex = append(ex,
-			exhibit{[]string{SectionFinancialAnalysis}, []block{p.cashFlowTable()}},
-			exhibit{[]string{SectionRiskAssessment, SectionFinancialAnalysis}, []block{p.sensitivityTable()}},
+			exhibit{homes: []string{SectionFinancialAnalysis}, blocks: []block{p.cashFlowTable()}},
+			exhibit{homes: []string{SectionRiskAssessment, SectionFinancialAnalysis}, blocks: []block{p.sensitivityTable()}},
 		)
 	}
 	if t == CFOView || t == TechnicalDeepDive {
-		ex = append(ex, exhibit{[]string{SectionFinancialAnalysis}, []block{p.costsTable()}})
+		ex = append(ex, exhibit{homes: []string{SectionFinancialAnalysis}, blocks: []block{p.costsTable()}})
 	}
 	if t == TechnicalDeepDive {
-		ex = append(ex, exhibit{[]string{SectionImplementationRoadmap}, []block{p.roadmap(), p.projectsTable()}})
+		if len(c.Projects) > 0 {
+			ex = append(ex, exhibit{homes: []string{SectionImplementationRoadmap}, blocks: []block{p.roadmap(), p.projectsTable()}})
+		} else {
+			// An empty roadmap and a header-only table say less than a line.
+			ex = append(ex, exhibit{homes: []string{SectionImplementationRoadmap}, text: "Projects: none are linked to this initiative yet."})
+		}
 	}
-	ex = append(ex, exhibit{[]string{SectionStakeholderMap}, []block{p.grid()}})
+	ex = append(ex, exhibit{homes: []string{SectionStakeholderMap}, blocks: []block{p.grid()}})
 
 	present := map[string]bool{}
 	for _, s := range c.Sections {
@@ -232,7 +292,15 @@ func newPlan(c *Case, o Options, f Format) *plan {
 	}
 	placed := map[string]bool{} // a section id repeated gets its exhibits once
 	for _, s := range c.Sections {
-		p.add(heading{Text: s.Title}, prose{Text: s.Body})
+		body := s.Body
+		if !placed[s.ID] {
+			for _, e := range ex {
+				if home(e) == s.ID && e.text != "" {
+					body = strings.TrimSpace(body + "\n\n" + e.text)
+				}
+			}
+		}
+		p.add(heading{Text: s.Title}, prose{Text: body})
 		if placed[s.ID] {
 			continue
 		}
@@ -247,6 +315,9 @@ func newPlan(c *Case, o Options, f Format) *plan {
 	for _, e := range ex {
 		if home(e) == "" {
 			rest = append(rest, e.blocks...)
+			if e.text != "" {
+				rest = append(rest, prose{Text: e.text})
+			}
 		}
 	}
 	if len(rest) > 0 {
@@ -267,6 +338,19 @@ func newPlan(c *Case, o Options, f Format) *plan {
 		// influential per quadrant.
 		if f != PPTX && len(c.Stakeholders) > 0 {
 			p.add(p.stakeholderRegister())
+		}
+	}
+	// A table of contents after the decision in the documents; a deck of
+	// a dozen slides is its own agenda.
+	if f != PPTX {
+		var toc contents
+		for _, b := range p.blocks {
+			if h, ok := b.(heading); ok {
+				toc.Entries = append(toc.Entries, h.Text)
+			}
+		}
+		if len(toc.Entries) > 1 {
+			p.blocks = slices.Insert(p.blocks, 1, block(toc))
 		}
 	}
 	return p
@@ -317,6 +401,73 @@ func (c *Case) framed(title string) string {
 		return fmt.Sprintf("%s (frozen at approval under definitions version %d)", title, max(v, 1))
 	}
 	return title
+}
+
+// decisionTable is the page every template opens with: what the approvers
+// are asked to decide, and what the figures say, in sentences made from
+// the figures themselves.
+func (p *plan) decisionTable() table {
+	c := p.c
+	t := table{Title: "The decision requested", Cols: []column{{"", false, 2.2}, {"", false, 8}}, NoHeader: true, Highlight: -1}
+	d := c.Decision
+	if d == nil {
+		t.Rows = append(t.Rows, []string{"Ask", "None recorded: this version asks no explicit decision."})
+	} else {
+		t.Rows = append(t.Rows, []string{"Ask", d.Ask})
+		if d.Amount != nil {
+			t.Rows = append(t.Rows, []string{"Amount", FormatMoney(*d.Amount, d.Currency)})
+		}
+		if !d.DecideBy.IsZero() {
+			t.Rows = append(t.Rows, []string{"Decide by", FormatDate(d.DecideBy)})
+		}
+		if d.Recommendation != "" {
+			t.Rows = append(t.Rows, []string{"Recommendation", d.Recommendation})
+		}
+	}
+	if s := c.figureSentences(); s != "" {
+		t.Rows = append(t.Rows, []string{"The figures", s})
+	}
+	return t
+}
+
+// figureSentences describe the plan from its numbers: how the monthly
+// benefits run (flat, rising or falling, from which month), the payback
+// month and the ROI. Nothing is said that the cash flow does not show.
+func (c *Case) figureSentences() string {
+	ms := c.CashFlow.Months
+	first := -1
+	for i, m := range ms {
+		if m.Benefits != 0 {
+			first = i
+			break
+		}
+	}
+	var out []string
+	if first >= 0 {
+		lo, hi := ms[first].Benefits, ms[first].Benefits
+		for _, m := range ms[first:] {
+			lo, hi = min(lo, m.Benefits), max(hi, m.Benefits)
+		}
+		cur := c.BaseCurrency
+		switch last := ms[len(ms)-1].Benefits; {
+		case FormatMoney(lo, cur) == FormatMoney(hi, cur) || (hi-lo) <= 0.01*hi:
+			out = append(out, fmt.Sprintf("Planned benefits are flat at about %s a month from %s.", FormatMoneyShort(hi, cur), ms[first].Label))
+		case last >= hi && ms[first].Benefits <= lo:
+			out = append(out, fmt.Sprintf("Planned benefits rise from %s a month in %s to %s by %s.", FormatMoneyShort(ms[first].Benefits, cur), ms[first].Label,
+				FormatMoneyShort(last, cur), ms[len(ms)-1].Label))
+		default:
+			out = append(out, fmt.Sprintf("Planned benefits start in %s and range from %s to %s a month.", ms[first].Label, FormatMoneyShort(lo, cur), FormatMoneyShort(hi, cur)))
+		}
+	}
+	if m := c.CashFlow.PaybackMonth; m != nil {
+		out = append(out, fmt.Sprintf("The cumulative cash flow turns positive in %s (month %d).", ms[*m].Label, *m+1))
+	} else if len(ms) > 0 {
+		out = append(out, "The cumulative cash flow does not turn positive within the horizon.")
+	}
+	if v := c.Figures.ROIPercent.Value; v != nil && len(ms) > 0 {
+		out = append(out, fmt.Sprintf("Over %d months the plan returns %s on its costs.", len(ms), FormatPercent(*v)))
+	}
+	return strings.Join(out, " ")
 }
 
 func (p *plan) keyFigureCards() keyFigures {
@@ -404,7 +555,7 @@ func (p *plan) benefitsTable(limit int) table {
 		return out
 	}
 	for _, b := range rows {
-		t.Rows = append(t.Rows, line(b.Name, b.Category, b))
+		t.Rows = append(t.Rows, line(b.Name, Label(b.Category), b))
 	}
 	if len(other) > 0 {
 		t.Rows = append(t.Rows, line(fmt.Sprintf("%d other benefits", len(other)), "", sumBenefits(other, likeForLike)))
@@ -420,7 +571,34 @@ func (p *plan) benefitsTable(limit int) table {
 		t.Note = "Actual and variance cover benefits measured so far; – means not measured yet. " +
 			"Total variance % is the total variance over the expected value of the measured benefits."
 	}
+	if !foots(t) {
+		t.Note += " Each row is rounded to the currency's minor unit and the total is the exact sum rounded once, so the rows may differ from it by a unit."
+	}
 	return t
+}
+
+// foots reports whether every amount column's printed rows add up to its
+// printed total.
+func foots(t table) bool {
+	for col := range t.Cols {
+		if col >= len(t.Total) || !t.Cols[col].Right {
+			continue
+		}
+		total, ok := parseAmount(t.Total[col])
+		if !ok {
+			continue
+		}
+		sum := 0.0
+		for _, r := range t.Rows {
+			if v, ok := parseAmount(r[col]); ok {
+				sum += v
+			}
+		}
+		if math.Abs(sum-total) > 0.0004 {
+			return false
+		}
+	}
+	return true
 }
 
 // LikeForLikeVersion is the first definitions version whose benefits table
@@ -567,7 +745,7 @@ func (p *plan) costsTable() table {
 	}
 	var sum float64
 	for _, x := range c.Costs {
-		t.Rows = append(t.Rows, []string{x.Name, x.Category, x.Timing, FormatAmount(x.Amount, c.BaseCurrency)})
+		t.Rows = append(t.Rows, []string{x.Name, Label(x.Category), Label(x.Timing), FormatAmount(x.Amount, c.BaseCurrency)})
 		sum += x.Amount
 	}
 	t.Total = []string{"Total", "", "", FormatAmount(sum, c.BaseCurrency)}
@@ -595,7 +773,7 @@ func (p *plan) projectsTable() table {
 	var sum float64
 	budgeted := false
 	for _, pr := range c.Projects {
-		t.Rows = append(t.Rows, []string{pr.Name, pr.Owner, humanize(pr.Status), FormatDate(pr.Start),
+		t.Rows = append(t.Rows, []string{pr.Name, pr.Owner, Label(pr.Status), FormatDate(pr.Start),
 			FormatDate(pr.End), optAmount(pr.Budget, c.BaseCurrency)})
 		if pr.Budget != nil {
 			sum, budgeted = sum+*pr.Budget, true
@@ -677,8 +855,8 @@ func (p *plan) stakeholderRegister() table {
 		if sent == "" {
 			sent = "not engaged"
 		}
-		t.Rows = append(t.Rows, []string{s.Name, s.Role, humanize(s.Influence), humanize(s.Interest),
-			humanize(string(s.quadrant())), humanize(sent)})
+		t.Rows = append(t.Rows, []string{s.Name, s.Role, Label(s.Influence), Label(s.Interest),
+			Label(string(s.quadrant())), Label(sent)})
 	}
 	return t
 }

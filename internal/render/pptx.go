@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -35,7 +36,7 @@ type pptxWriter struct {
 	p      *plan
 	c      *Case
 	slides []*slide
-	charts []string
+	charts []chartPart
 	big    bool // board template: larger type
 }
 
@@ -75,19 +76,55 @@ type boxStyle struct {
 func writePPTX(ctx context.Context, out io.Writer, p *plan, pr *progress) error {
 	w := &pptxWriter{p: p, c: p.c, big: p.c.Template == BoardPresentation}
 	w.titleSlide()
-	for i := 0; i < len(p.blocks); i++ {
+	blocks := slices.Clone(p.blocks)
+	for i := 0; i < len(blocks); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pr.block(i, len(p.blocks))
-		switch b := p.blocks[i].(type) {
+		pr.block(i, len(blocks))
+		switch b := blocks[i].(type) {
 		case heading:
-			if i+1 < len(p.blocks) {
-				if pb, ok := p.blocks[i+1].(prose); ok {
-					w.sectionSlides(b.Text, pb.Text)
-					i++
+			// Short sections share a slide rather than each leaving a
+			// slide with a sentence or two on it: the sections from here
+			// to the next part (appendix) that fit one slide together are
+			// told first, their exhibits follow in their order.
+			var run []section
+			var at []int // block index of each section's heading
+			for j := i; j+1 < len(blocks); j++ {
+				h, ok := blocks[j].(heading)
+				if !ok {
+					if _, exhibit := blocks[j].(prose); exhibit {
+						break
+					}
 					continue
 				}
+				pb, ok := blocks[j+1].(prose)
+				if !ok || h.Break {
+					break
+				}
+				run, at = append(run, section{h.Text, pb.Text}), append(at, j)
+				j++
+			}
+			if n := w.sharedSlide(run); n > 0 {
+				// Drop the shared sections' headings and text; what lay
+				// between them (their exhibits) stays, in order.
+				last := at[n-1] + 1
+				var rest []block
+				for j := i; j <= last; j++ {
+					if _, ok := blocks[j].(heading); ok && slices.Contains(at[:n], j) {
+						j++ // and its prose
+						continue
+					}
+					rest = append(rest, blocks[j])
+				}
+				blocks = slices.Concat(blocks[:i], rest, blocks[last+1:])
+				i--
+				continue
+			}
+			if len(run) > 0 {
+				w.sectionSlides(run[0].title, run[0].body)
+				i++
+				continue
 			}
 			w.dividerSlide(b)
 		case prose:
@@ -254,8 +291,8 @@ func (s *slide) rect(x, y, cx, cy int, fill string) {
 		`<p:txBody><a:bodyPr/><a:lstStyle/><a:p><a:endParaRPr lang="en-GB"/></a:p></p:txBody></p:sp>`, id, id, x, y, cx, cy, fill)
 }
 
-func (w *pptxWriter) chart(s *slide, xml string, x, y, cx, cy int, descr string) {
-	w.charts = append(w.charts, xml)
+func (w *pptxWriter) chart(s *slide, part chartPart, x, y, cx, cy int, descr string) {
+	w.charts = append(w.charts, part)
 	s.charts = append(s.charts, len(w.charts))
 	id := s.id()
 	fmt.Fprintf(&s.body, `<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="%d" name="Chart %d" descr="%s"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr>`+
@@ -378,7 +415,7 @@ func proseHeight(ps []prosePara, cx int, size float64) float64 {
 // --- slides ---------------------------------------------------------------------------
 
 func (w *pptxWriter) statusPill(s *slide, x, y int) {
-	status := strings.ToUpper(humanize(w.c.Status))
+	status := strings.ToUpper(Label(w.c.Status))
 	cx := int((float64(utf8.RuneCountInString(status))*0.72*12 + 24) * emuPerPt)
 	s.text(x, y, cx, 380000, []pPara{{runs: []pRun{{text: status, size: 12, bold: true, color: "FFFFFF"}}, align: "ctr"}},
 		boxStyle{fill: statusColor(w.c.Status), anchor: "ctr", shape: "roundRect"})
@@ -405,7 +442,7 @@ func (w *pptxWriter) titleSlide() {
 	if author == "" {
 		author = "–"
 	}
-	details := [][2]string{{"Version", strconv.Itoa(c.Version)}, {"Status", humanize(c.Status)}, {"Data as of", FormatTime(c.DataAsOf)},
+	details := [][2]string{{"Version", strconv.Itoa(c.Version)}, {"Status", Label(c.Status)}, {"Data as of", FormatTime(c.DataAsOf)},
 		{"Prepared by", author}, {"Generated", FormatTime(w.p.opts.GeneratedAt)}}
 	var paras []pPara
 	for _, d := range details {
@@ -422,7 +459,7 @@ func (w *pptxWriter) titleSlide() {
 			ap = append(ap, pPara{runs: []pRun{{text: "Notes: " + a.Notes, size: 12, color: "1F2937"}}, before: 6})
 		}
 	} else {
-		ap = append(ap, pPara{runs: []pRun{{text: "Not approved: this version is " + strings.ToLower(humanize(c.Status)) + ".", size: 13, color: "1F2937"}}, before: 6})
+		ap = append(ap, pPara{runs: []pRun{{text: "Not approved: this version is " + strings.ToLower(Label(c.Status)) + ".", size: 13, color: "1F2937"}}, before: 6})
 	}
 	ax := marginX + half + 300000
 	aw := contentW - half - 300000 - 60000
@@ -440,6 +477,45 @@ func (w *pptxWriter) dividerSlide(h heading) {
 		s.text(marginX+200000, 3650000, contentW-200000, 600000, []pPara{{runs: []pRun{{text: h.Lead, size: 20, color: colorGrey}}}}, boxStyle{})
 	}
 }
+
+type section struct{ title, body string }
+
+// sharedSlide puts the first sections of run that fit together on one
+// slide, each under its title, and returns how many it placed (0: fewer
+// than two fit, each gets its own slides).
+func (w *pptxWriter) sharedSlide(run []section) int {
+	size := 18.0
+	if w.big {
+		size = 20
+	}
+	paras := func(secs []section) []pPara {
+		var out []pPara
+		for _, sec := range secs {
+			out = append(out, pPara{runs: []pRun{{text: sec.title, size: size + 4, bold: true, color: colorNavy}}, before: size})
+			for _, p := range paragraphs(sec.body) {
+				out = append(out, pPara{runs: []pRun{{text: p.Text, size: size, color: "1F2937"}}, bullet: p.Bullet, before: size * 0.5})
+			}
+		}
+		return out
+	}
+	n := 0
+	for n < len(run) && parasHeight(paras(run[:n+1]), contentW-2*bulletIndent) <= float64(contentH)*0.9 {
+		n++
+	}
+	if n < 2 {
+		return 0
+	}
+	titles := make([]string, n)
+	for i, sec := range run[:n] {
+		titles[i] = sec.title
+	}
+	s := w.newSlide(strings.Join(titles, " · "))
+	s.text(marginX, contentY, contentW, contentH, paras(run[:n]), boxStyle{})
+	return n
+}
+
+// bulletIndent is the room a bullet takes from a paragraph's width.
+const bulletIndent = 300000
 
 // sectionSlides puts a section on one slide, at the largest size that fits,
 // and continues it on further slides when even the smallest does not.
@@ -544,36 +620,52 @@ func (w *pptxWriter) keyFigures(k keyFigures) {
 	gap := 230000
 	cardW := (contentW - gap*(perRow-1)) / perRow
 	cardH := (contentH - gap) / 2
-	valueSize, labelSize := 36.0, 14.0
+	// One size for every card's figure: the largest at which each fits its
+	// card on one line, so the cards are full and read alike.
+	valueSize, labelSize := 48.0, 16.0
 	if k.Big {
-		valueSize, labelSize = 44, 16
+		valueSize, labelSize = 54, 18
 	}
-	for i, it := range k.Items {
+	for _, it := range k.Items {
+		valueSize = min(valueSize, fitSize(it.Value, cardW-300000, 2*int(valueSize*1.2*emuPerPt), valueSize, 18, 1))
+	}
+	forecastSize := labelSize + 4
+	for _, it := range k.Items {
+		forecastSize = min(forecastSize, fitSize(it.Forecast, cardW-300000, 2*int(forecastSize*1.2*emuPerPt), forecastSize, 9, 1))
+	}
+	card := func(i int, paras []pPara) {
 		x := marginX + (i%perRow)*(cardW+gap)
 		y := contentY + (i/perRow)*(cardH+gap)
 		s.rect(x, y, cardW, 60000, colorCash)
-		size := fitSize(it.Value, cardW-300000, 2*int(valueSize*1.2*emuPerPt), valueSize, 18, 1)
-		paras := []pPara{
+		s.text(x, y+60000, cardW, cardH-60000, paras, boxStyle{fill: colorShade, inset: 150000, anchor: "ctr"})
+	}
+	for i, it := range k.Items {
+		card(i, []pPara{
 			{runs: []pRun{{text: it.Label, size: labelSize, color: colorGrey}}},
-			{runs: []pRun{{text: it.Value, size: size, bold: true, color: colorNavy}}, before: 10},
-			{runs: []pRun{{text: it.Forecast, size: fitSize(it.Forecast, cardW-300000, 2*int(labelSize*1.2*emuPerPt), labelSize, 9, 1), bold: true, color: colorNavy}}, before: 6},
+			{runs: []pRun{{text: it.Value, size: valueSize, bold: true, color: colorNavy}}, before: 8},
+			{runs: []pRun{{text: it.Forecast, size: forecastSize, bold: true, color: colorNavy}}, before: 6},
 			{runs: []pRun{{text: it.Note, size: labelSize - 2, color: colorGrey}}, before: 8},
+		})
+	}
+	// The grid's free place says what the figures mean, from the figures.
+	if n := len(k.Items); n%perRow != 0 && n < 2*perRow {
+		if text := w.c.figureSentences(); text != "" {
+			size := labelSize
+			for size > 11 && parasHeight([]pPara{{runs: []pRun{{text: text, size: size}}}}, cardW-300000) > float64(cardH-360000-int(labelSize*1.6*emuPerPt)) {
+				size--
+			}
+			card(n, []pPara{
+				{runs: []pRun{{text: "In brief", size: labelSize, color: colorGrey}}},
+				{runs: []pRun{{text: text, size: size, color: "1F2937"}}, before: 8},
+			})
 		}
-		s.text(x, y+60000, cardW, cardH-60000, paras, boxStyle{fill: colorShade, inset: 150000})
 	}
 }
 
 // table splits rows over as many slides as needed; the header repeats and
 // the total closes the last one.
 func (w *pptxWriter) table(t table) {
-	sum := 0.0
-	for _, c := range t.Cols {
-		sum += c.Width
-	}
-	widths := make([]int, len(t.Cols))
-	for i, c := range t.Cols {
-		widths[i] = int(float64(contentW) * c.Width / sum)
-	}
+	var widths []int
 	noteH := 0
 	if t.Note != "" {
 		noteH = 450000
@@ -613,18 +705,27 @@ func (w *pptxWriter) table(t table) {
 		}
 		return append(pages, cur)
 	}
-	// The largest type that needs no more slides than the smallest does.
-	sizes := []float64{16, 14, 12}
+	// The largest type at which every number and word fits its column and
+	// that needs no more slides than the smallest does.
+	sizes := []float64{16, 14, 12, 11, 10, 9}
 	if w.big {
-		sizes = []float64{18, 16, 14, 12}
+		sizes = append([]float64{18}, sizes...)
 	}
 	size = sizes[len(sizes)-1]
+	widths = columnWidths(t, size)
 	fewest := len(paginate())
 	for _, sz := range sizes {
 		size = sz
+		if widths = columnWidths(t, sz); widths == nil {
+			continue
+		}
 		if len(paginate()) == fewest {
 			break
 		}
+	}
+	if widths == nil {
+		size = sizes[len(sizes)-1]
+		widths = columnWidths(t, size)
 	}
 	pages := paginate()
 	for pi, rows := range pages {
@@ -705,6 +806,26 @@ func (w *pptxWriter) table(t table) {
 	}
 }
 
+// cellMargins is a table cell's left and right margin (marL + marR).
+const cellMargins = 140000
+
+// columnWidths sizes a table's columns at a type size (fitColumns); nil
+// when its numbers and words do not fit at that size, except at the
+// smallest, where they are scaled to the slide.
+func columnWidths(t table, size float64) []int {
+	fit, fits := fitColumns(t, float64(contentW), func(s string, bold bool) float64 {
+		return emWidth(s, bold)*size*emuPerPt*1.08 + cellMargins
+	})
+	if !fits && size > 9 {
+		return nil
+	}
+	out := make([]int, len(fit))
+	for i, x := range fit {
+		out[i] = int(x)
+	}
+	return out
+}
+
 func (w *pptxWriter) grid(g grid) {
 	s := w.newSlide(g.Title)
 	if g.Total == 0 {
@@ -778,15 +899,24 @@ func (w *pptxWriter) calculations(k calculations) {
 		return append(ps, pPara{runs: []pRun{{text: "Result: " + it.Result, size: 13, bold: true, color: colorNavy}}, before: 2})
 	}
 	height := func(ps []pPara) float64 { return parasHeight(ps, contentW) }
+	// An entry moves whole to the next slide when it fits there; a longer
+	// one (a list of inputs) continues on the next slide under its name.
 	var pages [][]pPara
 	var cur []pPara
 	for _, it := range k.Items {
 		e := entry(it)
-		if len(cur) > 0 && height(append(cur, e...)) > contentH {
-			pages = append(pages, cur)
-			cur = nil
+		if len(cur) > 0 && height(append(slices.Clone(cur), e...)) > float64(contentH) && height(e) <= float64(contentH) {
+			pages, cur = append(pages, cur), nil
 		}
-		cur = append(cur, e...)
+		for i, para := range e {
+			if len(cur) > 0 && height(append(slices.Clone(cur), para)) > float64(contentH) {
+				pages, cur = append(pages, cur), nil
+				if i > 0 {
+					cur = append(cur, pPara{runs: []pRun{{text: it.Name + " (continued)", size: 15, bold: true, color: "111827"}}})
+				}
+			}
+			cur = append(cur, para)
+		}
 	}
 	pages = append(pages, cur)
 	for i, page := range pages {
@@ -806,8 +936,11 @@ const pptxNS = `xmlns:a="` + nsA + `" xmlns:r="` + nsR + `" xmlns:p="http://sche
 const emptyTree = `<p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr>` +
 	`<p:grpSpPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="0" cy="0"/><a:chOff x="0" y="0"/><a:chExt cx="0" cy="0"/></a:xfrm></p:grpSpPr>`
 
-// furniture adds what every slide carries: footer, number, watermark.
-func (w *pptxWriter) furniture(s *slide, n, total int) {
+// furniture adds what every slide carries: footer, number, watermark. It
+// returns the shapes that go behind the content: the diagonal watermark is
+// the bottom shape, so it never covers a figure and a reader editing the
+// slide selects the content first.
+func (w *pptxWriter) furniture(s *slide, n, total int) string {
 	left := fmt.Sprintf("%s · v%d · data as of %s", w.c.Name, w.c.Version, FormatDate(w.c.DataAsOf))
 	y := slideH - 440000
 	s.text(marginX, y, contentW*45/100, 300000, []pPara{{runs: []pRun{{text: left, size: 10, color: colorGrey}}}}, boxStyle{anchor: "ctr"})
@@ -816,16 +949,23 @@ func (w *pptxWriter) furniture(s *slide, n, total int) {
 		{text: " of " + strconv.Itoa(total), size: 10, color: colorGrey}}, align: "r"}}, boxStyle{anchor: "ctr"})
 	wm := w.p.opts.Watermark
 	if wm == "" {
-		return
+		return ""
 	}
 	s.text(marginX+contentW*45/100, y, contentW*30/100, 300000, []pPara{{runs: []pRun{{text: wm, size: 10, bold: true, color: "B91C1C"}}, align: "ctr"}},
 		boxStyle{anchor: "ctr"})
-	// Diagonal and translucent, over the content so no chart hides it.
+	// Diagonal and translucent, behind the content (charts and cards let
+	// it show through their transparent or light fills).
 	boxW := 11 * 914400
 	size := math.Max(math.Min(60, float64(boxW)/emuPerPt/emWidth(wm, true)*0.92), 14)
 	boxH := int(size * 1.5 * emuPerPt)
+	front := s.body.String()
+	s.body.Reset()
 	s.text((slideW-boxW)/2, (slideH-boxH)/2, boxW, boxH, []pPara{{runs: []pRun{{text: wm, size: size, bold: true, color: "B91C1C"}}, align: "ctr"}},
 		boxStyle{anchor: "ctr", rot: 20100000, alpha: 16000, nowrap: true})
+	back := s.body.String()
+	s.body.Reset()
+	s.body.WriteString(front)
+	return back
 }
 
 func (w *pptxWriter) write(out io.Writer) error {
@@ -833,7 +973,7 @@ func (w *pptxWriter) write(out io.Writer) error {
 	pk := newPkg(out, p.opts.GeneratedAt)
 	var ct strings.Builder
 	ct.WriteString(xmlHeader + `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-		`<Default Extension="rels" ContentType="` + ctRels + `"/><Default Extension="xml" ContentType="application/xml"/>` +
+		`<Default Extension="rels" ContentType="` + ctRels + `"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="xlsx" ContentType="` + ctXLSX + `"/>` +
 		`<Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/>` +
 		`<Override PartName="/ppt/slideMasters/slideMaster1.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideMaster+xml"/>` +
 		`<Override PartName="/ppt/slideLayouts/slideLayout1.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideLayout+xml"/>` +
@@ -892,8 +1032,8 @@ func (w *pptxWriter) write(out io.Writer) error {
 	pk.add("ppt/slideLayouts/_rels/slideLayout1.xml.rels", rels([3]string{"rId1", nsR + "/slideMaster", "../slideMasters/slideMaster1.xml"}))
 	pk.add("ppt/theme/theme1.xml", theme)
 	for i, s := range w.slides {
-		w.furniture(s, i+1, len(w.slides))
-		pk.add(fmt.Sprintf("ppt/slides/slide%d.xml", i+1), xmlHeader+`<p:sld `+pptxNS+`><p:cSld><p:spTree>`+emptyTree+s.body.String()+
+		back := w.furniture(s, i+1, len(w.slides))
+		pk.add(fmt.Sprintf("ppt/slides/slide%d.xml", i+1), xmlHeader+`<p:sld `+pptxNS+`><p:cSld><p:spTree>`+emptyTree+back+s.body.String()+
 			`</p:spTree></p:cSld><p:clrMapOvr><a:masterClrMapping/></p:clrMapOvr></p:sld>`)
 		sr := [][3]string{{"rId1", nsR + "/slideLayout", "../slideLayouts/slideLayout1.xml"}}
 		for j, c := range s.charts {
@@ -901,9 +1041,7 @@ func (w *pptxWriter) write(out io.Writer) error {
 		}
 		pk.add(fmt.Sprintf("ppt/slides/_rels/slide%d.xml.rels", i+1), rels(sr...))
 	}
-	for i, x := range w.charts {
-		pk.add(fmt.Sprintf("ppt/charts/chart%d.xml", i+1), x)
-	}
+	pk.addCharts("ppt", w.charts)
 	return pk.close()
 }
 

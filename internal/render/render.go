@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -90,4 +91,29 @@ func (p *progress) block(i, n int) {
 	if n > 0 {
 		p.report(5 + 85*i/n)
 	}
+}
+
+// PrintedTable is one table as a document prints it: its title and the
+// text of each row (the total row last), cell by cell.
+type PrintedTable struct {
+	Title string
+	Rows  [][]string
+}
+
+// Tables lists the tables the document of c in format f prints, in order;
+// the layout checks find their rows on the pages with it.
+func Tables(c *Case, o Options, f Format) []PrintedTable {
+	var out []PrintedTable
+	for _, b := range newPlan(c, o, f).blocks {
+		t, ok := b.(table)
+		if !ok {
+			continue
+		}
+		rows := slices.Clone(t.Rows)
+		if t.Total != nil {
+			rows = append(rows, t.Total)
+		}
+		out = append(out, PrintedTable{Title: t.Title, Rows: rows})
+	}
+	return out
 }
