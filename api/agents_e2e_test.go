@@ -264,8 +264,14 @@ func TestOperatorPauseOfAScheduleShows(t *testing.T) {
 	if err := handle.Pause(context.Background(), client.SchedulePauseOptions{Note: "provider maintenance until Monday"}); err != nil {
 		t.Fatal(err)
 	}
-	got := state()
-	if s := got["schedule_state"].(map[string]any); s["status"] != "paused" || s["paused_by"] != "operator" || s["note"] != "provider maintenance until Monday" || got["state"] != "active" {
+	// Temporal applies a pause as a patch the schedule's own workflow takes in, so a describe
+	// right after it may still show the schedule running.
+	var got map[string]any
+	testenv.Eventually(t, 30*time.Second, "the operator's pause to show", func() bool {
+		got = state()
+		return got["schedule_state"].(map[string]any)["status"] == "paused"
+	})
+	if s := got["schedule_state"].(map[string]any); s["paused_by"] != "operator" || s["note"] != "provider maintenance until Monday" || got["state"] != "active" {
 		t.Fatalf("after the operator's pause: %v", got)
 	}
 	// A change to the integration re-applies its schedule: the operator's pause stays.

@@ -159,9 +159,9 @@ func TestSameFigureOnEverySurface(t *testing.T) {
 	expect(t, d, 200)
 	flat := strings.Join(strings.Fields(documentText(t, "pdf", d.body)), " ")
 	for _, s := range []string{
-		"Total 6,556.72 6,556.63 (0.10)", // benefits table: expected measured, actual, variance
-		"2.68",                           // … not yet measured
-		"Licence", "292.28",              // the cost line
+		"Total 6,556.72 6,556.63 −0.10", // benefits table: expected measured, actual, variance
+		"2.68",                          // … not yet measured
+		"Licence", "292.28",             // the cost line
 		"realised USD 6,556.63", "expected USD 6,559.40", // appendix: value to date
 	} {
 		if !strings.Contains(flat, s) {
