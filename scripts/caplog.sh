@@ -13,6 +13,8 @@ if [[ -f $file ]]; then
 	size="$(stat -c %s "$file")"
 fi
 # LC_ALL=C: length() counts bytes. Each line is flushed, so `tail -f` follows the log live.
+# q() quotes a path for system(): the '\'' runs inside the awk program are meant.
+# shellcheck disable=SC1003
 LC_ALL=C exec awk -v file="$file" -v max="$max" -v keep="$keep" -v size="$size" '
 function q(s) { gsub(/'\''/, "'\''\\'\'''\''", s); return "'\''" s "'\''" }
 function rotate(i) {
