@@ -261,6 +261,20 @@ func TestOperatorPauseOfAScheduleShows(t *testing.T) {
 	if sa := desc.TypedSearchAttributes; sa.Size() != 3 || desc.Memo == nil || desc.Memo.GetFields()["summary"] == nil {
 		t.Errorf("schedule search attributes %v, memo %v", sa, desc.Memo)
 	}
+	// The operator pauses a schedule the service has finished applying: the create's outbox event
+	// handled and no update for a second (the worker's start-up reconcile also applies it).
+	testenv.Eventually(t, 30*time.Second, "the integration's schedule applies to finish", func() bool {
+		if countRows(t, ts, ts.tenant, `SELECT count(*) FROM outbox_events WHERE published_at IS NULL`) > 0 {
+			return false
+		}
+		before, err := handle.Describe(context.Background())
+		if err != nil {
+			return false
+		}
+		time.Sleep(time.Second)
+		after, err := handle.Describe(context.Background())
+		return err == nil && after.Info.LastUpdateAt.Equal(before.Info.LastUpdateAt)
+	})
 	if err := handle.Pause(context.Background(), client.SchedulePauseOptions{Note: "provider maintenance until Monday"}); err != nil {
 		t.Fatal(err)
 	}
