@@ -416,16 +416,13 @@ func ganttXML(g gantt, st chartStyle) chartPart {
 	names := make([]string, n)
 	starts := make([]*float64, n)
 	days := make([]*float64, n)
-	from, to := math.Inf(1), math.Inf(-1)
 	for i, r := range g.Rows {
 		names[i] = r.Name
 		s, e := excelDate(r.Start), excelDate(r.End)+1
 		starts[i], days[i] = new(s), new(e-s)
-		from, to = math.Min(from, excelDate(monthStart(r.Start))), math.Max(to, excelDate(monthStart(r.End).AddDate(0, 1, 0)))
 	}
-	if !g.from.IsZero() { // one page of a longer roadmap: the whole roadmap's axis
-		from, to = excelDate(monthStart(g.from)), excelDate(monthStart(g.to).AddDate(0, 1, 0))
-	}
+	axisFrom, axisTo := g.axis()
+	from, to := excelDate(monthStart(axisFrom)), excelDate(monthStart(axisTo).AddDate(0, 1, 0))
 	catRef := fmt.Sprintf("Sheet1!$A$2:$A$%d", n+1)
 	var b strings.Builder
 	b.WriteString(`<c:barChart><c:barDir val="bar"/><c:grouping val="stacked"/><c:varyColors val="0"/>`)

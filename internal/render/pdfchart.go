@@ -234,15 +234,7 @@ func (w *pdfWriter) gantt(g gantt) {
 	rowH := 6.5
 	w.font("", 8)
 	labelW := math.Min(w.cw*0.32, 62)
-	from, to := g.Rows[0].Start, g.Rows[0].End
-	for _, r := range g.Rows {
-		if r.Start.Before(from) {
-			from = r.Start
-		}
-		if r.End.After(to) {
-			to = r.End
-		}
-	}
+	from, to := g.rowSpan()
 	from = monthStart(from)
 	to = monthStart(to).AddDate(0, 1, 0)
 	span := to.Sub(from).Hours()

@@ -153,15 +153,12 @@ func fitColumns(t table, total float64, width func(s string, bold bool) float64)
 	return out, sum <= total
 }
 
-// pages cuts the roadmap into charts of at most perPage rows on one time
-// axis, the later ones titled "(continued)": a chart in a DOCX or PPTX is
-// one fixed-size drawing, and 200 projects in one would be unreadable or
-// taller than the page.
-func (g gantt) pages(perPage int) []gantt {
+// rowSpan is the earliest start and the latest end of g's rows (zero without rows).
+func (g gantt) rowSpan() (from, to time.Time) {
 	if len(g.Rows) == 0 {
-		return nil
+		return from, to
 	}
-	from, to := g.Rows[0].Start, g.Rows[0].End
+	from, to = g.Rows[0].Start, g.Rows[0].End
 	for _, r := range g.Rows {
 		if r.Start.Before(from) {
 			from = r.Start
@@ -170,6 +167,27 @@ func (g gantt) pages(perPage int) []gantt {
 			to = r.End
 		}
 	}
+	return from, to
+}
+
+// axis is the span g's time axis shows: the whole roadmap's on one of its
+// pages, else its rows' own.
+func (g gantt) axis() (from, to time.Time) {
+	if !g.from.IsZero() {
+		return g.from, g.to
+	}
+	return g.rowSpan()
+}
+
+// pages cuts the roadmap into charts of at most perPage rows on one time
+// axis, the later ones titled "(continued)": a chart in a DOCX or PPTX is
+// one fixed-size drawing, and 200 projects in one would be unreadable or
+// taller than the page.
+func (g gantt) pages(perPage int) []gantt {
+	if len(g.Rows) == 0 {
+		return nil
+	}
+	from, to := g.rowSpan()
 	var out []gantt
 	for i := 0; i < len(g.Rows); i += perPage {
 		title := g.Title
