@@ -238,16 +238,8 @@ func CheckDefinition(d Definition) error {
 			errs.Add(field, code, "content is only kept for the sections the case lists")
 			continue
 		}
-		if utf8.RuneCountInString(p.Title) > MaxTitleLen {
-			errs.Add(field+".title", validation.CodeTooLong, "must be at most %d characters", MaxTitleLen)
-		} else {
-			errs.Append(validation.Text(field+".title", p.Title, false))
-		}
-		if utf8.RuneCountInString(p.Body) > MaxBodyLen {
-			errs.Add(field+".body", validation.CodeTooLong, "must be at most %d characters", MaxBodyLen)
-		} else {
-			errs.Append(validation.Text(field+".body", p.Body, true))
-		}
+		checkText(&errs, field+".title", p.Title, MaxTitleLen, false)
+		checkText(&errs, field+".body", p.Body, MaxBodyLen, true)
 	}
 	checkDecisionRequest(&errs, d.DecisionRequest)
 	return errs.Err()
@@ -274,6 +266,16 @@ func CheckDecision(level *string, notes *string, approving bool) (*Level, error)
 		errs.Add("notes", validation.CodeTooLong, "must be at most %d characters", MaxNotesLen)
 	}
 	return out, errs.Err()
+}
+
+// checkText checks a text field: at most max characters, then the text rule
+// (validation.Text: no NUL or control characters; line breaks when multiline).
+func checkText(errs *validation.Errors, field, v string, max int, multiline bool) {
+	if utf8.RuneCountInString(v) > max {
+		errs.Add(field, validation.CodeTooLong, "must be at most %d characters", max)
+		return
+	}
+	errs.Append(validation.Text(field, v, multiline))
 }
 
 func codeFor(s string) string {

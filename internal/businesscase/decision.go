@@ -45,16 +45,10 @@ func checkDecisionRequest(errs *validation.Errors, r *DecisionRequest) {
 	const f = "decision_request."
 	if n := utf8.RuneCountInString(strings.TrimSpace(r.Ask)); n == 0 {
 		errs.Add(f+"ask", validation.CodeRequired, "must say what the approvers are asked to decide")
-	} else if utf8.RuneCountInString(r.Ask) > MaxAskLen {
-		errs.Add(f+"ask", validation.CodeTooLong, "must be at most %d characters", MaxAskLen)
 	} else {
-		errs.Append(validation.Text(f+"ask", r.Ask, false))
+		checkText(errs, f+"ask", r.Ask, MaxAskLen, false)
 	}
-	if utf8.RuneCountInString(r.Recommendation) > MaxRecommendationLen {
-		errs.Add(f+"recommendation", validation.CodeTooLong, "must be at most %d characters", MaxRecommendationLen)
-	} else {
-		errs.Append(validation.Text(f+"recommendation", r.Recommendation, true))
-	}
+	checkText(errs, f+"recommendation", r.Recommendation, MaxRecommendationLen, true)
 	switch {
 	case r.Amount == nil && r.Currency != "":
 		errs.Add(f+"currency", validation.CodeNotAllowed, "is only kept with an amount")
