@@ -9,7 +9,6 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -308,12 +307,17 @@ const (
 	maxRows      = 10_000
 )
 
-// ErrInvalid wraps every validation failure, so callers can tell bad input
-// (a failed export with a clear message) from an internal error.
-var ErrInvalid = errors.New("render: invalid input")
+// InvalidInputError is every validation failure, so callers can tell bad
+// input (a failed export with a clear message) from an internal error.
+// Reason says what is wrong, for a person.
+type InvalidInputError struct {
+	Reason string
+}
+
+func (e *InvalidInputError) Error() string { return "render: invalid input: " + e.Reason }
 
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	return &InvalidInputError{Reason: fmt.Sprintf(format, args...)}
 }
 
 var (
