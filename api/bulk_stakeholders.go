@@ -20,7 +20,6 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/stakeholder"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // stakeholderExportColumns are the fields of an exported stakeholder (id is read-only on import).
@@ -112,7 +111,7 @@ func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Opti
 				continue
 			}
 			upd.Ids = append(upd.Ids, e.ID)
-			upd.AtRiskFroms = append(upd.AtRiskFroms, dateText(stakeholder.AtRiskFrom(fields.Influence, valuation.StoredEngagements(e).Engagements(), e.CreatedAt)))
+			upd.AtRiskFroms = append(upd.AtRiskFroms, dateText(stakeholder.AtRiskFrom(fields.Influence, stakeholder.StoredEngagements(e).Engagements(), e.CreatedAt)))
 			appendStakeholderValues(&upd.Names, &upd.Emails, &upd.Roles, &upd.Departments, &upd.Influences, &upd.Interests, &upd.Notes, values)
 			results[i].Status, results[i].ID = bulk.Updated, new(e.ID)
 			continue

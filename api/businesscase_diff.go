@@ -15,8 +15,8 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/export"
+	"github.com/valuecase/valuecase/internal/initiativevalue"
 	"github.com/valuecase/valuecase/internal/money"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // Where a case's figures in a diff come from.
@@ -96,7 +96,7 @@ func loadDiffSide(c *fiber.Ctx, row dbsqlc.BusinessCase, now time.Time) (diffSid
 			PaybackMonths: businesscase.Figure{Value: money.PercentPtr(snap.PaybackMonths), Reason: snap.PaybackReason}}
 		return side, nil
 	}
-	rows, err := valuation.Load(ctx, t, row.TenantID, row.InitiativeID, now)
+	rows, err := initiativevalue.Load(ctx, t, row.TenantID, row.InitiativeID, now)
 	if err != nil {
 		return side, err
 	}

@@ -21,11 +21,11 @@ import (
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/export"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/initiativevalue"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 const maxBusinessCasePageSize = 200
@@ -577,7 +577,7 @@ func businessCaseFigures(c *fiber.Ctx, row dbsqlc.BusinessCase) (businesscase.Sn
 		return businesscase.Snapshot{}, businesscase.Facts{}, err
 	}
 	now := time.Now()
-	rows, err := valuation.Load(ctx, t, row.TenantID, row.InitiativeID, now)
+	rows, err := initiativevalue.Load(ctx, t, row.TenantID, row.InitiativeID, now)
 	if err != nil {
 		return businesscase.Snapshot{}, businesscase.Facts{}, err
 	}

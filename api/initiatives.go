@@ -12,9 +12,9 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/initiativevalue"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/validation"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // Limits of section 8 and our own bounds on free text.
@@ -292,11 +292,11 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 		return err
 	}
 	now := time.Now()
-	rows, err := valuation.Load(ctx, t, in.TenantID, in.ID, now)
+	rows, err := initiativevalue.Load(ctx, t, in.TenantID, in.ID, now)
 	if err != nil {
 		return err
 	}
-	value, err := valuation.Compute(rows, now)
+	value, err := initiativevalue.Compute(rows, now)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/stakeholder"
 	"github.com/valuecase/valuecase/internal/validation"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 const (
@@ -71,7 +70,7 @@ type stakeholderJSON struct {
 }
 
 func toStakeholderJSON(s dbsqlc.Stakeholder, now time.Time) stakeholderJSON {
-	sum := stakeholder.SummariseStored(stakeholder.Influence(s.Influence), stakeholder.Interest(s.Interest), valuation.StoredEngagements(s), s.CreatedAt, now)
+	sum := stakeholder.SummariseStored(stakeholder.Influence(s.Influence), stakeholder.Interest(s.Interest), stakeholder.StoredEngagements(s), s.CreatedAt, now)
 	out := stakeholderJSON{
 		ID: s.ID.String(), InitiativeID: s.InitiativeID.String(), Name: s.Name, Email: s.Email, Role: s.Role, Department: s.Department,
 		Influence: s.Influence, Interest: s.Interest, Notes: s.Notes, Quadrant: string(sum.Quadrant), EngagementCount: sum.EngagementCount,
@@ -395,7 +394,7 @@ func (s *Server) updateStakeholder(c *fiber.Ctx, replace bool) error {
 	row, err := db.Q.StakeholderUpdate(c.UserContext(), tx(c), dbsqlc.StakeholderUpdateParams{
 		TenantID: cur.TenantID, ID: cur.ID, Name: next.Name, Email: next.Email, Role: checked.Role, Department: checked.Department,
 		Influence: next.Influence, Interest: next.Interest, Notes: next.Notes,
-		AtRiskFrom: stakeholder.AtRiskFrom(fields.Influence, valuation.StoredEngagements(cur).Engagements(), cur.CreatedAt),
+		AtRiskFrom: stakeholder.AtRiskFrom(fields.Influence, stakeholder.StoredEngagements(cur).Engagements(), cur.CreatedAt),
 	})
 	if err != nil {
 		return duplicateEmail(err, next.Email)
@@ -454,7 +453,7 @@ func readEngagementBody(b *body) (stakeholder.EngagementInput, string) {
 // engagedAtRiskFrom is at_risk_from of a stakeholder whose engagement summary
 // was just refreshed (logging one engagement, or importing many).
 func engagedAtRiskFrom(row dbsqlc.Stakeholder) *time.Time {
-	return stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), valuation.StoredEngagements(row).Engagements(), row.CreatedAt)
+	return stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), stakeholder.StoredEngagements(row).Engagements(), row.CreatedAt)
 }
 
 func (s *Server) logEngagement(c *fiber.Ctx) error {

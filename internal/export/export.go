@@ -22,6 +22,7 @@ import (
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/initiativevalue"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/render"
@@ -270,7 +271,7 @@ func (s Store) Snapshot(ctx context.Context, tenantID, caseID uuid.UUID, now tim
 		if err != nil {
 			return err
 		}
-		rows, err := valuation.Load(ctx, tx, tenantID, row.InitiativeID, now)
+		rows, err := initiativevalue.Load(ctx, tx, tenantID, row.InitiativeID, now)
 		if err != nil {
 			return err
 		}
