@@ -571,13 +571,13 @@ func (s *Server) submitBusinessCase(c *fiber.Ctx) error {
 // businessCaseFigures computes the figures of the case's initiative now and
 // the facts an approval depends on.
 func businessCaseFigures(c *fiber.Ctx, row dbsqlc.BusinessCase) (businesscase.Snapshot, businesscase.Facts, error) {
-	ctx, t := c.UserContext(), tx(c)
-	in, err := db.Q.InitiativeGet(ctx, t, dbsqlc.InitiativeGetParams{TenantID: row.TenantID, ID: row.InitiativeID})
+	ctx, tx := c.UserContext(), tx(c)
+	in, err := db.Q.InitiativeGet(ctx, tx, dbsqlc.InitiativeGetParams{TenantID: row.TenantID, ID: row.InitiativeID})
 	if err != nil {
 		return businesscase.Snapshot{}, businesscase.Facts{}, err
 	}
 	now := time.Now()
-	rows, err := initiativevalue.Load(ctx, t, row.TenantID, row.InitiativeID, now)
+	rows, err := initiativevalue.Load(ctx, tx, row.TenantID, row.InitiativeID, now)
 	if err != nil {
 		return businesscase.Snapshot{}, businesscase.Facts{}, err
 	}

@@ -282,17 +282,17 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	projects, err := db.Q.ProjectListByInitiative(ctx, t, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	ctx, tx := c.UserContext(), tx(c)
+	projects, err := db.Q.ProjectListByInitiative(ctx, tx, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err != nil {
 		return err
 	}
-	history, err := db.Q.InitiativeStatusHistoryList(ctx, t, dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	history, err := db.Q.InitiativeStatusHistoryList(ctx, tx, dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err != nil {
 		return err
 	}
 	now := time.Now()
-	rows, err := initiativevalue.Load(ctx, t, in.TenantID, in.ID, now)
+	rows, err := initiativevalue.Load(ctx, tx, in.TenantID, in.ID, now)
 	if err != nil {
 		return err
 	}
@@ -316,7 +316,7 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	activity := initiative.Measure(statuses, changes, now)
 	out.Metrics.ProjectsTotal, out.Metrics.ProjectsActive = activity.ProjectsTotal, activity.ProjectsActive
 	out.Metrics.StatusChanges, out.Metrics.DaysInCurrentState = activity.StatusChanges, activity.DaysInCurrentState
-	review, err := db.Q.InitiativeReviewLatest(ctx, t, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	review, err := db.Q.InitiativeReviewLatest(ctx, tx, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err == nil {
 		out.Review = &reviewJSON{WorkflowID: review.WorkflowID, StartedAt: timestamp(review.StartedAt), RemindersSent: int(review.RemindersSent),
 			LastReminderAt: optTimestamp(review.LastReminderAt), DecidedAt: optTimestamp(review.DecidedAt), Decision: review.Decision}
