@@ -1,7 +1,7 @@
 package api
 
 // The value side of the initiative detail: the stakeholder summary and the
-// metrics internal/valuation computes, in their JSON form.
+// metrics internal/initiativevalue computes, in their JSON form.
 
 import (
 	"github.com/valuecase/valuecase/internal/initiativevalue"
