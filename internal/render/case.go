@@ -300,8 +300,9 @@ const MaxWatermarkRunes = 64
 // characters for each name of 500 stakeholders, 500 costs, 200 projects and
 // 100 benefits) and about 1,500 rows: every case it accepts renders, long
 // text paginated (TestLargestAcceptedCaseRenders). A Case carries only what
-// is printed (a project's description is not): it travels as an activity
-// result, which Temporal limits to 2 MB (TestLargestAcceptedCaseExports).
+// is printed (a project's description is not); it is built and rendered in
+// the same activity, never passed through a workflow's history
+// (TestLargestAcceptedCaseExports).
 const (
 	maxTextRunes = 2_000_000
 	maxRows      = 10_000
