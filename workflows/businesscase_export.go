@@ -126,6 +126,9 @@ func describe(err error, deadline time.Duration) string {
 		}
 		return "the export failed: " + f.Reason
 	}
+	if app, ok := errors.AsType[*temporal.ApplicationError](err); ok {
+		return "the export failed: " + app.Message()
+	}
 	return "the export failed: " + err.Error()
 }
 
