@@ -28,6 +28,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
@@ -169,13 +170,13 @@ func readBulkImport(c *fiber.Ctx, format bulk.Format) (bulk.Options, []bulk.Reco
 		if err != nil {
 			return o, nil, err
 		}
-		resource := b.enum("resource", true, bulkResourceNames)
-		mode := b.enum("mode", false, bulkModeNames)
-		dry, atomic := b.boolean("dry_run"), b.boolean("atomic")
-		if !b.has("records") || b.isNull("records") {
-			b.fail("records", "required", "is required")
+		resource := b.Enum("resource", true, bulkResourceNames)
+		mode := b.Enum("mode", false, bulkModeNames)
+		dry, atomic := b.Boolean("dry_run"), b.Boolean("atomic")
+		if !b.Has("records") || b.IsNull("records") {
+			b.Fail("records", "required", "is required")
 		}
-		if err := b.done(); err != nil {
+		if err := b.Done(); err != nil {
 			return o, nil, err
 		}
 		o.Resource = bulk.Resource(*resource)
@@ -183,7 +184,7 @@ func readBulkImport(c *fiber.Ctx, format bulk.Format) (bulk.Options, []bulk.Reco
 			o.Mode = bulk.Mode(*mode)
 		}
 		o.DryRun, o.Atomic = dry != nil && *dry, atomic != nil && *atomic
-		records, err := bulk.DecodeRecords(b.fields["records"])
+		records, err := bulk.DecodeRecords(b.Raw("records"))
 		return o, records, bulkParseError(err)
 	}
 	resource, ok := q.str("resource")
@@ -222,15 +223,15 @@ func bulkParseError(err error) error {
 }
 
 // recordBody lets a row be read by the single route's body readers.
-func recordBody(r bulk.Record) *body {
-	return &body{fields: r, seen: map[string]bool{}}
+func recordBody(r bulk.Record) *input.Object {
+	return input.New(r)
 }
 
 // rowErrors converts the readers' and the domain's failures to a row's errors.
-func rowErrors(fields []FieldError, err error) []bulk.FieldError {
+func rowErrors(fields validation.Errors, err error) []bulk.FieldError {
 	out := make([]bulk.FieldError, 0, len(fields)+1)
 	for _, f := range fields {
-		out = append(out, bulk.FieldError(f))
+		out = append(out, bulk.FieldError{Field: f.Field, Code: f.Code, Message: f.Message})
 	}
 	if err != nil {
 		for _, f := range fromValidation(err).Fields {
@@ -246,7 +247,7 @@ func bulkRowID(rec bulk.Record) (id *uuid.UUID, ok bool) {
 	if rec["id"] == nil || string(rec["id"]) == "null" {
 		return nil, true
 	}
-	s := recordBody(rec).text("id", false, maxShortTextLen)
+	s := recordBody(rec).Text("id", false, maxShortTextLen)
 	v, err := uuid.Parse(deref(s))
 	if s == nil || err != nil {
 		return nil, false
@@ -269,7 +270,7 @@ func dateText(d *time.Time) string {
 // is missing or not writable marked failed, as the single route answers it.
 // fields[i] and initiativeIDs[i] are the row's; initiatives by id.
 func initiativeRows[F any](ctx context.Context, t pgx.Tx, tenant uuid.UUID, records []bulk.Record, offset int,
-	read func(*body) F, initiativeOf func(F) *string, checkWritable func(initiative.Status) error,
+	read func(*input.Object) F, initiativeOf func(F) *string, checkWritable func(initiative.Status) error,
 ) (results []bulk.Result, fields []F, initiativeIDs []uuid.UUID, initiatives map[uuid.UUID]dbsqlc.BulkInitiativesLockedRow, err error) {
 	results, fields, initiativeIDs = bulk.NewResults(len(records), offset), make([]F, len(records)), make([]uuid.UUID, len(records))
 	notFound := []bulk.FieldError{{Field: "initiative_id", Code: "not_found", Message: "no such initiative"}}
@@ -278,9 +279,9 @@ func initiativeRows[F any](ctx context.Context, t pgx.Tx, tenant uuid.UUID, reco
 	for i, rec := range records {
 		b := recordBody(rec)
 		fields[i] = read(b)
-		_ = b.done()
-		if len(b.errs) > 0 {
-			results[i].Fail(rowErrors(b.errs, nil))
+		_ = b.Done()
+		if len(b.Errors()) > 0 {
+			results[i].Fail(rowErrors(b.Errors(), nil))
 			continue
 		}
 		id, err := uuid.Parse(*initiativeOf(fields[i]))

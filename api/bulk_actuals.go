@@ -49,19 +49,19 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 	seen := map[uuid.UUID]bool{}
 	for i, rec := range records {
 		b := recordBody(rec)
-		id := b.text("benefit_id", true, maxShortTextLen)
+		id := b.Text("benefit_id", true, maxShortTextLen)
 		rows[i].in = readActual(b)
-		b.ignore("id")
-		_ = b.done()
+		b.Ignore("id")
+		_ = b.Done()
 		if id != nil {
 			parsed, err := uuid.Parse(*id)
 			if err != nil {
-				b.fail("benefit_id", "invalid_format", "must be a benefit id")
+				b.Fail("benefit_id", "invalid_format", "must be a benefit id")
 			}
 			rows[i].benefitID = parsed
 		}
-		if len(b.errs) > 0 {
-			results[i].Fail(rowErrors(b.errs, nil))
+		if len(b.Errors()) > 0 {
+			results[i].Fail(rowErrors(b.Errors(), nil))
 			continue
 		}
 		if !seen[rows[i].benefitID] {

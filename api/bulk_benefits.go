@@ -25,6 +25,7 @@ import (
 	"github.com/valuecase/valuecase/internal/benefit"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 )
 
@@ -46,7 +47,7 @@ type benefitRow struct {
 
 func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
 	results, fields, initiativeIDs, initiatives, err := initiativeRows(ctx, t, a.TenantID, records, offset,
-		func(b *body) benefitFields { return readBenefit(b, true, true) }, func(f benefitFields) *string { return f.initiativeID }, benefit.CheckWritable)
+		func(b *input.Object) benefitFields { return readBenefit(b, true, true) }, func(f benefitFields) *string { return f.initiativeID }, benefit.CheckWritable)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/cost"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 )
 
@@ -65,10 +66,10 @@ func (c *costColumns) add(id uuid.UUID, v costValues) {
 
 func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
 	results, fields, initiativeIDs, initiatives, err := initiativeRows(ctx, t, a.TenantID, records, offset,
-		func(b *body) costFields {
+		func(b *input.Object) costFields {
 			f := readCost(b, true)
-			if !b.has("initiative_id") || b.isNull("initiative_id") { // the path's part of the single route
-				b.fail("initiative_id", "required", "is required")
+			if !b.Has("initiative_id") || b.IsNull("initiative_id") { // the path's part of the single route
+				b.Fail("initiative_id", "required", "is required")
 			}
 			return f
 		}, func(f costFields) *string { return f.initiativeID }, cost.CheckWritable)

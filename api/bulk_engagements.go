@@ -53,11 +53,11 @@ func importEngagements(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 	seen, firstOf := map[uuid.UUID]bool{}, map[uuid.UUID]int{}
 	for i, rec := range records {
 		b := recordBody(rec)
-		sid := b.text("stakeholder_id", true, maxShortTextLen)
+		sid := b.Text("stakeholder_id", true, maxShortTextLen)
 		rows[i].in, rows[i].notes = readEngagementBody(b)
-		_ = b.done()
-		if len(b.errs) > 0 {
-			results[i].Fail(rowErrors(b.errs, nil))
+		_ = b.Done()
+		if len(b.Errors()) > 0 {
+			results[i].Fail(rowErrors(b.Errors(), nil))
 			continue
 		}
 		id, err := uuid.Parse(*sid)

@@ -42,9 +42,9 @@ func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 	for i, rec := range records {
 		b := recordBody(rec)
 		rows[i] = readInitiative(b, true)
-		_ = b.done()
-		if len(b.errs) > 0 {
-			results[i].Fail(rowErrors(b.errs, nil))
+		_ = b.Done()
+		if len(b.Errors()) > 0 {
+			results[i].Fail(rowErrors(b.Errors(), nil))
 			continue
 		}
 		if err := checkDates(rows[i].start, rows[i].end); err != nil {
@@ -247,7 +247,11 @@ func apiRowErrors(field string, err error) []bulk.FieldError {
 		return rowErrors(nil, err)
 	}
 	if len(e.Fields) > 0 {
-		return rowErrors(e.Fields, nil)
+		out := make([]bulk.FieldError, len(e.Fields))
+		for i, f := range e.Fields {
+			out[i] = bulk.FieldError(f)
+		}
+		return out
 	}
 	code := "invalid_value"
 	switch e.Status {

@@ -19,6 +19,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/stakeholder"
 	"github.com/valuecase/valuecase/internal/valuation"
 )
@@ -40,7 +41,7 @@ type stakeholderRow struct {
 
 func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
 	results, fields, initiativeIDs, initiatives, err := initiativeRows(ctx, t, a.TenantID, records, offset,
-		func(b *body) stakeholderFields { return readStakeholder(b, true, true) }, func(f stakeholderFields) *string { return f.initiativeID }, stakeholder.CheckWritable)
+		func(b *input.Object) stakeholderFields { return readStakeholder(b, true, true) }, func(f stakeholderFields) *string { return f.initiativeID }, stakeholder.CheckWritable)
 	if err != nil {
 		return nil, err
 	}
