@@ -20,6 +20,7 @@ import (
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 )
@@ -48,7 +49,7 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 	var benefitIDs []uuid.UUID
 	seen := map[uuid.UUID]bool{}
 	for i, rec := range records {
-		b := recordBody(rec)
+		b := input.New(rec)
 		id := b.Text("benefit_id", true, maxShortTextLen)
 		rows[i].in = readActual(b)
 		b.Ignore("id")
@@ -61,7 +62,7 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 			rows[i].benefitID = parsed
 		}
 		if len(b.Errors()) > 0 {
-			results[i].Fail(rowErrors(b.Errors(), nil))
+			results[i].Fail(bulk.RowErrors(b.Errors(), nil))
 			continue
 		}
 		if !seen[rows[i].benefitID] {
@@ -100,7 +101,7 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 		}
 		filed, next, err := rows[i].in.check(l.Benefit, now)
 		if err != nil {
-			results[i].Fail(rowErrors(nil, err))
+			results[i].Fail(bulk.RowErrors(nil, err))
 			continue
 		}
 		rows[i].key, rows[i].next = actualKey{rows[i].benefitID, filed}, next

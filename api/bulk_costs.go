@@ -61,11 +61,11 @@ type costColumns struct {
 func (c *costColumns) add(id uuid.UUID, v costValues) {
 	c.ids, c.names, c.categories, c.currencies = append(c.ids, id), append(c.names, v.name), append(c.categories, v.category), append(c.currencies, v.currency)
 	c.recurrences, c.amounts, c.periods = append(c.recurrences, v.recurrence), append(c.amounts, v.amount), append(c.periods, v.period)
-	c.endTexts = append(c.endTexts, dateText(v.end))
+	c.endTexts = append(c.endTexts, bulk.DateText(v.end))
 }
 
 func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
-	results, fields, initiativeIDs, initiatives, err := initiativeRows(ctx, t, a.TenantID, records, offset,
+	results, fields, initiativeIDs, initiatives, err := bulk.InitiativeRows(ctx, t, a.TenantID, records, offset,
 		func(b *input.Object) costFields {
 			f := readCost(b, true)
 			if !b.Has("initiative_id") || b.IsNull("initiative_id") { // the path's part of the single route
@@ -85,7 +85,7 @@ func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, re
 		if results[i].Status == bulk.Failed || o.Mode != bulk.Upsert {
 			continue
 		}
-		id, ok := bulkRowID(rec)
+		id, ok := bulk.RowID(rec)
 		if !ok {
 			results[i].Fail(notFound)
 			continue
@@ -138,7 +138,7 @@ func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, re
 		name, def := fields[i].definition(stored, true)
 		checked, err := cost.CheckDefinition(def)
 		if err != nil {
-			results[i].Fail(rowErrors(nil, err))
+			results[i].Fail(bulk.RowErrors(nil, err))
 			continue
 		}
 		v := costValues{name: name, category: string(def.Category), currency: def.Currency, recurrence: string(def.Recurrence),
