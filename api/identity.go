@@ -2,7 +2,7 @@ package api
 
 // Identity and access (issue 4): who the caller is and what it may do.
 //
-// Effective permissions of a request (README, "Identity and access"):
+// Effective permissions of a request (docs/identity.md, "Effective permissions"):
 //
 //	token permissions
 //	∪ permissions of the token's roles

@@ -12,7 +12,7 @@ import (
 //	printf '%s' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" -r
 //	printf '%s' "$ID.$TS.$BODY" | openssl dgst -sha256 -hmac "$SECRET" -binary | base64 -w0
 //
-// They are published in the README; a change here is a breaking change for receivers.
+// They are published in docs/webhooks.md; a change here is a breaking change for receivers.
 const (
 	vecSecret = "vc-test-secret-0123456789abcdef"
 	vecID     = "8a2f3c4d-5e6f-4a1b-9c8d-7e6f5a4b3c2d"
