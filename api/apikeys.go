@@ -178,20 +178,20 @@ func (s *Server) createAPIKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	name := b.text("name", true, maxIdentityName)
-	scopes := b.textList("scopes", len(rbac.APIKeyScopes), 100)
-	if b.has("scopes") && scopes != nil && len(scopes) == 0 {
-		b.fail("scopes", "required", "must name at least one scope")
-	} else if !b.has("scopes") || b.isNull("scopes") {
-		b.fail("scopes", "required", "is required; one or more of %v", scopeNames())
+	name := b.Text("name", true, maxIdentityName)
+	scopes := b.TextList("scopes", len(rbac.APIKeyScopes), 100)
+	if b.Has("scopes") && scopes != nil && len(scopes) == 0 {
+		b.Fail("scopes", "required", "must name at least one scope")
+	} else if !b.Has("scopes") || b.IsNull("scopes") {
+		b.Fail("scopes", "required", "is required; one or more of %v", scopeNames())
 	}
 	for i, sc := range scopes {
 		if !rbac.IsAPIKeyScope(rbac.Permission(sc)) {
-			b.fail("scopes["+strconv.Itoa(i)+"]", "invalid_value", "is not a known scope; known: %v", scopeNames())
+			b.Fail("scopes["+strconv.Itoa(i)+"]", "invalid_value", "is not a known scope; known: %v", scopeNames())
 		}
 	}
-	days := b.integer("expires_in_days", 1, maxKeyDays)
-	if err := b.done(); err != nil {
+	days := b.Integer("expires_in_days", 1, maxKeyDays)
+	if err := b.Done(); err != nil {
 		return err
 	}
 	if days == nil {

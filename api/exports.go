@@ -72,10 +72,10 @@ func (s *Server) createExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	format := b.enum("format", true, validation.Names(render.Formats))
-	appendices := b.boolean("include_appendices")
-	watermark := b.text("watermark", false, render.MaxWatermarkRunes)
-	if err := b.done(); err != nil {
+	format := b.Enum("format", true, validation.Names(render.Formats))
+	appendices := b.Boolean("include_appendices")
+	watermark := b.Text("watermark", false, render.MaxWatermarkRunes)
+	if err := b.Done(); err != nil {
 		return err
 	}
 	req := export.Request{Format: render.Format(*format), IncludeAppendices: appendices != nil && *appendices}

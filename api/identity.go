@@ -2,7 +2,7 @@ package api
 
 // Identity and access (issue 4): who the caller is and what it may do.
 //
-// Effective permissions of a request (README, "Identity and access"):
+// Effective permissions of a request (docs/identity.md, "Effective permissions"):
 //
 //	token permissions
 //	∪ permissions of the token's roles
@@ -29,6 +29,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/auth"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/user"
 )
@@ -213,12 +214,12 @@ const (
 	maxServiceClients = 50
 )
 
-// permissions reads a permission list; unknown permissions are named in the 422.
-func (b *body) permissions(field string) []string {
-	perms := b.textList(field, len(rbac.AllPermissions)+10, 100)
+// readPermissions reads a permission list; unknown permissions are named in the 422.
+func readPermissions(b *input.Object, field string) []string {
+	perms := b.TextList(field, len(rbac.AllPermissions)+10, 100)
 	for i, p := range perms {
 		if !rbac.IsKnown(rbac.Permission(p)) {
-			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "is not a known permission; known: %s", strings.Join(rbac.Names(), ", "))
+			b.Fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "is not a known permission; known: %s", strings.Join(rbac.Names(), ", "))
 		}
 	}
 	return perms

@@ -22,6 +22,7 @@ import (
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/integration"
 	"github.com/valuecase/valuecase/internal/integration/provider"
 	"github.com/valuecase/valuecase/internal/outbox"
@@ -183,31 +184,31 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 	}
 	create := mode == "create"
 	var f integrationFields
-	prov := b.enum("provider", create, provider.Names())
+	prov := b.Enum("provider", create, provider.Names())
 	switch {
 	case prov != nil && current != nil && *prov != current.Provider:
-		b.fail("provider", "invalid_value", "cannot change (%s); create a new integration instead", current.Provider)
+		b.Fail("provider", "invalid_value", "cannot change (%s); create a new integration instead", current.Provider)
 	case prov != nil:
 		f.provider = *prov
 	case current != nil:
 		f.provider = current.Provider
 	}
-	f.name = b.text("name", mode != "patch" || b.has("name"), maxIntegrationNameLen) // a PATCH may leave it out, not blank it
+	f.name = b.Text("name", mode != "patch" || b.Has("name"), maxIntegrationNameLen) // a PATCH may leave it out, not blank it
 	f.name = trimmed(f.name)
-	f.state = b.enum("state", false, integration.Settable)
-	b.ignore(readOnlyIntegrationFields...)
+	f.state = b.Enum("state", false, integration.Settable)
+	b.Ignore(readOnlyIntegrationFields...)
 
 	// config: an object, the token taken out before validation.
 	var raw map[string]any
-	if b.has("config") && !b.isNull("config") {
-		if len(b.fields["config"]) > maxConfigBytes {
-			b.fail("config", "too_long", "must be at most %d bytes of JSON", maxConfigBytes)
-		} else if err := json.Unmarshal(b.fields["config"], &raw); err != nil || raw == nil {
-			b.fail("config", "invalid_type", "must be an object")
+	if b.Has("config") && !b.IsNull("config") {
+		if len(b.Raw("config")) > maxConfigBytes {
+			b.Fail("config", "too_long", "must be at most %d bytes of JSON", maxConfigBytes)
+		} else if err := json.Unmarshal(b.Raw("config"), &raw); err != nil || raw == nil {
+			b.Fail("config", "invalid_type", "must be an object")
 			raw = nil
 		}
 	} else if mode != "patch" {
-		b.fail("config", "required", "is required")
+		b.Fail("config", "required", "is required")
 	}
 	if raw != nil && f.provider != "" {
 		for _, k := range provider.SecretKeys(f.provider) {
@@ -229,11 +230,11 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 		}
 		rest, sent, fe := provider.SplitSecrets(f.provider, raw)
 		for k, msg := range fe {
-			b.fail("config."+k, "invalid_value", "%s", msg)
+			b.Fail("config."+k, "invalid_value", "%s", msg)
 		}
 		norm, fields, err := provider.Validate(f.provider, rest, s.Config.OutboundAllowPrivateNetworks)
 		if err != nil {
-			b.fail("provider", "invalid_value", "%s", err.Error())
+			b.Fail("provider", "invalid_value", "%s", err.Error())
 		}
 		if err == nil && len(fields) == 0 {
 			held, err := integration.HeldSecrets(s.Webhooks.Secrets, current, f.provider, sent, f.cleared)
@@ -254,7 +255,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			b.fail("config."+k, "invalid_value", "%s", fields[k])
+			b.Fail("config."+k, "invalid_value", "%s", fields[k])
 		}
 		if err == nil && len(fields) == 0 {
 			f.config, f.sent = norm, sent
@@ -265,7 +266,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 				}
 				var ue *webhook.URLError
 				if err := webhook.CheckURL(c.UserContext(), u, s.Config.OutboundAllowPrivateNetworks); errors.As(err, &ue) {
-					b.fail("config."+k, "invalid_value", "%s", ue.Reason)
+					b.Fail("config."+k, "invalid_value", "%s", ue.Reason)
 				} else if err != nil {
 					return f, err
 				}
@@ -273,7 +274,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 			if f.provider == provider.Jira {
 				id, _ := uuid.Parse(fmt.Sprint(norm["initiative_id"]))
 				if _, err := db.Q.InitiativeGet(c.UserContext(), tx(c), dbsqlc.InitiativeGetParams{TenantID: principal(c).TenantID, ID: id}); db.IsNotFound(err) {
-					b.fail("config.initiative_id", "invalid_value", "no initiative of this tenant has this id")
+					b.Fail("config.initiative_id", "invalid_value", "no initiative of this tenant has this id")
 				} else if err != nil {
 					return f, err
 				}
@@ -282,10 +283,10 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 	}
 
 	// sync_schedule: an object; absent in create and PUT means manual in UTC.
-	if b.has("sync_schedule") && !b.isNull("sync_schedule") {
+	if b.Has("sync_schedule") && !b.IsNull("sync_schedule") {
 		var sj map[string]json.RawMessage
-		if err := json.Unmarshal(b.fields["sync_schedule"], &sj); err != nil || sj == nil {
-			b.fail("sync_schedule", "invalid_type", "must be an object")
+		if err := json.Unmarshal(b.Raw("sync_schedule"), &sj); err != nil || sj == nil {
+			b.Fail("sync_schedule", "invalid_type", "must be an object")
 		} else {
 			sch, ok := readSchedule(b, sj)
 			if ok {
@@ -295,14 +296,14 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 	} else if mode != "patch" {
 		f.schedule = &integration.Schedule{Frequency: integration.Manual, TimeZone: "UTC"}
 	}
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return f, err
 	}
 	return f, nil
 }
 
 // readSchedule reads the sync_schedule object, reporting on sync_schedule.<key>.
-func readSchedule(b *body, sj map[string]json.RawMessage) (integration.Schedule, bool) {
+func readSchedule(b *input.Object, sj map[string]json.RawMessage) (integration.Schedule, bool) {
 	var sch integration.Schedule
 	ok := true
 	str := func(k string) string {
@@ -312,7 +313,7 @@ func readSchedule(b *body, sj map[string]json.RawMessage) (integration.Schedule,
 		}
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil || len(s) > 64 {
-			b.fail("sync_schedule."+k, "invalid_type", "must be a string of at most 64 characters")
+			b.Fail("sync_schedule."+k, "invalid_type", "must be a string of at most 64 characters")
 			ok = false
 		}
 		return s
@@ -321,7 +322,7 @@ func readSchedule(b *body, sj map[string]json.RawMessage) (integration.Schedule,
 		switch k {
 		case "frequency", "at", "day_of_week", "timezone":
 		default:
-			b.fail("sync_schedule."+k, "unknown_field", "is not a field of sync_schedule (frequency, at, day_of_week, timezone)")
+			b.Fail("sync_schedule."+k, "unknown_field", "is not a field of sync_schedule (frequency, at, day_of_week, timezone)")
 			ok = false
 		}
 	}
@@ -336,7 +337,7 @@ func readSchedule(b *body, sj map[string]json.RawMessage) (integration.Schedule,
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		b.fail(k, "invalid_value", "%s", errs[k])
+		b.Fail(k, "invalid_value", "%s", errs[k])
 	}
 	return sch, len(errs) == 0
 }

@@ -126,22 +126,22 @@ func readRoleFields(c *fiber.Ctx, replace bool) (roleFields, error) {
 	}
 	f := roleFields{has: map[string]bool{}}
 	for _, n := range []string{"name", "description", "permissions"} {
-		f.has[n] = b.has(n)
+		f.has[n] = b.Has(n)
 	}
-	f.name = b.text("name", replace || f.has["name"], maxRoleNameLen)
+	f.name = b.Text("name", replace || f.has["name"], maxRoleNameLen)
 	if f.name != nil && !roleNamePattern.MatchString(*f.name) {
-		b.fail("name", "invalid_format", "must start with a letter or digit, not end with a space, and hold only letters, digits, spaces, dots, dashes and underscores")
+		b.Fail("name", "invalid_format", "must start with a letter or digit, not end with a space, and hold only letters, digits, spaces, dots, dashes and underscores")
 	}
-	f.description = b.text("description", false, maxRoleDescLen)
-	f.permissions = b.permissions("permissions")
+	f.description = b.Text("description", false, maxRoleDescLen)
+	f.permissions = readPermissions(b, "permissions")
 	if replace && !f.has["permissions"] {
-		b.fail("permissions", "required", "is required ([] for none)")
+		b.Fail("permissions", "required", "is required ([] for none)")
 	}
-	if f.has["permissions"] && b.isNull("permissions") {
-		b.fail("permissions", "invalid_type", "must be an array of permissions ([] for none)")
+	if f.has["permissions"] && b.IsNull("permissions") {
+		b.Fail("permissions", "invalid_type", "must be an array of permissions ([] for none)")
 	}
-	b.ignore("id", "built_in", "created_at", "updated_at")
-	if err := b.done(); err != nil {
+	b.Ignore("id", "built_in", "created_at", "updated_at")
+	if err := b.Done(); err != nil {
 		return roleFields{}, err
 	}
 	return f, nil

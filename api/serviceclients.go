@@ -44,13 +44,13 @@ func (s *Server) createServiceClient(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	name := b.text("name", true, maxIdentityName)
-	roles := b.textList("roles", maxListItems, maxRoleNameLen)
-	perms := b.permissions("permissions")
+	name := b.Text("name", true, maxIdentityName)
+	roles := b.TextList("roles", maxListItems, maxRoleNameLen)
+	perms := readPermissions(b, "permissions")
 	if len(roles) == 0 && len(perms) == 0 {
-		b.fail("permissions", "required", "give the client roles, permissions or both")
+		b.Fail("permissions", "required", "give the client roles, permissions or both")
 	}
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return err
 	}
 	ctx, p, t := c.UserContext(), principal(c), tx(c)

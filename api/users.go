@@ -144,10 +144,10 @@ func (s *Server) inviteUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	email := b.email("email", true)
-	name := b.text("name", false, maxNameLen)
-	roles := b.textList("roles", maxListItems, maxRoleNameLen)
-	if err := b.done(); err != nil {
+	email := b.Email("email", true)
+	name := b.Text("name", false, maxNameLen)
+	roles := b.TextList("roles", maxListItems, maxRoleNameLen)
+	if err := b.Done(); err != nil {
 		return err
 	}
 	ctx, p, t := c.UserContext(), principal(c), tx(c)
@@ -197,14 +197,14 @@ func (s *Server) patchUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	hasName, hasRoles := b.has("name"), b.has("roles")
-	name := b.text("name", false, maxNameLen)
-	roles := b.textList("roles", maxListItems, maxRoleNameLen)
-	if hasRoles && b.isNull("roles") {
-		b.fail("roles", "invalid_type", "must be an array of role names ([] for none)")
+	hasName, hasRoles := b.Has("name"), b.Has("roles")
+	name := b.Text("name", false, maxNameLen)
+	roles := b.TextList("roles", maxListItems, maxRoleNameLen)
+	if hasRoles && b.IsNull("roles") {
+		b.Fail("roles", "invalid_type", "must be an array of role names ([] for none)")
 	}
-	b.ignore("id", "email", "status", "subject", "invited_by", "deactivated_at", "created_at", "updated_at")
-	if err := b.done(); err != nil {
+	b.Ignore("id", "email", "status", "subject", "invited_by", "deactivated_at", "created_at", "updated_at")
+	if err := b.Done(); err != nil {
 		return err
 	}
 	ctx, p, t := c.UserContext(), principal(c), tx(c)

@@ -148,28 +148,28 @@ func (s *Server) readWebhookFields(c *fiber.Ctx, create, replace bool) (webhookF
 	}
 	f := webhookFields{has: map[string]bool{}}
 	for _, name := range []string{"url", "events", "secret", "active"} {
-		f.has[name] = b.has(name)
+		f.has[name] = b.Has(name)
 	}
-	f.url = b.text("url", create || replace || f.has["url"], webhook.MaxURLLength)
-	f.events = b.enumList("events", "event type", create || replace || f.has["events"], outbox.EventTypes)
-	f.secret = b.text("secret", create || f.has["secret"], maxWebhookSecretLen)
+	f.url = b.Text("url", create || replace || f.has["url"], webhook.MaxURLLength)
+	f.events = b.EnumList("events", "event type", create || replace || f.has["events"], outbox.EventTypes)
+	f.secret = b.Text("secret", create || f.has["secret"], maxWebhookSecretLen)
 	if f.secret != nil && utf8.RuneCountInString(*f.secret) < minWebhookSecretLen {
-		b.fail("secret", "invalid_value", "must be %d to %d characters", minWebhookSecretLen, maxWebhookSecretLen)
+		b.Fail("secret", "invalid_value", "must be %d to %d characters", minWebhookSecretLen, maxWebhookSecretLen)
 	}
-	f.active = b.boolean("active")
-	b.ignore(readOnlyWebhookFields...)
+	f.active = b.Boolean("active")
+	b.Ignore(readOnlyWebhookFields...)
 	if f.url != nil {
 		var ue *webhook.URLError
 		if err := webhook.ValidateURL(*f.url); errors.As(err, &ue) {
-			b.fail("url", "invalid_format", "%s", ue.Reason)
+			b.Fail("url", "invalid_format", "%s", ue.Reason)
 		} else if err := webhook.CheckURL(c.UserContext(), *f.url, s.Config.OutboundAllowPrivateNetworks); err != nil {
 			if !errors.As(err, &ue) {
 				return webhookFields{}, err
 			}
-			b.fail("url", "invalid_value", "%s", ue.Reason) // resolves to a refused address
+			b.Fail("url", "invalid_value", "%s", ue.Reason) // resolves to a refused address
 		}
 	}
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return webhookFields{}, err
 	}
 	return f, nil
