@@ -111,14 +111,14 @@ func (s *Server) identityRoutes(v1 fiber.Router) {
 // resolveCaller is tenantTx's one query: it loads the user (provisioning it on
 // first sight) or the service client, refuses deactivated users, revoked
 // clients and ended sessions, and completes the permission union.
-func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) error {
+func (s *Server) resolveCaller(ctx context.Context, tx pgx.Tx, p *Principal) error {
 	perms := p.Permissions
 	defer perms.Imply()
 	switch p.Auth.Kind {
 	case authAPIKey:
 		return nil // verified before rate limiting (apiKeyTenant)
 	case authServiceClient:
-		row, err := db.Q.ServiceClientAuthenticate(ctx, t, dbsqlc.ServiceClientAuthenticateParams{
+		row, err := db.Q.ServiceClientAuthenticate(ctx, tx, dbsqlc.ServiceClientAuthenticateParams{
 			TenantID: p.TenantID, ClientID: p.Auth.ClientID, TokenRoles: nonNil(p.Roles),
 		})
 		if db.IsNotFound(err) || (err == nil && row.RevokedAt != nil) {
@@ -130,11 +130,11 @@ func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) erro
 		perms.Add(row.RolePermissions...)
 		return nil
 	}
-	row, err := db.Q.UserAuthenticate(ctx, t, dbsqlc.UserAuthenticateParams{
+	row, err := db.Q.UserAuthenticate(ctx, tx, dbsqlc.UserAuthenticateParams{
 		TenantID: p.TenantID, Subject: &p.Subject, SessionID: p.Auth.SessionID, TokenRoles: nonNil(p.Roles),
 	})
 	if db.IsNotFound(err) {
-		row, err = s.firstSighting(ctx, t, p)
+		row, err = s.firstSighting(ctx, tx, p)
 	}
 	if err != nil {
 		return err
@@ -164,13 +164,13 @@ func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) erro
 // an invitation to the token's e-mail address is claimed (and becomes active),
 // otherwise a new active user is made. It costs one more query for the
 // permissions of custom roles, once per user.
-func (s *Server) firstSighting(ctx context.Context, t pgx.Tx, p *Principal) (dbsqlc.UserAuthenticateRow, error) {
-	u, err := user.Provision(ctx, t, p.TenantID, p.Subject, p.Email, p.Name)
+func (s *Server) firstSighting(ctx context.Context, tx pgx.Tx, p *Principal) (dbsqlc.UserAuthenticateRow, error) {
+	u, err := user.Provision(ctx, tx, p.TenantID, p.Subject, p.Email, p.Name)
 	if err != nil {
 		return dbsqlc.UserAuthenticateRow{}, err
 	}
 	names := unionStrings(u.Roles, p.Roles)
-	perms, err := db.Q.RolePermissions(ctx, t, dbsqlc.RolePermissionsParams{TenantID: p.TenantID, Names: names})
+	perms, err := db.Q.RolePermissions(ctx, tx, dbsqlc.RolePermissionsParams{TenantID: p.TenantID, Names: names})
 	if err != nil {
 		return dbsqlc.UserAuthenticateRow{}, err
 	}
