@@ -351,7 +351,7 @@ func checkPackage(t *testing.T, name string, data []byte) {
 		}
 		dec := xml.NewDecoder(bytes.NewReader(b))
 		for {
-			if _, err := dec.Token(); err == io.EOF {
+			if _, err := dec.Token(); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
 				t.Fatalf("%s: %s is not well-formed: %v", name, f.Name, err)
