@@ -16,7 +16,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -120,10 +119,8 @@ func (s *Server) verifyAPIKey(ctx context.Context, key credential.Parsed) (dbsql
 			return Unauthorized("the API key is revoked, expired or unknown")
 		case errors.Is(err, credential.ErrRevoked):
 			return Unauthorized("the API key was revoked")
-		case err != nil:
-			return fmt.Errorf("%w: %w", db.ErrUnavailable, err)
 		}
-		return nil
+		return err
 	})
 	return row, err
 }

@@ -103,8 +103,8 @@ func VerifyAPIKey(ctx context.Context, tx pgx.Tx, key Parsed) (dbsqlc.APIKey, er
 	if db.IsNotFound(err) || (err == nil && !Matches(key.Raw, row.KeyHash)) {
 		return row, ErrUnknown
 	}
-	if err != nil {
-		return row, err
+	if err != nil { // a key cannot be told good or bad now: a retry may succeed
+		return row, fmt.Errorf("%w: %w", db.ErrUnavailable, err)
 	}
 	if row.RevokedAt != nil {
 		return row, ErrRevoked
