@@ -25,7 +25,6 @@ import (
 	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/integration"
 	"github.com/valuecase/valuecase/internal/integration/provider"
-	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/secretbox"
 	"github.com/valuecase/valuecase/internal/webhook"
@@ -342,13 +341,6 @@ func readSchedule(b *input.Object, sj map[string]json.RawMessage) (integration.S
 	return sch, len(errs) == 0
 }
 
-func optText(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func (s *Server) listIntegrations(c *fiber.Ctx) error {
 	q := parseQuery(c)
 	page, size := q.page(maxIntegrationPageSize)
@@ -378,22 +370,6 @@ func (s *Server) listIntegrations(c *fiber.Ctx) error {
 		})
 }
 
-// checkActiveLimit refuses a change that would make more than integration.MaxActive active.
-func checkActiveLimit(c *fiber.Ctx, from, to integration.State, except *uuid.UUID) error {
-	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
-	if to != integration.Active || from == integration.Active {
-		return integrationError(integration.CheckTransition(from, to, 0))
-	}
-	if err := db.Q.IntegrationLockTenantCreates(ctx, t, tenant); err != nil {
-		return err
-	}
-	n, err := db.Q.IntegrationCountActive(ctx, t, dbsqlc.IntegrationCountActiveParams{TenantID: tenant, ExceptID: except})
-	if err != nil {
-		return err
-	}
-	return integrationError(integration.CheckTransition(from, to, n))
-}
-
 // integrationError maps the domain's typed errors.
 func integrationError(err error) error {
 	var na *integration.NotActiveError
@@ -404,6 +380,10 @@ func integrationError(err error) error {
 		return Conflict("the tenant already has %d active integrations; pause or delete one first", integration.MaxActive)
 	case errors.Is(err, integration.ErrDisconnected):
 		return Conflict("the integration is disconnected; create a new one")
+	case errors.Is(err, integration.ErrNotFound):
+		return NotFound("integration")
+	case errors.Is(err, integration.ErrNameTaken):
+		return AlreadyExists("%s", err.Error())
 	case errors.As(err, &na):
 		return Conflict("%s", na.Error())
 	}
@@ -422,36 +402,13 @@ func (s *Server) createIntegration(c *fiber.Ctx) error {
 	if f.state != nil {
 		state = integration.State(*f.state)
 	}
-	if err := checkActiveLimit(c, integration.Paused, state, nil); err != nil {
-		return err
-	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	id := uuid.New()
-	params := dbsqlc.IntegrationCreateParams{TenantID: p.TenantID, ID: id, Provider: f.provider, Name: *f.name, State: string(state),
-		Frequency: string(f.schedule.Frequency), ScheduleAt: optText(f.schedule.At), DayOfWeek: optText(f.schedule.DayOfWeek), Timezone: f.schedule.TimeZone}
-	if params.Config, err = json.Marshal(f.config); err != nil {
-		return err
-	}
-	if f.sent.AccessToken != "" {
-		if params.TokenSealed, err = integration.SealToken(s.Webhooks.Secrets, p.TenantID, id, f.sent.AccessToken); err != nil {
-			return err
-		}
-		params.TokenHint = new(secretbox.Hint(f.sent.AccessToken))
-	}
-	if params.CredentialsSealed, err = integration.SealCredentials(s.Webhooks.Secrets, p.TenantID, id, f.secrets); err != nil {
-		return err
-	}
-	in, err := db.Q.IntegrationCreate(ctx, t, params)
-	if db.IsUniqueViolation(err, "integrations_tenant_name") {
-		return AlreadyExists("an integration of this name already exists")
-	}
+	in, err := integration.Create(c.UserContext(), tx(c), s.Webhooks.Secrets, principal(c).TenantID, integration.Input{
+		Provider: f.provider, Name: *f.name, State: state, Config: f.config, Token: f.sent.AccessToken, Secrets: f.secrets, Schedule: *f.schedule,
+	})
 	if err != nil {
-		return err
+		return integrationError(err)
 	}
-	if _, err := outbox.Write(ctx, t, p.TenantID, integration.EventChanged, integration.ChangedEvent{ID: id.String()}); err != nil {
-		return err
-	}
-	c.Location("/v1/integrations/" + id.String())
+	c.Location("/v1/integrations/" + in.ID.String())
 	return c.Status(fiber.StatusCreated).JSON(toIntegrationJSON(in, s.Webhooks.Secrets, time.Now()))
 }
 
@@ -460,12 +417,11 @@ func loadIntegration(c *fiber.Ctx, forUpdate bool) (dbsqlc.Integration, error) {
 	if err != nil {
 		return dbsqlc.Integration{}, err
 	}
-	var in dbsqlc.Integration
 	if forUpdate {
-		in, err = db.Q.IntegrationGetForUpdate(c.UserContext(), tx(c), dbsqlc.IntegrationGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
-	} else {
-		in, err = db.Q.IntegrationGet(c.UserContext(), tx(c), dbsqlc.IntegrationGetParams{TenantID: principal(c).TenantID, ID: id})
+		in, err := integration.Lock(c.UserContext(), tx(c), principal(c).TenantID, id)
+		return in, integrationError(err)
 	}
+	in, err := db.Q.IntegrationGet(c.UserContext(), tx(c), dbsqlc.IntegrationGetParams{TenantID: principal(c).TenantID, ID: id})
 	return in, found("integration", err)
 }
 
@@ -499,67 +455,27 @@ func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	in, err := loadIntegration(c, true)
+	id, err := pathID(c, "id", "integration")
 	if err != nil {
 		return err
 	}
-	if integration.State(in.State) == integration.Disconnected {
-		return integrationError(integration.ErrDisconnected)
+	in, err := integration.LockForChange(c.UserContext(), tx(c), principal(c).TenantID, id)
+	if err != nil {
+		return integrationError(err)
 	}
 	f, err := s.readIntegrationFields(c, mode, &in)
 	if err != nil {
 		return err
 	}
-	from, to := integration.State(in.State), integration.State(in.State)
+	var to *integration.State
 	if f.state != nil {
-		to = integration.State(*f.state)
-	} else if from == integration.Error && f.sent != (provider.Credentials{}) {
-		to = integration.Active
+		to = new(integration.State(*f.state))
 	}
-	if err := checkActiveLimit(c, from, to, &in.ID); err != nil {
-		return err
-	}
-	params := dbsqlc.IntegrationUpdateParams{TenantID: in.TenantID, ID: in.ID, Name: in.Name, Config: in.Config, TokenSealed: in.TokenSealed,
-		TokenHint: in.TokenHint, CredentialsSealed: in.CredentialsSealed, TokenExpiresAt: in.TokenExpiresAt, Frequency: in.Frequency, ScheduleAt: in.ScheduleAt, DayOfWeek: in.DayOfWeek, Timezone: in.Timezone,
-		State: string(to), LastError: in.LastError}
-	if to != integration.Error {
-		params.LastError = nil
-	}
-	if f.name != nil {
-		params.Name = *f.name
-	}
-	if f.config != nil {
-		if params.Config, err = json.Marshal(f.config); err != nil {
-			return err
-		}
-	}
-	if f.sent.AccessToken != "" {
-		if params.TokenSealed, err = integration.SealToken(s.Webhooks.Secrets, in.TenantID, in.ID, f.sent.AccessToken); err != nil {
-			return err
-		}
-		params.TokenHint, params.TokenExpiresAt = new(secretbox.Hint(f.sent.AccessToken)), nil
-	}
-	if slices.Contains(f.cleared, provider.SecretKey) {
-		params.TokenSealed, params.TokenHint, params.TokenExpiresAt = nil, nil, nil
-	}
-	if rest := f.sent; (rest != provider.Credentials{AccessToken: rest.AccessToken}) || slices.ContainsFunc(f.cleared, func(k string) bool { return k != provider.SecretKey }) {
-		if params.CredentialsSealed, err = integration.SealCredentials(s.Webhooks.Secrets, in.TenantID, in.ID, f.secrets); err != nil {
-			return err
-		}
-	}
-	if f.schedule != nil {
-		params.Frequency, params.ScheduleAt, params.DayOfWeek, params.Timezone = string(f.schedule.Frequency), optText(f.schedule.At), optText(f.schedule.DayOfWeek), f.schedule.TimeZone
-	}
-	ctx, t := c.UserContext(), tx(c)
-	updated, err := db.Q.IntegrationUpdate(ctx, t, params)
-	if db.IsUniqueViolation(err, "integrations_tenant_name") {
-		return AlreadyExists("an integration of this name already exists")
-	}
+	updated, err := integration.Update(c.UserContext(), tx(c), s.Webhooks.Secrets, in, integration.Change{
+		Name: f.name, State: to, Config: f.config, Sent: f.sent, Secrets: f.secrets, Cleared: f.cleared, Schedule: f.schedule,
+	})
 	if err != nil {
-		return err
-	}
-	if _, err := outbox.Write(ctx, t, in.TenantID, integration.EventChanged, integration.ChangedEvent{ID: in.ID.String()}); err != nil {
-		return err
+		return integrationError(err)
 	}
 	return c.JSON(toIntegrationJSON(updated, s.Webhooks.Secrets, time.Now()))
 }
@@ -574,14 +490,8 @@ func (s *Server) deleteIntegration(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if integration.State(in.State) != integration.Disconnected {
-		ctx, t := c.UserContext(), tx(c)
-		if _, err := db.Q.IntegrationDisconnect(ctx, t, dbsqlc.IntegrationDisconnectParams{TenantID: in.TenantID, ID: in.ID}); err != nil {
-			return err
-		}
-		if _, err := outbox.Write(ctx, t, in.TenantID, integration.EventChanged, integration.ChangedEvent{ID: in.ID.String()}); err != nil {
-			return err
-		}
+	if err := integration.Disconnect(c.UserContext(), tx(c), in); err != nil {
+		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }

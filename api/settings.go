@@ -81,16 +81,13 @@ func (s *Server) replaceSettings(c *fiber.Ctx) error {
 	if err := b.Done(); err != nil {
 		return err
 	}
-	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
-	if err := db.Q.SettingsLock(ctx, t, tenant); err != nil { // Save takes it again (advisory locks stack): If-Match holds to the write
-		return err
-	}
-	if cur, err := settings.LoadRecord(ctx, t, tenant); err != nil {
+	ctx, tenant := c.UserContext(), principal(c).TenantID
+	if cur, err := settings.LoadForUpdate(ctx, tx(c), tenant); err != nil { // If-Match holds to the write
 		return err
 	} else if err := checkIfMatch(c, settingsVersion(cur)); err != nil {
 		return err
 	}
-	saved, cleared, err := settings.Save(ctx, t, tenant, next)
+	saved, cleared, err := settings.Save(ctx, tx(c), tenant, next)
 	if err != nil {
 		return err
 	}
