@@ -319,12 +319,19 @@ type ScheduleState struct {
 	Note     string // the schedule's note when paused
 }
 
+// ScheduleStateBudget bounds the wait for an integration's schedule state (or the reader's
+// deadline when shorter): it is one field of GET /v1/integrations/{id}, which must not wait
+// on a hanging Temporal as long as the workflow view may.
+const ScheduleStateBudget = time.Second
+
 // Schedule reads the state of the schedule of the tenant's integration (the caller loaded
 // the integration in the tenant's transaction: the id is the tenant's). Temporal down or late
 // is Status unknown, not an error: the integration's own record still answers.
 func (r Reader) Schedule(ctx context.Context, tenantID uuid.UUID, integrationID string) ScheduleState {
 	ctx, cancel := r.deadline(ctx)
 	defer cancel()
+	ctx, cancelBudget := context.WithTimeout(ctx, ScheduleStateBudget)
+	defer cancelBudget()
 	desc, err := r.Temporal.ScheduleClient().GetHandle(ctx, IntegrationScheduleID(tenantID.String(), integrationID)).Describe(ctx)
 	if _, nf := errors.AsType[*serviceerror.NotFound](err); nf {
 		return ScheduleState{Status: "none"}

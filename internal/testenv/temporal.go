@@ -16,6 +16,8 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+
+	"github.com/valuecase/valuecase/internal/runs"
 )
 
 var (
@@ -39,7 +41,8 @@ func TemporalAddress(t testing.TB) string {
 // TemporalClient returns a client of the shared dev server, closed with the test.
 func TemporalClient(t testing.TB) client.Client {
 	t.Helper()
-	c, err := client.Dial(client.Options{HostPort: TemporalAddress(t), Namespace: "default"})
+	c, err := client.Dial(client.Options{HostPort: TemporalAddress(t), Namespace: "default",
+		ConnectionOptions: client.ConnectionOptions{DialOptions: runs.ScheduleConflictDialOptions()}}) // as worker.DialTemporal
 	if err != nil {
 		t.Fatalf("dial Temporal: %v", err)
 	}
