@@ -127,13 +127,16 @@ func updateSchedule(ctx context.Context, c client.Client, id string, do func(cli
 	handle := c.ScheduleClient().GetHandle(ctx, id)
 	for range maxScheduleUpdateAttempts {
 		cctx, cond := runs.ConditionalScheduleUpdate(ctx)
-		if err := handle.Update(cctx, client.ScheduleUpdateOptions{DoUpdate: do}); err != nil {
+		err := handle.Update(cctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+			if _, described := cond.Described(); !described { // no token to send: refuse rather than overwrite
+				return nil, fmt.Errorf("schedule %s: the Temporal client was dialed without runs.ScheduleConflictDialOptions, so the update could overwrite an operator's change", id)
+			}
+			return do(in)
+		}})
+		if err != nil {
 			return err
 		}
-		before, described := cond.Described()
-		if !described {
-			return fmt.Errorf("schedule %s: the Temporal client was dialed without runs.ScheduleConflictDialOptions, so the update could overwrite an operator's change", id)
-		}
+		before, _ := cond.Described()
 		if !cond.Sent() {
 			return nil // do skipped it
 		}
