@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,5 +123,41 @@ func TestScheduleUpdateKeepsAPauseThatLandsMidUpdate(t *testing.T) {
 	})
 	if d.Schedule.State.Paused {
 		t.Error("the SDK's plain update kept the pause: the race above proves nothing")
+	}
+}
+
+// A client dialed without runs.ScheduleConflictDialOptions cannot make the update
+// conditional: the upsert refuses to send it rather than risk overwriting an operator's pause.
+func TestScheduleUpdateRefusedWithoutTheConflictToken(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	plain, err := client.Dial(client.Options{HostPort: testenv.TemporalAddress(t), Namespace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	id := "schedule-plain-client-test/" + uuid.NewString()
+	opts := func(hour int) client.ScheduleOptions {
+		return client.ScheduleOptions{
+			ID:     id,
+			Spec:   client.ScheduleSpec{Calendars: []client.ScheduleCalendarSpec{{Hour: []client.ScheduleRange{{Start: hour}}, Minute: []client.ScheduleRange{{Start: 0}}}}},
+			Action: &client.ScheduleWorkflowAction{ID: id + "/run", Workflow: "ScheduleRaceTestWorkflow", TaskQueue: "schedule-race-test-nothing-runs-here"},
+		}
+	}
+	if err := workflows.UpsertSchedule(ctx, plain, opts(6), false); err != nil { // a create needs no token
+		t.Fatal(err)
+	}
+	h := plain.ScheduleClient().GetHandle(ctx, id)
+	t.Cleanup(func() { _ = h.Delete(context.Background()) })
+	err = workflows.UpsertSchedule(ctx, plain, opts(7), false)
+	if err == nil || !strings.Contains(err.Error(), "ScheduleConflictDialOptions") {
+		t.Fatalf("update through a plain client: %v", err)
+	}
+	d, err := h.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Schedule.Spec.Calendars[0].Hour; len(got) != 1 || got[0].Start != 6 {
+		t.Errorf("the refused update changed the schedule: hours %+v", got)
 	}
 }
