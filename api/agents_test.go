@@ -13,6 +13,7 @@ import (
 
 	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
+	"github.com/valuecase/valuecase/internal/runs"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
 )
@@ -215,5 +216,52 @@ func TestContractAgents(t *testing.T) {
 	})
 	if missing := cc.uncovered([]string{"workflows", "ingestion"}, 500); len(missing) > 0 {
 		t.Errorf("statuses never seen: %v", missing)
+	}
+}
+
+// GET /v1/integrations/{id} asks Temporal for its schedule's state (schedule_state). With
+// Temporal hanging (WORKFLOWS_TIMEOUT 3 s) or refusing connections it still answers 200 with
+// the integration, schedule_state says "unknown", and the answer comes within the schedule
+// state's own budget, not the workflow view's deadline.
+func TestIntegrationScheduleStateWhenTemporalIsDown(t *testing.T) {
+	refusing := func(t *testing.T) client.Client {
+		c, err := client.NewLazyClient(client.Options{HostPort: "127.0.0.1:1", Namespace: "default"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		return c
+	}
+	for name, temporal := range map[string]func(*testing.T) client.Client{"hanging": blackHoleTemporal, "refusing": refusing} {
+		t.Run(name, func(t *testing.T) {
+			const workflowsTimeout = 3 * time.Second
+			ts := newTestServer(t, "enterprise_plus", func(d *api.Deps) {
+				d.Temporal = temporal(t)
+				d.Config.WorkflowsTimeout = workflowsTimeout
+				d.Config.OutboundAllowPrivateNetworks = true
+			})
+			admin := ts.admin()
+			feed := providertest.NewFeed(t, providertest.Options{Records: 1})
+			r := ts.do(&admin, "POST", "/v1/integrations", map[string]any{
+				"provider": "http_feed", "name": "Feed during an outage", "config": map[string]any{"instance_url": feed.URL, "oauth_token": providertest.DefaultToken},
+				"sync_schedule": map[string]any{"frequency": "daily", "at": "02:00", "timezone": "UTC"},
+			})
+			expect(t, r, 201)
+			id := r.json(t)["id"].(string)
+			start := time.Now()
+			r = ts.do(&admin, "GET", "/v1/integrations/"+id, nil)
+			took := time.Since(start)
+			expect(t, r, 200)
+			in := r.json(t)
+			if in["id"] != id || in["state"] != "active" || in["next_sync_at"] == nil {
+				t.Errorf("the integration itself: %s", r.body)
+			}
+			if st, _ := in["schedule_state"].(map[string]any); st["status"] != "unknown" || st["paused_by"] != nil {
+				t.Errorf("schedule_state with Temporal %s: %s", name, r.body)
+			}
+			if took >= workflowsTimeout {
+				t.Errorf("answered after %s: waited the workflow view's deadline, not the schedule state's budget (%s)", took, runs.ScheduleStateBudget)
+			}
+		})
 	}
 }

@@ -133,7 +133,7 @@ if [[ " $suites " == *" export "* || " $suites " == *" sync "* || " $suites " ==
 	dev_port="$(bin/benchmark free-port)"
 	log "starting a Temporal dev server on 127.0.0.1:$dev_port for the export/sync/fairness/workflows suites (in memory; log: $bench_dir/temporal.log)"
 	bin/temporal server start-dev --ip 127.0.0.1 --port "$dev_port" --headless --log-level warn \
-		--namespace default --search-attribute TenantId=Keyword --search-attribute ObjectType=Keyword --search-attribute ObjectId=Keyword \
+		--namespace default "${VC_TEMPORAL_DEV_FLAGS[@]}" \
 		>"$bench_dir/temporal.log" 2>&1 </dev/null &
 	temporal_pid=$!
 	wait_for_port 127.0.0.1 "$dev_port" 60 || die "the Temporal dev server did not listen on $dev_port (see $bench_dir/temporal.log)"

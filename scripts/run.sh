@@ -134,8 +134,7 @@ else
 	ensure_temporal_cli
 	log "starting the Temporal dev server (state in .data/temporal.db, log in .data/logs/temporal.log)"
 	temporal_args=(server start-dev --ip 127.0.0.1 --port 7233 --ui-port 8233
-		--db-filename "$VC_DATA/temporal.db" --namespace default --log-level warn
-		--search-attribute TenantId=Keyword --search-attribute ObjectType=Keyword --search-attribute ObjectId=Keyword) # every start sets them (internal/runs): filter by tenant and object in the UI
+		--db-filename "$VC_DATA/temporal.db" --namespace default --log-level warn "${VC_TEMPORAL_DEV_FLAGS[@]}")
 	if [[ $TEMPORAL_NAMESPACE != default ]]; then
 		temporal_args+=(--namespace "$TEMPORAL_NAMESPACE")
 	fi

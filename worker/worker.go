@@ -24,6 +24,7 @@ import (
 	"github.com/valuecase/valuecase/internal/integration"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/retention"
+	"github.com/valuecase/valuecase/internal/runs"
 	"github.com/valuecase/valuecase/internal/webhook"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 	"github.com/valuecase/valuecase/workflows"
@@ -37,6 +38,8 @@ func DialTemporal(cfg config.Config, log *slog.Logger, metrics client.MetricsHan
 		Namespace:      cfg.TemporalNamespace,
 		Logger:         sdklog.NewStructuredLogger(log),
 		MetricsHandler: metrics,
+		// schedule updates keep what an operator changed meanwhile (workflows.upsertSchedule)
+		ConnectionOptions: client.ConnectionOptions{DialOptions: runs.ScheduleConflictDialOptions()},
 	})
 }
 

@@ -74,35 +74,80 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 // opts; with setState also its paused state and note (when the caller's data
 // is the truth about them). A pause an operator set in the Temporal UI (a
 // note that is not one of ownNotes) stays until they resume it: the
-// caller's data may pause the schedule, not resume an operator's pause.
+// caller's data may pause the schedule, not resume an operator's pause, and
+// a pause that lands while the update is under way is kept (updateSchedule).
 // Idempotent: every worker start and every change may call it.
 func upsertSchedule(ctx context.Context, c client.Client, opts client.ScheduleOptions, setState bool, ownNotes ...string) error {
 	_, err := c.ScheduleClient().Create(ctx, opts)
 	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
 		return err
 	}
-	return c.ScheduleClient().GetHandle(ctx, opts.ID).Update(ctx, client.ScheduleUpdateOptions{
-		DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
-			s := in.Description.Schedule
-			s.Spec, s.Action = &opts.Spec, opts.Action
-			if s.Policy == nil {
-				s.Policy = &client.SchedulePolicies{}
+	return updateSchedule(ctx, c, opts.ID, scheduleUpdate(opts, setState, ownNotes))
+}
+
+// scheduleUpdate is the DoUpdate of upsertSchedule: the current description with opts'
+// spec, action, overlap policy and search attributes, and with setState its state unless an
+// operator paused it.
+func scheduleUpdate(opts client.ScheduleOptions, setState bool, ownNotes []string) func(client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+	return func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+		s := in.Description.Schedule
+		s.Spec, s.Action = &opts.Spec, opts.Action
+		if s.Policy == nil {
+			s.Policy = &client.SchedulePolicies{}
+		}
+		s.Policy.Overlap = opts.Overlap
+		if setState {
+			if s.State == nil {
+				s.State = &client.ScheduleState{}
 			}
-			s.Policy.Overlap = opts.Overlap
-			if setState {
-				if s.State == nil {
-					s.State = &client.ScheduleState{}
-				}
-				operatorPause := s.State.Paused && !slices.Contains(ownNotes, s.State.Note)
-				if opts.Paused || !operatorPause {
-					s.State.Paused, s.State.Note = opts.Paused, opts.Note
-				}
+			operatorPause := s.State.Paused && !slices.Contains(ownNotes, s.State.Note)
+			if opts.Paused || !operatorPause {
+				s.State.Paused, s.State.Note = opts.Paused, opts.Note
 			}
-			update := &client.ScheduleUpdate{Schedule: &s}
-			if opts.TypedSearchAttributes.Size() > 0 {
-				update.TypedSearchAttributes = &opts.TypedSearchAttributes
+		}
+		update := &client.ScheduleUpdate{Schedule: &s}
+		if opts.TypedSearchAttributes.Size() > 0 {
+			update.TypedSearchAttributes = &opts.TypedSearchAttributes
+		}
+		return update, nil
+	}
+}
+
+// maxScheduleUpdateAttempts bounds the redos of an update that something else's change
+// (an operator pausing or resuming in the UI) kept Temporal from applying.
+const maxScheduleUpdateAttempts = 5
+
+// updateSchedule applies do to the schedule's current description as a conditional update:
+// Temporal applies it only if nothing changed the schedule since that description (its
+// conflict token, runs.ScheduleConflictInterceptor). Otherwise Temporal drops it, which
+// shows as the schedule's last full update not moving, and do runs again on the new
+// description (which has the operator's pause, so do keeps it). The client must be dialed
+// with runs.ScheduleConflictDialOptions.
+func updateSchedule(ctx context.Context, c client.Client, id string, do func(client.ScheduleUpdateInput) (*client.ScheduleUpdate, error)) error {
+	handle := c.ScheduleClient().GetHandle(ctx, id)
+	for range maxScheduleUpdateAttempts {
+		cctx, cond := runs.ConditionalScheduleUpdate(ctx)
+		err := handle.Update(cctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+			if _, described := cond.Described(); !described { // no token to send: refuse rather than overwrite
+				return nil, fmt.Errorf("schedule %s: the Temporal client was dialed without runs.ScheduleConflictDialOptions, so the update could overwrite an operator's change", id)
 			}
-			return update, nil
-		},
-	})
+			return do(in)
+		}})
+		if err != nil {
+			return err
+		}
+		before, _ := cond.Described()
+		if !cond.Sent() {
+			return nil // do skipped it
+		}
+		// Describe is a query: it answers after the update's signal has been processed.
+		desc, err := handle.Describe(ctx)
+		if err != nil {
+			return err
+		}
+		if !desc.Info.LastUpdateAt.Equal(before.AsTime()) {
+			return nil // a full update landed after the description: ours
+		}
+	}
+	return fmt.Errorf("schedule %s: changed by someone else during each of %d updates", id, maxScheduleUpdateAttempts)
 }

@@ -132,7 +132,7 @@ func runWorkflows(ctx context.Context, e *env) error {
 	c := benchutil.NewComparison("workflows: GET /api/v1/agents/workflows (page of 50 of 1,000 runs)",
 		"ListWorkflowExecutions on the dev server with the same query (TenantId, the kinds' workflow types) and page size, from the benchmark process", workflowsClients, got,
 		fmt.Sprintf("%d runs in one tenant (%d completed, %d terminated, %d running; exports, syncs, webhook retries), started with the service's ids, search attributes and memo; %d clients per side", workflowsRuns, workflowsRuns-workflowsRunning-workflowsTerminal, workflowsTerminal, workflowsRunning, workflowsClients),
-		"the API side: authentication, tenant, rate limit, the tenant transaction (caller's permissions), the same visibility query, the close events of the page's terminated runs (their last_failure), JSON",
+		"the API side: authentication, tenant, rate limit, the tenant transaction (caller's permissions), the same visibility query, the page's terminated runs' last_failure (their close events, read once per API process: a closed run's close event is final), JSON",
 		fmt.Sprintf("goal: p99 under %s (p99 %.1f ms: %s)", workflowsGoalP99, got.API.P99MS, verdict(got.API.P99MS < float64(workflowsGoalP99.Milliseconds()))),
 	)
 	c.SideNames = []string{"GET /api/v1/agents/workflows", "visibility query"}

@@ -142,3 +142,25 @@ func TestStepsInWords(t *testing.T) {
 		t.Fatalf("provider failure: %q", got)
 	}
 }
+
+// The memo of closed runs' failure texts keeps at most its size, forgetting the oldest first,
+// and keeps the first text of a run (a closed run's close event does not change).
+func TestFailureMemoBounded(t *testing.T) {
+	m := newFailureMemo(2)
+	m.put("a", "first")
+	m.put("a", "second")
+	m.put("b", "")
+	if text, ok := m.get("a"); !ok || text != "first" {
+		t.Errorf("a = %q, %v", text, ok)
+	}
+	if text, ok := m.get("b"); !ok || text != "" {
+		t.Errorf("b = %q, %v (a run closed without a failure text is remembered too)", text, ok)
+	}
+	m.put("c", "third")
+	if _, ok := m.get("a"); ok {
+		t.Error("the oldest entry stayed past the size")
+	}
+	if text, ok := m.get("c"); !ok || text != "third" || len(m.texts) != 2 {
+		t.Errorf("c = %q, %v; %d entries", text, ok, len(m.texts))
+	}
+}

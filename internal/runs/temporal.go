@@ -23,7 +23,8 @@ const DefaultDeadline = 3 * time.Second
 
 // Errors of the reader.
 var (
-	// ErrUnavailable: Temporal did not answer within the deadline, or is down.
+	// ErrUnavailable: Temporal did not answer within the deadline, is down, or refused the
+	// call for its rate limits.
 	ErrUnavailable = errors.New("runs: Temporal did not answer in time")
 	// ErrNotFound: no run of that id belongs to the tenant (or it is not one of ours).
 	ErrNotFound = errors.New("runs: no such run")
@@ -74,7 +75,8 @@ func unavailable(ctx context.Context, err error) error {
 	}
 	_, down := errors.AsType[*serviceerror.Unavailable](err)
 	_, late := errors.AsType[*serviceerror.DeadlineExceeded](err)
-	if down || late || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+	_, busy := errors.AsType[*serviceerror.ResourceExhausted](err) // the namespace's visibility rate limit, say
+	if down || late || busy || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 		return errors.Join(ErrUnavailable, err)
 	}
 	return err
@@ -118,14 +120,62 @@ func (r Reader) List(ctx context.Context, tenantID uuid.UUID, allowed []Kind, f 
 // maxParallelReads bounds the history reads of one list request.
 const maxParallelReads = 8
 
+// closedFailureTexts remembers why closed runs ended, by run: a closed run's close event
+// never changes, so a text read once is the text for good (the list itself always comes
+// fresh from visibility). Without it every list request read the close event of each failed
+// run on its page (30 history reads for a page of 50 with 30 terminated runs).
+var closedFailureTexts = newFailureMemo(8192)
+
+// failureMemo is a bounded map of run -> failure text; the oldest entry goes first.
+type failureMemo struct {
+	mu    sync.Mutex
+	texts map[string]string
+	order []string // keys, oldest first (a ring of len max)
+	next  int
+	max   int
+}
+
+func newFailureMemo(size int) *failureMemo {
+	return &failureMemo{texts: make(map[string]string, size), max: size}
+}
+
+func (m *failureMemo) get(key string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	text, ok := m.texts[key]
+	return text, ok
+}
+
+func (m *failureMemo) put(key, text string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.texts[key]; ok {
+		return
+	}
+	if len(m.order) < m.max {
+		m.order = append(m.order, key)
+	} else {
+		delete(m.texts, m.order[m.next])
+		m.order[m.next] = key
+		m.next = (m.next + 1) % m.max
+	}
+	m.texts[key] = text
+}
+
 // closeFailures fills LastFailure of the failed, timed-out and terminated runs of a page
-// from their close event (one small history read each, in parallel).
+// from their close event (one small history read each, in parallel, for the runs not read
+// before).
 func (r Reader) closeFailures(ctx context.Context, list []Run) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(list))
 	slots := make(chan struct{}, maxParallelReads) // a page of failures must not flood the frontend
 	for i := range list {
 		if list[i].Status != Failed && list[i].Status != TimedOut && list[i].Status != Terminated {
+			continue
+		}
+		key := r.Namespace + "/" + list[i].ID + "/" + list[i].RunID
+		if text, ok := closedFailureTexts.get(key); ok {
+			list[i].LastFailure = text
 			continue
 		}
 		wg.Go(func() {
@@ -143,6 +193,9 @@ func (r Reader) closeFailures(ctx context.Context, list []Run) error {
 				if text := closeFailure(ev); text != "" {
 					list[i].LastFailure = text
 				}
+			}
+			if len(res.GetHistory().GetEvents()) > 0 { // the close event was there: final
+				closedFailureTexts.put(key, list[i].LastFailure)
 			}
 		})
 	}
@@ -319,12 +372,19 @@ type ScheduleState struct {
 	Note     string // the schedule's note when paused
 }
 
+// ScheduleStateBudget bounds the wait for an integration's schedule state (or the reader's
+// deadline when shorter): it is one field of GET /v1/integrations/{id}, which must not wait
+// on a hanging Temporal as long as the workflow view may.
+const ScheduleStateBudget = time.Second
+
 // Schedule reads the state of the schedule of the tenant's integration (the caller loaded
 // the integration in the tenant's transaction: the id is the tenant's). Temporal down or late
 // is Status unknown, not an error: the integration's own record still answers.
 func (r Reader) Schedule(ctx context.Context, tenantID uuid.UUID, integrationID string) ScheduleState {
 	ctx, cancel := r.deadline(ctx)
 	defer cancel()
+	ctx, cancelBudget := context.WithTimeout(ctx, ScheduleStateBudget)
+	defer cancelBudget()
 	desc, err := r.Temporal.ScheduleClient().GetHandle(ctx, IntegrationScheduleID(tenantID.String(), integrationID)).Describe(ctx)
 	if _, nf := errors.AsType[*serviceerror.NotFound](err); nf {
 		return ScheduleState{Status: "none"}

@@ -16,6 +16,8 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+
+	"github.com/valuecase/valuecase/internal/runs"
 )
 
 var (
@@ -39,7 +41,8 @@ func TemporalAddress(t testing.TB) string {
 // TemporalClient returns a client of the shared dev server, closed with the test.
 func TemporalClient(t testing.TB) client.Client {
 	t.Helper()
-	c, err := client.Dial(client.Options{HostPort: TemporalAddress(t), Namespace: "default"})
+	c, err := client.Dial(client.Options{HostPort: TemporalAddress(t), Namespace: "default",
+		ConnectionOptions: client.ConnectionOptions{DialOptions: runs.ScheduleConflictDialOptions()}}) // as worker.DialTemporal
 	if err != nil {
 		t.Fatalf("dial Temporal: %v", err)
 	}
@@ -97,11 +100,10 @@ func startTemporal() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command(cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
+	args := append([]string{"server", "start-dev", "--headless", "--ip", "127.0.0.1",
 		"--port", fmt.Sprint(port), "--http-port", fmt.Sprint(httpPort), "--metrics-port", fmt.Sprint(metricsPort),
-		"--namespace", "default", "--log-level", "error",
-		// runs.SearchAttributes: every start sets them
-		"--search-attribute", "TenantId=Keyword", "--search-attribute", "ObjectType=Keyword", "--search-attribute", "ObjectId=Keyword")
+		"--namespace", "default", "--log-level", "error"}, DevServerFlags...)
+	cmd := exec.Command(cli, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	// The server dies with the test binary, however the binary ends.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -125,6 +127,15 @@ func startTemporal() (string, error) {
 	}
 	_ = cmd.Process.Kill()
 	return "", fmt.Errorf("not ready on %s within 60s", addr)
+}
+
+// DevServerFlags are the dev server's settings of make run and make bench (scripts/lib.sh,
+// VC_TEMPORAL_DEV_FLAGS, which says why each is there): runs.SearchAttributes, the
+// search-attribute cache on, 1,000 visibility calls a second per namespace, WAL without an fsync per commit (a no-op in memory).
+var DevServerFlags = []string{
+	"--search-attribute", "TenantId=Keyword", "--search-attribute", "ObjectType=Keyword", "--search-attribute", "ObjectId=Keyword",
+	"--dynamic-config-value", "system.forceSearchAttributesCacheRefreshOnRead=false", "--dynamic-config-value", "frontend.namespaceRPS.visibility=1000",
+	"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal",
 }
 
 var describeDefault = &workflowservice.DescribeNamespaceRequest{Namespace: "default"}
