@@ -356,32 +356,34 @@ func (s *Server) analyticsRealization(c *fiber.Ctx) error {
 
 // computeRealization is expected against realised to date of the initiative
 // named or the portfolio, like for like (analytics.ComputeRealization: the
-// initiative detail's comparison per benefit, summed). The benefits come
-// with their actuals' summary (count, Σ and the two latest, from
-// benefit_actual_stats) in one query; a benefit is compared from its
-// summary where that can stand for its actuals, so the portfolio reads
-// 10,000 rows rather than 360,000 actuals; the others' actuals are read.
+// initiative detail's comparison per benefit, summed). The money benefits in
+// the base currency are summed per initiative and category in SQL from each
+// benefit's measured expectation (AnalyticsRealizationSums: benefit
+// rollups kept exact by triggers); the few others (another currency, an
+// actual after this month) and the benefits the at-risk rule may hold for are
+// read one by one (AnalyticsRealizationBenefits), the first compared from
+// their actuals.
 func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelope[realizationJSON], error) {
 	var zero analyticsEnvelope[realizationJSON]
-	ctx, t, tenant, only := run.ctx, run.tx, run.tenant, p.InitiativeID
+	ctx, tx, tenant, only := run.ctx, run.tx, run.tenant, p.InitiativeID
 	current := finance.MonthOfTime(run.now)
-	st, err := settings.Load(ctx, t, tenant)
+	st, err := settings.Load(ctx, tx, tenant)
 	if err != nil {
 		return zero, err
 	}
-	initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant, InitiativeID: only})
+	initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, tx, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant, InitiativeID: only})
 	if err != nil {
 		return zero, err
 	}
 	if only != nil && len(initiatives) == 0 {
 		return zero, NotFound("initiative")
 	}
-	rows, err := db.Q.AnalyticsRealizationBenefits(ctx, t, dbsqlc.AnalyticsRealizationBenefitsParams{TenantID: tenant, InitiativeID: only})
+	through := current.FirstDay()
+	sumRows, err := db.Q.AnalyticsRealizationSums(ctx, tx, dbsqlc.AnalyticsRealizationSumsParams{TenantID: tenant, InitiativeID: only, Base: st.BaseCurrency, Through: through})
 	if err != nil {
 		return zero, err
 	}
-	through := current.FirstDay()
-	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant, InitiativeID: only})
+	rows, err := db.Q.AnalyticsRealizationBenefits(ctx, tx, dbsqlc.AnalyticsRealizationBenefitsParams{TenantID: tenant, InitiativeID: only, Base: st.BaseCurrency, Through: through})
 	if err != nil {
 		return zero, err
 	}
@@ -389,23 +391,41 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 	if err != nil {
 		return zero, err
 	}
+	sums := make([]analytics.GroupSum, len(sumRows))
+	for i, g := range sumRows {
+		sums[i] = analytics.GroupSum{InitiativeID: g.InitiativeID, Category: g.Category, Comparison: finance.Comparison{
+			Expected: g.Expected, Actual: g.Actual, Unmeasured: g.Unmeasured, Measured: int(g.Measured), Periods: int(g.Periods)}}
+	}
+	var planOf map[uuid.UUID][]finance.PlanEntry
+	if len(rows) > 0 {
+		ids := make([]uuid.UUID, len(rows))
+		for i, b := range rows {
+			ids[i] = b.ID
+		}
+		plans, err := db.Q.AnalyticsPlansOf(ctx, tx, dbsqlc.AnalyticsPlansOfParams{TenantID: tenant, BenefitIds: ids})
+		if err != nil {
+			return zero, err
+		}
+		planOf = valuation.PlansByBenefit(plans)
+	}
 
-	planOf := valuation.PlansByBenefit(plans)
 	benefits := make([]analytics.RealizationBenefit, len(rows))
-	summaries := make([]finance.ActualSummary, len(rows))
 	var laterActuals []uuid.UUID // benefits with an actual after this month: their stats pair is not the at-risk rule's
+	var read []uuid.UUID         // money benefits compared here, from their actuals
 	index := make(map[uuid.UUID]int, len(rows))
 	for i, b := range rows {
 		index[b.ID] = i
 		fb := valuation.FinanceBenefit(dbsqlc.Benefit{ExpectedValue: b.ExpectedValue, MeasurementFrequency: b.MeasurementFrequency,
 			ExpectedStartDate: b.ExpectedStartDate, ExpectedEndDate: b.ExpectedEndDate, Currency: b.Currency}, planOf[b.ID], nil)
 		benefits[i] = analytics.RealizationBenefit{ID: b.ID, InitiativeID: b.InitiativeID, Name: b.Name, Category: b.Category, Unit: b.Unit,
-			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: fb, Summary: &summaries[i]}
-		summaries[i] = finance.ActualSummary{Count: int(b.Actuals), Total: b.ActualsTotal}
+			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Summed: b.Summed, Benefit: fb}
+		if benefits[i].Money && !b.Summed {
+			benefits[i].Benefit.Actuals = map[finance.Month]decimal.Decimal{}
+			read = append(read, b.ID)
+		}
 		if b.Actuals == 0 {
 			continue // no actual at all
 		}
-		summaries[i].Last = finance.MonthOfTime(b.LatestPeriod)
 		if b.LatestPeriod.After(through) {
 			laterActuals = append(laterActuals, b.ID)
 			continue
@@ -414,10 +434,10 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 		if b.Actuals > 1 {
 			latest = append(latest, analytics.PeriodValue{Period: finance.MonthOfTime(b.PreviousPeriod), Value: b.PreviousValue})
 		}
-		benefits[i].Latest = append(latest, analytics.PeriodValue{Period: summaries[i].Last, Value: b.LatestValue})
+		benefits[i].Latest = append(latest, analytics.PeriodValue{Period: finance.MonthOfTime(b.LatestPeriod), Value: b.LatestValue})
 	}
 	if len(laterActuals) > 0 {
-		latest, err := db.Q.AnalyticsLatestActualsOf(ctx, t, dbsqlc.AnalyticsLatestActualsOfParams{TenantID: tenant, BenefitIds: laterActuals, Through: through})
+		latest, err := db.Q.AnalyticsLatestActualsOf(ctx, tx, dbsqlc.AnalyticsLatestActualsOfParams{TenantID: tenant, BenefitIds: laterActuals, Through: through})
 		if err != nil {
 			return zero, err
 		}
@@ -426,19 +446,8 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 			benefits[i].Latest = append(benefits[i].Latest, analytics.PeriodValue{Period: finance.MonthOfTime(a.Period), Value: a.Value})
 		}
 	}
-	// The actuals of the benefits whose summary cannot stand for them.
-	var read []uuid.UUID
-	for _, b := range benefits {
-		if b.Money && b.NeedsActuals(current, fx) {
-			read = append(read, b.ID)
-		}
-	}
 	if len(read) > 0 {
-		for _, id := range read {
-			benefits[index[id]].Benefit.Actuals = map[finance.Month]decimal.Decimal{}
-			benefits[index[id]].Summary = nil
-		}
-		rows, err := db.Q.AnalyticsActualsOf(ctx, t, dbsqlc.AnalyticsActualsOfParams{TenantID: tenant, BenefitIds: read})
+		rows, err := db.Q.AnalyticsActualsOf(ctx, tx, dbsqlc.AnalyticsActualsOfParams{TenantID: tenant, BenefitIds: read})
 		if err != nil {
 			return zero, err
 		}
@@ -450,7 +459,7 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 	for i, in := range initiatives {
 		initiativeIDs[i] = in.ID
 	}
-	r := analytics.ComputeRealization(initiativeIDs, benefits, current, fx)
+	r := analytics.ComputeRealization(initiativeIDs, sums, benefits, current, fx)
 	base := st.BaseCurrency
 
 	out := realizationJSON{realizationAmountsJSON: toRealizationAmounts(r.Total, base), Initiatives: make([]realizationInitiativeJSON, len(initiatives)),

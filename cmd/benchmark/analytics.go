@@ -37,7 +37,7 @@ const (
 // The SQL each endpoint runs after the request prologue, in order
 // (api/analytics.go: computeRealization, computeTrends, computeROI).
 var (
-	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationBenefits", "AnalyticsPlans", "FxRateList"}
+	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "AnalyticsRealizationBenefits", "FxRateList"}
 	trendsQueries      = []string{"SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
 	roiQueries         = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList"}
 )
@@ -176,8 +176,8 @@ func (e *env) seedAnalytics(ctx context.Context, t benchutil.Tenant) (string, er
 	// running cannot be pruned, so the table ends ~3× its size. Actuals written in their own
 	// transactions (as the API and imports write them) leave it compact: VACUUM FULL stands for
 	// that steady state, ANALYZE for autovacuum after a bulk load.
-	for _, q := range []string{"VACUUM FULL benefit_actual_months, benefit_actual_stats",
-		"VACUUM ANALYZE benefits, benefit_actuals, benefit_actual_months, benefit_actual_stats, initiatives, initiative_costs"} {
+	for _, q := range []string{"VACUUM FULL benefit_actual_months, benefit_actual_stats, benefit_measured_expectations",
+		"VACUUM ANALYZE benefits, benefit_actuals, benefit_actual_months, benefit_actual_stats, benefit_measured_expectations, initiatives, initiative_costs"} {
 		if _, err := e.pool.Exec(ctx, q); err != nil {
 			return "", err
 		}
@@ -188,13 +188,14 @@ func (e *env) seedAnalytics(ctx context.Context, t benchutil.Tenant) (string, er
 }
 
 // checkAnalytics verifies that the rollup and the portfolio rollup equal a
-// fresh GROUP BY of the actuals, that benefit_actual_stats equals a fresh
-// recomputation, and that the API's realised to date is the sum of every stored
+// fresh GROUP BY of the actuals, that benefit_actual_stats and
+// benefit_measured_expectations equal a fresh recomputation, and that the API's realised to date is the sum of every stored
 // actual (Σ over 10,000 benefits of Σ_{m=0..35} (900 + m) = 10,000 × 33,030).
 func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
 	var diff []dbsqlc.AnalyticsRollupCheckRow
 	var statsDiff []dbsqlc.AnalyticsActualStatsCheckRow
 	var portfolioDiff []dbsqlc.AnalyticsPortfolioRollupCheckRow
+	var measuredDiff []dbsqlc.AnalyticsMeasuredCheckRow
 	var stored float64
 	err := db.InTenant(ctx, e.pool, t.ID, func(tx pgx.Tx) error {
 		var err error
@@ -207,6 +208,9 @@ func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
 		if portfolioDiff, err = db.Q.AnalyticsPortfolioRollupCheck(ctx, tx, t.ID); err != nil {
 			return err
 		}
+		if measuredDiff, err = db.Q.AnalyticsMeasuredCheck(ctx, tx, t.ID); err != nil {
+			return err
+		}
 		return tx.QueryRow(ctx, `SELECT coalesce(sum(value), 0)::float8 FROM benefit_actuals`).Scan(&stored)
 	})
 	if err != nil {
@@ -217,6 +221,9 @@ func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
 	}
 	if len(portfolioDiff) > 0 {
 		return fmt.Errorf("benefit_actual_portfolio_months differs from a fresh GROUP BY in %d rows", len(portfolioDiff))
+	}
+	if len(measuredDiff) > 0 {
+		return fmt.Errorf("benefit_measured_expectations differs from a fresh recomputation for %d benefits", len(measuredDiff))
 	}
 	if len(statsDiff) > 0 {
 		return fmt.Errorf("benefit_actual_stats differs from a fresh recomputation for %d benefits", len(statsDiff))

@@ -129,6 +129,15 @@ type BenefitActualStat struct {
 	PreviousValue  *decimal.Decimal
 }
 
+type BenefitMeasuredExpectation struct {
+	TenantID  uuid.UUID
+	BenefitID uuid.UUID
+	Measured  int32
+	Inside    int32
+	Expected  decimal.Decimal
+	Actual    decimal.Decimal
+}
+
 type BenefitPlanEntry struct {
 	TenantID  uuid.UUID
 	BenefitID uuid.UUID

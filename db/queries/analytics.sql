@@ -281,28 +281,136 @@ SELECT unnest(@industries::text[]), unnest(@metrics::text[]), unnest(@peer_value
 SELECT a.benefit_id, a.period, a.value FROM benefit_actuals a
 WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY(@benefit_ids::uuid[]);
 
+-- name: AnalyticsRealizationSums :many
+-- Like for like per (initiative, category) of the money benefits that count (not cancelled) of the
+-- initiatives a realisation covers, each summed from its benefit_measured_expectations row
+-- (migration 00039, kept exact by triggers): those in the base currency whose actuals all lie
+-- through @through (the current month); the others are compared in Go (AnalyticsRealizationBenefits,
+-- summed false). Per benefit, as finance.Benefit.CompareToDate: its periods to date are those of its
+-- grid from its first through its last or the current one, whichever is earlier, plus its actuals
+-- outside its periods (expecting 0); expected and actual over the periods with an actual;
+-- unmeasured = the plan to date (the even spread times the periods, or the plan's first entry of
+-- each period) less expected.
+WITH bens AS MATERIALIZED (
+  SELECT b.id, b.initiative_id, b.category, b.measurement_frequency AS frequency,
+         benefit_period(b.expected_start_date, b.measurement_frequency) AS first_period,
+         least(benefit_period(b.expected_end_date, b.measurement_frequency), @through::date) AS end_period,
+         benefit_spread(b.expected_value, b.measurement_frequency) AS spread,
+         coalesce(m.measured, 0) AS measured, coalesce(m.inside, 0) AS inside,
+         coalesce(m.expected, 0) AS expected, coalesce(m.actual, 0) AS actual
+  FROM benefits b
+  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+  LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
+  LEFT JOIN benefit_measured_expectations m ON m.tenant_id = b.tenant_id AND m.benefit_id = b.id
+  WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled' AND b.unit = 'currency' AND b.currency = @base::text
+    AND (s.latest_period IS NULL OR s.latest_period <= @through::date)
+    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+), spans AS (
+  SELECT x.*,
+         CASE WHEN x.end_period < x.first_period THEN 0
+              ELSE ((extract(year FROM x.end_period) - extract(year FROM x.first_period)) * 12
+                    + extract(month FROM x.end_period) - extract(month FROM x.first_period))::integer
+                   / CASE x.frequency WHEN 'quarterly' THEN 3 ELSE 1 END + 1
+         END AS periods
+  FROM bens x
+), plans AS (
+  -- The plan to date of the planned ones: the first entry of each period in [first, end].
+  SELECT e.id, sum(e.expected) FILTER (WHERE e.period BETWEEN e.first_period AND e.end_period) AS to_date
+  FROM (SELECT x.id, x.first_period, x.end_period, benefit_period(p.period, x.frequency) AS period,
+               (array_agg(p.expected ORDER BY p.period))[1] AS expected
+        FROM benefit_plan_entries p JOIN bens x ON x.id = p.benefit_id
+        WHERE p.tenant_id = @tenant_id
+        GROUP BY 1, 2, 3, 4) e
+  GROUP BY e.id
+)
+SELECT s.initiative_id, s.category,
+       sum(s.expected)::numeric AS expected,
+       sum(s.actual)::numeric AS actual,
+       sum(CASE WHEN p.id IS NULL THEN s.spread * s.periods ELSE coalesce(p.to_date, 0) END - s.expected)::numeric AS unmeasured,
+       sum(s.measured)::integer AS measured,
+       sum(s.periods + s.measured - s.inside)::integer AS periods
+FROM spans s
+LEFT JOIN plans p ON p.id = s.id
+GROUP BY 1, 2
+ORDER BY 1, 2;
+
 -- name: AnalyticsRealizationBenefits :many
--- The benefits realisation compares (those AnalyticsBenefits lists, only the columns it uses),
--- each with its benefit_actual_stats row (migration 00017, kept exact by triggers; no actual
--- precedes a benefit's first period: filing and redefinition refuse it): the count and Σ of its
--- actuals and its two latest (period, value): the latest when it has an actual, the previous
--- when it has two (not null, for a scan without a pointer per column). One pass over
--- the portfolio instead of the benefits, their summaries and their latest actuals apart. The
--- caller compares a benefit from its count and Σ where those can stand for its actuals
--- (finance.Benefit.CompareSummary) and reads the actuals of the others (AnalyticsActualsOf);
--- the latest pair is the at-risk rule's when the latest actual is through the current month
--- (else AnalyticsLatestActualsOf).
-SELECT b.id, b.initiative_id, b.name, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency,
-       b.expected_start_date, b.expected_end_date,
-       coalesce(s.actuals, 0)::int AS actuals, coalesce(s.total, 0)::numeric AS actuals_total,
-       coalesce(s.latest_period, b.expected_start_date)::date AS latest_period, coalesce(s.latest_value, 0)::numeric AS latest_value,
-       coalesce(s.previous_period, b.expected_start_date)::date AS previous_period, coalesce(s.previous_value, 0)::numeric AS previous_value
-FROM benefits b
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
-WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
-  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
-ORDER BY b.initiative_id, b.id;
+-- The benefits realisation reads one by one (of those AnalyticsBenefits lists, only the columns it
+-- uses): the money benefits AnalyticsRealizationSums does not sum (another currency than @base, or
+-- an actual after @through; summed false: compared in Go from their actuals, AnalyticsActualsOf),
+-- and the benefits the at-risk rule may hold for (summed true when already in the sums): two
+-- actuals or more, and a latest actual under 0.8 × what its period expects (the even spread inside
+-- the benefit's periods, 0 outside), or a plan, or a latest actual after @through; the rule itself
+-- is applied in Go. Each comes with its benefit_actual_stats row (migration 00017): the count and
+-- its two latest (period, value): the latest when it has an actual, the previous when it has two
+-- (not null, for a scan without a pointer per column); the latest pair is the at-risk rule's when
+-- the latest actual is through the current month (else AnalyticsLatestActualsOf).
+SELECT x.id, x.initiative_id, x.name, x.category, x.expected_value, x.currency, x.unit, x.measurement_frequency,
+       x.expected_start_date, x.expected_end_date, x.summed,
+       x.actuals, x.latest_period, x.latest_value, x.previous_period, x.previous_value
+FROM (
+  SELECT b.id, b.initiative_id, b.name, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency,
+         b.expected_start_date, b.expected_end_date,
+         (b.unit = 'currency' AND b.currency IS NOT NULL) AS money,
+         (b.unit = 'currency' AND b.currency = @base::text AND (s.latest_period IS NULL OR s.latest_period <= @through::date))::boolean AS summed,
+         b.id IN (SELECT p.benefit_id FROM benefit_plan_entries p WHERE p.tenant_id = @tenant_id) AS planned,
+         CASE WHEN benefit_period(s.latest_period, b.measurement_frequency)
+                   BETWEEN benefit_period(b.expected_start_date, b.measurement_frequency)
+                   AND coalesce(benefit_period(b.expected_end_date, b.measurement_frequency), 'infinity')
+              THEN benefit_spread(b.expected_value, b.measurement_frequency) ELSE 0 END AS latest_expected,
+         coalesce(s.actuals, 0)::int AS actuals,
+         coalesce(s.latest_period, b.expected_start_date)::date AS latest_period, coalesce(s.latest_value, 0)::numeric AS latest_value,
+         coalesce(s.previous_period, b.expected_start_date)::date AS previous_period, coalesce(s.previous_value, 0)::numeric AS previous_value
+  FROM benefits b
+  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+  LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
+  WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
+    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+) x
+WHERE (x.money AND NOT x.summed)
+   OR (x.actuals >= 2 AND (x.latest_period > @through::date OR x.planned OR (x.latest_expected > 0 AND x.latest_value < 0.8 * x.latest_expected)))
+ORDER BY x.initiative_id, x.id;
+
+-- name: AnalyticsPlansOf :many
+-- The plan entries of the benefits named (those realisation reads one by one).
+SELECT p.* FROM benefit_plan_entries p
+WHERE p.tenant_id = @tenant_id AND p.benefit_id = ANY(@benefit_ids::uuid[])
+ORDER BY p.benefit_id, p.period;
+
+-- name: AnalyticsMeasuredCheck :many
+-- benefit_measured_expectations next to a fresh recomputation from benefits, their plans and
+-- actuals, written apart from the triggers' (a plan's first entry per period by GROUP BY): every
+-- benefit where the two differ (empty when the rollup is exact). Used by tests and the benchmark's check.
+WITH plans AS (
+  SELECT p.benefit_id, benefit_period(p.period, b.measurement_frequency) AS period, (array_agg(p.expected ORDER BY p.period))[1] AS expected
+  FROM benefit_plan_entries p JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id
+  WHERE p.tenant_id = @tenant_id
+  GROUP BY 1, 2
+), fresh AS (
+  SELECT a.benefit_id, count(*)::integer AS measured,
+         count(*) FILTER (WHERE a.period >= benefit_period(b.expected_start_date, b.measurement_frequency)
+                            AND a.period <= coalesce(benefit_period(b.expected_end_date, b.measurement_frequency), 'infinity'))::integer AS inside,
+         sum(CASE
+               WHEN a.period < benefit_period(b.expected_start_date, b.measurement_frequency)
+                 OR a.period > coalesce(benefit_period(b.expected_end_date, b.measurement_frequency), 'infinity') THEN 0
+               WHEN EXISTS (SELECT 1 FROM benefit_plan_entries q WHERE q.tenant_id = b.tenant_id AND q.benefit_id = b.id) THEN coalesce(pl.expected, 0)
+               ELSE benefit_spread(b.expected_value, b.measurement_frequency)
+             END) AS expected,
+         sum(a.value) AS actual
+  FROM benefit_actuals a
+  JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+  LEFT JOIN plans pl ON pl.benefit_id = a.benefit_id AND pl.period = a.period
+  WHERE a.tenant_id = @tenant_id AND benefit_period(a.period, b.measurement_frequency) = a.period
+  GROUP BY a.benefit_id
+)
+SELECT coalesce(m.benefit_id, f.benefit_id) AS benefit_id,
+       coalesce(m.measured || ' ' || m.inside || ' ' || m.expected || ' ' || m.actual, 'none')::text AS rollup,
+       coalesce(f.measured || ' ' || f.inside || ' ' || f.expected || ' ' || f.actual, 'none')::text AS fresh
+FROM (SELECT x.* FROM benefit_measured_expectations x WHERE x.tenant_id = @tenant_id) m
+FULL JOIN fresh f ON f.benefit_id = m.benefit_id
+WHERE m.measured IS DISTINCT FROM f.measured OR m.inside IS DISTINCT FROM f.inside
+   OR m.expected IS DISTINCT FROM f.expected OR m.actual IS DISTINCT FROM f.actual
+ORDER BY 1;
 
 -- name: AnalyticsLatestActualsOf :many
 -- The two latest actuals through @through of each benefit named (those with an actual recorded
