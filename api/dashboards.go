@@ -1,23 +1,25 @@
 package api
 
-// Dashboards (issue 10): saved sets of analytics widgets, their evaluation in
-// one call, and the built-in portfolio dashboard. Who may see and write which
-// dashboard is internal/dashboard's rule; a widget's params are its analytics
-// endpoint's query parameters, read by the endpoint's own reader
-// (readROIParams, ...) and evaluated by its compute function.
+// Dashboards: saved sets of analytics widgets, their evaluation in one call,
+// and the built-in portfolio dashboard. Who may see and write which dashboard
+// is internal/dashboard's rule; a widget's params are its analytics
+// endpoint's query parameters, read into the operation's typed parameters
+// (dashboard.ReadWidget) and evaluated by that operation (internal/analytics).
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/analytics"
 	"github.com/valuecase/valuecase/internal/dashboard"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
@@ -153,11 +155,7 @@ func readWidgets(b *body) []dashboard.Widget {
 			continue
 		}
 		if err := checkWidgetParams(widget); err != nil {
-			msg := err.Error()
-			if e, ok := errors.AsType[*Error](err); ok {
-				msg = e.Message
-			}
-			b.fail(at+".params", "invalid_value", "%s", msg)
+			b.fail(at+".params", "invalid_value", "%s", err.Error())
 			continue
 		}
 		out = append(out, widget)
@@ -202,61 +200,42 @@ func readWidgetParams(w *body) map[string]string {
 	return params
 }
 
-// widgetQuery presents a widget's params as the query string its analytics
-// endpoint reads.
-func widgetQuery(params map[string]string) *query {
-	v := url.Values{}
-	for k, val := range params {
-		v.Set(k, val)
-	}
-	return &query{values: v, known: map[string]bool{}}
-}
-
-// checkWidgetParams reads the params as the widget's endpoint would.
+// checkWidgetParams reads the params as the widget's analysis reads them.
 func checkWidgetParams(w dashboard.Widget) error {
-	_, err := evaluateWidget(analyticsRun{}, w, false)
+	_, err := dashboard.ReadWidget(w)
 	return err
 }
 
-// evaluateWidget reads a widget's params and, when compute is set, runs its
-// analytics computation: the body GET /v1/analytics/<type> would answer.
-func evaluateWidget(run analyticsRun, w dashboard.Widget, compute bool) (any, error) {
-	q := widgetQuery(w.Params)
-	switch w.Type {
-	case dashboard.ROI:
-		p, err := readROIParams(q)
-		if err != nil || !compute {
-			return nil, err
-		}
-		return computeROI(run, p)
-	case dashboard.Realization:
-		p, err := readRealizationParams(q)
-		if err != nil || !compute {
-			return nil, err
-		}
-		return computeRealization(run, p)
-	case dashboard.Trends:
-		p, err := readTrendsParams(q)
-		if err != nil || !compute {
-			return nil, err
-		}
-		return computeTrends(run, p)
-	case dashboard.Forecasts:
-		p, err := readForecastsParams(q)
-		if err != nil || !compute {
-			return nil, err
-		}
-		data, meta, err := forecastsData(run, p)
-		return analyticsEnvelope[forecastsJSON]{Data: data, Meta: meta}, err
-	case dashboard.Benchmarks:
-		p, err := readBenchmarksParams(q)
-		if err != nil || !compute {
-			return nil, err
-		}
-		data, meta, err := benchmarksData(run, p)
-		return analyticsEnvelope[benchmarksJSON]{Data: data, Meta: meta}, err
+// evaluateWidget runs a widget's analysis (read by dashboard.ReadWidget) in
+// the request's transaction: the body GET /v1/analytics/<type> would answer.
+func evaluateWidget(ctx context.Context, tx pgx.Tx, scope analytics.Scope, w dashboard.Widget) (any, error) {
+	a, err := dashboard.ReadWidget(w)
+	if err != nil {
+		return nil, analyticsError(err)
 	}
-	return nil, InvalidParameter("widget type %s is not available", w.Type)
+	var body any
+	switch {
+	case a.ROI != nil:
+		body, err = evaluate(ctx, tx, scope, *a.ROI, analytics.AnalyseROI, roiEnvelope)
+	case a.Realization != nil:
+		body, err = evaluate(ctx, tx, scope, *a.Realization, analytics.AnalyseRealization, realizationEnvelope)
+	case a.Trends != nil:
+		body, err = evaluate(ctx, tx, scope, *a.Trends, analytics.AnalyseTrends, trendsEnvelope)
+	case a.Forecasts != nil:
+		body, err = evaluate(ctx, tx, scope, *a.Forecasts, analytics.AnalyseForecasts, forecastsEnvelope)
+	case a.Benchmarks != nil:
+		body, err = evaluate(ctx, tx, scope, *a.Benchmarks, analytics.AnalyseBenchmarks, benchmarksEnvelope)
+	}
+	return body, analyticsError(err)
+}
+
+func evaluate[P, R, J any](ctx context.Context, tx pgx.Tx, scope analytics.Scope, p P,
+	operation func(context.Context, pgx.Tx, analytics.Scope, P) (R, error), toJSON func(R) J) (any, error) {
+	r, err := operation(ctx, tx, scope, p)
+	if err != nil {
+		return nil, err
+	}
+	return toJSON(r), nil
 }
 
 func (s *Server) listDashboards(c *fiber.Ctx) error {
@@ -266,8 +245,8 @@ func (s *Server) listDashboards(c *fiber.Ctx) error {
 	if err := q.done(); err != nil {
 		return err
 	}
-	ctx, t, p := c.UserContext(), tx(c), principal(c)
-	rows, err := db.Q.DashboardList(ctx, t, dbsqlc.DashboardListParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility,
+	ctx, tx, p := c.UserContext(), tx(c), principal(c)
+	rows, err := db.Q.DashboardList(ctx, tx, dbsqlc.DashboardListParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility,
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
@@ -276,7 +255,7 @@ func (s *Server) listDashboards(c *fiber.Ctx) error {
 		func(r dbsqlc.DashboardListRow) int64 { return r.Total },
 		func(r dbsqlc.DashboardListRow) dashboardJSON { return toDashboardJSON(r.Dashboard) },
 		func() (int64, error) {
-			return db.Q.DashboardCount(ctx, t, dbsqlc.DashboardCountParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility})
+			return db.Q.DashboardCount(ctx, tx, dbsqlc.DashboardCountParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility})
 		})
 }
 
@@ -292,13 +271,13 @@ func (s *Server) createDashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return dashboardError(err)
 	}
-	ctx, t, p := c.UserContext(), tx(c), principal(c)
+	ctx, tx, p := c.UserContext(), tx(c), principal(c)
 	// Two creates of one owner serialise on this transaction lock, so the
 	// count below is exact.
-	if _, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('dashboards/' || $1::text || '/' || $2::text, 0))", p.TenantID, owner); err != nil {
+	if err := db.Q.DashboardOwnerLock(ctx, tx, dbsqlc.DashboardOwnerLockParams{TenantID: p.TenantID, OwnerID: owner}); err != nil {
 		return err
 	}
-	n, err := db.Q.DashboardCountByOwner(ctx, t, dbsqlc.DashboardCountByOwnerParams{TenantID: p.TenantID, OwnerID: owner})
+	n, err := db.Q.DashboardCountByOwner(ctx, tx, dbsqlc.DashboardCountByOwnerParams{TenantID: p.TenantID, OwnerID: owner})
 	if err != nil {
 		return err
 	}
@@ -309,7 +288,7 @@ func (s *Server) createDashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	row, err := db.Q.DashboardCreate(ctx, t, dbsqlc.DashboardCreateParams{TenantID: p.TenantID, Name: f.name, Description: f.description,
+	row, err := db.Q.DashboardCreate(ctx, tx, dbsqlc.DashboardCreateParams{TenantID: p.TenantID, Name: f.name, Description: f.description,
 		Visibility: string(f.visibility), OwnerID: owner, Widgets: widgets})
 	if err != nil {
 		return err
@@ -426,11 +405,11 @@ func (s *Server) dashboardData(c *fiber.Ctx) error {
 		return err
 	}
 	dj := toDashboardJSON(d)
-	run := newAnalyticsRun(c)
+	ctx, tx, scope := c.UserContext(), tx(c), analyticsScope(c)
 	out := dashboardDataJSON{DashboardID: dj.ID, Name: dj.Name, Widgets: make([]widgetResultJSON, len(dj.Widgets))}
 	for i, w := range dj.Widgets {
 		r := widgetResultJSON{Index: i, Type: string(w.Type), Title: w.Title, Params: w.Params, Status: fiber.StatusOK}
-		body, err := evaluateWidget(run, w, true)
+		body, err := evaluateWidget(ctx, tx, scope, w)
 		if e, ok := errors.AsType[*Error](err); ok {
 			var eb errorBody
 			eb.Error.Code, eb.Error.Message, eb.Error.RequestID = e.Code, e.Message, requestID(c)
@@ -481,30 +460,21 @@ func (s *Server) portfolioDashboard(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	run := newAnalyticsRun(c)
-	byStatus, err := db.Q.PortfolioInitiativesByStatus(run.ctx, run.tx, run.tenant)
+	pf, err := dashboard.LoadPortfolio(c.UserContext(), tx(c), analyticsScope(c), principal(c).Has(rbac.StakeholdersRead))
 	if err != nil {
 		return err
 	}
-	realization, err := computeRealization(run, realizationParams{})
-	if err != nil {
-		return err
-	}
+	realization := realizationEnvelope(pf.Realization)
 	r := realization.Data
-	out := portfolioJSON{InitiativesByStatus: make([]portfolioStatusJSON, len(byStatus)), Value: r.realizationAmountsJSON,
+	out := portfolioJSON{InitiativesByStatus: make([]portfolioStatusJSON, len(pf.InitiativesByStatus)), Value: r.realizationAmountsJSON,
 		AtRiskBenefits: r.AtRiskBenefits[:min(len(r.AtRiskBenefits), dashboard.MaxAtRiskListed)], AtRiskBenefitsCount: len(r.AtRiskBenefits)}
-	for i, s := range byStatus {
+	for i, s := range pf.InitiativesByStatus {
 		out.InitiativesByStatus[i] = portfolioStatusJSON{Status: s.Status, Initiatives: s.Initiatives}
 		out.InitiativesCount += s.Initiatives
 	}
-	if principal(c).Has(rbac.StakeholdersRead) {
-		rows, err := db.Q.PortfolioAtRiskStakeholders(run.ctx, run.tx, dbsqlc.PortfolioAtRiskStakeholdersParams{TenantID: run.tenant,
-			Today: run.now.UTC().Truncate(24 * time.Hour), Top: dashboard.MaxAtRiskListed})
-		if err != nil {
-			return err
-		}
-		out.AtRiskStakeholders, out.AtRiskStakeholdersCount = make([]portfolioStakeholderJSON, len(rows)), new(int64(0))
-		for i, s := range rows {
+	if pf.AtRiskStakeholders != nil {
+		out.AtRiskStakeholders, out.AtRiskStakeholdersCount = make([]portfolioStakeholderJSON, len(pf.AtRiskStakeholders)), new(int64(0))
+		for i, s := range pf.AtRiskStakeholders {
 			out.AtRiskStakeholders[i] = portfolioStakeholderJSON{StakeholderID: s.ID.String(), Name: s.Name, InitiativeID: s.InitiativeID.String(),
 				InitiativeName: s.InitiativeName, Influence: s.Influence, AtRiskSince: s.AtRiskFrom.Format(time.DateOnly)}
 			*out.AtRiskStakeholdersCount = s.Total

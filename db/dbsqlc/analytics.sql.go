@@ -1134,6 +1134,17 @@ func (q *Queries) AnalyticsRollupCheck(ctx context.Context, db DBTX, tenantID uu
 	return items, nil
 }
 
+const analyticsStatementTimeout = `-- name: AnalyticsStatementTimeout :exec
+SELECT set_config('statement_timeout', ($1::bigint)::text, true)
+`
+
+// The analysis's deadline for every later statement of the transaction (transaction-local):
+// PostgreSQL cancels a statement that runs past it (57014).
+func (q *Queries) AnalyticsStatementTimeout(ctx context.Context, db DBTX, timeoutMs int64) error {
+	_, err := db.Exec(ctx, analyticsStatementTimeout, timeoutMs)
+	return err
+}
+
 const analyticsTrendBenefits = `-- name: AnalyticsTrendBenefits :many
 SELECT b.id, b.initiative_id, b.category, b.expected_value, b.currency::text AS currency, b.measurement_frequency,
        b.expected_start_date, b.expected_end_date

@@ -425,3 +425,8 @@ CROSS JOIN LATERAL (
   LIMIT 2
 ) l
 ORDER BY 1, 2;
+
+-- name: AnalyticsStatementTimeout :exec
+-- The analysis's deadline for every later statement of the transaction (transaction-local):
+-- PostgreSQL cancels a statement that runs past it (57014).
+SELECT set_config('statement_timeout', (@timeout_ms::bigint)::text, true);
