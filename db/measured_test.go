@@ -14,9 +14,9 @@ import (
 
 // TestBenefitMeasuredExpectations proves benefit_measured_expectations
 // (migration 00039) exact: after every kind of write to one of its inputs
-// (an actual filed, corrected, moved or deleted; a plan entered, changed or
-// removed; a benefit's value, frequency, dates or currency changed; a
-// benefit deleted; statements of several benefits at once; two transactions
+// (a benefit created; an actual filed, corrected, moved or deleted; a plan
+// entered, changed or removed; a benefit's value, frequency, dates or
+// currency changed; a benefit deleted; statements of several benefits at once; two transactions
 // filing for one benefit concurrently) each benefit's row equals a
 // recomputation from scratch (AnalyticsMeasuredCheck lists every benefit
 // where the two differ), and a few rows equal figures worked out by hand.
@@ -52,7 +52,8 @@ func TestBenefitMeasuredExpectations(t *testing.T) {
 			}
 		}
 	}
-	// row reads a benefit's row as "measured inside expected actual" (none without one).
+	// row reads a benefit's row as "measured inside expected actual" (none without one: the
+	// benefit is gone).
 	row := func(name string, benefit uuid.UUID, want string) {
 		t.Helper()
 		var got string
@@ -95,7 +96,7 @@ func TestBenefitMeasuredExpectations(t *testing.T) {
 	a := newBenefit(tenant, "monthly", "2026-01-15", &end)  // 1,000 a month, 2026-01 .. 2026-06
 	q := newBenefit(tenant, "quarterly", "2026-01-01", nil) // 3,000 a quarter, open-ended
 	o := newBenefit(other, "monthly", "2026-01-01", nil)
-	row("no actual", a, "none")
+	row("no actual", a, "0 0 0 0")
 
 	file("first actual", tenant, a, "2026-01-01", "800")
 	file("second actual", tenant, a, "2026-02-01", "1100.5")
@@ -158,7 +159,7 @@ func TestBenefitMeasuredExpectations(t *testing.T) {
 	row("deleted benefit", q, "none")
 	step("all actuals deleted", tenant, `DELETE FROM benefit_actuals WHERE benefit_id = $1`, a)
 	exact("all actuals deleted")
-	row("all actuals deleted", a, "none")
+	row("all actuals deleted", a, "0 0 0 0")
 
 	// Two transactions filing for one benefit at once: the second waits on the first's row, then
 	// recomputes with the first's committed actual, so neither is lost.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,7 +86,8 @@ func runAnalytics(ctx context.Context, e *env) error {
 	}
 	now := time.Now().UTC()
 	through := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
-	vars := map[string]string{"tenant_id": t.ID.String(), "subject": t.Subject, "base": "USD", "through": through,
+	currentMonth := strconv.Itoa(now.Year()*12 + int(now.Month()) - 1) // finance.Month, as the API passes it
+	vars := map[string]string{"tenant_id": t.ID.String(), "subject": t.Subject, "base": "USD", "through": through, "current_month": currentMonth,
 		"group_by": "category", "from_period": "2023-01-01", "initiative_id": one}
 	slice := e.durationSlice()
 	for _, r := range runs {
@@ -112,7 +114,7 @@ func runAnalytics(ctx context.Context, e *env) error {
 
 // analyticsScript is an analytics endpoint's transaction as a pgbench script.
 func (e *env) analyticsScript(name string, queries []string, binds map[string]string) (string, error) {
-	s := benchutil.NewScript("tenant_id", "subject", "base", "through", "group_by", "from_period", "initiative_id")
+	s := benchutil.NewScript("tenant_id", "subject", "base", "through", "current_month", "group_by", "from_period", "initiative_id")
 	if err := e.prologue(s); err != nil {
 		return "", err
 	}

@@ -575,30 +575,43 @@ WITH plans AS (
   FROM benefit_plan_entries p JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id
   WHERE p.tenant_id = $1
   GROUP BY 1, 2
+), bens AS (
+  SELECT b.id, b.tenant_id, b.measurement_frequency AS frequency,
+         benefit_period(b.expected_start_date, b.measurement_frequency) AS first_period,
+         coalesce(benefit_period(b.expected_end_date, b.measurement_frequency), 'infinity') AS last_period,
+         (date_part('year', b.expected_start_date) * 12 + date_part('month', b.expected_start_date) - 1)::integer
+           / CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END * CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END AS first_month,
+         ((date_part('year', b.expected_end_date) * 12 + date_part('month', b.expected_end_date) - 1)::integer
+           / CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END * CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END) AS last_month,
+         CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END AS step,
+         round(b.expected_value / CASE b.measurement_frequency WHEN 'quarterly' THEN 4 ELSE 12 END::numeric(40, 38), 16) AS spread,
+         b.id IN (SELECT q.benefit_id FROM benefit_plan_entries q WHERE q.tenant_id = $1) AS planned
+  FROM benefits b WHERE b.tenant_id = $1
 ), fresh AS (
-  SELECT a.benefit_id, count(*)::integer AS measured,
-         count(*) FILTER (WHERE a.period >= benefit_period(b.expected_start_date, b.measurement_frequency)
-                            AND a.period <= coalesce(benefit_period(b.expected_end_date, b.measurement_frequency), 'infinity'))::integer AS inside,
-         sum(CASE
-               WHEN a.period < benefit_period(b.expected_start_date, b.measurement_frequency)
-                 OR a.period > coalesce(benefit_period(b.expected_end_date, b.measurement_frequency), 'infinity') THEN 0
-               WHEN EXISTS (SELECT 1 FROM benefit_plan_entries q WHERE q.tenant_id = b.tenant_id AND q.benefit_id = b.id) THEN coalesce(pl.expected, 0)
-               ELSE benefit_spread(b.expected_value, b.measurement_frequency)
-             END) AS expected,
-         sum(a.value) AS actual
-  FROM benefit_actuals a
-  JOIN benefits b ON b.tenant_id = a.tenant_id AND b.id = a.benefit_id
+  SELECT x.id AS benefit_id, x.first_month, x.last_month, x.step, x.spread, x.planned,
+         count(a.period)::integer AS measured,
+         count(a.period) FILTER (WHERE a.period BETWEEN x.first_period AND x.last_period)::integer AS inside,
+         coalesce(sum(CASE
+               WHEN a.period IS NULL THEN 0
+               WHEN a.period NOT BETWEEN x.first_period AND x.last_period THEN 0
+               WHEN x.planned THEN coalesce(pl.expected, 0)
+               ELSE x.spread
+             END), 0) AS expected,
+         coalesce(sum(a.value), 0) AS actual
+  FROM bens x
+  LEFT JOIN benefit_actuals a ON a.tenant_id = x.tenant_id AND a.benefit_id = x.id AND benefit_period(a.period, x.frequency) = a.period
   LEFT JOIN plans pl ON pl.benefit_id = a.benefit_id AND pl.period = a.period
-  WHERE a.tenant_id = $1 AND benefit_period(a.period, b.measurement_frequency) = a.period
-  GROUP BY a.benefit_id
+  GROUP BY 1, 2, 3, 4, 5, 6
 )
 SELECT coalesce(m.benefit_id, f.benefit_id) AS benefit_id,
-       coalesce(m.measured || ' ' || m.inside || ' ' || m.expected || ' ' || m.actual, 'none')::text AS rollup,
-       coalesce(f.measured || ' ' || f.inside || ' ' || f.expected || ' ' || f.actual, 'none')::text AS fresh
-FROM (SELECT x.tenant_id, x.benefit_id, x.measured, x.inside, x.expected, x.actual FROM benefit_measured_expectations x WHERE x.tenant_id = $1) m
+       (CASE WHEN m.benefit_id IS NULL THEN 'none'
+             ELSE concat_ws(' ', m.first_month, m.last_month, m.step, m.spread, m.planned, m.measured, m.inside, m.expected, m.actual) END)::text AS rollup,
+       (CASE WHEN f.benefit_id IS NULL THEN 'none'
+             ELSE concat_ws(' ', f.first_month, f.last_month, f.step, f.spread, f.planned, f.measured, f.inside, f.expected, f.actual) END)::text AS fresh
+FROM (SELECT x.tenant_id, x.benefit_id, x.first_month, x.last_month, x.step, x.spread, x.planned, x.measured, x.inside, x.expected, x.actual FROM benefit_measured_expectations x WHERE x.tenant_id = $1) m
 FULL JOIN fresh f ON f.benefit_id = m.benefit_id
-WHERE m.measured IS DISTINCT FROM f.measured OR m.inside IS DISTINCT FROM f.inside
-   OR m.expected IS DISTINCT FROM f.expected OR m.actual IS DISTINCT FROM f.actual
+WHERE (m.first_month, m.last_month, m.step, m.spread, m.planned, m.measured, m.inside, m.expected, m.actual)
+      IS DISTINCT FROM (f.first_month, f.last_month, f.step, f.spread, f.planned, f.measured, f.inside, f.expected, f.actual)
 ORDER BY 1
 `
 
@@ -866,31 +879,22 @@ func (q *Queries) AnalyticsPortfolioRollupCheck(ctx context.Context, db DBTX, te
 }
 
 const analyticsRealizationBenefits = `-- name: AnalyticsRealizationBenefits :many
-SELECT x.id, x.initiative_id, x.name, x.category, x.expected_value, x.currency, x.unit, x.measurement_frequency,
-       x.expected_start_date, x.expected_end_date, x.summed,
-       x.actuals, x.latest_period, x.latest_value, x.previous_period, x.previous_value
-FROM (
-  SELECT b.id, b.initiative_id, b.name, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency,
-         b.expected_start_date, b.expected_end_date,
-         (b.unit = 'currency' AND b.currency IS NOT NULL) AS money,
-         (b.unit = 'currency' AND b.currency = $1::text AND (s.latest_period IS NULL OR s.latest_period <= $2::date))::boolean AS summed,
-         b.id IN (SELECT p.benefit_id FROM benefit_plan_entries p WHERE p.tenant_id = $3) AS planned,
-         CASE WHEN benefit_period(s.latest_period, b.measurement_frequency)
-                   BETWEEN benefit_period(b.expected_start_date, b.measurement_frequency)
-                   AND coalesce(benefit_period(b.expected_end_date, b.measurement_frequency), 'infinity')
-              THEN benefit_spread(b.expected_value, b.measurement_frequency) ELSE 0 END AS latest_expected,
-         coalesce(s.actuals, 0)::int AS actuals,
-         coalesce(s.latest_period, b.expected_start_date)::date AS latest_period, coalesce(s.latest_value, 0)::numeric AS latest_value,
-         coalesce(s.previous_period, b.expected_start_date)::date AS previous_period, coalesce(s.previous_value, 0)::numeric AS previous_value
-  FROM benefits b
-  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-  LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
-  WHERE b.tenant_id = $3 AND b.status <> 'cancelled'
-    AND ($4::uuid IS NULL AND i.status <> 'archived' OR i.id = $4::uuid)
-) x
-WHERE (x.money AND NOT x.summed)
-   OR (x.actuals >= 2 AND (x.latest_period > $2::date OR x.planned OR (x.latest_expected > 0 AND x.latest_value < 0.8 * x.latest_expected)))
-ORDER BY x.initiative_id, x.id
+SELECT b.id, b.initiative_id, b.name, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency,
+       b.expected_start_date, b.expected_end_date,
+       (b.unit = 'currency' AND b.currency IS NOT NULL AND b.currency = $1::text
+        AND (s.latest_period IS NULL OR s.latest_period <= $2::date))::boolean AS summed,
+       coalesce(s.actuals, 0)::int AS actuals,
+       coalesce(s.latest_period, b.expected_start_date)::date AS latest_period, coalesce(s.latest_value, 0)::numeric AS latest_value,
+       coalesce(s.previous_period, b.expected_start_date)::date AS previous_period, coalesce(s.previous_value, 0)::numeric AS previous_value
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+JOIN benefit_measured_expectations m ON m.tenant_id = b.tenant_id AND m.benefit_id = b.id
+LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
+WHERE b.tenant_id = $3 AND b.status <> 'cancelled'
+  AND ($4::uuid IS NULL AND i.status <> 'archived' OR i.id = $4::uuid)
+  AND (b.unit = 'currency' AND b.currency IS NOT NULL AND (b.currency <> $1::text OR s.latest_period > $2::date)
+       OR s.actuals >= 2 AND (s.latest_period > $2::date OR m.planned OR s.latest_value < 0.8 * m.spread))
+ORDER BY b.initiative_id, b.id
 `
 
 type AnalyticsRealizationBenefitsParams struct {
@@ -923,12 +927,13 @@ type AnalyticsRealizationBenefitsRow struct {
 // uses): the money benefits AnalyticsRealizationSums does not sum (another currency than @base, or
 // an actual after @through; summed false: compared in Go from their actuals, AnalyticsActualsOf),
 // and the benefits the at-risk rule may hold for (summed true when already in the sums): two
-// actuals or more, and a latest actual under 0.8 × what its period expects (the even spread inside
-// the benefit's periods, 0 outside), or a plan, or a latest actual after @through; the rule itself
-// is applied in Go. Each comes with its benefit_actual_stats row (migration 00017): the count and
-// its two latest (period, value): the latest when it has an actual, the previous when it has two
-// (not null, for a scan without a pointer per column); the latest pair is the at-risk rule's when
-// the latest actual is through the current month (else AnalyticsLatestActualsOf).
+// actuals or more, and a latest actual under 0.8 × the even spread (what its period expects when
+// it lies inside the benefit's periods; outside it expects 0 and the rule never holds), or a plan,
+// or a latest actual after @through; the rule itself is applied in Go. Each comes with its
+// benefit_actual_stats row (migration 00017): the count and its two latest (period, value): the
+// latest when it has an actual, the previous when it has two (not null, for a scan without a
+// pointer per column); the latest pair is the at-risk rule's when the latest actual is through the
+// current month (else AnalyticsLatestActualsOf).
 func (q *Queries) AnalyticsRealizationBenefits(ctx context.Context, db DBTX, arg AnalyticsRealizationBenefitsParams) ([]AnalyticsRealizationBenefitsRow, error) {
 	rows, err := db.Query(ctx, analyticsRealizationBenefits,
 		arg.Base,
@@ -972,54 +977,39 @@ func (q *Queries) AnalyticsRealizationBenefits(ctx context.Context, db DBTX, arg
 }
 
 const analyticsRealizationSums = `-- name: AnalyticsRealizationSums :many
-WITH bens AS MATERIALIZED (
-  SELECT b.id, b.initiative_id, b.category, b.measurement_frequency AS frequency,
-         benefit_period(b.expected_start_date, b.measurement_frequency) AS first_period,
-         least(benefit_period(b.expected_end_date, b.measurement_frequency), $1::date) AS end_period,
-         benefit_spread(b.expected_value, b.measurement_frequency) AS spread,
-         coalesce(m.measured, 0) AS measured, coalesce(m.inside, 0) AS inside,
-         coalesce(m.expected, 0) AS expected, coalesce(m.actual, 0) AS actual
-  FROM benefits b
-  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-  LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
-  LEFT JOIN benefit_measured_expectations m ON m.tenant_id = b.tenant_id AND m.benefit_id = b.id
-  WHERE b.tenant_id = $2 AND b.status <> 'cancelled' AND b.unit = 'currency' AND b.currency = $3::text
-    AND (s.latest_period IS NULL OR s.latest_period <= $1::date)
-    AND ($4::uuid IS NULL AND i.status <> 'archived' OR i.id = $4::uuid)
-), spans AS (
-  SELECT x.id, x.initiative_id, x.category, x.frequency, x.first_period, x.end_period, x.spread, x.measured, x.inside, x.expected, x.actual,
-         CASE WHEN x.end_period < x.first_period THEN 0
-              ELSE ((extract(year FROM x.end_period) - extract(year FROM x.first_period)) * 12
-                    + extract(month FROM x.end_period) - extract(month FROM x.first_period))::integer
-                   / CASE x.frequency WHEN 'quarterly' THEN 3 ELSE 1 END + 1
-         END AS periods
-  FROM bens x
-), plans AS (
-  -- The plan to date of the planned ones: the first entry of each period in [first, end].
-  SELECT e.id, sum(e.expected) FILTER (WHERE e.period BETWEEN e.first_period AND e.end_period) AS to_date
-  FROM (SELECT x.id, x.first_period, x.end_period, benefit_period(p.period, x.frequency) AS period,
-               (array_agg(p.expected ORDER BY p.period))[1] AS expected
-        FROM benefit_plan_entries p JOIN bens x ON x.id = p.benefit_id
-        WHERE p.tenant_id = $2
-        GROUP BY 1, 2, 3, 4) e
-  GROUP BY e.id
-)
-SELECT s.initiative_id, s.category,
-       sum(s.expected)::numeric AS expected,
-       sum(s.actual)::numeric AS actual,
-       sum(CASE WHEN p.id IS NULL THEN s.spread * s.periods ELSE coalesce(p.to_date, 0) END - s.expected)::numeric AS unmeasured,
-       sum(s.measured)::integer AS measured,
-       sum(s.periods + s.measured - s.inside)::integer AS periods
-FROM spans s
-LEFT JOIN plans p ON p.id = s.id
+SELECT b.initiative_id, b.category,
+       sum(m.expected)::numeric AS expected,
+       sum(m.actual)::numeric AS actual,
+       sum(CASE WHEN m.planned THEN (
+             SELECT coalesce(sum(e.expected), 0) FROM (
+               SELECT DISTINCT ON (z.period) z.period, p.expected
+               FROM benefit_plan_entries p CROSS JOIN LATERAL (SELECT benefit_month(p.period) / m.step * m.step AS period) z
+               WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id
+               ORDER BY z.period, p.period) e
+             WHERE e.period BETWEEN m.first_month AND least(m.last_month, $1::integer))
+           ELSE m.spread * x.periods END - m.expected)::numeric AS unmeasured,
+       sum(m.measured)::integer AS measured,
+       sum(x.periods + m.measured - m.inside)::integer AS periods
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+JOIN benefit_measured_expectations m ON m.tenant_id = b.tenant_id AND m.benefit_id = b.id
+LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
+CROSS JOIN LATERAL (
+  SELECT CASE WHEN least(m.last_month, $1::integer) < m.first_month THEN 0
+              ELSE (least(m.last_month, $1::integer) - m.first_month) / m.step + 1 END AS periods
+) x
+WHERE b.tenant_id = $2 AND b.status <> 'cancelled' AND b.unit = 'currency' AND b.currency = $3::text
+  AND (s.latest_period IS NULL OR s.latest_period <= $4::date)
+  AND ($5::uuid IS NULL AND i.status <> 'archived' OR i.id = $5::uuid)
 GROUP BY 1, 2
 ORDER BY 1, 2
 `
 
 type AnalyticsRealizationSumsParams struct {
-	Through      time.Time
+	CurrentMonth int32
 	TenantID     uuid.UUID
 	Base         string
+	Through      time.Time
 	InitiativeID *uuid.UUID
 }
 
@@ -1036,17 +1026,19 @@ type AnalyticsRealizationSumsRow struct {
 // Like for like per (initiative, category) of the money benefits that count (not cancelled) of the
 // initiatives a realisation covers, each summed from its benefit_measured_expectations row
 // (migration 00039, kept exact by triggers): those in the base currency whose actuals all lie
-// through @through (the current month); the others are compared in Go (AnalyticsRealizationBenefits,
-// summed false). Per benefit, as finance.Benefit.CompareToDate: its periods to date are those of its
-// grid from its first through its last or the current one, whichever is earlier, plus its actuals
-// outside its periods (expecting 0); expected and actual over the periods with an actual;
-// unmeasured = the plan to date (the even spread times the periods, or the plan's first entry of
-// each period) less expected.
+// through the current month (@through, its first day; @current_month, the same as months since
+// year 0); the others are compared in Go (AnalyticsRealizationBenefits, summed false). Per
+// benefit, as finance.Benefit.CompareToDate: its periods to date are those of its grid from its
+// first through its last or the current one, whichever is earlier, plus its actuals outside its
+// periods (expecting 0); expected and actual over the periods with an actual; unmeasured = the
+// plan to date (the even spread times the periods, or the plan's first entry of each period)
+// less expected.
 func (q *Queries) AnalyticsRealizationSums(ctx context.Context, db DBTX, arg AnalyticsRealizationSumsParams) ([]AnalyticsRealizationSumsRow, error) {
 	rows, err := db.Query(ctx, analyticsRealizationSums,
-		arg.Through,
+		arg.CurrentMonth,
 		arg.TenantID,
 		arg.Base,
+		arg.Through,
 		arg.InitiativeID,
 	)
 	if err != nil {

@@ -130,12 +130,17 @@ type BenefitActualStat struct {
 }
 
 type BenefitMeasuredExpectation struct {
-	TenantID  uuid.UUID
-	BenefitID uuid.UUID
-	Measured  int32
-	Inside    int32
-	Expected  decimal.Decimal
-	Actual    decimal.Decimal
+	TenantID   uuid.UUID
+	BenefitID  uuid.UUID
+	FirstMonth int32
+	LastMonth  *int32
+	Step       int32
+	Spread     decimal.Decimal
+	Planned    bool
+	Measured   int32
+	Inside     int32
+	Expected   decimal.Decimal
+	Actual     decimal.Decimal
 }
 
 type BenefitPlanEntry struct {

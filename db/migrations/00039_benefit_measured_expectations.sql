@@ -4,8 +4,14 @@
 -- like comparison of finance.Benefit.CompareToDate), so realisation sums it per initiative and
 -- category in SQL instead of comparing 10,000 benefits one by one in Go.
 --
--- One row per benefit with at least one actual on its grid (a month, or a quarter's first month):
---   measured  the count of those actuals
+-- One row per benefit (deleted with it), with its expectation's shape and its actuals on its grid
+-- (a month, or a quarter's first month):
+--   first_month, last_month  its first and last period as months since year 0 (year × 12 + month
+--             − 1, finance.Month); last_month null when open-ended
+--   step      the months of a period (1 or 3)
+--   spread    what a period expects under the even spread (benefit_spread)
+--   planned   whether it has a plan (which then replaces the even spread)
+--   measured  the count of its actuals on its grid
 --   inside    those within the benefit's periods (first period through last; all when open-ended)
 --   expected  Σ of what their periods expect in the benefit's own unit: 0 outside its periods; the
 --             plan's first entry of the period when it has a plan (0 for a period the plan does not
@@ -17,9 +23,8 @@
 -- the periods to date without an actual (the plan to date less expected).
 --
 -- Exact, not a cache: statement-level triggers on every input (benefit_actuals, benefit_plan_entries,
--- and benefits when its expected value, frequency or dates change) recompute the touched
--- benefits' rows from scratch (tens of actuals each; a deleted benefit's actuals and plan cascade,
--- and their delete triggers remove its row). Concurrent writers of one benefit: each statement
+-- and benefits when one is created or its expected value, frequency or dates change) recompute the
+-- touched benefits' rows from scratch (tens of actuals each); a deleted benefit's row cascades. Concurrent writers of one benefit: each statement
 -- first locks the benefits' rows in key order (creating a missing one) and only then recomputes,
 -- in a new snapshot (READ COMMITTED) that sees what the writer it waited for committed, as
 -- benefit_actual_stats (migration 00017) does.
@@ -30,6 +35,10 @@
 CREATE FUNCTION benefit_period(d date, frequency text) RETURNS date LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
 $$ SELECT date_trunc(CASE frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, d)::date $$;
 
+-- A month as months since year 0 (finance.Month).
+CREATE FUNCTION benefit_month(d date) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT (date_part('year', d) * 12 + date_part('month', d) - 1)::integer $$;
+
 -- The even spread of a yearly value over a frequency's periods: value / 12 or / 4 to 16 decimal
 -- places, rounded half away from zero (decimal.DivisionPrecision, finance.divSmall), in exact
 -- integer division (numeric division rounds at a scale that depends on the quotient's size).
@@ -38,13 +47,19 @@ $$ SELECT sign(expected_value) * div(2 * abs(expected_value) * 10000000000000000
    FROM (SELECT CASE frequency WHEN 'quarterly' THEN 4 ELSE 12 END::numeric AS n) x $$;
 
 CREATE TABLE benefit_measured_expectations (
-    tenant_id  uuid    NOT NULL,
-    benefit_id uuid    NOT NULL,
-    measured   integer NOT NULL,
+    tenant_id   uuid    NOT NULL,
+    benefit_id  uuid    NOT NULL,
+    first_month integer NOT NULL,
+    last_month  integer,
+    step        integer NOT NULL,
+    spread      numeric NOT NULL,
+    planned     boolean NOT NULL,
+    measured    integer NOT NULL,
     inside     integer NOT NULL,
     expected   numeric NOT NULL,
     actual     numeric NOT NULL,
-    PRIMARY KEY (tenant_id, benefit_id)
+    PRIMARY KEY (tenant_id, benefit_id),
+    FOREIGN KEY (tenant_id, benefit_id) REFERENCES benefits (tenant_id, id) ON DELETE CASCADE
 ) WITH (fillfactor = 80); -- room for HOT updates: every write rewrites its benefits' rows
 
 -- +goose StatementBegin
@@ -54,8 +69,8 @@ BEGIN
         RETURN;
     END IF;
     -- Lock every touched benefit's row in key order (a zero placeholder for a new one).
-    INSERT INTO benefit_measured_expectations (tenant_id, benefit_id, measured, inside, expected, actual)
-    SELECT t.tenant_id, t.benefit_id, 0, 0, 0, 0
+    INSERT INTO benefit_measured_expectations (tenant_id, benefit_id, first_month, step, spread, planned, measured, inside, expected, actual)
+    SELECT t.tenant_id, t.benefit_id, 0, 1, 0, false, 0, 0, 0, 0
     FROM unnest(tenants, benefits) AS t (tenant_id, benefit_id)
     WHERE EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = t.tenant_id AND b.id = t.benefit_id)
     ORDER BY t.tenant_id, t.benefit_id
@@ -65,8 +80,20 @@ BEGIN
     ORDER BY m.tenant_id, m.benefit_id FOR UPDATE OF m;
     -- Under the locks, in a new snapshot: each benefit's figures from its definition, plan and actuals.
     UPDATE benefit_measured_expectations m
-    SET measured = f.measured, inside = f.inside, expected = f.expected, actual = f.actual
+    SET first_month = d.first_month, last_month = d.last_month, step = d.step, spread = d.spread, planned = d.planned,
+        measured = f.measured, inside = f.inside, expected = f.expected, actual = f.actual
     FROM unnest(tenants, benefits) AS t (tenant_id, benefit_id)
+    CROSS JOIN LATERAL (
+        SELECT b.measurement_frequency AS frequency,
+               benefit_period(b.expected_start_date, b.measurement_frequency) AS first_period,
+               benefit_period(b.expected_end_date, b.measurement_frequency) AS last_period,
+               benefit_month(benefit_period(b.expected_start_date, b.measurement_frequency)) AS first_month,
+               benefit_month(benefit_period(b.expected_end_date, b.measurement_frequency)) AS last_month,
+               CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END AS step,
+               benefit_spread(b.expected_value, b.measurement_frequency) AS spread,
+               EXISTS (SELECT 1 FROM benefit_plan_entries p WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id) AS planned
+        FROM benefits b WHERE b.tenant_id = t.tenant_id AND b.id = t.benefit_id
+    ) d
     CROSS JOIN LATERAL (
         SELECT count(*)::integer AS measured, count(*) FILTER (WHERE x.inside)::integer AS inside,
                coalesce(sum(x.expected), 0) AS expected, coalesce(sum(x.value), 0) AS actual
@@ -76,24 +103,15 @@ BEGIN
                      WHEN a.period < d.first_period OR a.period > d.last_period THEN 0
                      WHEN d.planned THEN coalesce((SELECT p.expected FROM benefit_plan_entries p
                                                    WHERE p.tenant_id = a.tenant_id AND p.benefit_id = a.benefit_id
-                                                     AND p.period >= a.period AND p.period < a.period + d.step
+                                                     AND p.period >= a.period AND p.period < a.period + make_interval(months => d.step)
                                                    ORDER BY p.period LIMIT 1), 0)
                      ELSE d.spread
                    END AS expected
-            FROM (SELECT b.measurement_frequency AS frequency,
-                         benefit_period(b.expected_start_date, b.measurement_frequency) AS first_period,
-                         benefit_period(b.expected_end_date, b.measurement_frequency) AS last_period,
-                         benefit_spread(b.expected_value, b.measurement_frequency) AS spread,
-                         CASE b.measurement_frequency WHEN 'quarterly' THEN interval '3 months' ELSE interval '1 month' END AS step,
-                         EXISTS (SELECT 1 FROM benefit_plan_entries p WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id) AS planned
-                  FROM benefits b WHERE b.tenant_id = t.tenant_id AND b.id = t.benefit_id) d
-            JOIN benefit_actuals a ON a.tenant_id = t.tenant_id AND a.benefit_id = t.benefit_id
-            WHERE benefit_period(a.period, d.frequency) = a.period
+            FROM benefit_actuals a
+            WHERE a.tenant_id = t.tenant_id AND a.benefit_id = t.benefit_id AND benefit_period(a.period, d.frequency) = a.period
         ) x
     ) f
     WHERE m.tenant_id = t.tenant_id AND m.benefit_id = t.benefit_id;
-    DELETE FROM benefit_measured_expectations m USING unnest(tenants, benefits) AS t (tenant_id, benefit_id)
-    WHERE m.tenant_id = t.tenant_id AND m.benefit_id = t.benefit_id AND m.measured = 0;
 END $$;
 -- +goose StatementEnd
 
@@ -131,21 +149,29 @@ CREATE TRIGGER benefit_measured_plans_update AFTER UPDATE ON benefit_plan_entrie
 CREATE TRIGGER benefit_measured_plans_delete AFTER DELETE ON benefit_plan_entries
     REFERENCING OLD TABLE AS measured_old FOR EACH STATEMENT EXECUTE FUNCTION benefit_measured_rows_changed();
 
--- A statement changed benefits: refresh those whose expectation changed (value, frequency, dates).
+-- A statement created benefits (their rows) or changed them: refresh those whose expectation
+-- changed (value, frequency, dates).
 -- +goose StatementBegin
 CREATE FUNCTION benefit_measured_benefits_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     tenants  uuid[];
     benefits uuid[];
 BEGIN
-    SELECT array_agg(n.tenant_id ORDER BY n.tenant_id, n.id), array_agg(n.id ORDER BY n.tenant_id, n.id) INTO tenants, benefits
-    FROM measured_new n JOIN measured_old o ON o.tenant_id = n.tenant_id AND o.id = n.id
-    WHERE (n.expected_value, n.measurement_frequency, n.expected_start_date, n.expected_end_date)
-          IS DISTINCT FROM (o.expected_value, o.measurement_frequency, o.expected_start_date, o.expected_end_date);
+    IF TG_OP = 'INSERT' THEN
+        SELECT array_agg(n.tenant_id ORDER BY n.tenant_id, n.id), array_agg(n.id ORDER BY n.tenant_id, n.id) INTO tenants, benefits
+        FROM measured_new n;
+    ELSE
+        SELECT array_agg(n.tenant_id ORDER BY n.tenant_id, n.id), array_agg(n.id ORDER BY n.tenant_id, n.id) INTO tenants, benefits
+        FROM measured_new n JOIN measured_old o ON o.tenant_id = n.tenant_id AND o.id = n.id
+        WHERE (n.expected_value, n.measurement_frequency, n.expected_start_date, n.expected_end_date)
+              IS DISTINCT FROM (o.expected_value, o.measurement_frequency, o.expected_start_date, o.expected_end_date);
+    END IF;
     PERFORM benefit_measured_refresh(tenants, benefits);
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
+CREATE TRIGGER benefit_measured_benefits_insert AFTER INSERT ON benefits
+    REFERENCING NEW TABLE AS measured_new FOR EACH STATEMENT EXECUTE FUNCTION benefit_measured_benefits_changed();
 CREATE TRIGGER benefit_measured_benefits_update AFTER UPDATE ON benefits
     REFERENCING OLD TABLE AS measured_old NEW TABLE AS measured_new FOR EACH STATEMENT EXECUTE FUNCTION benefit_measured_benefits_changed();
 
@@ -153,7 +179,7 @@ ALTER TABLE benefit_measured_expectations ENABLE ROW LEVEL SECURITY;
 ALTER TABLE benefit_measured_expectations FORCE ROW LEVEL SECURITY;
 CREATE POLICY tenant_isolation ON benefit_measured_expectations USING (tenant_id = app_tenant_id()) WITH CHECK (tenant_id = app_tenant_id());
 
--- The rows of the actuals recorded before this migration, tenant by tenant (RLS is forced).
+-- The rows of the benefits created before this migration, tenant by tenant (RLS is forced).
 -- +goose StatementBegin
 DO $$
 DECLARE
@@ -162,7 +188,7 @@ DECLARE
 BEGIN
     FOR tenant IN SELECT id FROM tenants LOOP
         PERFORM set_config('app.tenant_id', tenant::text, true);
-        SELECT array_agg(benefit_id ORDER BY benefit_id) INTO ids FROM (SELECT DISTINCT benefit_id FROM benefit_actuals WHERE tenant_id = tenant) x;
+        SELECT array_agg(benefit_id ORDER BY benefit_id) INTO ids FROM (SELECT id AS benefit_id FROM benefits WHERE tenant_id = tenant) x;
         PERFORM benefit_measured_refresh(array_fill(tenant, ARRAY[coalesce(cardinality(ids), 0)]), ids);
     END LOOP;
     PERFORM set_config('app.tenant_id', '', true);
@@ -176,7 +202,8 @@ DROP TRIGGER benefit_measured_actuals_delete ON benefit_actuals;
 DROP TRIGGER benefit_measured_plans_insert ON benefit_plan_entries;
 DROP TRIGGER benefit_measured_plans_update ON benefit_plan_entries;
 DROP TRIGGER benefit_measured_plans_delete ON benefit_plan_entries;
+DROP TRIGGER benefit_measured_benefits_insert ON benefits;
 DROP TRIGGER benefit_measured_benefits_update ON benefits;
 DROP FUNCTION benefit_measured_benefits_changed(), benefit_measured_rows_changed(), benefit_measured_refresh(uuid[], uuid[]);
 DROP TABLE benefit_measured_expectations;
-DROP FUNCTION benefit_spread(numeric, text), benefit_period(date, text);
+DROP FUNCTION benefit_spread(numeric, text), benefit_month(date), benefit_period(date, text);

@@ -198,7 +198,8 @@ func AnalyseRealization(ctx context.Context, tx pgx.Tx, scope Scope, p Realizati
 		return RealizationReport{}, ErrInitiativeNotFound
 	}
 	through := current.FirstDay()
-	sumRows, err := db.Q.AnalyticsRealizationSums(ctx, tx, dbsqlc.AnalyticsRealizationSumsParams{TenantID: tenant, InitiativeID: only, Base: st.BaseCurrency, Through: through})
+	sumRows, err := db.Q.AnalyticsRealizationSums(ctx, tx, dbsqlc.AnalyticsRealizationSumsParams{TenantID: tenant, InitiativeID: only, Base: st.BaseCurrency,
+		Through: through, CurrentMonth: int32(current)})
 	if err != nil {
 		return RealizationReport{}, err
 	}
