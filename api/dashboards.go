@@ -74,6 +74,8 @@ func dashboardCaller(c *fiber.Ctx) dashboard.Caller {
 // dashboardError maps internal/dashboard's errors; anything else passes through.
 func dashboardError(err error) error {
 	switch {
+	case errors.Is(err, dashboard.ErrNotFound):
+		return NotFound("dashboard")
 	case errors.Is(err, dashboard.ErrForbidden):
 		return Forbidden("%s", err.Error())
 	case errors.Is(err, dashboard.ErrLimitReached):
@@ -82,35 +84,28 @@ func dashboardError(err error) error {
 	return err
 }
 
-// dashboardFields is a create or PUT body.
-type dashboardFields struct {
-	name, description string
-	visibility        dashboard.Visibility
-	widgets           []dashboard.Widget
-}
-
 // readDashboard reads a dashboard body: name and widgets are required,
 // description optional, visibility defaults to personal. Each widget is
 // {type, title, params}; params are checked by the analytics endpoint's own
 // parameter reader, so a widget that would answer 400 is refused here (422).
-func readDashboard(c *fiber.Ctx) (dashboardFields, error) {
+func readDashboard(c *fiber.Ctx) (dashboard.Fields, error) {
 	b, err := parseBody(c)
 	if err != nil {
-		return dashboardFields{}, err
+		return dashboard.Fields{}, err
 	}
-	var f dashboardFields
+	var f dashboard.Fields
 	if v := trimmed(b.text("name", true, maxNameLen)); v != nil {
-		f.name = *v
+		f.Name = *v
 	}
-	f.description = deref(b.text("description", false, dashboard.MaxDescriptionLen))
-	f.visibility = dashboard.Personal
+	f.Description = deref(b.text("description", false, dashboard.MaxDescriptionLen))
+	f.Visibility = dashboard.Personal
 	if v := b.enum("visibility", false, validation.Names(dashboard.Visibilities)); v != nil {
-		f.visibility = dashboard.Visibility(*v)
+		f.Visibility = dashboard.Visibility(*v)
 	}
-	f.widgets = readWidgets(b)
+	f.Widgets = readWidgets(b)
 	b.ignore("id", "owner_id", "created_at", "updated_at")
 	if err := b.done(); err != nil {
-		return dashboardFields{}, err
+		return dashboard.Fields{}, err
 	}
 	return f, nil
 }
@@ -267,31 +262,10 @@ func (s *Server) createDashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	owner, err := dashboard.CheckWrite(nil, f.visibility, dashboardCaller(c))
+	p := principal(c)
+	row, err := dashboard.Create(c.UserContext(), tx(c), p.TenantID, dashboardCaller(c), f)
 	if err != nil {
 		return dashboardError(err)
-	}
-	ctx, tx, p := c.UserContext(), tx(c), principal(c)
-	// Two creates of one owner serialise on this transaction lock, so the
-	// count below is exact.
-	if err := db.Q.DashboardOwnerLock(ctx, tx, dbsqlc.DashboardOwnerLockParams{TenantID: p.TenantID, OwnerID: owner}); err != nil {
-		return err
-	}
-	n, err := db.Q.DashboardCountByOwner(ctx, tx, dbsqlc.DashboardCountByOwnerParams{TenantID: p.TenantID, OwnerID: owner})
-	if err != nil {
-		return err
-	}
-	if err := dashboard.CheckCanAdd(n); err != nil {
-		return dashboardError(err)
-	}
-	widgets, err := json.Marshal(f.widgets)
-	if err != nil {
-		return err
-	}
-	row, err := db.Q.DashboardCreate(ctx, tx, dbsqlc.DashboardCreateParams{TenantID: p.TenantID, Name: f.name, Description: f.description,
-		Visibility: string(f.visibility), OwnerID: owner, Widgets: widgets})
-	if err != nil {
-		return err
 	}
 	out := toDashboardJSON(row)
 	c.Location("/v1/dashboards/" + out.ID)
@@ -299,19 +273,14 @@ func (s *Server) createDashboard(c *fiber.Ctx) error {
 }
 
 // loadDashboard finds a dashboard of the path the caller may see (another
-// user's personal dashboard is not found); locked for a write.
-func loadDashboard(c *fiber.Ctx, forUpdate bool) (dbsqlc.Dashboard, error) {
+// user's personal dashboard is not found).
+func loadDashboard(c *fiber.Ctx) (dbsqlc.Dashboard, error) {
 	id, err := pathID(c, "id", "dashboard")
 	if err != nil {
 		return dbsqlc.Dashboard{}, err
 	}
 	p := principal(c)
-	var d dbsqlc.Dashboard
-	if forUpdate {
-		d, err = db.Q.DashboardGetLocked(c.UserContext(), tx(c), dbsqlc.DashboardGetLockedParams{TenantID: p.TenantID, ID: id, Subject: p.Subject})
-	} else {
-		d, err = db.Q.DashboardGet(c.UserContext(), tx(c), dbsqlc.DashboardGetParams{TenantID: p.TenantID, ID: id, Subject: p.Subject})
-	}
+	d, err := db.Q.DashboardGet(c.UserContext(), tx(c), dbsqlc.DashboardGetParams{TenantID: p.TenantID, ID: id, Subject: p.Subject})
 	return d, found("dashboard", err)
 }
 
@@ -319,7 +288,7 @@ func (s *Server) getDashboard(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	d, err := loadDashboard(c, false)
+	d, err := loadDashboard(c)
 	if err != nil {
 		return err
 	}
@@ -336,22 +305,13 @@ func (s *Server) replaceDashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	cur, err := loadDashboard(c, true)
+	id, err := pathID(c, "id", "dashboard")
 	if err != nil {
 		return err
 	}
-	owner, err := dashboard.CheckWrite(&dashboard.Dashboard{Visibility: dashboard.Visibility(cur.Visibility), OwnerID: cur.OwnerID}, f.visibility, dashboardCaller(c))
+	row, err := dashboard.Replace(c.UserContext(), tx(c), principal(c).TenantID, dashboardCaller(c), id, f)
 	if err != nil {
 		return dashboardError(err)
-	}
-	widgets, err := json.Marshal(f.widgets)
-	if err != nil {
-		return err
-	}
-	row, err := db.Q.DashboardUpdate(c.UserContext(), tx(c), dbsqlc.DashboardUpdateParams{TenantID: cur.TenantID, ID: cur.ID, Name: f.name,
-		Description: f.description, Visibility: string(f.visibility), OwnerID: owner, Widgets: widgets})
-	if err != nil {
-		return err
 	}
 	return c.JSON(toDashboardJSON(row))
 }
@@ -360,16 +320,12 @@ func (s *Server) deleteDashboard(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	cur, err := loadDashboard(c, true)
+	id, err := pathID(c, "id", "dashboard")
 	if err != nil {
 		return err
 	}
-	if _, err := dashboard.CheckWrite(&dashboard.Dashboard{Visibility: dashboard.Visibility(cur.Visibility), OwnerID: cur.OwnerID},
-		dashboard.Visibility(cur.Visibility), dashboardCaller(c)); err != nil {
+	if err := dashboard.Delete(c.UserContext(), tx(c), principal(c).TenantID, dashboardCaller(c), id); err != nil {
 		return dashboardError(err)
-	}
-	if err := db.Q.DashboardDelete(c.UserContext(), tx(c), dbsqlc.DashboardDeleteParams{TenantID: cur.TenantID, ID: cur.ID}); err != nil {
-		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }
@@ -400,7 +356,7 @@ func (s *Server) dashboardData(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	d, err := loadDashboard(c, false)
+	d, err := loadDashboard(c)
 	if err != nil {
 		return err
 	}

@@ -295,12 +295,13 @@ func TestRealizationSumsAreCompareToDate(t *testing.T) {
 	err = db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
 		var err error
 		rows, err = db.Q.AnalyticsRealizationSums(ctx, tx, dbsqlc.AnalyticsRealizationSumsParams{TenantID: tenant, Base: "USD",
-			Through: current.FirstDay(), CurrentMonth: int32(current)})
+			CurrentMonth: int32(current)})
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rows = slices.DeleteFunc(rows, func(r dbsqlc.AnalyticsRealizationSumsRow) bool { return r.Summed == 0 }) // only benefits left to Go
 	if len(rows) != len(want) {
 		t.Errorf("%d groups summed in SQL, %d in Go", len(rows), len(want))
 	}

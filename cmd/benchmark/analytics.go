@@ -38,7 +38,7 @@ const (
 // The SQL each endpoint runs after the request prologue, in order
 // (api/analytics.go: computeRealization, computeTrends, computeROI).
 var (
-	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "AnalyticsRealizationBenefits", "FxRateList"}
+	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "FxRateList"}
 	trendsQueries      = []string{"SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
 	roiQueries         = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList"}
 )

@@ -130,17 +130,20 @@ type BenefitActualStat struct {
 }
 
 type BenefitMeasuredExpectation struct {
-	TenantID   uuid.UUID
-	BenefitID  uuid.UUID
-	FirstMonth int32
-	LastMonth  *int32
-	Step       int32
-	Spread     decimal.Decimal
-	Planned    bool
-	Measured   int32
-	Inside     int32
-	Expected   decimal.Decimal
-	Actual     decimal.Decimal
+	TenantID    uuid.UUID
+	BenefitID   uuid.UUID
+	FirstMonth  int32
+	LastMonth   *int32
+	Step        int32
+	Spread      decimal.Decimal
+	Planned     bool
+	Actuals     int32
+	LatestMonth *int32
+	LatestValue *decimal.Decimal
+	Measured    int32
+	Inside      int32
+	Expected    decimal.Decimal
+	Actual      decimal.Decimal
 }
 
 type BenefitPlanEntry struct {

@@ -11,6 +11,10 @@
 --   step      the months of a period (1 or 3)
 --   spread    what a period expects under the even spread (benefit_spread)
 --   planned   whether it has a plan (which then replaces the even spread)
+--   actuals, latest_month, latest_value  how many actuals it has (on its grid or not), the month
+--             of its latest and that actual's value (null without one): which benefits the sums
+--             may take (all actuals through the current month) and which the at-risk rule may
+--             hold for, without a join to benefit_actual_stats
 --   measured  the count of its actuals on its grid
 --   inside    those within the benefit's periods (first period through last; all when open-ended)
 --   expected  Σ of what their periods expect in the benefit's own unit: 0 outside its periods; the
@@ -54,6 +58,9 @@ CREATE TABLE benefit_measured_expectations (
     step        integer NOT NULL,
     spread      numeric NOT NULL,
     planned     boolean NOT NULL,
+    actuals     integer NOT NULL,
+    latest_month integer,
+    latest_value numeric,
     measured    integer NOT NULL,
     inside     integer NOT NULL,
     expected   numeric NOT NULL,
@@ -69,8 +76,8 @@ BEGIN
         RETURN;
     END IF;
     -- Lock every touched benefit's row in key order (a zero placeholder for a new one).
-    INSERT INTO benefit_measured_expectations (tenant_id, benefit_id, first_month, step, spread, planned, measured, inside, expected, actual)
-    SELECT t.tenant_id, t.benefit_id, 0, 1, 0, false, 0, 0, 0, 0
+    INSERT INTO benefit_measured_expectations (tenant_id, benefit_id, first_month, step, spread, planned, actuals, measured, inside, expected, actual)
+    SELECT t.tenant_id, t.benefit_id, 0, 1, 0, false, 0, 0, 0, 0, 0
     FROM unnest(tenants, benefits) AS t (tenant_id, benefit_id)
     WHERE EXISTS (SELECT 1 FROM benefits b WHERE b.tenant_id = t.tenant_id AND b.id = t.benefit_id)
     ORDER BY t.tenant_id, t.benefit_id
@@ -81,7 +88,7 @@ BEGIN
     -- Under the locks, in a new snapshot: each benefit's figures from its definition, plan and actuals.
     UPDATE benefit_measured_expectations m
     SET first_month = d.first_month, last_month = d.last_month, step = d.step, spread = d.spread, planned = d.planned,
-        measured = f.measured, inside = f.inside, expected = f.expected, actual = f.actual
+        actuals = c.actuals, latest_month = l.latest_month, latest_value = l.latest_value, measured = f.measured, inside = f.inside, expected = f.expected, actual = f.actual
     FROM unnest(tenants, benefits) AS t (tenant_id, benefit_id)
     CROSS JOIN LATERAL (
         SELECT b.measurement_frequency AS frequency,
@@ -111,6 +118,9 @@ BEGIN
             WHERE a.tenant_id = t.tenant_id AND a.benefit_id = t.benefit_id AND benefit_period(a.period, d.frequency) = a.period
         ) x
     ) f
+    CROSS JOIN LATERAL (SELECT count(*)::integer AS actuals FROM benefit_actuals a WHERE a.tenant_id = t.tenant_id AND a.benefit_id = t.benefit_id) c
+    LEFT JOIN LATERAL (SELECT benefit_month(a.period) AS latest_month, a.value AS latest_value FROM benefit_actuals a
+                       WHERE a.tenant_id = t.tenant_id AND a.benefit_id = t.benefit_id ORDER BY a.period DESC LIMIT 1) l ON true
     WHERE m.tenant_id = t.tenant_id AND m.benefit_id = t.benefit_id;
 END $$;
 -- +goose StatementEnd

@@ -177,12 +177,13 @@ type RealizationReport struct {
 
 // AnalyseRealization is expected against realised to date of the initiative
 // named or the portfolio, like for like (ComputeRealization: the initiative
-// detail's comparison per benefit, summed). The money benefits in the base
-// currency are summed per initiative and category in SQL from each
+// detail's comparison per benefit, summed). One pass in SQL sums the money
+// benefits in the base currency per initiative and category from each
 // benefit's measured expectation (AnalyticsRealizationSums: benefit rollups
-// kept exact by triggers); the few others (another currency, an actual after
-// this month) and the benefits the at-risk rule may hold for are read one by
-// one (AnalyticsRealizationBenefits), the first compared from their actuals.
+// kept exact by triggers) and names the few others (another currency, an
+// actual after this month) and the benefits the at-risk rule may hold for:
+// those are read one by one (AnalyticsRealizationBenefits), the first
+// compared from their actuals.
 func AnalyseRealization(ctx context.Context, tx pgx.Tx, scope Scope, p RealizationParams) (RealizationReport, error) {
 	tenant, only := scope.Tenant, p.InitiativeID
 	current := scope.current()
@@ -199,11 +200,7 @@ func AnalyseRealization(ctx context.Context, tx pgx.Tx, scope Scope, p Realizati
 	}
 	through := current.FirstDay()
 	sumRows, err := db.Q.AnalyticsRealizationSums(ctx, tx, dbsqlc.AnalyticsRealizationSumsParams{TenantID: tenant, InitiativeID: only, Base: st.BaseCurrency,
-		Through: through, CurrentMonth: int32(current)})
-	if err != nil {
-		return RealizationReport{}, err
-	}
-	rows, err := db.Q.AnalyticsRealizationBenefits(ctx, tx, dbsqlc.AnalyticsRealizationBenefitsParams{TenantID: tenant, InitiativeID: only, Base: st.BaseCurrency, Through: through})
+		CurrentMonth: int32(current)})
 	if err != nil {
 		return RealizationReport{}, err
 	}
@@ -211,10 +208,23 @@ func AnalyseRealization(ctx context.Context, tx pgx.Tx, scope Scope, p Realizati
 	if err != nil {
 		return RealizationReport{}, err
 	}
-	sums := make([]GroupSum, len(sumRows))
-	for i, g := range sumRows {
-		sums[i] = GroupSum{InitiativeID: g.InitiativeID, Category: g.Category, Comparison: finance.Comparison{
-			Expected: g.Expected, Actual: g.Actual, Unmeasured: g.Unmeasured, Measured: int(g.Measured), Periods: int(g.Periods)}}
+	var sums []GroupSum
+	var read []uuid.UUID
+	for _, g := range sumRows {
+		read = append(read, g.ReadIds...)
+		if g.Summed == 0 {
+			continue // no money benefit summed here: the group is not a category of the figures
+		}
+		sums = append(sums, GroupSum{InitiativeID: g.InitiativeID, Category: g.Category, Comparison: finance.Comparison{
+			Expected: g.Expected, Actual: g.Actual, Unmeasured: g.Unmeasured, Measured: int(g.Measured), Periods: int(g.Periods)}})
+	}
+	var rows []dbsqlc.AnalyticsRealizationBenefitsRow
+	if len(read) > 0 {
+		rows, err = db.Q.AnalyticsRealizationBenefits(ctx, tx, dbsqlc.AnalyticsRealizationBenefitsParams{TenantID: tenant, BenefitIds: read,
+			Base: st.BaseCurrency, Through: through})
+		if err != nil {
+			return RealizationReport{}, err
+		}
 	}
 	benefits, err := realizationBenefits(ctx, tx, tenant, through, rows)
 	if err != nil {
