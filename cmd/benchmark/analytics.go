@@ -36,7 +36,8 @@ const (
 )
 
 // The SQL each endpoint runs after the request prologue, in order
-// (api/analytics.go: computeRealization, computeTrends, computeROI).
+// (internal/analytics: AnalyseRealization, AnalyseTrends, AnalyseROI; realisation reads
+// its benefits one by one only when the sums name some, and this tenant has none to name).
 var (
 	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "FxRateList"}
 	trendsQueries      = []string{"SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
