@@ -11,7 +11,7 @@ GO ?= go
 GO_FILES = $(wildcard $(shell git ls-files --cached --others --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './.data/*'))
 
 .DEFAULT_GOAL := help
-.PHONY: help build run test test-deps check fmt-check vet sqlc-diff generate samples bench lint clean clean-data
+.PHONY: help build run test test-deps check fmt-check vet lint-go sqlc-diff generate samples bench lint clean clean-data
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -22,7 +22,7 @@ build: ## build bin/valuecase
 run: ## run PostgreSQL, Temporal, migrations, worker and API in the foreground (Ctrl-C stops all)
 	scripts/run.sh
 
-test: ## dependencies, gofmt/vet/sqlc checks, then go test -race on everything
+test: ## dependencies, the static checks (make check), then go test -race on everything
 	scripts/test-deps.sh
 	@$(MAKE) --no-print-directory check
 	$(GO) test -race -count=1 -timeout 15m ./...
@@ -30,7 +30,7 @@ test: ## dependencies, gofmt/vet/sqlc checks, then go test -race on everything
 test-deps: ## start PostgreSQL and build bin/temporal as the tests need them
 	scripts/test-deps.sh
 
-check: fmt-check vet sqlc-diff lint-openapi openapi-client-diff ## the static checks of make test
+check: fmt-check vet lint-go sqlc-diff lint-openapi openapi-client-diff ## the static checks of make test
 
 # goimports is gofmt plus import grouping: standard library, others, then this module's packages.
 # Generated code (sqlc, oapi-codegen) is left as its generator writes it.
@@ -44,6 +44,17 @@ fmt: ## rewrite the Go files with goimports
 
 vet: ## go vet
 	$(GO) vet ./...
+
+# golangci-lint is installed with `go install` into bin/ (not a tool of go.mod, whose dependency
+# graph it would enlarge), and reinstalled when bin/ holds another version.
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := bin/golangci-lint
+lint-go: ## golangci-lint (version pinned above, rules in .golangci.yml)
+	@if ! $(GOLANGCI_LINT) version 2>/dev/null | grep -qF ' $(GOLANGCI_LINT_VERSION:v%=%) '; then \
+		echo "installing golangci-lint $(GOLANGCI_LINT_VERSION) into bin/ (a few minutes the first time)"; \
+		GOBIN="$(CURDIR)/bin" $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); \
+	fi
+	$(GOLANGCI_LINT) run ./...
 
 sqlc-diff: ## generated sqlc code matches db/queries and db/migrations
 	$(GO) tool sqlc diff

@@ -15,8 +15,8 @@ import (
 )
 
 // ExportActivities are the activities of the business-case export workflow;
-// the snapshot and the blob store live in internal/export, the document in
-// internal/render.
+// the case's snapshot and the blob store live in internal/export, the
+// document in internal/render.
 type ExportActivities struct {
 	Store     export.Store
 	Blobs     export.BlobStore // where the file goes; nil: Store
@@ -30,7 +30,7 @@ type ExportRef struct {
 }
 
 func (r ExportRef) job() (export.Job, error) {
-	t, err := uuid.Parse(r.TenantID)
+	tenantID, err := uuid.Parse(r.TenantID)
 	if err != nil {
 		return export.Job{}, temporal.NewNonRetryableApplicationError("bad tenant id", "BadInput", err)
 	}
@@ -38,43 +38,91 @@ func (r ExportRef) job() (export.Job, error) {
 	if err != nil {
 		return export.Job{}, temporal.NewNonRetryableApplicationError("bad export id", "BadInput", err)
 	}
-	return export.Job{TenantID: t, ID: id}, nil
+	return export.Job{TenantID: tenantID, ID: id}, nil
 }
 
-// ExportSnapshot is what the render needs: the export's choices and the case.
+// ExportSnapshot is what ExportTakeSnapshot hands the workflow: whether
+// there is anything to render and the moment its figures are computed at.
+// It never carries the case: ExportRender reads it by the export's ids, so
+// the workflow's history stays small whatever the case holds (Temporal
+// limits a payload to 2 MB; a case's text alone can be most of that).
 type ExportSnapshot struct {
-	Found             bool // false: the export or its case is gone, or it already finished
-	Format            render.Format
-	IncludeAppendices bool
-	Watermark         string
-	Author            string
-	Case              *render.Case
+	Found bool      // false: the export is gone, or it already finished
+	AsOf  time.Time // zero (a run started before AsOf existed): the render's own now
 }
 
-// ExportTakeSnapshot marks the export running and reads the case in one tenant transaction.
+// ExportFailure is why an export activity gives up for good: Go error types
+// do not cross the Temporal boundary, so it travels as the details of the
+// activity's non-retryable ApplicationError (exportFailureOf reads it back).
+type ExportFailure struct {
+	Kind   string // ExportInvalidCase, ExportNothingToRender
+	Reason string // for a person: stored as the export's error
+}
+
+// Kinds of ExportFailure.
+const (
+	ExportInvalidCase     = "InvalidCase"     // the render refused the case
+	ExportNothingToRender = "NothingToRender" // the export finished, or its case was deleted, meanwhile
+)
+
+func (f ExportFailure) err(cause error) error {
+	return temporal.NewNonRetryableApplicationError(f.Reason, f.Kind, cause, f)
+}
+
+// ExportFailureOf reads the ExportFailure an activity failed with; false for
+// any other failure (a timeout, a cancel, an internal error).
+func ExportFailureOf(err error) (ExportFailure, bool) {
+	app, ok := errors.AsType[*temporal.ApplicationError](err)
+	if !ok || !app.HasDetails() {
+		return ExportFailure{}, false
+	}
+	var f ExportFailure
+	if app.Details(&f) != nil || f.Reason == "" {
+		return ExportFailure{}, false
+	}
+	return f, true
+}
+
+// ExportTakeSnapshot marks the export running and fixes the moment its
+// figures are computed at, so a retried render shows the same figures.
 func (a *ExportActivities) ExportTakeSnapshot(ctx context.Context, ref ExportRef) (ExportSnapshot, error) {
 	j, err := ref.job()
 	if err != nil {
 		return ExportSnapshot{}, err
 	}
-	spec, ok, err := a.Store.Start(ctx, j)
+	ok, err := a.Store.Start(ctx, j)
 	if err != nil || !ok {
 		return ExportSnapshot{}, err
 	}
-	c, ok, err := a.Store.Snapshot(ctx, j.TenantID, spec.CaseID, time.Now())
-	if err != nil || !ok {
-		return ExportSnapshot{}, err
-	}
-	return ExportSnapshot{Found: true, Format: spec.Format, IncludeAppendices: spec.IncludeAppendices, Watermark: spec.Watermark, Author: spec.RequestedBy, Case: c}, nil
+	return ExportSnapshot{Found: true, AsOf: time.Now().UTC()}, nil
 }
 
-// ExportRender writes the document, heartbeating (and recording) its
+// ExportRender reads the export's choices and its case (at snap.AsOf) by
+// their ids, writes the document, heartbeating (and recording) its
 // progress, and stores the file: content, size, sha256, succeeded. A render
 // that rejects its input fails for good (retrying cannot help).
 func (a *ExportActivities) ExportRender(ctx context.Context, ref ExportRef, snap ExportSnapshot) (int, error) {
 	j, err := ref.job()
 	if err != nil {
 		return 0, err
+	}
+	spec, ok, err := a.Store.Spec(ctx, j)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, ExportFailure{Kind: ExportNothingToRender, Reason: "the export finished before its document was rendered"}.err(nil)
+	}
+	asOf := snap.AsOf
+	if asOf.IsZero() {
+		asOf = time.Now()
+	}
+	c, ok, err := a.Store.Snapshot(ctx, j.TenantID, spec.CaseID, asOf)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, ExportFailure{Kind: ExportNothingToRender, Reason: "the business case was deleted"}.err(nil)
 	}
 	last := 0
 	progress := func(pct int) {
@@ -85,10 +133,10 @@ func (a *ExportActivities) ExportRender(ctx context.Context, ref ExportRef, snap
 		}
 	}
 	var buf bytes.Buffer
-	opts := render.Options{IncludeAppendices: snap.IncludeAppendices, Watermark: snap.Watermark, Author: snap.Author, Progress: progress}
-	if err := render.Render(ctx, &buf, snap.Format, snap.Case, opts); err != nil {
-		if errors.Is(err, render.ErrInvalid) {
-			return 0, temporal.NewNonRetryableApplicationError(err.Error(), "InvalidCase", err)
+	opts := render.Options{IncludeAppendices: spec.IncludeAppendices, Watermark: spec.Watermark, Author: spec.RequestedBy, Progress: progress}
+	if err := render.Render(ctx, &buf, spec.Format, c, opts); err != nil {
+		if invalid, ok := errors.AsType[*render.InvalidInputError](err); ok {
+			return 0, ExportFailure{Kind: ExportInvalidCase, Reason: invalid.Reason}.err(err)
 		}
 		return 0, err
 	}

@@ -138,5 +138,5 @@ func (a *WebhookActivities) WebhookRedeliver(ctx context.Context, in WebhookRede
 	case err != nil:
 		return WebhookRedeliverResult{}, err // in flight, database: retried
 	}
-	return WebhookRedeliverResult{Outcome: string(res.Attempt.Outcome), StatusCode: res.Attempt.StatusCode, DeliveryStatus: res.Status}, nil
+	return WebhookRedeliverResult{Outcome: string(res.Outcome), StatusCode: res.StatusCode, DeliveryStatus: res.Status}, nil
 }

@@ -307,18 +307,18 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	name := b.text("name", true, 100)
+	name := b.Text("name", true, 100)
 	var input json.RawMessage
-	if b.has("input") && !b.isNull("input") {
-		input = b.fields["input"]
+	if b.Has("input") && !b.IsNull("input") {
+		input = b.Raw("input")
 		if len(input) == 0 || input[0] != '{' {
-			b.fail("input", "invalid_type", "must be an object")
+			b.Fail("input", "invalid_type", "must be an object")
 		}
 	}
 	if name != nil && runs.StartPermission(runs.Name(*name)) == "" {
-		b.fail("name", "invalid_value", "must be one of %s", strings.Join(runs.Names(), ", "))
+		b.Fail("name", "invalid_value", "must be one of %s", strings.Join(runs.Names(), ", "))
 	}
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return err
 	}
 	n := runs.Name(*name)

@@ -15,7 +15,7 @@ package api
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"strconv"
 	"time"
 
@@ -37,8 +37,6 @@ const (
 	APIKeyDeprecationLink = `</docs>; rel="deprecation"`
 	defaultKeyDays        = 365
 	maxKeyDays            = 365
-	// keyTouchEvery bounds the writes of last_used_at to one per key per minute.
-	keyTouchEvery = time.Minute
 )
 
 // apiKeyPresented returns the key of a request, if it carries one.
@@ -106,30 +104,23 @@ func (s *Server) apiKeyTenant(c *fiber.Ctx, key credential.Parsed) error {
 	return c.Next()
 }
 
-// verifyAPIKey looks the key up in its own tenant and checks it: found,
-// hash equal (constant time), not revoked, not expired. It records the use
-// (at most once a minute per key).
+// verifyAPIKey checks a key in its own tenant (credential.VerifyAPIKey) and
+// says why it is refused.
 func (s *Server) verifyAPIKey(ctx context.Context, key credential.Parsed) (dbsqlc.APIKey, error) {
 	var row dbsqlc.APIKey
-	err := db.InTenant(ctx, s.Pool, key.Tenant, func(t pgx.Tx) error {
+	err := db.InTenant(ctx, s.Pool, key.Tenant, func(tx pgx.Tx) error {
 		var err error
-		row, err = db.Q.APIKeyGetByPublicID(ctx, t, dbsqlc.APIKeyGetByPublicIDParams{TenantID: key.Tenant, PublicID: key.ID})
-		if db.IsNotFound(err) || (err == nil && !credential.Matches(key.Raw, row.KeyHash)) {
+		row, err = credential.VerifyAPIKey(ctx, tx, key)
+		if expired, ok := errors.AsType[*credential.ExpiredError](err); ok {
+			return Unauthorized("the API key expired at %s", timestamp(expired.At))
+		}
+		switch {
+		case errors.Is(err, credential.ErrUnknown):
 			return Unauthorized("the API key is revoked, expired or unknown")
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %w", db.ErrUnavailable, err)
-		}
-		if row.RevokedAt != nil {
+		case errors.Is(err, credential.ErrRevoked):
 			return Unauthorized("the API key was revoked")
 		}
-		if !time.Now().Before(row.ExpiresAt) {
-			return Unauthorized("the API key expired at %s", timestamp(row.ExpiresAt))
-		}
-		if row.LastUsedAt == nil || time.Since(*row.LastUsedAt) > keyTouchEvery {
-			return db.Q.APIKeyTouch(ctx, t, dbsqlc.APIKeyTouchParams{TenantID: key.Tenant, ID: row.ID})
-		}
-		return nil
+		return err
 	})
 	return row, err
 }
@@ -178,49 +169,29 @@ func (s *Server) createAPIKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	name := b.text("name", true, maxIdentityName)
-	scopes := b.textList("scopes", len(rbac.APIKeyScopes), 100)
-	if b.has("scopes") && scopes != nil && len(scopes) == 0 {
-		b.fail("scopes", "required", "must name at least one scope")
-	} else if !b.has("scopes") || b.isNull("scopes") {
-		b.fail("scopes", "required", "is required; one or more of %v", scopeNames())
+	name := b.Text("name", true, maxIdentityName)
+	scopes := b.TextList("scopes", len(rbac.APIKeyScopes), 100)
+	if b.Has("scopes") && scopes != nil && len(scopes) == 0 {
+		b.Fail("scopes", "required", "must name at least one scope")
+	} else if !b.Has("scopes") || b.IsNull("scopes") {
+		b.Fail("scopes", "required", "is required; one or more of %v", scopeNames())
 	}
 	for i, sc := range scopes {
 		if !rbac.IsAPIKeyScope(rbac.Permission(sc)) {
-			b.fail("scopes["+strconv.Itoa(i)+"]", "invalid_value", "is not a known scope; known: %v", scopeNames())
+			b.Fail("scopes["+strconv.Itoa(i)+"]", "invalid_value", "is not a known scope; known: %v", scopeNames())
 		}
 	}
-	days := b.integer("expires_in_days", 1, maxKeyDays)
-	if err := b.done(); err != nil {
+	days := b.Integer("expires_in_days", 1, maxKeyDays)
+	if err := b.Done(); err != nil {
 		return err
 	}
 	if days == nil {
 		d := defaultKeyDays
 		days = &d
 	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	granted := rbac.Set{}
-	granted.Add(scopes...)
-	if err := checkGrant(p, granted, "this key"); err != nil {
-		return err
-	}
-	if err := db.Q.APIKeyLockTenantCreates(ctx, t, p.TenantID); err != nil {
-		return err
-	}
-	live, err := db.Q.APIKeyCountLive(ctx, t, p.TenantID)
+	row, key, err := credential.CreateAPIKey(c.UserContext(), tx(c), principal(c).actor(), credential.APIKeyInput{Name: *name, Scopes: scopes, Days: *days})
 	if err != nil {
-		return err
-	}
-	if live >= maxLiveAPIKeys {
-		return Conflict("the tenant has reached its limit of %d live API keys; revoke one first", maxLiveAPIKeys)
-	}
-	key := credential.New(credential.APIKey, p.TenantID)
-	row, err := db.Q.APIKeyCreate(ctx, t, dbsqlc.APIKeyCreateParams{
-		TenantID: p.TenantID, PublicID: key.ID, Name: *name, KeyHash: credential.Hash(key.Raw),
-		Scopes: sortPermissions(scopes), CreatedBy: p.Subject, ExpiresAt: time.Now().Add(time.Duration(*days) * 24 * time.Hour),
-	})
-	if err != nil {
-		return err
+		return identityError(err)
 	}
 	noStore(c)
 	c.Location("/v1/api-keys/" + row.ID.String())
@@ -267,12 +238,8 @@ func (s *Server) revokeAPIKey(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	n, err := db.Q.APIKeyRevoke(c.UserContext(), tx(c), dbsqlc.APIKeyRevokeParams{TenantID: principal(c).TenantID, ID: id})
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return NotFound("API key")
+	if err := credential.RevokeAPIKey(c.UserContext(), tx(c), principal(c).TenantID, id); err != nil {
+		return identityError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }

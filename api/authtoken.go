@@ -6,16 +6,14 @@ package api
 // identity provider's token (org_id), and every lookup then runs in that
 // tenant's transaction under row-level security.
 //
-// Sessions: a token exchange begins a session (one refresh-token family);
-// each refresh uses its token once and issues the next. Presenting a used
-// token again ends the session (theft detection). A user has at most 5 live
-// sessions; a sixth ends the oldest.
+// Sessions (begun, refreshed, ended on reuse) are internal/auth's.
 
 import (
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"mime"
 	"net/url"
 	"slices"
@@ -31,7 +29,6 @@ import (
 	"github.com/valuecase/valuecase/internal/auth"
 	"github.com/valuecase/valuecase/internal/credential"
 	"github.com/valuecase/valuecase/internal/ratelimit"
-	"github.com/valuecase/valuecase/internal/user"
 )
 
 const (
@@ -41,10 +38,6 @@ const (
 
 	// AccessTokenTTL is the lifetime of the access tokens the service issues.
 	AccessTokenTTL = time.Hour
-	// RefreshTokenTTL is the lifetime of each refresh token.
-	RefreshTokenTTL = 7 * 24 * time.Hour
-	// MaxSessionsPerUser is the concurrent-session cap (spec section 8).
-	MaxSessionsPerUser = 5
 )
 
 // subjectTokenTypes are the accepted subject_token_type values (absent means JWT).
@@ -185,16 +178,13 @@ func (s *Server) clientCredentialsGrant(c *fiber.Ctx, form map[string]string) er
 	}
 	ctx := c.UserContext()
 	var row dbsqlc.ServiceClient
-	err = db.InTenant(ctx, s.Pool, client.Tenant, func(t pgx.Tx) error {
+	err = db.InTenant(ctx, s.Pool, client.Tenant, func(tx pgx.Tx) error {
 		var err error
-		row, err = db.Q.ServiceClientGetByClientID(ctx, t, dbsqlc.ServiceClientGetByClientIDParams{TenantID: client.Tenant, ClientID: id})
-		if db.IsNotFound(err) || (err == nil && (!credential.Matches(secret, row.SecretHash) || row.RevokedAt != nil)) {
+		row, err = credential.AuthenticateClient(ctx, tx, client, secret)
+		if errors.Is(err, credential.ErrUnknown) {
 			return refused
 		}
-		if err != nil {
-			return err
-		}
-		return db.Q.ServiceClientTouch(ctx, t, dbsqlc.ServiceClientTouchParams{TenantID: client.Tenant, ID: row.ID})
+		return err
 	})
 	if err != nil {
 		return err
@@ -241,21 +231,15 @@ func (s *Server) tokenExchangeGrant(c *fiber.Ctx, form map[string]string) error 
 		access  string
 		refresh credential.Parsed
 	)
-	err = db.InTenant(ctx, s.Pool, tenantID, func(t pgx.Tx) error {
-		u, err := provisionUser(ctx, t, tenantID, claims.Subject, claims.Email, claims.Name)
-		if err != nil {
-			return err
-		}
-		if user.Status(u.Status) == user.Deactivated {
+	err = db.InTenant(ctx, s.Pool, tenantID, func(tx pgx.Tx) error {
+		session, issued, err := auth.SignIn(ctx, tx, tenantID, claims)
+		if errors.Is(err, auth.ErrUserDeactivated) {
 			return Forbidden("this user is deactivated in the tenant")
 		}
-		session, err := startSession(ctx, t, u, claims)
 		if err != nil {
 			return err
 		}
-		if refresh, err = issueRefreshToken(ctx, t, session.TenantID, session.ID); err != nil {
-			return err
-		}
+		refresh = issued
 		access, err = s.mintSessionToken(claims.Subject, session)
 		return err
 	})
@@ -264,34 +248,8 @@ func (s *Server) tokenExchangeGrant(c *fiber.Ctx, form map[string]string) error 
 	}
 	return c.JSON(tokenResponse{
 		AccessToken: access, TokenType: "Bearer", ExpiresIn: int(AccessTokenTTL / time.Second),
-		RefreshToken: refresh.Raw, RefreshExpiresIn: int(RefreshTokenTTL / time.Second), IssuedTokenType: tokenTypeAccessToken,
+		RefreshToken: refresh.Raw, RefreshExpiresIn: int(auth.RefreshTokenTTL / time.Second), IssuedTokenType: tokenTypeAccessToken,
 	})
-}
-
-// startSession begins a session for the user, ending its oldest live sessions
-// beyond the cap. The user row is locked so concurrent sign-ins count right.
-func startSession(ctx context.Context, t pgx.Tx, u dbsqlc.User, claims *auth.Claims) (dbsqlc.AuthSession, error) {
-	if _, err := db.Q.UserGetForUpdate(ctx, t, dbsqlc.UserGetForUpdateParams{TenantID: u.TenantID, ID: u.ID}); err != nil {
-		return dbsqlc.AuthSession{}, err
-	}
-	if _, err := db.Q.SessionEndOldest(ctx, t, dbsqlc.SessionEndOldestParams{TenantID: u.TenantID, UserID: u.ID, Keep: MaxSessionsPerUser - 1}); err != nil {
-		return dbsqlc.AuthSession{}, err
-	}
-	return db.Q.SessionCreate(ctx, t, dbsqlc.SessionCreateParams{
-		TenantID: u.TenantID, UserID: u.ID, Roles: nonNil(claims.Roles), Permissions: nonNil(claims.Permissions),
-		Email: nonEmpty(claims.Email), Name: nonEmpty(claims.Name), ExpiresAt: time.Now().Add(RefreshTokenTTL),
-	})
-}
-
-func issueRefreshToken(ctx context.Context, t pgx.Tx, tenantID, sessionID uuid.UUID) (credential.Parsed, error) {
-	tok := credential.New(credential.RefreshToken, tenantID)
-	expires := time.Now().Add(RefreshTokenTTL)
-	if err := db.Q.RefreshTokenCreate(ctx, t, dbsqlc.RefreshTokenCreateParams{
-		TenantID: tenantID, SessionID: sessionID, PublicID: tok.ID, TokenHash: credential.Hash(tok.Raw), ExpiresAt: expires,
-	}); err != nil {
-		return tok, err
-	}
-	return tok, db.Q.SessionExtend(ctx, t, dbsqlc.SessionExtendParams{TenantID: tenantID, ID: sessionID, ExpiresAt: expires})
 }
 
 // mintSessionToken issues an access token of a session: the identity of the
@@ -319,57 +277,35 @@ func (s *Server) refreshTokens(c *fiber.Ctx) error {
 		return refused
 	}
 	ctx := c.UserContext()
-	t, err := db.BeginTenant(ctx, s.Pool, presented.Tenant)
+	tx, err := db.BeginTenant(ctx, s.Pool, presented.Tenant)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 
-	row, err := db.Q.RefreshTokenGetForUpdate(ctx, t, dbsqlc.RefreshTokenGetForUpdateParams{TenantID: presented.Tenant, PublicID: presented.ID})
-	if db.IsNotFound(err) || (err == nil && !credential.Matches(raw, row.TokenHash)) {
-		return refused
-	}
-	if err != nil {
-		return err
-	}
-	if row.SessionEndedAt != nil {
-		return refused
-	}
-	if row.UsedAt != nil {
-		// A rotated token came back: whoever holds the family, it is compromised.
-		if err := db.Q.SessionEnd(ctx, t, dbsqlc.SessionEndParams{TenantID: presented.Tenant, ID: row.SessionID, Reason: endReason("reuse_detected")}); err != nil {
+	got, err := auth.Refresh(ctx, tx, presented)
+	switch {
+	case errors.Is(err, auth.ErrRefreshReused):
+		if err := tx.Commit(ctx); err != nil { // the session's end must hold
 			return err
 		}
-		if err := t.Commit(ctx); err != nil {
-			return err
-		}
-		s.log.WarnContext(ctx, "refresh token reused; session ended", "request_id", requestID(c), "tenant_id", presented.Tenant.String(), "session_id", row.SessionID.String())
+		s.log.WarnContext(ctx, "refresh token reused; session ended", "request_id", requestID(c), "tenant_id", presented.Tenant.String(), "session_id", got.Session.ID.String())
 		return refused
-	}
-	if !time.Now().Before(row.ExpiresAt) || user.Status(row.UserStatus) != user.Active || row.Subject == nil {
+	case errors.Is(err, auth.ErrRefreshRefused):
 		return refused
-	}
-	if err := db.Q.RefreshTokenMarkUsed(ctx, t, dbsqlc.RefreshTokenMarkUsedParams{TenantID: presented.Tenant, ID: row.ID}); err != nil {
+	case err != nil:
 		return err
 	}
-	next, err := issueRefreshToken(ctx, t, presented.Tenant, row.SessionID)
+	access, err := s.mintSessionToken(got.Subject, got.Session)
 	if err != nil {
 		return err
 	}
-	if err := db.Q.RefreshTokenPrune(ctx, t, dbsqlc.RefreshTokenPruneParams{TenantID: presented.Tenant, SessionID: row.SessionID}); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		return err
 	}
-	access, err := s.mintSessionToken(*row.Subject, dbsqlc.AuthSession{
-		TenantID: presented.Tenant, ID: row.SessionID, Roles: row.Roles, Permissions: row.Permissions, Email: row.Email, Name: row.Name,
-	})
-	if err != nil {
-		return err
-	}
-	if err := t.Commit(ctx); err != nil {
-		return err
-	}
+	next := got.Next
 	return c.JSON(tokenResponse{
 		AccessToken: access, TokenType: "Bearer", ExpiresIn: int(AccessTokenTTL / time.Second),
-		RefreshToken: next.Raw, RefreshExpiresIn: int(RefreshTokenTTL / time.Second),
+		RefreshToken: next.Raw, RefreshExpiresIn: int(auth.RefreshTokenTTL / time.Second),
 	})
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/valuecase/valuecase/internal/benefit"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
@@ -180,7 +181,7 @@ func readBenefitFields(c *fiber.Ctx, full, create bool) (benefitFields, error) {
 		return benefitFields{}, err
 	}
 	f := readBenefit(b, full, create)
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return benefitFields{}, err
 	}
 	return f, nil
@@ -188,60 +189,58 @@ func readBenefitFields(c *fiber.Ctx, full, create bool) (benefitFields, error) {
 
 // readBenefit reads the fields of a benefit body (the route's or a bulk
 // import row's); failures stay in b.errs until b.done.
-func readBenefit(b *body, full, create bool) benefitFields {
+func readBenefit(b *input.Object, full, create bool) benefitFields {
 	f := benefitFields{has: map[string]bool{}}
 	for _, name := range writableBenefitFields {
-		f.has[name] = b.has(name)
+		f.has[name] = b.Has(name)
 	}
 	need := func(field string) bool { return full || f.has[field] }
-	f.initiativeID = b.text("initiative_id", create, maxShortTextLen)
-	f.name = trimmed(b.text("name", need("name"), maxNameLen))
-	f.description = b.text("description", false, maxDescriptionLen)
-	f.category = b.text("category", need("category"), maxShortTextLen)
-	f.expectedValue = b.number("expected_value", need("expected_value"))
-	f.currency = b.text("currency", false, maxShortTextLen)
-	f.unit = b.text("unit", need("unit"), maxShortTextLen)
-	f.frequency = b.text("measurement_frequency", need("measurement_frequency"), maxShortTextLen)
-	f.start = b.date("expected_start_date")
-	if need("expected_start_date") && f.start == nil && (!b.has("expected_start_date") || b.isNull("expected_start_date")) {
-		b.fail("expected_start_date", "required", "is required")
+	f.initiativeID = b.Text("initiative_id", create, maxShortTextLen)
+	f.name = trimmed(b.Text("name", need("name"), maxNameLen))
+	f.description = b.Text("description", false, maxDescriptionLen)
+	f.category = b.Text("category", need("category"), maxShortTextLen)
+	f.expectedValue = b.Number("expected_value", need("expected_value"))
+	f.currency = b.Text("currency", false, maxShortTextLen)
+	f.unit = b.Text("unit", need("unit"), maxShortTextLen)
+	f.frequency = b.Text("measurement_frequency", need("measurement_frequency"), maxShortTextLen)
+	f.start = b.Date("expected_start_date")
+	if need("expected_start_date") && f.start == nil && (!b.Has("expected_start_date") || b.IsNull("expected_start_date")) {
+		b.Fail("expected_start_date", "required", "is required")
 	}
-	f.end = b.date("expected_end_date")
-	f.status = b.text("status", !full && f.has["status"], maxShortTextLen) // null in a full body: kept (PUT) or active (create)
-	f.ownerID = noneIfBlank(b.text("owner_id", false, maxOwnerLen))
+	f.end = b.Date("expected_end_date")
+	f.status = b.Text("status", !full && f.has["status"], maxShortTextLen) // null in a full body: kept (PUT) or active (create)
+	f.ownerID = noneIfBlank(b.Text("owner_id", false, maxOwnerLen))
 	f.plan = readPlan(b)
-	f.externalKey = trimmed(b.text("external_key", false, maxExternalKeyLen))
+	f.externalKey = trimmed(b.Text("external_key", false, maxExternalKeyLen))
 	if f.externalKey != nil && *f.externalKey == "" {
 		f.externalKey = nil
 	}
-	b.ignore("id", "created_at", "updated_at")
+	b.Ignore("id", "created_at", "updated_at")
 	return f
 }
 
 // readPlan reads `plan`: null or absent is no plan, else an array of
 // {period, expected} objects.
-func readPlan(b *body) []benefit.PlanEntry {
-	if !b.has("plan") || b.isNull("plan") {
+func readPlan(b *input.Object) []benefit.PlanEntry {
+	if !b.Has("plan") || b.IsNull("plan") {
 		return nil
 	}
 	var raw []json.RawMessage
-	if err := json.Unmarshal(b.fields["plan"], &raw); err != nil {
-		b.fail("plan", "invalid_type", "must be an array of {period, expected} objects")
+	if err := json.Unmarshal(b.Raw("plan"), &raw); err != nil {
+		b.Fail("plan", "invalid_type", "must be an array of {period, expected} objects")
 		return nil
 	}
 	out := make([]benefit.PlanEntry, 0, len(raw))
 	for i, r := range raw {
-		entry := &body{fields: map[string]json.RawMessage{}, seen: map[string]bool{}}
-		if err := json.Unmarshal(r, &entry.fields); err != nil || entry.fields == nil {
-			b.fail(fmt.Sprintf("plan[%d]", i), "invalid_type", "must be an object {period, expected}")
+		entry, ok := input.Decode(r)
+		if !ok {
+			b.Fail(fmt.Sprintf("plan[%d]", i), "invalid_type", "must be an object {period, expected}")
 			continue
 		}
-		period := entry.text("period", true, maxShortTextLen)
-		expected := entry.number("expected", true)
-		_ = entry.done()
-		for _, e := range entry.errs {
-			b.fail(fmt.Sprintf("plan[%d].%s", i, e.Field), e.Code, "%s", e.Message)
-		}
+		period := entry.Text("period", true, maxShortTextLen)
+		expected := entry.Number("expected", true)
+		_ = entry.Done()
+		b.Adopt(fmt.Sprintf("plan[%d].", i), entry)
 		if period != nil && expected != nil {
 			out = append(out, benefit.PlanEntry{Period: *period, Expected: *expected})
 		}
@@ -595,7 +594,7 @@ func (s *Server) recordActual(c *fiber.Ctx) error {
 		return err
 	}
 	in := readActual(b)
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return err
 	}
 	locked, err := loadWritableBenefit(c)
@@ -668,12 +667,12 @@ type actualInput struct {
 }
 
 // readActual reads the fields of an actual; b.done() reports what failed.
-func readActual(b *body) actualInput {
+func readActual(b *input.Object) actualInput {
 	return actualInput{
-		value:    b.number("value", true),
-		period:   b.text("period", true, maxShortTextLen),
-		notes:    b.text("notes", false, maxDescriptionLen),
-		evidence: b.text("evidence_url", false, benefit.MaxEvidenceURLLen+1), // the domain reports too_long
+		value:    b.Number("value", true),
+		period:   b.Text("period", true, maxShortTextLen),
+		notes:    b.Text("notes", false, maxDescriptionLen),
+		evidence: b.Text("evidence_url", false, benefit.MaxEvidenceURLLen+1), // the domain reports too_long
 	}
 }
 

@@ -27,7 +27,6 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
-	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
@@ -169,13 +168,13 @@ func readBulkImport(c *fiber.Ctx, format bulk.Format) (bulk.Options, []bulk.Reco
 		if err != nil {
 			return o, nil, err
 		}
-		resource := b.enum("resource", true, bulkResourceNames)
-		mode := b.enum("mode", false, bulkModeNames)
-		dry, atomic := b.boolean("dry_run"), b.boolean("atomic")
-		if !b.has("records") || b.isNull("records") {
-			b.fail("records", "required", "is required")
+		resource := b.Enum("resource", true, bulkResourceNames)
+		mode := b.Enum("mode", false, bulkModeNames)
+		dry, atomic := b.Boolean("dry_run"), b.Boolean("atomic")
+		if !b.Has("records") || b.IsNull("records") {
+			b.Fail("records", "required", "is required")
 		}
-		if err := b.done(); err != nil {
+		if err := b.Done(); err != nil {
 			return o, nil, err
 		}
 		o.Resource = bulk.Resource(*resource)
@@ -183,7 +182,7 @@ func readBulkImport(c *fiber.Ctx, format bulk.Format) (bulk.Options, []bulk.Reco
 			o.Mode = bulk.Mode(*mode)
 		}
 		o.DryRun, o.Atomic = dry != nil && *dry, atomic != nil && *atomic
-		records, err := bulk.DecodeRecords(b.fields["records"])
+		records, err := bulk.DecodeRecords(b.Raw("records"))
 		return o, records, bulkParseError(err)
 	}
 	resource, ok := q.str("resource")
@@ -219,105 +218,6 @@ func bulkParseError(err error) error {
 		return InvalidParameter("request body: %s", pe.Error())
 	}
 	return err
-}
-
-// recordBody lets a row be read by the single route's body readers.
-func recordBody(r bulk.Record) *body {
-	return &body{fields: r, seen: map[string]bool{}}
-}
-
-// rowErrors converts the readers' and the domain's failures to a row's errors.
-func rowErrors(fields []FieldError, err error) []bulk.FieldError {
-	out := make([]bulk.FieldError, 0, len(fields)+1)
-	for _, f := range fields {
-		out = append(out, bulk.FieldError(f))
-	}
-	if err != nil {
-		for _, f := range fromValidation(err).Fields {
-			out = append(out, bulk.FieldError(f))
-		}
-	}
-	return out
-}
-
-// bulkRowID reads a row's id for an upsert: nil without one; a value that
-// cannot name a record fails as the single routes' 404 does.
-func bulkRowID(rec bulk.Record) (id *uuid.UUID, ok bool) {
-	if rec["id"] == nil || string(rec["id"]) == "null" {
-		return nil, true
-	}
-	s := recordBody(rec).text("id", false, maxShortTextLen)
-	v, err := uuid.Parse(deref(s))
-	if s == nil || err != nil {
-		return nil, false
-	}
-	return &v, true
-}
-
-// dateText is a date as the text[] columns of the bulk statements carry it ("" is none).
-func dateText(d *time.Time) string {
-	if d == nil {
-		return ""
-	}
-	return d.Format(time.DateOnly)
-}
-
-// initiativeRows is the first half of importing records that each belong to
-// an initiative (benefits, stakeholders): every record read by its single
-// create route's reader (read), the initiatives they name locked as the single
-// create locks one (with their child counts), and each row whose initiative
-// is missing or not writable marked failed, as the single route answers it.
-// fields[i] and initiativeIDs[i] are the row's; initiatives by id.
-func initiativeRows[F any](ctx context.Context, t pgx.Tx, tenant uuid.UUID, records []bulk.Record, offset int,
-	read func(*body) F, initiativeOf func(F) *string, checkWritable func(initiative.Status) error,
-) (results []bulk.Result, fields []F, initiativeIDs []uuid.UUID, initiatives map[uuid.UUID]dbsqlc.BulkInitiativesLockedRow, err error) {
-	results, fields, initiativeIDs = bulk.NewResults(len(records), offset), make([]F, len(records)), make([]uuid.UUID, len(records))
-	notFound := []bulk.FieldError{{Field: "initiative_id", Code: "not_found", Message: "no such initiative"}}
-	var distinct []uuid.UUID
-	seen := map[uuid.UUID]bool{}
-	for i, rec := range records {
-		b := recordBody(rec)
-		fields[i] = read(b)
-		_ = b.done()
-		if len(b.errs) > 0 {
-			results[i].Fail(rowErrors(b.errs, nil))
-			continue
-		}
-		id, err := uuid.Parse(*initiativeOf(fields[i]))
-		if err != nil { // the single route: 404, an id that cannot name an initiative
-			results[i].Fail(notFound)
-			continue
-		}
-		initiativeIDs[i] = id
-		if !seen[id] {
-			seen[id] = true
-			distinct = append(distinct, id)
-		}
-	}
-	initiatives = map[uuid.UUID]dbsqlc.BulkInitiativesLockedRow{}
-	if len(distinct) > 0 {
-		list, err := db.Q.BulkInitiativesLocked(ctx, t, dbsqlc.BulkInitiativesLockedParams{TenantID: tenant, Ids: distinct})
-		if err != nil {
-			return nil, nil, nil, nil, err
-		}
-		for _, l := range list {
-			initiatives[l.ID] = l
-		}
-	}
-	for i := range records {
-		if results[i].Status == bulk.Failed {
-			continue
-		}
-		in, ok := initiatives[initiativeIDs[i]]
-		if !ok {
-			results[i].Fail(notFound)
-			continue
-		}
-		if err := checkWritable(initiative.Status(in.Status)); err != nil {
-			results[i].Fail([]bulk.FieldError{{Field: "initiative_id", Code: "conflict", Message: err.Error()}})
-		}
-	}
-	return results, fields, initiativeIDs, initiatives, nil
 }
 
 // --- jobs ---

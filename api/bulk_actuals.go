@@ -20,6 +20,7 @@ import (
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 )
@@ -48,20 +49,20 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 	var benefitIDs []uuid.UUID
 	seen := map[uuid.UUID]bool{}
 	for i, rec := range records {
-		b := recordBody(rec)
-		id := b.text("benefit_id", true, maxShortTextLen)
+		b := input.New(rec)
+		id := b.Text("benefit_id", true, maxShortTextLen)
 		rows[i].in = readActual(b)
-		b.ignore("id")
-		_ = b.done()
+		b.Ignore("id")
+		_ = b.Done()
 		if id != nil {
 			parsed, err := uuid.Parse(*id)
 			if err != nil {
-				b.fail("benefit_id", "invalid_format", "must be a benefit id")
+				b.Fail("benefit_id", "invalid_format", "must be a benefit id")
 			}
 			rows[i].benefitID = parsed
 		}
-		if len(b.errs) > 0 {
-			results[i].Fail(rowErrors(b.errs, nil))
+		if len(b.Errors()) > 0 {
+			results[i].Fail(bulk.RowErrors(b.Errors(), nil))
 			continue
 		}
 		if !seen[rows[i].benefitID] {
@@ -100,7 +101,7 @@ func importActuals(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, 
 		}
 		filed, next, err := rows[i].in.check(l.Benefit, now)
 		if err != nil {
-			results[i].Fail(rowErrors(nil, err))
+			results[i].Fail(bulk.RowErrors(nil, err))
 			continue
 		}
 		rows[i].key, rows[i].next = actualKey{rows[i].benefitID, filed}, next

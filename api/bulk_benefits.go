@@ -25,6 +25,7 @@ import (
 	"github.com/valuecase/valuecase/internal/benefit"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 )
 
@@ -45,8 +46,8 @@ type benefitRow struct {
 }
 
 func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
-	results, fields, initiativeIDs, initiatives, err := initiativeRows(ctx, t, a.TenantID, records, offset,
-		func(b *body) benefitFields { return readBenefit(b, true, true) }, func(f benefitFields) *string { return f.initiativeID }, benefit.CheckWritable)
+	results, fields, initiativeIDs, initiatives, err := bulk.InitiativeRows(ctx, t, a.TenantID, records, offset,
+		func(b *input.Object) benefitFields { return readBenefit(b, true, true) }, func(f benefitFields) *string { return f.initiativeID }, benefit.CheckWritable)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 			continue
 		}
 		if _, err := benefit.CheckDefinition(rows[i].f.definition(dbsqlc.Benefit{}, nil, true)); err != nil {
-			results[i].Fail(rowErrors(nil, err))
+			results[i].Fail(bulk.RowErrors(nil, err))
 			continue
 		}
 		rows[i].key = benefitKey{rows[i].initiativeID, strings.ToLower(*rows[i].f.name)}
@@ -144,7 +145,7 @@ func importBenefits(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options,
 		def := r.f.definition(e.Benefit, plans[e.Benefit.ID], true)
 		checked, err := benefit.CheckDefinition(def)
 		if err != nil {
-			results[i].Fail(rowErrors(nil, err))
+			results[i].Fail(bulk.RowErrors(nil, err))
 			continue
 		}
 		next := dbsqlc.Benefit{Name: *r.f.name, Description: deref(r.f.description), Category: string(def.Category), ExpectedValue: money.FromInput(def.ExpectedValue),
@@ -268,7 +269,7 @@ func appendBenefitValues(names, descriptions, categories *[]string, values *[]de
 	starts *[]time.Time, ends, statuses, owners, externalKeys *[]string, b dbsqlc.Benefit) {
 	*names, *descriptions, *categories = append(*names, b.Name), append(*descriptions, b.Description), append(*categories, b.Category)
 	*values, *currencies, *units = append(*values, b.ExpectedValue), append(*currencies, deref(b.Currency)), append(*units, b.Unit)
-	*frequencies, *starts, *ends = append(*frequencies, b.MeasurementFrequency), append(*starts, b.ExpectedStartDate), append(*ends, dateText(b.ExpectedEndDate))
+	*frequencies, *starts, *ends = append(*frequencies, b.MeasurementFrequency), append(*starts, b.ExpectedStartDate), append(*ends, bulk.DateText(b.ExpectedEndDate))
 	*statuses, *owners, *externalKeys = append(*statuses, b.Status), append(*owners, b.OwnerID), append(*externalKeys, deref(b.ExternalKey))
 }
 

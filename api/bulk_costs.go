@@ -25,6 +25,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/cost"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 )
 
@@ -60,15 +61,15 @@ type costColumns struct {
 func (c *costColumns) add(id uuid.UUID, v costValues) {
 	c.ids, c.names, c.categories, c.currencies = append(c.ids, id), append(c.names, v.name), append(c.categories, v.category), append(c.currencies, v.currency)
 	c.recurrences, c.amounts, c.periods = append(c.recurrences, v.recurrence), append(c.amounts, v.amount), append(c.periods, v.period)
-	c.endTexts = append(c.endTexts, dateText(v.end))
+	c.endTexts = append(c.endTexts, bulk.DateText(v.end))
 }
 
 func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
-	results, fields, initiativeIDs, initiatives, err := initiativeRows(ctx, t, a.TenantID, records, offset,
-		func(b *body) costFields {
+	results, fields, initiativeIDs, initiatives, err := bulk.InitiativeRows(ctx, t, a.TenantID, records, offset,
+		func(b *input.Object) costFields {
 			f := readCost(b, true)
-			if !b.has("initiative_id") || b.isNull("initiative_id") { // the path's part of the single route
-				b.fail("initiative_id", "required", "is required")
+			if !b.Has("initiative_id") || b.IsNull("initiative_id") { // the path's part of the single route
+				b.Fail("initiative_id", "required", "is required")
 			}
 			return f
 		}, func(f costFields) *string { return f.initiativeID }, cost.CheckWritable)
@@ -84,7 +85,7 @@ func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, re
 		if results[i].Status == bulk.Failed || o.Mode != bulk.Upsert {
 			continue
 		}
-		id, ok := bulkRowID(rec)
+		id, ok := bulk.RowID(rec)
 		if !ok {
 			results[i].Fail(notFound)
 			continue
@@ -137,7 +138,7 @@ func importCosts(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, re
 		name, def := fields[i].definition(stored, true)
 		checked, err := cost.CheckDefinition(def)
 		if err != nil {
-			results[i].Fail(rowErrors(nil, err))
+			results[i].Fail(bulk.RowErrors(nil, err))
 			continue
 		}
 		v := costValues{name: name, category: string(def.Category), currency: def.Currency, recurrence: string(def.Recurrence),

@@ -29,6 +29,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/stakeholder"
 )
@@ -52,12 +53,12 @@ func importEngagements(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 	var stakeholderIDs, engagementIDs []uuid.UUID
 	seen, firstOf := map[uuid.UUID]bool{}, map[uuid.UUID]int{}
 	for i, rec := range records {
-		b := recordBody(rec)
-		sid := b.text("stakeholder_id", true, maxShortTextLen)
+		b := input.New(rec)
+		sid := b.Text("stakeholder_id", true, maxShortTextLen)
 		rows[i].in, rows[i].notes = readEngagementBody(b)
-		_ = b.done()
-		if len(b.errs) > 0 {
-			results[i].Fail(rowErrors(b.errs, nil))
+		_ = b.Done()
+		if len(b.Errors()) > 0 {
+			results[i].Fail(bulk.RowErrors(b.Errors(), nil))
 			continue
 		}
 		id, err := uuid.Parse(*sid)
@@ -67,7 +68,7 @@ func importEngagements(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 		}
 		rows[i].stakeholderID = id
 		if o.Mode == bulk.Upsert {
-			eid, ok := bulkRowID(rec)
+			eid, ok := bulk.RowID(rec)
 			if !ok {
 				results[i].Fail(noEngagement)
 				continue
@@ -126,7 +127,7 @@ func importEngagements(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 			continue
 		}
 		if err := stakeholder.CheckEngagement(r.in, now); err != nil {
-			results[i].Fail(rowErrors(nil, err))
+			results[i].Fail(bulk.RowErrors(nil, err))
 			continue
 		}
 		if r.id != nil {
@@ -174,7 +175,7 @@ func importEngagements(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 	risk := dbsqlc.BulkStakeholdersSetAtRiskFromParams{TenantID: a.TenantID}
 	for _, row := range refreshed {
 		risk.Ids = append(risk.Ids, row.ID)
-		risk.AtRiskFroms = append(risk.AtRiskFroms, dateText(engagedAtRiskFrom(row)))
+		risk.AtRiskFroms = append(risk.AtRiskFroms, bulk.DateText(engagedAtRiskFrom(row)))
 	}
 	final, err := db.Q.BulkStakeholdersSetAtRiskFrom(ctx, t, risk)
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/outbox"
 )
 
@@ -40,11 +41,11 @@ func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 	var keyNames []string
 	var keyRows []int
 	for i, rec := range records {
-		b := recordBody(rec)
+		b := input.New(rec)
 		rows[i] = readInitiative(b, true)
-		_ = b.done()
-		if len(b.errs) > 0 {
-			results[i].Fail(rowErrors(b.errs, nil))
+		_ = b.Done()
+		if len(b.Errors()) > 0 {
+			results[i].Fail(bulk.RowErrors(b.Errors(), nil))
 			continue
 		}
 		if err := checkDates(rows[i].start, rows[i].end); err != nil {
@@ -94,7 +95,7 @@ func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 		e, stored := existing[i]
 		if !stored {
 			if err := initiative.CheckCreateStatus((*initiative.Status)(f.status)); err != nil {
-				results[i].Fail(rowErrors(nil, err))
+				results[i].Fail(bulk.RowErrors(nil, err))
 				continue
 			}
 			if err := initiative.CheckCanCreate(live + int64(len(ins.Names))); err != nil {
@@ -105,7 +106,7 @@ func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 			ins.Names, ins.Descriptions = append(ins.Names, *f.name), append(ins.Descriptions, deref(f.description))
 			ins.Industries, ins.Segments = append(ins.Industries, deref(f.industry)), append(ins.Segments, deref(f.segment))
 			ins.OwnerIds = append(ins.OwnerIds, initiative.Owner(f.ownerID, a.Subject))
-			ins.StartDates, ins.EndDates = append(ins.StartDates, dateText(f.start)), append(ins.EndDates, dateText(f.end))
+			ins.StartDates, ins.EndDates = append(ins.StartDates, bulk.DateText(f.start)), append(ins.EndDates, bulk.DateText(f.end))
 			results[i].Status = bulk.Created
 			continue
 		}
@@ -144,7 +145,7 @@ func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 		upd.Ids, upd.Names, upd.Descriptions = append(upd.Ids, e.ID), append(upd.Names, next.Name), append(upd.Descriptions, next.Description)
 		upd.Statuses, upd.Industries = append(upd.Statuses, next.Status), append(upd.Industries, deref(next.Industry))
 		upd.Segments, upd.OwnerIds = append(upd.Segments, deref(next.Segment)), append(upd.OwnerIds, deref(next.OwnerID))
-		upd.StartDates, upd.EndDates = append(upd.StartDates, dateText(next.ExpectedStartDate)), append(upd.EndDates, dateText(next.ExpectedEndDate))
+		upd.StartDates, upd.EndDates = append(upd.StartDates, bulk.DateText(next.ExpectedStartDate)), append(upd.EndDates, bulk.DateText(next.ExpectedEndDate))
 		results[i].Status, results[i].ID = bulk.Updated, new(e.ID)
 	}
 	// 4. The writes: one statement each for the new initiatives, the replaced
@@ -235,7 +236,7 @@ func importInitiatives(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Optio
 func sameInitiative(e, next dbsqlc.Initiative) bool {
 	return e.Name == next.Name && e.Description == next.Description && e.Status == next.Status &&
 		deref(e.Industry) == deref(next.Industry) && deref(e.Segment) == deref(next.Segment) && deref(e.OwnerID) == deref(next.OwnerID) &&
-		dateText(e.ExpectedStartDate) == dateText(next.ExpectedStartDate) && dateText(e.ExpectedEndDate) == dateText(next.ExpectedEndDate)
+		bulk.DateText(e.ExpectedStartDate) == bulk.DateText(next.ExpectedStartDate) && bulk.DateText(e.ExpectedEndDate) == bulk.DateText(next.ExpectedEndDate)
 }
 
 // apiRowErrors turns a single route's refusal into a row's errors: a 422's
@@ -244,10 +245,14 @@ func sameInitiative(e, next dbsqlc.Initiative) bool {
 func apiRowErrors(field string, err error) []bulk.FieldError {
 	var e *Error
 	if !errors.As(err, &e) {
-		return rowErrors(nil, err)
+		return bulk.RowErrors(nil, err)
 	}
 	if len(e.Fields) > 0 {
-		return rowErrors(e.Fields, nil)
+		out := make([]bulk.FieldError, len(e.Fields))
+		for i, f := range e.Fields {
+			out[i] = bulk.FieldError(f)
+		}
+		return out
 	}
 	code := "invalid_value"
 	switch e.Status {

@@ -19,8 +19,8 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/stakeholder"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // stakeholderExportColumns are the fields of an exported stakeholder (id is read-only on import).
@@ -39,8 +39,8 @@ type stakeholderRow struct {
 }
 
 func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Options, records []bulk.Record, offset int) ([]bulk.Result, error) {
-	results, fields, initiativeIDs, initiatives, err := initiativeRows(ctx, t, a.TenantID, records, offset,
-		func(b *body) stakeholderFields { return readStakeholder(b, true, true) }, func(f stakeholderFields) *string { return f.initiativeID }, stakeholder.CheckWritable)
+	results, fields, initiativeIDs, initiatives, err := bulk.InitiativeRows(ctx, t, a.TenantID, records, offset,
+		func(b *input.Object) stakeholderFields { return readStakeholder(b, true, true) }, func(f stakeholderFields) *string { return f.initiativeID }, stakeholder.CheckWritable)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Opti
 		}
 		_, _, checked, err := rows[i].f.check(dbsqlc.Stakeholder{}, true)
 		if err != nil {
-			results[i].Fail(rowErrors(nil, err))
+			results[i].Fail(bulk.RowErrors(nil, err))
 			continue
 		}
 		rows[i].key = stakeholderKey{rows[i].initiativeID, checked.EmailKey}
@@ -102,7 +102,7 @@ func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Opti
 		}
 		next, fields, checked, err := r.f.check(e, true) // PUT's replace over the stored record (or create's over none)
 		if err != nil {
-			results[i].Fail(rowErrors(nil, err))
+			results[i].Fail(bulk.RowErrors(nil, err))
 			continue
 		}
 		values := []string{next.Name, next.Email, deref(checked.Role), deref(checked.Department), next.Influence, next.Interest, next.Notes}
@@ -112,7 +112,7 @@ func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Opti
 				continue
 			}
 			upd.Ids = append(upd.Ids, e.ID)
-			upd.AtRiskFroms = append(upd.AtRiskFroms, dateText(stakeholder.AtRiskFrom(fields.Influence, valuation.StoredEngagements(e).Engagements(), e.CreatedAt)))
+			upd.AtRiskFroms = append(upd.AtRiskFroms, bulk.DateText(stakeholder.AtRiskFrom(fields.Influence, stakeholder.StoredEngagements(e).Engagements(), e.CreatedAt)))
 			appendStakeholderValues(&upd.Names, &upd.Emails, &upd.Roles, &upd.Departments, &upd.Influences, &upd.Interests, &upd.Notes, values)
 			results[i].Status, results[i].ID = bulk.Updated, new(e.ID)
 			continue
@@ -125,7 +125,7 @@ func importStakeholders(ctx context.Context, t pgx.Tx, a bulk.Actor, o bulk.Opti
 		added[r.initiativeID]++
 		id := uuid.New()
 		ins.Ids, ins.InitiativeIds = append(ins.Ids, id), append(ins.InitiativeIds, r.initiativeID)
-		ins.AtRiskFroms = append(ins.AtRiskFroms, dateText(stakeholder.AtRiskFrom(fields.Influence, nil, stamp)))
+		ins.AtRiskFroms = append(ins.AtRiskFroms, bulk.DateText(stakeholder.AtRiskFrom(fields.Influence, nil, stamp)))
 		appendStakeholderValues(&ins.Names, &ins.Emails, &ins.Roles, &ins.Departments, &ins.Influences, &ins.Interests, &ins.Notes, values)
 		results[i].Status = bulk.Created
 		if !o.DryRun {

@@ -15,8 +15,8 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/export"
+	"github.com/valuecase/valuecase/internal/initiativevalue"
 	"github.com/valuecase/valuecase/internal/money"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // Where a case's figures in a diff come from.
@@ -71,7 +71,7 @@ type diffSide struct {
 // frozen before inputs were, its frozen figures), any other case's live
 // ones at now.
 func loadDiffSide(c *fiber.Ctx, row dbsqlc.BusinessCase, now time.Time) (diffSide, error) {
-	ctx, t := c.UserContext(), tx(c)
+	ctx, tx := c.UserContext(), tx(c)
 	side := diffSide{json: diffCaseJSON{ID: row.ID.String(), Name: row.Name, InitiativeID: row.InitiativeID.String(), Version: row.Version, Status: row.Status}}
 	if businesscase.Status(row.Status) == businesscase.Approved {
 		var snap businesscase.Snapshot
@@ -82,7 +82,7 @@ func loadDiffSide(c *fiber.Ctx, row dbsqlc.BusinessCase, now time.Time) (diffSid
 			}
 		}
 		side.json.AsOf = timestamp(snap.AsOf)
-		in, ok, err := export.FrozenInputs(ctx, t, row.TenantID, row.ID)
+		in, ok, err := export.FrozenInputs(ctx, tx, row.TenantID, row.ID)
 		if err != nil {
 			return side, err
 		}
@@ -96,7 +96,7 @@ func loadDiffSide(c *fiber.Ctx, row dbsqlc.BusinessCase, now time.Time) (diffSid
 			PaybackMonths: businesscase.Figure{Value: money.PercentPtr(snap.PaybackMonths), Reason: snap.PaybackReason}}
 		return side, nil
 	}
-	rows, err := valuation.Load(ctx, t, row.TenantID, row.InitiativeID, now)
+	rows, err := initiativevalue.Load(ctx, tx, row.TenantID, row.InitiativeID, now)
 	if err != nil {
 		return side, err
 	}

@@ -21,11 +21,12 @@ import (
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/export"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/initiativevalue"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 const maxBusinessCasePageSize = 200
@@ -215,17 +216,17 @@ func readBusinessCaseFields(c *fiber.Ctx, full, create bool) (businessCaseFields
 	}
 	f := businessCaseFields{has: map[string]bool{}}
 	for _, name := range []string{"name", "template", "sections", "content", "decision_request"} {
-		f.has[name] = b.has(name)
+		f.has[name] = b.Has(name)
 	}
-	f.initiativeID = b.text("initiative_id", create, maxShortTextLen)
-	f.name = trimmed(b.text("name", full || f.has["name"], businesscase.MaxNameLen))
-	f.template = b.enum("template", full || f.has["template"], validation.Names(businesscase.Templates))
-	f.sections = b.enumList("sections", "section", full || f.has["sections"], validation.Names(businesscase.Sections))
+	f.initiativeID = b.Text("initiative_id", create, maxShortTextLen)
+	f.name = trimmed(b.Text("name", full || f.has["name"], businesscase.MaxNameLen))
+	f.template = b.Enum("template", full || f.has["template"], validation.Names(businesscase.Templates))
+	f.sections = b.EnumList("sections", "section", full || f.has["sections"], validation.Names(businesscase.Sections))
 	f.content = readContent(b, !full)
 	f.decisionRequest = readDecisionRequest(b)
-	b.ignore("id", "status", "version", "previous_version_id", "submitted_at", "submitted_by", "approval", "snapshot",
+	b.Ignore("id", "status", "version", "previous_version_id", "submitted_at", "submitted_by", "approval", "snapshot",
 		"approval_round", "created_by", "created_at", "updated_at")
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return businessCaseFields{}, err
 	}
 	return f, nil
@@ -235,57 +236,52 @@ func readBusinessCaseFields(c *fiber.Ctx, full, create bool) (businessCaseFields
 // currency, decide_by, recommendation} read with the body's own field
 // readers (errors named decision_request.<field>); null or absent: none.
 // The rules beyond types and lengths are businesscase.CheckDefinition's.
-func readDecisionRequest(b *body) *businesscase.DecisionRequest {
-	if !b.has("decision_request") || b.isNull("decision_request") {
+func readDecisionRequest(b *input.Object) *businesscase.DecisionRequest {
+	if !b.Has("decision_request") || b.IsNull("decision_request") {
 		return nil
 	}
-	sub := &body{fields: map[string]json.RawMessage{}, seen: map[string]bool{}}
-	if err := json.Unmarshal(b.fields["decision_request"], &sub.fields); err != nil || sub.fields == nil {
-		b.fail("decision_request", "invalid_type", "must be an object {ask, amount, currency, decide_by, recommendation}")
+	sub, ok := input.Decode(b.Raw("decision_request"))
+	if !ok {
+		b.Fail("decision_request", "invalid_type", "must be an object {ask, amount, currency, decide_by, recommendation}")
 		return nil
 	}
 	var r businesscase.DecisionRequest
-	if ask := sub.text("ask", true, businesscase.MaxAskLen); ask != nil {
+	if ask := sub.Text("ask", true, businesscase.MaxAskLen); ask != nil {
 		r.Ask = *ask
 	}
-	if sub.has("amount") && !sub.isNull("amount") {
+	if sub.Has("amount") && !sub.IsNull("amount") {
 		// Read exactly, as a decimal: the amount is money.
-		raw := sub.fields["amount"]
+		raw := sub.Raw("amount")
 		d, err := decimal.NewFromString(string(raw))
 		if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) || err != nil {
-			sub.fail("amount", "invalid_type", "must be a number")
+			sub.Fail("amount", "invalid_type", "must be a number")
 		} else {
 			r.Amount = &d
 		}
 	}
-	if cur := sub.text("currency", false, 3); cur != nil {
+	if cur := sub.Text("currency", false, 3); cur != nil {
 		r.Currency = *cur
 	}
-	r.DecideBy = sub.date("decide_by")
-	if rec := sub.text("recommendation", false, businesscase.MaxRecommendationLen); rec != nil {
+	r.DecideBy = sub.Date("decide_by")
+	if rec := sub.Text("recommendation", false, businesscase.MaxRecommendationLen); rec != nil {
 		r.Recommendation = *rec
 	}
-	for k := range sub.fields {
-		if !sub.seen[k] {
-			sub.fail(truncate(k, 100), "unknown_field", "is not a field of a decision request")
-		}
+	for _, k := range sub.Unknown() {
+		sub.Fail(truncate(k, 100), "unknown_field", "is not a field of a decision request")
 	}
-	for _, e := range sub.errs {
-		e.Field = "decision_request." + e.Field
-		b.errs = append(b.errs, e)
-	}
+	b.Adopt("decision_request.", sub)
 	return &r
 }
 
 // readContent reads `content`: an object of section → {title, body} (both
 // optional strings). In a PATCH a section set to null removes its text.
-func readContent(b *body, nullRemoves bool) map[businesscase.Section]*businesscase.Part {
-	if !b.has("content") || b.isNull("content") {
+func readContent(b *input.Object, nullRemoves bool) map[businesscase.Section]*businesscase.Part {
+	if !b.Has("content") || b.IsNull("content") {
 		return nil
 	}
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b.fields["content"], &raw); err != nil {
-		b.fail("content", validation.CodeInvalidValue, "must be an object of section → {title, body}")
+	if err := json.Unmarshal(b.Raw("content"), &raw); err != nil {
+		b.Fail("content", validation.CodeInvalidValue, "must be an object of section → {title, body}")
 		return nil
 	}
 	out := map[businesscase.Section]*businesscase.Part{}
@@ -293,7 +289,7 @@ func readContent(b *body, nullRemoves bool) map[businesscase.Section]*businessca
 		field := "content." + truncate(key, 100)
 		if string(raw[key]) == "null" {
 			if !nullRemoves {
-				b.fail(field, "invalid_type", "must be an object {title, body}")
+				b.Fail(field, "invalid_type", "must be an object {title, body}")
 				continue
 			}
 			out[businesscase.Section(key)] = nil
@@ -301,7 +297,7 @@ func readContent(b *body, nullRemoves bool) map[businesscase.Section]*businessca
 		}
 		var part map[string]json.RawMessage
 		if err := json.Unmarshal(raw[key], &part); err != nil {
-			b.fail(field, "invalid_type", "must be an object {title, body}")
+			b.Fail(field, "invalid_type", "must be an object {title, body}")
 			continue
 		}
 		var p businesscase.Part
@@ -313,14 +309,14 @@ func readContent(b *body, nullRemoves bool) map[businesscase.Section]*businessca
 			case "body":
 				dst = &p.Body
 			default:
-				b.fail(field+"."+truncate(k, 100), "unknown_field", "a section has title and body only")
+				b.Fail(field+"."+truncate(k, 100), "unknown_field", "a section has title and body only")
 				continue
 			}
 			if string(part[k]) == "null" {
 				continue
 			}
 			if err := json.Unmarshal(part[k], dst); err != nil {
-				b.fail(field+"."+k, "invalid_type", "must be a string")
+				b.Fail(field+"."+k, "invalid_type", "must be a string")
 			}
 		}
 		out[businesscase.Section(key)] = &p
@@ -571,13 +567,13 @@ func (s *Server) submitBusinessCase(c *fiber.Ctx) error {
 // businessCaseFigures computes the figures of the case's initiative now and
 // the facts an approval depends on.
 func businessCaseFigures(c *fiber.Ctx, row dbsqlc.BusinessCase) (businesscase.Snapshot, businesscase.Facts, error) {
-	ctx, t := c.UserContext(), tx(c)
-	in, err := db.Q.InitiativeGet(ctx, t, dbsqlc.InitiativeGetParams{TenantID: row.TenantID, ID: row.InitiativeID})
+	ctx, tx := c.UserContext(), tx(c)
+	in, err := db.Q.InitiativeGet(ctx, tx, dbsqlc.InitiativeGetParams{TenantID: row.TenantID, ID: row.InitiativeID})
 	if err != nil {
 		return businesscase.Snapshot{}, businesscase.Facts{}, err
 	}
 	now := time.Now()
-	rows, err := valuation.Load(ctx, t, row.TenantID, row.InitiativeID, now)
+	rows, err := initiativevalue.Load(ctx, tx, row.TenantID, row.InitiativeID, now)
 	if err != nil {
 		return businesscase.Snapshot{}, businesscase.Facts{}, err
 	}
@@ -590,9 +586,9 @@ func readDecision(c *fiber.Ctx, approving bool) (*businesscase.Level, *string, e
 	if err != nil {
 		return nil, nil, err
 	}
-	level := b.text("approval_level", false, maxShortTextLen)
-	notes := b.text("notes", false, businesscase.MaxNotesLen)
-	if err := b.done(); err != nil {
+	level := b.Text("approval_level", false, maxShortTextLen)
+	notes := b.Text("notes", false, businesscase.MaxNotesLen)
+	if err := b.Done(); err != nil {
 		return nil, nil, err
 	}
 	if err := parseQuery(c).done(); err != nil {

@@ -24,7 +24,7 @@ func TestGeneratedClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	tenant := client.TenantID(ts.tenant)
+	tenant := ts.tenant
 
 	created, err := c.CreateInitiativeWithResponse(ctx, &client.CreateInitiativeParams{XTenantID: tenant},
 		client.InitiativeCreate{Name: "Generated Client", Industry: new("fintech")})

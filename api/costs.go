@@ -14,6 +14,7 @@ import (
 	"github.com/valuecase/valuecase/internal/cost"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/rbac"
 )
@@ -108,7 +109,7 @@ func readCostFields(c *fiber.Ctx, full bool) (costFields, error) {
 		return costFields{}, err
 	}
 	f := readCost(b, full)
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return costFields{}, err
 	}
 	return f, nil
@@ -116,20 +117,20 @@ func readCostFields(c *fiber.Ctx, full bool) (costFields, error) {
 
 // readCost reads a cost body's fields (the body's errors are left in b): the
 // single routes' reader and bulk import's.
-func readCost(b *body, full bool) costFields {
+func readCost(b *input.Object, full bool) costFields {
 	f := costFields{has: map[string]bool{}}
 	for _, name := range writableCostFields {
-		f.has[name] = b.has(name)
+		f.has[name] = b.Has(name)
 	}
-	f.name = trimmed(b.text("name", full || f.has["name"], maxNameLen))
-	f.category = b.text("category", full || f.has["category"], maxShortTextLen)
-	f.amount = b.number("amount", full || f.has["amount"])
-	f.currency = b.text("currency", full || f.has["currency"], maxShortTextLen)
-	f.period = b.text("period", full || f.has["period"], maxShortTextLen)
-	f.recurrence = b.text("recurrence", !full && f.has["recurrence"], maxShortTextLen) // null in a full body: the default
-	f.endPeriod = b.text("end_period", false, maxShortTextLen)
-	f.initiativeID = b.text("initiative_id", false, maxShortTextLen)
-	b.ignore("id", "created_at", "updated_at")
+	f.name = trimmed(b.Text("name", full || f.has["name"], maxNameLen))
+	f.category = b.Text("category", full || f.has["category"], maxShortTextLen)
+	f.amount = b.Number("amount", full || f.has["amount"])
+	f.currency = b.Text("currency", full || f.has["currency"], maxShortTextLen)
+	f.period = b.Text("period", full || f.has["period"], maxShortTextLen)
+	f.recurrence = b.Text("recurrence", !full && f.has["recurrence"], maxShortTextLen) // null in a full body: the default
+	f.endPeriod = b.Text("end_period", false, maxShortTextLen)
+	f.initiativeID = b.Text("initiative_id", false, maxShortTextLen)
+	b.Ignore("id", "created_at", "updated_at")
 	return f
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/analytics"
 	"github.com/valuecase/valuecase/internal/dashboard"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
 )
@@ -94,63 +95,59 @@ func readDashboard(c *fiber.Ctx) (dashboard.Fields, error) {
 		return dashboard.Fields{}, err
 	}
 	var f dashboard.Fields
-	if v := trimmed(b.text("name", true, maxNameLen)); v != nil {
+	if v := trimmed(b.Text("name", true, maxNameLen)); v != nil {
 		f.Name = *v
 	}
-	f.Description = deref(b.text("description", false, dashboard.MaxDescriptionLen))
+	f.Description = deref(b.Text("description", false, dashboard.MaxDescriptionLen))
 	f.Visibility = dashboard.Personal
-	if v := b.enum("visibility", false, validation.Names(dashboard.Visibilities)); v != nil {
+	if v := b.Enum("visibility", false, validation.Names(dashboard.Visibilities)); v != nil {
 		f.Visibility = dashboard.Visibility(*v)
 	}
 	f.Widgets = readWidgets(b)
-	b.ignore("id", "owner_id", "created_at", "updated_at")
-	if err := b.done(); err != nil {
+	b.Ignore("id", "owner_id", "created_at", "updated_at")
+	if err := b.Done(); err != nil {
 		return dashboard.Fields{}, err
 	}
 	return f, nil
 }
 
 // readWidgets reads the widgets array of a dashboard body.
-func readWidgets(b *body) []dashboard.Widget {
-	if !b.has("widgets") || b.isNull("widgets") {
-		b.fail("widgets", "required", "is required: an array of at most %d widgets (it may be empty)", dashboard.MaxWidgets)
+func readWidgets(b *input.Object) []dashboard.Widget {
+	if !b.Has("widgets") || b.IsNull("widgets") {
+		b.Fail("widgets", "required", "is required: an array of at most %d widgets (it may be empty)", dashboard.MaxWidgets)
 		return nil
 	}
 	var raw []json.RawMessage
-	if err := json.Unmarshal(b.fields["widgets"], &raw); err != nil {
-		b.fail("widgets", "invalid_type", "must be an array of widgets {type, title, params}")
+	if err := json.Unmarshal(b.Raw("widgets"), &raw); err != nil {
+		b.Fail("widgets", "invalid_type", "must be an array of widgets {type, title, params}")
 		return nil
 	}
 	if len(raw) > dashboard.MaxWidgets {
-		b.fail("widgets", "too_long", "must have at most %d widgets (got %d)", dashboard.MaxWidgets, len(raw))
+		b.Fail("widgets", "too_long", "must have at most %d widgets (got %d)", dashboard.MaxWidgets, len(raw))
 		return nil
 	}
 	out := make([]dashboard.Widget, 0, len(raw))
 	for i, r := range raw {
 		at := "widgets[" + strconv.Itoa(i) + "]"
-		w := &body{fields: map[string]json.RawMessage{}, seen: map[string]bool{}}
-		if err := json.Unmarshal(r, &w.fields); err != nil || w.fields == nil {
-			b.fail(at, "invalid_type", "must be an object {type, title, params}")
+		w, ok := input.Decode(r)
+		if !ok {
+			b.Fail(at, "invalid_type", "must be an object {type, title, params}")
 			continue
 		}
 		var widget dashboard.Widget
-		if v := w.enum("type", true, validation.Names(dashboard.WidgetTypes)); v != nil {
+		if v := w.Enum("type", true, validation.Names(dashboard.WidgetTypes)); v != nil {
 			widget.Type = dashboard.WidgetType(*v)
 		}
-		if v := trimmed(w.text("title", true, dashboard.MaxTitleLength)); v != nil {
+		if v := trimmed(w.Text("title", true, dashboard.MaxTitleLength)); v != nil {
 			widget.Title = *v
 		}
 		widget.Params = readWidgetParams(w)
-		if err := w.done(); err != nil {
-			if e, ok := errors.AsType[*Error](err); ok {
-				for _, fe := range e.Fields {
-					b.fail(at+"."+fe.Field, fe.Code, "%s", fe.Message)
-				}
-			}
+		if w.Done() != nil {
+			b.Adopt(at+".", w)
 			continue
 		}
 		if err := checkWidgetParams(widget); err != nil {
-			b.fail(at+".params", "invalid_value", "%s", err.Error())
+			b.Fail(at+".params", "invalid_value", "%s", err.Error())
 			continue
 		}
 		out = append(out, widget)
@@ -160,18 +157,18 @@ func readWidgets(b *body) []dashboard.Widget {
 
 // readWidgetParams reads params: an object of string values (absent or
 // null: none).
-func readWidgetParams(w *body) map[string]string {
+func readWidgetParams(w *input.Object) map[string]string {
 	params := map[string]string{}
-	if !w.has("params") || w.isNull("params") {
+	if !w.Has("params") || w.IsNull("params") {
 		return params
 	}
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(w.fields["params"], &raw); err != nil || raw == nil {
-		w.fail("params", "invalid_type", "must be an object of the analytics query parameters, each a string")
+	if err := json.Unmarshal(w.Raw("params"), &raw); err != nil || raw == nil {
+		w.Fail("params", "invalid_type", "must be an object of the analytics query parameters, each a string")
 		return params
 	}
 	if len(raw) > dashboard.MaxParams {
-		w.fail("params", "too_long", "must have at most %d parameters", dashboard.MaxParams)
+		w.Fail("params", "too_long", "must have at most %d parameters", dashboard.MaxParams)
 		return params
 	}
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
@@ -183,11 +180,11 @@ func readWidgetParams(w *body) map[string]string {
 	}) {
 		var v string
 		if err := json.Unmarshal(raw[k], &v); err != nil {
-			w.fail("params", "invalid_type", "every parameter must be a string, as in the query string")
+			w.Fail("params", "invalid_type", "every parameter must be a string, as in the query string")
 			return params
 		}
 		if len(k) > dashboard.MaxParamLength || len(v) > dashboard.MaxParamLength {
-			w.fail("params", "too_long", "parameter names and values must be at most %d characters", dashboard.MaxParamLength)
+			w.Fail("params", "too_long", "parameter names and values must be at most %d characters", dashboard.MaxParamLength)
 			return params
 		}
 		params[k] = v

@@ -27,6 +27,7 @@ func TestWriteCollisionIs503(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer res.Body.Close()
 		var body errorBody
 		_ = json.NewDecoder(res.Body).Decode(&body)
 		if res.StatusCode != 503 || res.Header.Get("Retry-After") != "1" || body.Error.Code != CodeUnavailable {

@@ -72,10 +72,10 @@ func (s *Server) createExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	format := b.enum("format", true, validation.Names(render.Formats))
-	appendices := b.boolean("include_appendices")
-	watermark := b.text("watermark", false, render.MaxWatermarkRunes)
-	if err := b.done(); err != nil {
+	format := b.Enum("format", true, validation.Names(render.Formats))
+	appendices := b.Boolean("include_appendices")
+	watermark := b.Text("watermark", false, render.MaxWatermarkRunes)
+	if err := b.Done(); err != nil {
 		return err
 	}
 	req := export.Request{Format: render.Format(*format), IncludeAppendices: appendices != nil && *appendices}
@@ -108,8 +108,8 @@ func (s *Server) listExports(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.ExportList(ctx, t, dbsqlc.ExportListParams{TenantID: row.TenantID, BusinessCaseID: row.ID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	ctx, tx := c.UserContext(), tx(c)
+	rows, err := db.Q.ExportList(ctx, tx, dbsqlc.ExportListParams{TenantID: row.TenantID, BusinessCaseID: row.ID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
 	}
@@ -121,9 +121,7 @@ func (s *Server) listExports(c *fiber.Ctx) error {
 				CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, ExpiresAt: r.ExpiresAt})
 		},
 		func() (int64, error) {
-			var n int64
-			err := t.QueryRow(ctx, "SELECT count(*) FROM business_case_exports WHERE tenant_id = $1 AND business_case_id = $2", row.TenantID, row.ID).Scan(&n)
-			return n, err
+			return db.Q.ExportCount(ctx, tx, dbsqlc.ExportCountParams{TenantID: row.TenantID, BusinessCaseID: row.ID})
 		})
 }
 
@@ -159,18 +157,18 @@ func (s *Server) downloadExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
-	file, err := db.Q.ExportContent(ctx, t, dbsqlc.ExportContentParams{TenantID: tenant, BusinessCaseID: caseID, ID: id})
+	ctx, tx, tenant := c.UserContext(), tx(c), principal(c).TenantID
+	file, err := db.Q.ExportContent(ctx, tx, dbsqlc.ExportContentParams{TenantID: tenant, BusinessCaseID: caseID, ID: id})
 	if err != nil {
 		return found("export", err)
 	}
 	if err := export.CheckDownload(export.Status(file.Status), file.ExpiresAt, time.Now()); err != nil {
-		if errors.Is(err, export.ErrNotReady) {
-			return Conflict("%s", err.Error()[len("export: not ready: "):])
+		if notReady, ok := errors.AsType[*export.NotReadyError](err); ok {
+			return Conflict("%s", notReady.Reason)
 		}
 		return err
 	}
-	bc, err := db.Q.BusinessCaseGet(ctx, t, dbsqlc.BusinessCaseGetParams{TenantID: tenant, ID: caseID})
+	bc, err := db.Q.BusinessCaseGet(ctx, tx, dbsqlc.BusinessCaseGetParams{TenantID: tenant, ID: caseID})
 	if err != nil {
 		return found("business case", err)
 	}

@@ -11,9 +11,9 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +58,11 @@ func (unlimited) Allow(_ context.Context, _ string, l ratelimit.Limit) (ratelimi
 var messageCorpus = sync.OnceValue(func() []string {
 	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
 	seen := map[string]bool{}
-	dirs := []string{".", filepath.Join(runtime.GOROOT(), "src", "encoding", "json")}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		panic("go env GOROOT: " + err.Error())
+	}
+	dirs := []string{".", filepath.Join(strings.TrimSpace(string(goroot)), "src", "encoding", "json")}
 	_ = filepath.WalkDir("../internal", func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
 			dirs = append(dirs, path)

@@ -2,7 +2,7 @@ package api
 
 // Identity and access (issue 4): who the caller is and what it may do.
 //
-// Effective permissions of a request (README, "Identity and access"):
+// Effective permissions of a request (docs/identity.md, "Effective permissions"):
 //
 //	token permissions
 //	∪ permissions of the token's roles
@@ -17,6 +17,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,8 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/auth"
+	"github.com/valuecase/valuecase/internal/credential"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/user"
 )
@@ -108,14 +111,14 @@ func (s *Server) identityRoutes(v1 fiber.Router) {
 // resolveCaller is tenantTx's one query: it loads the user (provisioning it on
 // first sight) or the service client, refuses deactivated users, revoked
 // clients and ended sessions, and completes the permission union.
-func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) error {
+func (s *Server) resolveCaller(ctx context.Context, tx pgx.Tx, p *Principal) error {
 	perms := p.Permissions
 	defer perms.Imply()
 	switch p.Auth.Kind {
 	case authAPIKey:
 		return nil // verified before rate limiting (apiKeyTenant)
 	case authServiceClient:
-		row, err := db.Q.ServiceClientAuthenticate(ctx, t, dbsqlc.ServiceClientAuthenticateParams{
+		row, err := db.Q.ServiceClientAuthenticate(ctx, tx, dbsqlc.ServiceClientAuthenticateParams{
 			TenantID: p.TenantID, ClientID: p.Auth.ClientID, TokenRoles: nonNil(p.Roles),
 		})
 		if db.IsNotFound(err) || (err == nil && row.RevokedAt != nil) {
@@ -127,11 +130,11 @@ func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) erro
 		perms.Add(row.RolePermissions...)
 		return nil
 	}
-	row, err := db.Q.UserAuthenticate(ctx, t, dbsqlc.UserAuthenticateParams{
+	row, err := db.Q.UserAuthenticate(ctx, tx, dbsqlc.UserAuthenticateParams{
 		TenantID: p.TenantID, Subject: &p.Subject, SessionID: p.Auth.SessionID, TokenRoles: nonNil(p.Roles),
 	})
 	if db.IsNotFound(err) {
-		row, err = s.firstSighting(ctx, t, p)
+		row, err = s.firstSighting(ctx, tx, p)
 	}
 	if err != nil {
 		return err
@@ -161,33 +164,17 @@ func (s *Server) resolveCaller(ctx context.Context, t pgx.Tx, p *Principal) erro
 // an invitation to the token's e-mail address is claimed (and becomes active),
 // otherwise a new active user is made. It costs one more query for the
 // permissions of custom roles, once per user.
-func (s *Server) firstSighting(ctx context.Context, t pgx.Tx, p *Principal) (dbsqlc.UserAuthenticateRow, error) {
-	user, err := provisionUser(ctx, t, p.TenantID, p.Subject, p.Email, p.Name)
+func (s *Server) firstSighting(ctx context.Context, tx pgx.Tx, p *Principal) (dbsqlc.UserAuthenticateRow, error) {
+	u, err := user.Provision(ctx, tx, p.TenantID, p.Subject, p.Email, p.Name)
 	if err != nil {
 		return dbsqlc.UserAuthenticateRow{}, err
 	}
-	names := unionStrings(user.Roles, p.Roles)
-	perms, err := db.Q.RolePermissions(ctx, t, dbsqlc.RolePermissionsParams{TenantID: p.TenantID, Names: names})
+	names := unionStrings(u.Roles, p.Roles)
+	perms, err := db.Q.RolePermissions(ctx, tx, dbsqlc.RolePermissionsParams{TenantID: p.TenantID, Names: names})
 	if err != nil {
 		return dbsqlc.UserAuthenticateRow{}, err
 	}
-	return dbsqlc.UserAuthenticateRow{ID: user.ID, Status: user.Status, Roles: user.Roles, TokensValidAfter: user.TokensValidAfter, RolePermissions: perms}, nil
-}
-
-// provisionUser finds or makes the user of a subject: by subject, else by
-// claiming an invitation to the e-mail address, else a new active user.
-func provisionUser(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, subject, email, name string) (dbsqlc.User, error) {
-	user, err := db.Q.UserGetBySubject(ctx, t, dbsqlc.UserGetBySubjectParams{TenantID: tenantID, Subject: &subject})
-	if !db.IsNotFound(err) {
-		return user, err
-	}
-	if email != "" {
-		user, err = db.Q.UserClaimInvitation(ctx, t, dbsqlc.UserClaimInvitationParams{TenantID: tenantID, Subject: &subject, Email: email, Name: nonEmpty(name)})
-		if !db.IsNotFound(err) {
-			return user, err
-		}
-	}
-	return db.Q.UserProvision(ctx, t, dbsqlc.UserProvisionParams{TenantID: tenantID, Subject: &subject, Email: nonEmpty(email), Name: nonEmpty(name)})
+	return dbsqlc.UserAuthenticateRow{ID: u.ID, Status: u.Status, Roles: u.Roles, TokensValidAfter: u.TokensValidAfter, RolePermissions: perms}, nil
 }
 
 func unionStrings(a, b []string) []string {
@@ -203,82 +190,69 @@ func unionStrings(a, b []string) []string {
 // ---- limits and readers of the identity resources ----
 
 const (
-	maxRoleNameLen    = 100
-	maxRoleDescLen    = 1000
-	maxListItems      = 100
-	maxIdentityName   = 100 // names of API keys and service clients
-	maxUserPageSize   = 200
-	maxCustomRoles    = 100
-	maxLiveAPIKeys    = 50 // spec section 8
-	maxServiceClients = 50
+	maxRoleNameLen  = 100
+	maxRoleDescLen  = 1000
+	maxListItems    = 100
+	maxIdentityName = 100 // names of API keys and service clients
+	maxUserPageSize = 200
 )
 
-// permissions reads a permission list; unknown permissions are named in the 422.
-func (b *body) permissions(field string) []string {
-	perms := b.textList(field, len(rbac.AllPermissions)+10, 100)
+// readPermissions reads a permission list; unknown permissions are named in the 422.
+func readPermissions(b *input.Object, field string) []string {
+	perms := b.TextList(field, len(rbac.AllPermissions)+10, 100)
 	for i, p := range perms {
 		if !rbac.IsKnown(rbac.Permission(p)) {
-			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "is not a known permission; known: %s", strings.Join(rbac.Names(), ", "))
+			b.Fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "is not a known permission; known: %s", strings.Join(rbac.Names(), ", "))
 		}
 	}
 	return perms
 }
 
-// sortPermissions orders permissions as the spec lists them.
-func sortPermissions(perms []string) []string {
-	set := rbac.Set{}
-	set.Add(perms...)
-	return set.Sorted()
+// actor is the caller as the identity operations see it.
+func (p *Principal) actor() rbac.Actor {
+	return rbac.Actor{TenantID: p.TenantID, Subject: p.Subject, Permissions: p.Permissions}
 }
 
-// checkRolesExist reports (as field errors of field) role names the tenant does not define.
-func checkRolesExist(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, field string, names []string) error {
-	var custom []string
-	for _, n := range names {
-		if _, ok := rbac.Builtin(n); !ok {
-			custom = append(custom, n)
+// identityError maps the typed refusals of the users', roles' and
+// credentials' operations (internal/user, internal/rbac, internal/credential).
+func identityError(err error) error {
+	if ge, ok := errors.AsType[*rbac.GrantError](err); ok {
+		return Forbidden("%s %s", ge.What, ge.Error())
+	}
+	if unknown, ok := errors.AsType[*rbac.UnknownRolesError](err); ok {
+		errs := make([]FieldError, len(unknown.Indexes))
+		for i, at := range unknown.Indexes {
+			errs[i] = FieldError{Field: "roles[" + strconv.Itoa(at) + "]", Code: "invalid_value", Message: "no role named " + strconv.Quote(unknown.Names[i]) + " in this tenant"}
 		}
-	}
-	if len(custom) == 0 {
-		return nil
-	}
-	found, err := db.Q.RoleNamesExisting(ctx, t, dbsqlc.RoleNamesExistingParams{TenantID: tenantID, Names: custom})
-	if err != nil {
-		return err
-	}
-	var errs []FieldError
-	for i, n := range names {
-		if _, ok := rbac.Builtin(n); !ok && !slices.Contains(found, n) {
-			errs = append(errs, FieldError{Field: field + "[" + strconv.Itoa(i) + "]", Code: "invalid_value", Message: "no role named " + strconv.Quote(n) + " in this tenant"})
-		}
-	}
-	if len(errs) > 0 {
 		return Invalid(errs...)
 	}
-	return nil
-}
-
-// rolesPermissions is what the named roles grant in the tenant.
-func rolesPermissions(ctx context.Context, t pgx.Tx, tenantID uuid.UUID, names []string) (rbac.Set, error) {
-	set := rbac.Set{}
-	for _, n := range names {
-		set.AddRole(n)
+	if inUse, ok := errors.AsType[*rbac.RoleInUseError](err); ok {
+		return Conflict("%s", inUse.Error())
 	}
-	custom, err := db.Q.RolePermissions(ctx, t, dbsqlc.RolePermissionsParams{TenantID: tenantID, Names: nonNil(names)})
-	if err != nil {
-		return nil, err
+	if last, ok := errors.AsType[*user.LastAdminError](err); ok {
+		return Conflict("%s", last.Error())
 	}
-	set.Add(custom...)
-	return set, nil
-}
-
-// checkGrant refuses to hand out permissions the caller does not hold itself
-// (rbac.CheckGrant); what names the grant in the 403's message.
-func checkGrant(p *Principal, granted rbac.Set, what string) error {
-	if err := rbac.CheckGrant(p.Permissions, granted); err != nil {
-		return Forbidden("%s %s", what, err.Error())
+	if status, ok := errors.AsType[*user.StatusError](err); ok {
+		return Conflict("%s", status.Reason)
 	}
-	return nil
+	if limit, ok := errors.AsType[*credential.LimitError](err); ok {
+		return Conflict("%s", limit.Error())
+	}
+	switch {
+	case errors.Is(err, rbac.ErrRoleNotFound):
+		return NotFound("role")
+	case errors.Is(err, user.ErrNotFound):
+		return NotFound("user")
+	case errors.Is(err, credential.ErrAPIKeyNotFound):
+		return NotFound("API key")
+	case errors.Is(err, credential.ErrClientNotFound):
+		return NotFound("service client")
+	case errors.Is(err, rbac.ErrReservedName), errors.Is(err, rbac.ErrNameTaken), errors.Is(err, user.ErrEmailTaken):
+		return AlreadyExists("%s", err.Error())
+	case errors.Is(err, rbac.ErrRoleLimit):
+		return Conflict("%s", err.Error())
+	}
+	return err
 }
 
 // noStore marks a response that carries a credential.

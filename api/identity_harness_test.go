@@ -172,14 +172,6 @@ func (ts *testServer) events(eventType string) []map[string]any {
 	return out
 }
 
-// createdID posts and returns the id of the created resource.
-func (ts *testServer) createdID(c caller, path string, body any) string {
-	ts.t.Helper()
-	r := ts.do(&c, "POST", path, body)
-	expect(ts.t, r, 201)
-	return r.json(ts.t)["id"].(string)
-}
-
 // makeAdmin provisions the caller's user and stores the Admin role for it.
 func (ts *testServer) makeStoredAdmin(c caller) string {
 	ts.t.Helper()

@@ -602,8 +602,8 @@ func TestIdentitySessionCap(t *testing.T) {
 	}
 	id := ts.userBySubject(kim.sub).ID.String()
 	sessions := ts.do(&admin, "GET", "/v1/users/"+id+"/sessions", nil).json(t)["data"].([]any)
-	if len(sessions) != api.MaxSessionsPerUser {
-		t.Fatalf("%d live sessions, want %d", len(sessions), api.MaxSessionsPerUser)
+	if len(sessions) != auth.MaxSessionsPerUser {
+		t.Fatalf("%d live sessions, want %d", len(sessions), auth.MaxSessionsPerUser)
 	}
 	// The oldest session ended; the five newest live.
 	expect(t, ts.refresh(refresh[0]), 401, "AUTHORIZATION_ERROR")

@@ -1,11 +1,11 @@
 package api
 
 // The value side of the initiative detail: the stakeholder summary and the
-// metrics internal/valuation computes, in their JSON form.
+// metrics internal/initiativevalue computes, in their JSON form.
 
 import (
+	"github.com/valuecase/valuecase/internal/initiativevalue"
 	"github.com/valuecase/valuecase/internal/money"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // valueMetricsJSON are the value figures in the detail's metrics: money in
@@ -48,7 +48,7 @@ type initiativeStakeholderJSON struct {
 
 // setValue fills the detail's stakeholders and value metrics, rounding money
 // (to the base currency's minor units) and percentages at this edge only.
-func (out *initiativeDetailJSON) setValue(d valuation.Detail) {
+func (out *initiativeDetailJSON) setValue(d initiativevalue.Detail) {
 	m, vm := &out.Metrics, d.Metrics
 	base := vm.BaseCurrency
 	m.BenefitsCount, m.StakeholdersCount, m.StakeholdersAtRisk, m.BaseCurrency = vm.BenefitsCount, vm.StakeholdersCount, vm.StakeholdersAtRisk, vm.BaseCurrency

@@ -12,9 +12,10 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/initiativevalue"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/validation"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // Limits of section 8 and our own bounds on free text.
@@ -162,27 +163,27 @@ func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, er
 		return initiativeFields{}, err
 	}
 	f := readInitiative(b, nameRequired)
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return initiativeFields{}, err
 	}
 	return f, nil
 }
 
 // readInitiative reads the writable fields from b (the caller ends with b.done).
-func readInitiative(b *body, nameRequired bool) initiativeFields {
+func readInitiative(b *input.Object, nameRequired bool) initiativeFields {
 	f := initiativeFields{has: map[string]bool{}}
 	for _, name := range writableInitiativeFields {
-		f.has[name] = b.has(name)
+		f.has[name] = b.Has(name)
 	}
-	f.name = trimmed(b.text("name", nameRequired || f.has["name"], maxNameLen))
-	f.description = b.text("description", false, maxDescriptionLen)
-	f.industry = noneIfBlank(b.text("industry", false, maxShortTextLen))
-	f.segment = noneIfBlank(b.text("segment", false, maxShortTextLen))
-	f.ownerID = noneIfBlank(b.text("owner_id", false, maxOwnerLen))
-	f.start = b.date("expected_start_date")
-	f.end = b.date("expected_end_date")
-	f.status = b.enum("status", false, statusNames)
-	b.ignore(readOnlyInitiativeFields...)
+	f.name = trimmed(b.Text("name", nameRequired || f.has["name"], maxNameLen))
+	f.description = b.Text("description", false, maxDescriptionLen)
+	f.industry = noneIfBlank(b.Text("industry", false, maxShortTextLen))
+	f.segment = noneIfBlank(b.Text("segment", false, maxShortTextLen))
+	f.ownerID = noneIfBlank(b.Text("owner_id", false, maxOwnerLen))
+	f.start = b.Date("expected_start_date")
+	f.end = b.Date("expected_end_date")
+	f.status = b.Enum("status", false, statusNames)
+	b.Ignore(readOnlyInitiativeFields...)
 	return f
 }
 
@@ -282,21 +283,21 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	projects, err := db.Q.ProjectListByInitiative(ctx, t, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	ctx, tx := c.UserContext(), tx(c)
+	projects, err := db.Q.ProjectListByInitiative(ctx, tx, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err != nil {
 		return err
 	}
-	history, err := db.Q.InitiativeStatusHistoryList(ctx, t, dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	history, err := db.Q.InitiativeStatusHistoryList(ctx, tx, dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err != nil {
 		return err
 	}
 	now := time.Now()
-	rows, err := valuation.Load(ctx, t, in.TenantID, in.ID, now)
+	rows, err := initiativevalue.Load(ctx, tx, in.TenantID, in.ID, now)
 	if err != nil {
 		return err
 	}
-	value, err := valuation.Compute(rows, now)
+	value, err := initiativevalue.Compute(rows, now)
 	if err != nil {
 		return err
 	}
@@ -316,7 +317,7 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	activity := initiative.Measure(statuses, changes, now)
 	out.Metrics.ProjectsTotal, out.Metrics.ProjectsActive = activity.ProjectsTotal, activity.ProjectsActive
 	out.Metrics.StatusChanges, out.Metrics.DaysInCurrentState = activity.StatusChanges, activity.DaysInCurrentState
-	review, err := db.Q.InitiativeReviewLatest(ctx, t, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	review, err := db.Q.InitiativeReviewLatest(ctx, tx, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err == nil {
 		out.Review = &reviewJSON{WorkflowID: review.WorkflowID, StartedAt: timestamp(review.StartedAt), RemindersSent: int(review.RemindersSent),
 			LastReminderAt: optTimestamp(review.LastReminderAt), DecidedAt: optTimestamp(review.DecidedAt), Decision: review.Decision}
@@ -455,9 +456,9 @@ func (s *Server) changeInitiativeStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	to := b.enum("status", true, statusNames)
-	reason := b.text("reason", false, maxReasonLen)
-	if err := b.done(); err != nil {
+	to := b.Enum("status", true, statusNames)
+	reason := b.Text("reason", false, maxReasonLen)
+	if err := b.Done(); err != nil {
 		return err
 	}
 	in, err := loadWritableInitiative(c)
@@ -545,9 +546,9 @@ func (s *Server) createProject(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	name := b.text("name", true, maxNameLen)
-	description := b.text("description", false, maxDescriptionLen)
-	if err := b.done(); err != nil {
+	name := b.Text("name", true, maxNameLen)
+	description := b.Text("description", false, maxDescriptionLen)
+	if err := b.Done(); err != nil {
 		return err
 	}
 	in, err := loadWritableInitiative(c)

@@ -22,9 +22,9 @@ import (
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/integration"
 	"github.com/valuecase/valuecase/internal/integration/provider"
-	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/secretbox"
 	"github.com/valuecase/valuecase/internal/webhook"
@@ -183,31 +183,31 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 	}
 	create := mode == "create"
 	var f integrationFields
-	prov := b.enum("provider", create, provider.Names())
+	prov := b.Enum("provider", create, provider.Names())
 	switch {
 	case prov != nil && current != nil && *prov != current.Provider:
-		b.fail("provider", "invalid_value", "cannot change (%s); create a new integration instead", current.Provider)
+		b.Fail("provider", "invalid_value", "cannot change (%s); create a new integration instead", current.Provider)
 	case prov != nil:
 		f.provider = *prov
 	case current != nil:
 		f.provider = current.Provider
 	}
-	f.name = b.text("name", mode != "patch" || b.has("name"), maxIntegrationNameLen) // a PATCH may leave it out, not blank it
+	f.name = b.Text("name", mode != "patch" || b.Has("name"), maxIntegrationNameLen) // a PATCH may leave it out, not blank it
 	f.name = trimmed(f.name)
-	f.state = b.enum("state", false, integration.Settable)
-	b.ignore(readOnlyIntegrationFields...)
+	f.state = b.Enum("state", false, integration.Settable)
+	b.Ignore(readOnlyIntegrationFields...)
 
 	// config: an object, the token taken out before validation.
 	var raw map[string]any
-	if b.has("config") && !b.isNull("config") {
-		if len(b.fields["config"]) > maxConfigBytes {
-			b.fail("config", "too_long", "must be at most %d bytes of JSON", maxConfigBytes)
-		} else if err := json.Unmarshal(b.fields["config"], &raw); err != nil || raw == nil {
-			b.fail("config", "invalid_type", "must be an object")
+	if b.Has("config") && !b.IsNull("config") {
+		if len(b.Raw("config")) > maxConfigBytes {
+			b.Fail("config", "too_long", "must be at most %d bytes of JSON", maxConfigBytes)
+		} else if err := json.Unmarshal(b.Raw("config"), &raw); err != nil || raw == nil {
+			b.Fail("config", "invalid_type", "must be an object")
 			raw = nil
 		}
 	} else if mode != "patch" {
-		b.fail("config", "required", "is required")
+		b.Fail("config", "required", "is required")
 	}
 	if raw != nil && f.provider != "" {
 		for _, k := range provider.SecretKeys(f.provider) {
@@ -229,11 +229,11 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 		}
 		rest, sent, fe := provider.SplitSecrets(f.provider, raw)
 		for k, msg := range fe {
-			b.fail("config."+k, "invalid_value", "%s", msg)
+			b.Fail("config."+k, "invalid_value", "%s", msg)
 		}
 		norm, fields, err := provider.Validate(f.provider, rest, s.Config.OutboundAllowPrivateNetworks)
 		if err != nil {
-			b.fail("provider", "invalid_value", "%s", err.Error())
+			b.Fail("provider", "invalid_value", "%s", err.Error())
 		}
 		if err == nil && len(fields) == 0 {
 			held, err := integration.HeldSecrets(s.Webhooks.Secrets, current, f.provider, sent, f.cleared)
@@ -254,7 +254,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			b.fail("config."+k, "invalid_value", "%s", fields[k])
+			b.Fail("config."+k, "invalid_value", "%s", fields[k])
 		}
 		if err == nil && len(fields) == 0 {
 			f.config, f.sent = norm, sent
@@ -265,7 +265,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 				}
 				var ue *webhook.URLError
 				if err := webhook.CheckURL(c.UserContext(), u, s.Config.OutboundAllowPrivateNetworks); errors.As(err, &ue) {
-					b.fail("config."+k, "invalid_value", "%s", ue.Reason)
+					b.Fail("config."+k, "invalid_value", "%s", ue.Reason)
 				} else if err != nil {
 					return f, err
 				}
@@ -273,7 +273,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 			if f.provider == provider.Jira {
 				id, _ := uuid.Parse(fmt.Sprint(norm["initiative_id"]))
 				if _, err := db.Q.InitiativeGet(c.UserContext(), tx(c), dbsqlc.InitiativeGetParams{TenantID: principal(c).TenantID, ID: id}); db.IsNotFound(err) {
-					b.fail("config.initiative_id", "invalid_value", "no initiative of this tenant has this id")
+					b.Fail("config.initiative_id", "invalid_value", "no initiative of this tenant has this id")
 				} else if err != nil {
 					return f, err
 				}
@@ -282,10 +282,10 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 	}
 
 	// sync_schedule: an object; absent in create and PUT means manual in UTC.
-	if b.has("sync_schedule") && !b.isNull("sync_schedule") {
+	if b.Has("sync_schedule") && !b.IsNull("sync_schedule") {
 		var sj map[string]json.RawMessage
-		if err := json.Unmarshal(b.fields["sync_schedule"], &sj); err != nil || sj == nil {
-			b.fail("sync_schedule", "invalid_type", "must be an object")
+		if err := json.Unmarshal(b.Raw("sync_schedule"), &sj); err != nil || sj == nil {
+			b.Fail("sync_schedule", "invalid_type", "must be an object")
 		} else {
 			sch, ok := readSchedule(b, sj)
 			if ok {
@@ -295,14 +295,14 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 	} else if mode != "patch" {
 		f.schedule = &integration.Schedule{Frequency: integration.Manual, TimeZone: "UTC"}
 	}
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return f, err
 	}
 	return f, nil
 }
 
 // readSchedule reads the sync_schedule object, reporting on sync_schedule.<key>.
-func readSchedule(b *body, sj map[string]json.RawMessage) (integration.Schedule, bool) {
+func readSchedule(b *input.Object, sj map[string]json.RawMessage) (integration.Schedule, bool) {
 	var sch integration.Schedule
 	ok := true
 	str := func(k string) string {
@@ -312,7 +312,7 @@ func readSchedule(b *body, sj map[string]json.RawMessage) (integration.Schedule,
 		}
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil || len(s) > 64 {
-			b.fail("sync_schedule."+k, "invalid_type", "must be a string of at most 64 characters")
+			b.Fail("sync_schedule."+k, "invalid_type", "must be a string of at most 64 characters")
 			ok = false
 		}
 		return s
@@ -321,7 +321,7 @@ func readSchedule(b *body, sj map[string]json.RawMessage) (integration.Schedule,
 		switch k {
 		case "frequency", "at", "day_of_week", "timezone":
 		default:
-			b.fail("sync_schedule."+k, "unknown_field", "is not a field of sync_schedule (frequency, at, day_of_week, timezone)")
+			b.Fail("sync_schedule."+k, "unknown_field", "is not a field of sync_schedule (frequency, at, day_of_week, timezone)")
 			ok = false
 		}
 	}
@@ -336,16 +336,9 @@ func readSchedule(b *body, sj map[string]json.RawMessage) (integration.Schedule,
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		b.fail(k, "invalid_value", "%s", errs[k])
+		b.Fail(k, "invalid_value", "%s", errs[k])
 	}
 	return sch, len(errs) == 0
-}
-
-func optText(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 func (s *Server) listIntegrations(c *fiber.Ctx) error {
@@ -377,22 +370,6 @@ func (s *Server) listIntegrations(c *fiber.Ctx) error {
 		})
 }
 
-// checkActiveLimit refuses a change that would make more than integration.MaxActive active.
-func checkActiveLimit(c *fiber.Ctx, from, to integration.State, except *uuid.UUID) error {
-	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
-	if to != integration.Active || from == integration.Active {
-		return integrationError(integration.CheckTransition(from, to, 0))
-	}
-	if err := db.Q.IntegrationLockTenantCreates(ctx, t, tenant); err != nil {
-		return err
-	}
-	n, err := db.Q.IntegrationCountActive(ctx, t, dbsqlc.IntegrationCountActiveParams{TenantID: tenant, ExceptID: except})
-	if err != nil {
-		return err
-	}
-	return integrationError(integration.CheckTransition(from, to, n))
-}
-
 // integrationError maps the domain's typed errors.
 func integrationError(err error) error {
 	var na *integration.NotActiveError
@@ -403,6 +380,10 @@ func integrationError(err error) error {
 		return Conflict("the tenant already has %d active integrations; pause or delete one first", integration.MaxActive)
 	case errors.Is(err, integration.ErrDisconnected):
 		return Conflict("the integration is disconnected; create a new one")
+	case errors.Is(err, integration.ErrNotFound):
+		return NotFound("integration")
+	case errors.Is(err, integration.ErrNameTaken):
+		return AlreadyExists("%s", err.Error())
 	case errors.As(err, &na):
 		return Conflict("%s", na.Error())
 	}
@@ -421,36 +402,13 @@ func (s *Server) createIntegration(c *fiber.Ctx) error {
 	if f.state != nil {
 		state = integration.State(*f.state)
 	}
-	if err := checkActiveLimit(c, integration.Paused, state, nil); err != nil {
-		return err
-	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	id := uuid.New()
-	params := dbsqlc.IntegrationCreateParams{TenantID: p.TenantID, ID: id, Provider: f.provider, Name: *f.name, State: string(state),
-		Frequency: string(f.schedule.Frequency), ScheduleAt: optText(f.schedule.At), DayOfWeek: optText(f.schedule.DayOfWeek), Timezone: f.schedule.TimeZone}
-	if params.Config, err = json.Marshal(f.config); err != nil {
-		return err
-	}
-	if f.sent.AccessToken != "" {
-		if params.TokenSealed, err = integration.SealToken(s.Webhooks.Secrets, p.TenantID, id, f.sent.AccessToken); err != nil {
-			return err
-		}
-		params.TokenHint = new(secretbox.Hint(f.sent.AccessToken))
-	}
-	if params.CredentialsSealed, err = integration.SealCredentials(s.Webhooks.Secrets, p.TenantID, id, f.secrets); err != nil {
-		return err
-	}
-	in, err := db.Q.IntegrationCreate(ctx, t, params)
-	if db.IsUniqueViolation(err, "integrations_tenant_name") {
-		return AlreadyExists("an integration of this name already exists")
-	}
+	in, err := integration.Create(c.UserContext(), tx(c), s.Webhooks.Secrets, principal(c).TenantID, integration.Input{
+		Provider: f.provider, Name: *f.name, State: state, Config: f.config, Token: f.sent.AccessToken, Secrets: f.secrets, Schedule: *f.schedule,
+	})
 	if err != nil {
-		return err
+		return integrationError(err)
 	}
-	if _, err := outbox.Write(ctx, t, p.TenantID, integration.EventChanged, integration.ChangedEvent{ID: id.String()}); err != nil {
-		return err
-	}
-	c.Location("/v1/integrations/" + id.String())
+	c.Location("/v1/integrations/" + in.ID.String())
 	return c.Status(fiber.StatusCreated).JSON(toIntegrationJSON(in, s.Webhooks.Secrets, time.Now()))
 }
 
@@ -459,12 +417,11 @@ func loadIntegration(c *fiber.Ctx, forUpdate bool) (dbsqlc.Integration, error) {
 	if err != nil {
 		return dbsqlc.Integration{}, err
 	}
-	var in dbsqlc.Integration
 	if forUpdate {
-		in, err = db.Q.IntegrationGetForUpdate(c.UserContext(), tx(c), dbsqlc.IntegrationGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
-	} else {
-		in, err = db.Q.IntegrationGet(c.UserContext(), tx(c), dbsqlc.IntegrationGetParams{TenantID: principal(c).TenantID, ID: id})
+		in, err := integration.Lock(c.UserContext(), tx(c), principal(c).TenantID, id)
+		return in, integrationError(err)
 	}
+	in, err := db.Q.IntegrationGet(c.UserContext(), tx(c), dbsqlc.IntegrationGetParams{TenantID: principal(c).TenantID, ID: id})
 	return in, found("integration", err)
 }
 
@@ -498,67 +455,27 @@ func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	in, err := loadIntegration(c, true)
+	id, err := pathID(c, "id", "integration")
 	if err != nil {
 		return err
 	}
-	if integration.State(in.State) == integration.Disconnected {
-		return integrationError(integration.ErrDisconnected)
+	in, err := integration.LockForChange(c.UserContext(), tx(c), principal(c).TenantID, id)
+	if err != nil {
+		return integrationError(err)
 	}
 	f, err := s.readIntegrationFields(c, mode, &in)
 	if err != nil {
 		return err
 	}
-	from, to := integration.State(in.State), integration.State(in.State)
+	var to *integration.State
 	if f.state != nil {
-		to = integration.State(*f.state)
-	} else if from == integration.Error && f.sent != (provider.Credentials{}) {
-		to = integration.Active
+		to = new(integration.State(*f.state))
 	}
-	if err := checkActiveLimit(c, from, to, &in.ID); err != nil {
-		return err
-	}
-	params := dbsqlc.IntegrationUpdateParams{TenantID: in.TenantID, ID: in.ID, Name: in.Name, Config: in.Config, TokenSealed: in.TokenSealed,
-		TokenHint: in.TokenHint, CredentialsSealed: in.CredentialsSealed, TokenExpiresAt: in.TokenExpiresAt, Frequency: in.Frequency, ScheduleAt: in.ScheduleAt, DayOfWeek: in.DayOfWeek, Timezone: in.Timezone,
-		State: string(to), LastError: in.LastError}
-	if to != integration.Error {
-		params.LastError = nil
-	}
-	if f.name != nil {
-		params.Name = *f.name
-	}
-	if f.config != nil {
-		if params.Config, err = json.Marshal(f.config); err != nil {
-			return err
-		}
-	}
-	if f.sent.AccessToken != "" {
-		if params.TokenSealed, err = integration.SealToken(s.Webhooks.Secrets, in.TenantID, in.ID, f.sent.AccessToken); err != nil {
-			return err
-		}
-		params.TokenHint, params.TokenExpiresAt = new(secretbox.Hint(f.sent.AccessToken)), nil
-	}
-	if slices.Contains(f.cleared, provider.SecretKey) {
-		params.TokenSealed, params.TokenHint, params.TokenExpiresAt = nil, nil, nil
-	}
-	if rest := f.sent; (rest != provider.Credentials{AccessToken: rest.AccessToken}) || slices.ContainsFunc(f.cleared, func(k string) bool { return k != provider.SecretKey }) {
-		if params.CredentialsSealed, err = integration.SealCredentials(s.Webhooks.Secrets, in.TenantID, in.ID, f.secrets); err != nil {
-			return err
-		}
-	}
-	if f.schedule != nil {
-		params.Frequency, params.ScheduleAt, params.DayOfWeek, params.Timezone = string(f.schedule.Frequency), optText(f.schedule.At), optText(f.schedule.DayOfWeek), f.schedule.TimeZone
-	}
-	ctx, t := c.UserContext(), tx(c)
-	updated, err := db.Q.IntegrationUpdate(ctx, t, params)
-	if db.IsUniqueViolation(err, "integrations_tenant_name") {
-		return AlreadyExists("an integration of this name already exists")
-	}
+	updated, err := integration.Update(c.UserContext(), tx(c), s.Webhooks.Secrets, in, integration.Change{
+		Name: f.name, State: to, Config: f.config, Sent: f.sent, Secrets: f.secrets, Cleared: f.cleared, Schedule: f.schedule,
+	})
 	if err != nil {
-		return err
-	}
-	if _, err := outbox.Write(ctx, t, in.TenantID, integration.EventChanged, integration.ChangedEvent{ID: in.ID.String()}); err != nil {
-		return err
+		return integrationError(err)
 	}
 	return c.JSON(toIntegrationJSON(updated, s.Webhooks.Secrets, time.Now()))
 }
@@ -573,14 +490,8 @@ func (s *Server) deleteIntegration(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if integration.State(in.State) != integration.Disconnected {
-		ctx, t := c.UserContext(), tx(c)
-		if _, err := db.Q.IntegrationDisconnect(ctx, t, dbsqlc.IntegrationDisconnectParams{TenantID: in.TenantID, ID: in.ID}); err != nil {
-			return err
-		}
-		if _, err := outbox.Write(ctx, t, in.TenantID, integration.EventChanged, integration.ChangedEvent{ID: in.ID.String()}); err != nil {
-			return err
-		}
+	if err := integration.Disconnect(c.UserContext(), tx(c), in); err != nil {
+		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }

@@ -201,7 +201,9 @@ func TestIntegrationHTTPFeedEndToEnd(t *testing.T) {
 	for _, a := range acts {
 		m := a.(map[string]any)
 		month := 0
-		fmt.Sscanf(m["period"].(string), "2025-%d", &month)
+		if _, err := fmt.Sscanf(m["period"].(string), "2025-%d", &month); err != nil {
+			t.Fatalf("actual %v: period: %v", m, err)
+		}
 		i := 12 + month - 1
 		_, _, value, evidence := providertest.FeedRow(i)
 		if fmt.Sprintf("%.2f", m["value"].(float64)) != value || m["source"] != "integration/"+id {

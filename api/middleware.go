@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -458,22 +457,9 @@ func (s *Server) idempotency(c *fiber.Ctx) error {
 	if err := idempotency.ValidKey(key); err != nil {
 		return InvalidParameter("%s", err.Error())
 	}
-	p, t, ctx := principal(c), tx(c), c.UserContext()
-	id := dbsqlc.IdempotencyGetParams{TenantID: p.TenantID, Key: key}
-	locked, err := db.Q.IdempotencyTryLock(ctx, t, "idempotency/"+p.TenantID.String()+"/"+key)
-	if err != nil {
-		return err
-	}
-	if !locked {
-		return Conflict("%s", idempotency.ErrInFlight.Error())
-	}
-	hash := idempotency.Hash(c.Method(), c.OriginalURL(), p.Subject, c.Body())
-	row, err := db.Q.IdempotencyGet(ctx, t, id)
-	found := err == nil
-	if err != nil && !db.IsNotFound(err) {
-		return err
-	}
-	action, err := idempotency.Decide(idempotency.Stored{RequestHash: row.RequestHash, Status: int(row.Status), CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt}, found, hash, time.Now())
+	p, ctx := principal(c), c.UserContext()
+	req := idempotency.Request{Method: c.Method(), Path: c.Path(), Hash: idempotency.Hash(c.Method(), c.OriginalURL(), p.Subject, c.Body())}
+	action, answer, err := idempotency.Begin(ctx, tx(c), p.TenantID, key, req)
 	switch {
 	case errors.Is(err, idempotency.ErrMismatch):
 		return Invalid(FieldError{Field: idempotency.Header, Code: "idempotency_key_reused", Message: err.Error()})
@@ -482,15 +468,7 @@ func (s *Server) idempotency(c *fiber.Ctx) error {
 	case err != nil:
 		return err
 	case action == idempotency.Replay:
-		return replay(c, row)
-	}
-	if found { // expired or abandoned: the key starts over
-		if err := db.Q.IdempotencyDelete(ctx, t, dbsqlc.IdempotencyDeleteParams(id)); err != nil {
-			return err
-		}
-	}
-	if err := db.Q.IdempotencyStart(ctx, t, dbsqlc.IdempotencyStartParams{TenantID: p.TenantID, Key: key, RequestHash: hash, Method: c.Method(), Path: c.Path()}); err != nil {
-		return err
+		return replay(c, answer)
 	}
 
 	err = c.Next()
@@ -499,7 +477,7 @@ func (s *Server) idempotency(c *fiber.Ctx) error {
 		if err != nil || !idempotency.Stores(c.Response().StatusCode(), false) {
 			return err // rolled back with the change: a retry runs again
 		}
-		return s.finishIdempotency(ctx, t, id, c)
+		return finishIdempotency(ctx, tx(c), p.TenantID, key, c)
 	}
 	if err != nil {
 		if herr := s.app.ErrorHandler(c, err); herr != nil {
@@ -508,40 +486,30 @@ func (s *Server) idempotency(c *fiber.Ctx) error {
 	}
 	// The answer goes in its own transaction; if this fails, the key stays in
 	// flight and is retried after idempotency.AbandonedAfter.
-	if ferr := db.InTenant(context.WithoutCancel(ctx), s.Pool, p.TenantID, func(t pgx.Tx) error {
-		return s.finishIdempotency(ctx, t, id, c)
+	if ferr := db.InTenant(context.WithoutCancel(ctx), s.Pool, p.TenantID, func(tx pgx.Tx) error {
+		return finishIdempotency(ctx, tx, p.TenantID, key, c)
 	}); ferr != nil {
 		s.log.ErrorContext(ctx, "storing the idempotent answer failed", "request_id", requestID(c), "error", ferr)
 	}
 	return nil
 }
 
-func (s *Server) finishIdempotency(ctx context.Context, t pgx.Tx, id dbsqlc.IdempotencyGetParams, c *fiber.Ctx) error {
-	var headers [][2]string
+// finishIdempotency stores the answer being sent under the request's key.
+func finishIdempotency(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, key string, c *fiber.Ctx) error {
+	answer := idempotency.Answer{Status: c.Response().StatusCode(), Body: c.Response().Body()}
 	c.Response().Header.VisitAll(func(k, v []byte) {
 		if idempotency.KeepHeader(string(k)) {
-			headers = append(headers, [2]string{string(k), string(v)})
+			answer.Headers = append(answer.Headers, [2]string{string(k), string(v)})
 		}
 	})
-	h, err := json.Marshal(headers)
-	if err != nil {
-		return err
-	}
-	return db.Q.IdempotencyFinish(context.WithoutCancel(ctx), t, dbsqlc.IdempotencyFinishParams{
-		Status: int32(c.Response().StatusCode()), ResponseHeaders: h, ResponseBody: c.Response().Body(),
-		TenantID: id.TenantID, Key: id.Key,
-	})
+	return idempotency.Finish(context.WithoutCancel(ctx), tx, tenantID, key, answer)
 }
 
 // replay sends the stored answer.
-func replay(c *fiber.Ctx, row dbsqlc.IdempotencyKey) error {
-	var headers [][2]string
-	if err := json.Unmarshal(row.ResponseHeaders, &headers); err != nil {
-		return err
-	}
-	for _, h := range headers {
+func replay(c *fiber.Ctx, answer idempotency.Answer) error {
+	for _, h := range answer.Headers {
 		c.Set(h[0], h[1])
 	}
 	c.Set(idempotency.ReplayedHeader, "true")
-	return c.Status(int(row.Status)).Send(row.ResponseBody)
+	return c.Status(answer.Status).Send(answer.Body)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"mime"
-	"net/mail"
 	"net/url"
 	"slices"
 	"strconv"
@@ -23,27 +22,19 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/finance"
-	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/input"
 )
-
-// body is a decoded JSON object whose fields are read one by one, so that a
-// wrong type or an unknown field is reported against the field that has it.
-type body struct {
-	fields map[string]json.RawMessage
-	errs   []FieldError
-	seen   map[string]bool
-}
 
 // parseBody reads the request body as one JSON object. Malformed JSON, an
 // empty body and text that is not valid UTF-8 (raw bytes or escaped lone
 // surrogates, which the decoder would store as U+FFFD) are a 400.
-func parseBody(c *fiber.Ctx) (*body, error) {
+func parseBody(c *fiber.Ctx) (*input.Object, error) {
 	if ct := c.Get(fiber.HeaderContentType); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != fiber.MIMEApplicationJSON {
 			return nil, fiber.ErrUnsupportedMediaType
 		}
 	}
-	b := &body{fields: map[string]json.RawMessage{}, seen: map[string]bool{}}
+	var fields map[string]json.RawMessage
 	raw := bytes.TrimSpace(c.Body())
 	if len(raw) == 0 {
 		return nil, InvalidParameter("the body must be one JSON object")
@@ -55,7 +46,7 @@ func parseBody(c *fiber.Ctx) (*body, error) {
 		return nil, InvalidParameter("request body is not valid UTF-8: a lone surrogate escape at byte %d", at)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&b.fields); err != nil {
+	if err := dec.Decode(&fields); err != nil {
 		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 			return nil, InvalidParameter("request body must be a JSON object")
 		}
@@ -64,10 +55,10 @@ func parseBody(c *fiber.Ctx) (*body, error) {
 	if dec.More() {
 		return nil, InvalidParameter("request body must hold exactly one JSON object")
 	}
-	if b.fields == nil { // the body was `null`
+	if fields == nil { // the body was `null`
 		return nil, InvalidParameter("request body must be a JSON object")
 	}
-	return b, nil
+	return input.New(fields), nil
 }
 
 // loneSurrogate returns the offset of the first \u escape of a UTF-16
@@ -110,102 +101,6 @@ func jsonErrorText(err error) string {
 		return fmt.Sprintf("%s at byte %d", syn.Error(), syn.Offset)
 	}
 	return "unexpected end of input"
-}
-
-func (b *body) fail(field, code, format string, args ...any) {
-	b.errs = append(b.errs, FieldError{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
-}
-
-// has reports whether the field is present (null included).
-func (b *body) has(field string) bool {
-	b.seen[field] = true
-	_, ok := b.fields[field]
-	return ok
-}
-
-func (b *body) isNull(field string) bool {
-	return string(b.fields[field]) == "null"
-}
-
-// ignore marks read-only fields a client may send back unchanged (e.g. after a GET).
-func (b *body) ignore(fields ...string) {
-	for _, f := range fields {
-		b.seen[f] = true
-	}
-}
-
-// text reads a string field. It returns nil when absent or null; a required
-// field must be present and non-blank.
-func (b *body) text(field string, required bool, maxLen int) *string {
-	if !b.has(field) || b.isNull(field) {
-		if required {
-			b.fail(field, "required", "is required")
-		}
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b.fields[field], &s); err != nil {
-		b.fail(field, "invalid_type", "must be a string")
-		return nil
-	}
-	if required && strings.TrimSpace(s) == "" {
-		b.fail(field, "required", "must not be blank")
-		return nil
-	}
-	if n := utf8.RuneCountInString(s); n > maxLen {
-		b.fail(field, "too_long", "must be at most %d characters (got %d)", maxLen, n)
-		return nil
-	}
-	// NUL, control and bidi-override characters, or only invisible ones: free text
-	// (a limit above validation.MultilineAbove) may hold tabs and line breaks.
-	if err := validation.Text(field, s, maxLen > validation.MultilineAbove); err != nil {
-		e, _ := errors.AsType[*validation.Error](err)
-		b.fail(e.Field, e.Code, "%s", e.Message)
-		return nil
-	}
-	return &s
-}
-
-// date reads a YYYY-MM-DD field.
-func (b *body) date(field string) *time.Time {
-	s := b.text(field, false, 10)
-	if s == nil {
-		return nil
-	}
-	d, err := time.Parse(time.DateOnly, *s)
-	if err != nil {
-		b.fail(field, "invalid_format", "must be a calendar date YYYY-MM-DD")
-		return nil
-	}
-	return &d
-}
-
-// enum reads a string field that must be one of the allowed values.
-func (b *body) enum(field string, required bool, allowed []string) *string {
-	s := b.text(field, required, 100)
-	if s != nil && !slices.Contains(allowed, *s) {
-		b.fail(field, "invalid_value", "must be one of %s", strings.Join(allowed, ", "))
-		return nil
-	}
-	return s
-}
-
-// done reports unknown fields and returns the 422 if anything failed.
-func (b *body) done() error {
-	var unknown []string
-	for f := range b.fields {
-		if !b.seen[f] {
-			unknown = append(unknown, f)
-		}
-	}
-	slices.Sort(unknown)
-	for _, f := range unknown {
-		b.fail(f, "unknown_field", "is not a field of this request")
-	}
-	if len(b.errs) > 0 {
-		return Invalid(b.errs...)
-	}
-	return nil
 }
 
 // query reads list parameters, refusing unknown ones (400 INVALID_PARAMETER).
@@ -386,155 +281,6 @@ func trimmed(s *string) *string {
 		s = &t
 	}
 	return s
-}
-
-// textList reads an array of strings; nil when absent or null.
-func (b *body) textList(field string, maxItems, maxLen int) []string {
-	if !b.has(field) || b.isNull(field) {
-		return nil
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b.fields[field], &raw); err != nil {
-		b.fail(field, "invalid_type", "must be an array of strings")
-		return nil
-	}
-	if len(raw) > maxItems {
-		b.fail(field, "too_long", "must have at most %d items", maxItems)
-		return nil
-	}
-	out := make([]string, 0, len(raw))
-	ok := true
-	for i, r := range raw {
-		var s string
-		if err := json.Unmarshal(r, &s); err != nil {
-			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_type", "must be a string")
-			ok = false
-			continue
-		}
-		if s = strings.TrimSpace(s); s == "" || len(s) > maxLen {
-			b.fail(field+"["+strconv.Itoa(i)+"]", "invalid_value", "must be 1 to %d characters", maxLen)
-			ok = false
-			continue
-		}
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	if !ok {
-		return nil
-	}
-	return out
-}
-
-// integer reads a whole number in [lo, hi]; nil when absent or null.
-func (b *body) integer(field string, lo, hi int) *int {
-	if !b.has(field) || b.isNull(field) {
-		return nil
-	}
-	var f float64
-	if err := json.Unmarshal(b.fields[field], &f); err != nil || f != float64(int64(f)) {
-		b.fail(field, "invalid_type", "must be a whole number")
-		return nil
-	}
-	if f < float64(lo) || f > float64(hi) {
-		b.fail(field, "invalid_value", "must be from %d to %d", lo, hi)
-		return nil
-	}
-	n := int(f)
-	return &n
-}
-
-// maxEmailLen is the longest address SMTP can carry (RFC 5321).
-const maxEmailLen = 254
-
-// email reads a bare e-mail address (no display name).
-func (b *body) email(field string, required bool) *string {
-	s := b.text(field, required, maxEmailLen)
-	if s == nil {
-		return nil
-	}
-	a, err := mail.ParseAddress(*s)
-	if err != nil || a.Address != *s || a.Name != "" {
-		b.fail(field, "invalid_format", "must be an e-mail address such as name@example.com")
-		return nil
-	}
-	return s
-}
-
-// boolean reads true or false; nil when absent or null.
-func (b *body) boolean(field string) *bool {
-	if !b.has(field) || b.isNull(field) {
-		return nil
-	}
-	var v bool
-	if err := json.Unmarshal(b.fields[field], &v); err != nil {
-		b.fail(field, "invalid_type", "must be true or false")
-		return nil
-	}
-	return &v
-}
-
-// number reads a finite JSON number; nil when absent or null. Bounds are
-// the domain's to check.
-func (b *body) number(field string, required bool) *float64 {
-	if !b.has(field) || b.isNull(field) {
-		if required {
-			b.fail(field, "required", "is required")
-		}
-		return nil
-	}
-	raw := b.fields[field]
-	var v float64
-	if err := json.Unmarshal(raw, &v); err != nil {
-		if len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
-			b.fail(field, "out_of_range", "is too large for a number")
-		} else {
-			b.fail(field, "invalid_type", "must be a number")
-		}
-		return nil
-	}
-	return &v
-}
-
-// enumList reads a non-empty array of values from allowed (what names one
-// value in messages, e.g. "event type"). Duplicates are dropped; an unknown
-// value is named in the error.
-func (b *body) enumList(field, what string, required bool, allowed []string) []string {
-	if !b.has(field) || b.isNull(field) {
-		if required {
-			b.fail(field, "required", "is required: a non-empty array of %ss", what)
-		}
-		return nil
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b.fields[field], &raw); err != nil {
-		b.fail(field, "invalid_type", "must be an array of %ss", what)
-		return nil
-	}
-	if len(raw) == 0 {
-		b.fail(field, "required", "must list at least one %s", what)
-		return nil
-	}
-	out := make([]string, 0, len(raw))
-	ok := true
-	for i, r := range raw {
-		var t string
-		item := fmt.Sprintf("%s[%d]", field, i)
-		switch {
-		case json.Unmarshal(r, &t) != nil:
-			b.fail(item, "invalid_type", "must be a string")
-			ok = false
-		case !slices.Contains(allowed, t):
-			b.fail(item, "invalid_value", "is not a known %s; one of %s", what, strings.Join(allowed, ", "))
-			ok = false
-		case !slices.Contains(out, t):
-			out = append(out, t)
-		}
-	}
-	if !ok {
-		return nil
-	}
-	return out
 }
 
 // checkIfMatch enforces an If-Match precondition against the version of the

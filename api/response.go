@@ -57,7 +57,7 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// ---- entity tags (see README "Concurrent edits") ----
+// ---- entity tags (see docs/api-conventions.md, "Concurrent edits") ----
 
 // recordETag is the strong entity tag of a single record's representation:
 // "<version>.<digest>". The version names the stored row (its updated_at to

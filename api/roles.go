@@ -9,7 +9,6 @@ package api
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -46,7 +45,7 @@ func builtinRoleJSON(r rbac.BuiltinRole) roleJSON {
 
 func toRoleJSON(r dbsqlc.Role) roleJSON {
 	created, updated := timestamp(r.CreatedAt), timestamp(r.UpdatedAt)
-	return roleJSON{ID: r.ID.String(), Name: r.Name, Description: r.Description, Permissions: sortPermissions(r.Permissions),
+	return roleJSON{ID: r.ID.String(), Name: r.Name, Description: r.Description, Permissions: rbac.SortPermissions(r.Permissions),
 		CreatedAt: &created, UpdatedAt: &updated}
 }
 
@@ -79,7 +78,8 @@ func (s *Server) listRoles(c *fiber.Ctx) error {
 	return c.JSON(resp)
 }
 
-// loadRole finds a role by id: a built-in id (admin, executive, ...) or a custom role's uuid.
+// loadRole finds a role by id: a built-in id (admin, executive, ...) or a
+// custom role's uuid. forUpdate locks a custom role and checks If-Match.
 func loadRole(c *fiber.Ctx, forUpdate bool) (*rbac.BuiltinRole, dbsqlc.Role, error) {
 	raw := c.Params("id")
 	if r, ok := rbac.BuiltinByID(strings.ToLower(raw)); ok {
@@ -89,16 +89,14 @@ func loadRole(c *fiber.Ctx, forUpdate bool) (*rbac.BuiltinRole, dbsqlc.Role, err
 	if err != nil {
 		return nil, dbsqlc.Role{}, NotFound("role")
 	}
-	params := dbsqlc.RoleGetParams{TenantID: principal(c).TenantID, ID: id}
-	var r dbsqlc.Role
 	if forUpdate {
-		r, err = db.Q.RoleGetForUpdate(c.UserContext(), tx(c), dbsqlc.RoleGetForUpdateParams(params))
-		if err == nil {
-			return nil, r, checkIfMatch(c, r.UpdatedAt)
+		r, err := rbac.LockRole(c.UserContext(), tx(c), principal(c).TenantID, id)
+		if err != nil {
+			return nil, r, identityError(err)
 		}
-	} else {
-		r, err = db.Q.RoleGet(c.UserContext(), tx(c), params)
+		return nil, r, checkIfMatch(c, r.UpdatedAt)
 	}
+	r, err := db.Q.RoleGet(c.UserContext(), tx(c), dbsqlc.RoleGetParams{TenantID: principal(c).TenantID, ID: id})
 	return nil, r, found("role", err)
 }
 
@@ -126,22 +124,22 @@ func readRoleFields(c *fiber.Ctx, replace bool) (roleFields, error) {
 	}
 	f := roleFields{has: map[string]bool{}}
 	for _, n := range []string{"name", "description", "permissions"} {
-		f.has[n] = b.has(n)
+		f.has[n] = b.Has(n)
 	}
-	f.name = b.text("name", replace || f.has["name"], maxRoleNameLen)
+	f.name = b.Text("name", replace || f.has["name"], maxRoleNameLen)
 	if f.name != nil && !roleNamePattern.MatchString(*f.name) {
-		b.fail("name", "invalid_format", "must start with a letter or digit, not end with a space, and hold only letters, digits, spaces, dots, dashes and underscores")
+		b.Fail("name", "invalid_format", "must start with a letter or digit, not end with a space, and hold only letters, digits, spaces, dots, dashes and underscores")
 	}
-	f.description = b.text("description", false, maxRoleDescLen)
-	f.permissions = b.permissions("permissions")
+	f.description = b.Text("description", false, maxRoleDescLen)
+	f.permissions = readPermissions(b, "permissions")
 	if replace && !f.has["permissions"] {
-		b.fail("permissions", "required", "is required ([] for none)")
+		b.Fail("permissions", "required", "is required ([] for none)")
 	}
-	if f.has["permissions"] && b.isNull("permissions") {
-		b.fail("permissions", "invalid_type", "must be an array of permissions ([] for none)")
+	if f.has["permissions"] && b.IsNull("permissions") {
+		b.Fail("permissions", "invalid_type", "must be an array of permissions ([] for none)")
 	}
-	b.ignore("id", "built_in", "created_at", "updated_at")
-	if err := b.done(); err != nil {
+	b.Ignore("id", "built_in", "created_at", "updated_at")
+	if err := b.Done(); err != nil {
 		return roleFields{}, err
 	}
 	return f, nil
@@ -152,30 +150,11 @@ func (s *Server) createRole(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	if rbac.IsReservedRoleName(*f.name) {
-		return AlreadyExists("the name is the name of a built-in role")
-	}
-	granted := rbac.Set{}
-	granted.Add(f.permissions...)
-	if err := checkGrant(p, granted, "this role"); err != nil {
-		return err
-	}
-	existing, err := db.Q.RoleList(ctx, t, p.TenantID)
-	if err != nil {
-		return err
-	}
-	if len(existing) >= maxCustomRoles {
-		return Conflict("the tenant has reached its limit of %d custom roles", maxCustomRoles)
-	}
-	r, err := db.Q.RoleCreate(ctx, t, dbsqlc.RoleCreateParams{
-		TenantID: p.TenantID, Name: *f.name, Description: deref(f.description), Permissions: sortPermissions(f.permissions),
+	r, err := rbac.CreateRole(c.UserContext(), tx(c), principal(c).actor(), rbac.RoleInput{
+		Name: *f.name, Description: deref(f.description), Permissions: f.permissions,
 	})
-	if db.IsUniqueViolation(err, "roles_tenant_name_ci") {
-		return AlreadyExists("a role of this name already exists in this tenant")
-	}
 	if err != nil {
-		return err
+		return identityError(err)
 	}
 	body := toRoleJSON(r)
 	c.Location("/v1/roles/" + body.ID)
@@ -197,8 +176,7 @@ func (s *Server) updateRole(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	next := dbsqlc.RoleUpdateParams{TenantID: r.TenantID, ID: r.ID, Name: r.Name, Description: r.Description, Permissions: r.Permissions}
+	next := rbac.RoleInput{Name: r.Name, Description: r.Description, Permissions: r.Permissions}
 	if f.name != nil {
 		next.Name = *f.name
 	}
@@ -206,34 +184,11 @@ func (s *Server) updateRole(c *fiber.Ctx, replace bool) error {
 		next.Description = deref(f.description)
 	}
 	if f.has["permissions"] {
-		next.Permissions = sortPermissions(f.permissions)
+		next.Permissions = f.permissions
 	}
-	if !strings.EqualFold(next.Name, r.Name) && rbac.IsReservedRoleName(next.Name) {
-		return AlreadyExists("the name is the name of a built-in role")
-	}
-	added := rbac.Set{}
-	for _, perm := range next.Permissions {
-		if !slices.Contains(r.Permissions, perm) {
-			added.Add(perm)
-		}
-	}
-	if err := checkGrant(p, added, "this change"); err != nil {
-		return err
-	}
-	updated, err := db.Q.RoleUpdate(ctx, t, next)
-	if db.IsUniqueViolation(err, "roles_tenant_name_ci") {
-		return AlreadyExists("a role of this name already exists in this tenant")
-	}
+	updated, err := rbac.UpdateRole(c.UserContext(), tx(c), principal(c).actor(), r, next)
 	if err != nil {
-		return err
-	}
-	if updated.Name != r.Name {
-		if err := db.Q.UserRenameRole(ctx, t, dbsqlc.UserRenameRoleParams{TenantID: r.TenantID, OldName: r.Name, NewName: updated.Name}); err != nil {
-			return err
-		}
-		if err := db.Q.ServiceClientRenameRole(ctx, t, dbsqlc.ServiceClientRenameRoleParams{TenantID: r.TenantID, OldName: r.Name, NewName: updated.Name}); err != nil {
-			return err
-		}
+		return identityError(err)
 	}
 	return sendRecord(c, updated.UpdatedAt, toRoleJSON(updated))
 }
@@ -246,20 +201,8 @@ func (s *Server) deleteRole(c *fiber.Ctx) error {
 	if builtin != nil {
 		return Conflict("built-in role %s cannot be deleted", builtin.Name)
 	}
-	ctx, t := c.UserContext(), tx(c)
-	users, err := db.Q.UserCountWithRole(ctx, t, dbsqlc.UserCountWithRoleParams{TenantID: r.TenantID, Role: r.Name})
-	if err != nil {
-		return err
-	}
-	clients, err := db.Q.ServiceClientCountWithRole(ctx, t, dbsqlc.ServiceClientCountWithRoleParams{TenantID: r.TenantID, Role: r.Name})
-	if err != nil {
-		return err
-	}
-	if users > 0 || clients > 0 {
-		return Conflict("role %q is in use by %d user(s) and %d service client(s); unassign it first", r.Name, users, clients)
-	}
-	if _, err := db.Q.RoleDelete(ctx, t, dbsqlc.RoleDeleteParams{TenantID: r.TenantID, ID: r.ID}); err != nil {
-		return err
+	if err := rbac.DeleteRole(c.UserContext(), tx(c), r); err != nil {
+		return identityError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/credential"
+	"github.com/valuecase/valuecase/internal/rbac"
 )
 
 type serviceClientJSON struct {
@@ -34,7 +35,7 @@ type serviceClientCreatedJSON struct {
 
 func toServiceClientJSON(sc dbsqlc.ServiceClient) serviceClientJSON {
 	return serviceClientJSON{
-		ID: sc.ID.String(), Name: sc.Name, ClientID: sc.ClientID, Roles: nonNil(sc.Roles), Permissions: sortPermissions(sc.Permissions),
+		ID: sc.ID.String(), Name: sc.Name, ClientID: sc.ClientID, Roles: nonNil(sc.Roles), Permissions: rbac.SortPermissions(sc.Permissions),
 		CreatedBy: sc.CreatedBy, CreatedAt: timestamp(sc.CreatedAt), LastUsedAt: optTimestamp(sc.LastUsedAt),
 	}
 }
@@ -44,44 +45,18 @@ func (s *Server) createServiceClient(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	name := b.text("name", true, maxIdentityName)
-	roles := b.textList("roles", maxListItems, maxRoleNameLen)
-	perms := b.permissions("permissions")
+	name := b.Text("name", true, maxIdentityName)
+	roles := b.TextList("roles", maxListItems, maxRoleNameLen)
+	perms := readPermissions(b, "permissions")
 	if len(roles) == 0 && len(perms) == 0 {
-		b.fail("permissions", "required", "give the client roles, permissions or both")
+		b.Fail("permissions", "required", "give the client roles, permissions or both")
 	}
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return err
 	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	if err := checkRolesExist(ctx, t, p.TenantID, "roles", roles); err != nil {
-		return err
-	}
-	granted, err := rolesPermissions(ctx, t, p.TenantID, roles)
+	row, secret, err := credential.CreateServiceClient(c.UserContext(), tx(c), principal(c).actor(), credential.ClientInput{Name: *name, Roles: roles, Permissions: perms})
 	if err != nil {
-		return err
-	}
-	granted.Add(perms...)
-	if err := checkGrant(p, granted, "this client"); err != nil {
-		return err
-	}
-	if err := db.Q.ServiceClientLockTenantCreates(ctx, t, p.TenantID); err != nil {
-		return err
-	}
-	live, err := db.Q.ServiceClientCountLive(ctx, t, p.TenantID)
-	if err != nil {
-		return err
-	}
-	if live >= maxServiceClients {
-		return Conflict("the tenant has reached its limit of %d service clients; revoke one first", maxServiceClients)
-	}
-	client, secret := credential.NewClient(p.TenantID)
-	row, err := db.Q.ServiceClientCreate(ctx, t, dbsqlc.ServiceClientCreateParams{
-		TenantID: p.TenantID, ClientID: client.Raw, Name: *name, SecretHash: credential.Hash(secret),
-		Roles: nonNil(roles), Permissions: sortPermissions(perms), CreatedBy: p.Subject,
-	})
-	if err != nil {
-		return err
+		return identityError(err)
 	}
 	noStore(c)
 	c.Location("/v1/service-clients/" + row.ID.String())
@@ -129,12 +104,8 @@ func (s *Server) revokeServiceClient(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	n, err := db.Q.ServiceClientRevoke(c.UserContext(), tx(c), dbsqlc.ServiceClientRevokeParams{TenantID: principal(c).TenantID, ID: id})
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return NotFound("service client")
+	if err := credential.RevokeServiceClient(c.UserContext(), tx(c), principal(c).TenantID, id); err != nil {
+		return identityError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }

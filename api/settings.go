@@ -15,6 +15,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/settings"
@@ -67,29 +68,26 @@ func (s *Server) replaceSettings(c *fiber.Ctx) error {
 		return err
 	}
 	next := settings.Defaults
-	if v := b.text("base_currency", false, maxShortTextLen); v != nil {
+	if v := b.Text("base_currency", false, maxShortTextLen); v != nil {
 		next.BaseCurrency = *v
 	}
-	if v := b.number("discount_rate", false); v != nil {
+	if v := b.Number("discount_rate", false); v != nil {
 		next.DiscountRate = *v
 	}
-	if v := b.integer("fiscal_year_start_month", math.MinInt32, math.MaxInt32); v != nil {
+	if v := b.Integer("fiscal_year_start_month", math.MinInt32, math.MaxInt32); v != nil {
 		next.FiscalYearStartMonth = *v
 	}
-	b.ignore("updated_at", "fx_rates_cleared")
-	if err := b.done(); err != nil {
+	b.Ignore("updated_at", "fx_rates_cleared")
+	if err := b.Done(); err != nil {
 		return err
 	}
-	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
-	if err := db.Q.SettingsLock(ctx, t, tenant); err != nil { // Save takes it again (advisory locks stack): If-Match holds to the write
-		return err
-	}
-	if cur, err := settings.LoadRecord(ctx, t, tenant); err != nil {
+	ctx, tenant := c.UserContext(), principal(c).TenantID
+	if cur, err := settings.LoadForUpdate(ctx, tx(c), tenant); err != nil { // If-Match holds to the write
 		return err
 	} else if err := checkIfMatch(c, settingsVersion(cur)); err != nil {
 		return err
 	}
-	saved, cleared, err := settings.Save(ctx, t, tenant, next)
+	saved, cleared, err := settings.Save(ctx, tx(c), tenant, next)
 	if err != nil {
 		return err
 	}
@@ -159,7 +157,7 @@ func (s *Server) putFxRates(c *fiber.Ctx) error {
 		return err
 	}
 	in := readRateEntries(b)
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return err
 	}
 	base, saved, err := settings.SaveRates(c.UserContext(), tx(c), principal(c).TenantID, in)
@@ -175,32 +173,28 @@ func (s *Server) putFxRates(c *fiber.Ctx) error {
 // readRateEntries reads `rates`, an array of {currency, period, rate}
 // objects, reporting type errors and unknown members as rates[i].<field>.
 // Values are internal/settings' to check.
-func readRateEntries(b *body) []settings.RateInput {
-	if !b.has("rates") || b.isNull("rates") {
-		b.fail("rates", "required", "is required")
+func readRateEntries(b *input.Object) []settings.RateInput {
+	if !b.Has("rates") || b.IsNull("rates") {
+		b.Fail("rates", "required", "is required")
 		return nil
 	}
 	var raw []json.RawMessage
-	if err := json.Unmarshal(b.fields["rates"], &raw); err != nil {
-		b.fail("rates", "invalid_type", "must be an array of {currency, period, rate} objects")
+	if err := json.Unmarshal(b.Raw("rates"), &raw); err != nil {
+		b.Fail("rates", "invalid_type", "must be an array of {currency, period, rate} objects")
 		return nil
 	}
 	out := make([]settings.RateInput, len(raw))
 	for i, r := range raw {
 		prefix := fmt.Sprintf("rates[%d]", i)
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(r, &fields); err != nil || fields == nil {
-			b.fail(prefix, "invalid_type", "must be an object {currency, period, rate}")
+		e, ok := input.Decode(r)
+		if !ok {
+			b.Fail(prefix, "invalid_type", "must be an object {currency, period, rate}")
 			continue
 		}
-		e := &body{fields: fields, seen: map[string]bool{}}
-		currency, period := e.text("currency", true, maxShortTextLen), e.text("period", true, maxShortTextLen)
-		rate := e.number("rate", true)
-		_ = e.done() // its failures are copied below under the entry's name
-		for _, fe := range e.errs {
-			fe.Field = prefix + "." + fe.Field
-			b.errs = append(b.errs, fe)
-		}
+		currency, period := e.Text("currency", true, maxShortTextLen), e.Text("period", true, maxShortTextLen)
+		rate := e.Number("rate", true)
+		_ = e.Done() // its failures are copied below under the entry's name
+		b.Adopt(prefix+".", e)
 		if currency != nil && period != nil && rate != nil {
 			out[i] = settings.RateInput{Currency: *currency, Period: *period, Rate: *rate}
 		}

@@ -19,11 +19,11 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/stakeholder"
 	"github.com/valuecase/valuecase/internal/validation"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 const (
@@ -71,7 +71,7 @@ type stakeholderJSON struct {
 }
 
 func toStakeholderJSON(s dbsqlc.Stakeholder, now time.Time) stakeholderJSON {
-	sum := stakeholder.SummariseStored(stakeholder.Influence(s.Influence), stakeholder.Interest(s.Interest), valuation.StoredEngagements(s), s.CreatedAt, now)
+	sum := stakeholder.SummariseStored(stakeholder.Influence(s.Influence), stakeholder.Interest(s.Interest), stakeholder.StoredEngagements(s), s.CreatedAt, now)
 	out := stakeholderJSON{
 		ID: s.ID.String(), InitiativeID: s.InitiativeID.String(), Name: s.Name, Email: s.Email, Role: s.Role, Department: s.Department,
 		Influence: s.Influence, Interest: s.Interest, Notes: s.Notes, Quadrant: string(sum.Quadrant), EngagementCount: sum.EngagementCount,
@@ -211,7 +211,7 @@ func readStakeholderFields(c *fiber.Ctx, full, create bool) (stakeholderFields, 
 		return stakeholderFields{}, err
 	}
 	f := readStakeholder(b, full, create)
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return stakeholderFields{}, err
 	}
 	return f, nil
@@ -219,21 +219,21 @@ func readStakeholderFields(c *fiber.Ctx, full, create bool) (stakeholderFields, 
 
 // readStakeholder reads the fields of a stakeholder body (the route's or a
 // bulk import row's); failures stay in b.errs until b.done.
-func readStakeholder(b *body, full, create bool) stakeholderFields {
+func readStakeholder(b *input.Object, full, create bool) stakeholderFields {
 	f := stakeholderFields{has: map[string]bool{}}
 	for _, name := range writableStakeholderFields {
-		f.has[name] = b.has(name)
+		f.has[name] = b.Has(name)
 	}
 	need := func(field string) bool { return full || f.has[field] }
-	f.initiativeID = b.text("initiative_id", create || f.has["initiative_id"], maxShortTextLen)
-	f.name = trimmed(b.text("name", need("name"), maxNameLen))
-	f.email = b.text("email", need("email"), stakeholder.MaxEmailLength)
-	f.role = b.text("role", false, maxStakeholderFreeText) // trimmed and bounded by the domain
-	f.department = b.text("department", false, maxStakeholderFreeText)
-	f.influence = b.text("influence", need("influence"), maxShortTextLen)
-	f.interest = b.text("interest", need("interest"), maxShortTextLen)
-	f.notes = b.text("notes", false, maxDescriptionLen)
-	b.ignore(readOnlyStakeholderFields...)
+	f.initiativeID = b.Text("initiative_id", create || f.has["initiative_id"], maxShortTextLen)
+	f.name = trimmed(b.Text("name", need("name"), maxNameLen))
+	f.email = b.Text("email", need("email"), stakeholder.MaxEmailLength)
+	f.role = b.Text("role", false, maxStakeholderFreeText) // trimmed and bounded by the domain
+	f.department = b.Text("department", false, maxStakeholderFreeText)
+	f.influence = b.Text("influence", need("influence"), maxShortTextLen)
+	f.interest = b.Text("interest", need("interest"), maxShortTextLen)
+	f.notes = b.Text("notes", false, maxDescriptionLen)
+	b.Ignore(readOnlyStakeholderFields...)
 	return f
 }
 
@@ -395,7 +395,7 @@ func (s *Server) updateStakeholder(c *fiber.Ctx, replace bool) error {
 	row, err := db.Q.StakeholderUpdate(c.UserContext(), tx(c), dbsqlc.StakeholderUpdateParams{
 		TenantID: cur.TenantID, ID: cur.ID, Name: next.Name, Email: next.Email, Role: checked.Role, Department: checked.Department,
 		Influence: next.Influence, Interest: next.Interest, Notes: next.Notes,
-		AtRiskFrom: stakeholder.AtRiskFrom(fields.Influence, valuation.StoredEngagements(cur).Engagements(), cur.CreatedAt),
+		AtRiskFrom: stakeholder.AtRiskFrom(fields.Influence, stakeholder.StoredEngagements(cur).Engagements(), cur.CreatedAt),
 	})
 	if err != nil {
 		return duplicateEmail(err, next.Email)
@@ -425,7 +425,7 @@ func readEngagement(c *fiber.Ctx) (stakeholder.EngagementInput, string, error) {
 		return stakeholder.EngagementInput{}, "", err
 	}
 	in, notes := readEngagementBody(b)
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return in, "", err
 	}
 	return in, notes, nil
@@ -433,28 +433,28 @@ func readEngagement(c *fiber.Ctx) (stakeholder.EngagementInput, string, error) {
 
 // readEngagementBody reads an engagement's fields (the body's errors are left
 // in b): the single route's reader and bulk import's.
-func readEngagementBody(b *body) (stakeholder.EngagementInput, string) {
+func readEngagementBody(b *input.Object) (stakeholder.EngagementInput, string) {
 	var in stakeholder.EngagementInput
-	if v := b.text("type", true, maxShortTextLen); v != nil {
+	if v := b.Text("type", true, maxShortTextLen); v != nil {
 		in.Type = stakeholder.EngagementType(*v)
 	}
-	if v := b.text("sentiment", true, maxShortTextLen); v != nil {
+	if v := b.Text("sentiment", true, maxShortTextLen); v != nil {
 		in.Sentiment = stakeholder.Sentiment(*v)
 	}
-	if !b.has("date") || b.isNull("date") {
-		b.fail("date", "required", "is required: the calendar date of the engagement, YYYY-MM-DD")
-	} else if d := b.date("date"); d != nil {
+	if !b.Has("date") || b.IsNull("date") {
+		b.Fail("date", "required", "is required: the calendar date of the engagement, YYYY-MM-DD")
+	} else if d := b.Date("date"); d != nil {
 		in.Date = *d
 	}
-	notes := b.text("notes", false, maxDescriptionLen)
-	b.ignore("id", "stakeholder_id", "recorded_by", "created_at")
+	notes := b.Text("notes", false, maxDescriptionLen)
+	b.Ignore("id", "stakeholder_id", "recorded_by", "created_at")
 	return in, deref(notes)
 }
 
 // engagedAtRiskFrom is at_risk_from of a stakeholder whose engagement summary
 // was just refreshed (logging one engagement, or importing many).
 func engagedAtRiskFrom(row dbsqlc.Stakeholder) *time.Time {
-	return stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), valuation.StoredEngagements(row).Engagements(), row.CreatedAt)
+	return stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), stakeholder.StoredEngagements(row).Engagements(), row.CreatedAt)
 }
 
 func (s *Server) logEngagement(c *fiber.Ctx) error {

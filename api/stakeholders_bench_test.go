@@ -14,7 +14,6 @@ import (
 	"github.com/valuecase/valuecase/internal/auth"
 	"github.com/valuecase/valuecase/internal/stakeholder"
 	"github.com/valuecase/valuecase/internal/validation"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 // BenchmarkStakeholderList measures a full page of the list (an initiative's
@@ -55,7 +54,7 @@ func BenchmarkStakeholderList(b *testing.B) {
 			}
 			row = refreshed[0]
 			if _, err := db.Q.StakeholderSetAtRiskFrom(ctx, t, dbsqlc.StakeholderSetAtRiskFromParams{TenantID: tenant, ID: row.ID,
-				AtRiskFrom: stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), valuation.StoredEngagements(row).Engagements(), row.CreatedAt)}); err != nil {
+				AtRiskFrom: stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), stakeholder.StoredEngagements(row).Engagements(), row.CreatedAt)}); err != nil {
 				return err
 			}
 		}

@@ -11,17 +11,10 @@ package api
 // deactivated nor lose that role.
 
 import (
-	"context"
-	"slices"
-	"strings"
-
 	"github.com/gofiber/fiber/v2"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
-	"github.com/valuecase/valuecase/internal/outbox"
-	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/user"
 	"github.com/valuecase/valuecase/internal/validation"
 )
@@ -45,19 +38,6 @@ func toUserJSON(u dbsqlc.User) userJSON {
 		InvitedBy: u.InvitedBy, DeactivatedAt: optTimestamp(u.DeactivatedAt),
 		CreatedAt: timestamp(u.CreatedAt), UpdatedAt: timestamp(u.UpdatedAt),
 	}
-}
-
-// UserInvitedEvent is the data of a user.invited event.
-type UserInvitedEvent struct {
-	User      userJSON `json:"user"`
-	InvitedBy string   `json:"invited_by"`
-}
-
-// UserDeactivatedEvent is the data of a user.deactivated event.
-type UserDeactivatedEvent struct {
-	User          userJSON `json:"user"`
-	DeactivatedBy string   `json:"deactivated_by"`
-	SessionsEnded int64    `json:"sessions_ended"`
 }
 
 type sessionJSON struct {
@@ -99,44 +79,33 @@ func (s *Server) listUsers(c *fiber.Ctx) error {
 		})
 }
 
-func loadUser(c *fiber.Ctx, forUpdate bool) (dbsqlc.User, error) {
+// loadUser finds the user of the path. forUpdate locks it (after the
+// tenant's admin lock when admins) and checks If-Match.
+func loadUser(c *fiber.Ctx, forUpdate, admins bool) (dbsqlc.User, error) {
 	id, err := pathID(c, "id", "user")
 	if err != nil {
 		return dbsqlc.User{}, err
 	}
-	var u dbsqlc.User
 	if forUpdate {
-		u, err = db.Q.UserGetForUpdate(c.UserContext(), tx(c), dbsqlc.UserGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
-		if err == nil {
-			return u, checkIfMatch(c, u.UpdatedAt)
+		u, err := user.Lock(c.UserContext(), tx(c), principal(c).TenantID, id, admins)
+		if err != nil {
+			return u, identityError(err)
 		}
-	} else {
-		u, err = db.Q.UserGet(c.UserContext(), tx(c), dbsqlc.UserGetParams{TenantID: principal(c).TenantID, ID: id})
+		return u, checkIfMatch(c, u.UpdatedAt)
 	}
+	u, err := db.Q.UserGet(c.UserContext(), tx(c), dbsqlc.UserGetParams{TenantID: principal(c).TenantID, ID: id})
 	return u, found("user", err)
 }
 
+// showUser is user.View: the events of a user carry the API's representation.
+func showUser(u dbsqlc.User) any { return toUserJSON(u) }
+
 func (s *Server) getUser(c *fiber.Ctx) error {
-	u, err := loadUser(c, false)
+	u, err := loadUser(c, false, false)
 	if err != nil {
 		return err
 	}
 	return sendRecord(c, u.UpdatedAt, toUserJSON(u))
-}
-
-// checkAssignableRoles validates role names and that the caller may hand them out.
-func checkAssignableRoles(ctx context.Context, t pgx.Tx, p *Principal, roles []string) error {
-	if len(roles) == 0 {
-		return nil
-	}
-	if err := checkRolesExist(ctx, t, p.TenantID, "roles", roles); err != nil {
-		return err
-	}
-	granted, err := rolesPermissions(ctx, t, p.TenantID, roles)
-	if err != nil {
-		return err
-	}
-	return checkGrant(p, granted, "assigning these roles")
 }
 
 func (s *Server) inviteUser(c *fiber.Ctx) error {
@@ -144,52 +113,19 @@ func (s *Server) inviteUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	email := b.email("email", true)
-	name := b.text("name", false, maxNameLen)
-	roles := b.textList("roles", maxListItems, maxRoleNameLen)
-	if err := b.done(); err != nil {
+	email := b.Email("email", true)
+	name := b.Text("name", false, maxNameLen)
+	roles := b.TextList("roles", maxListItems, maxRoleNameLen)
+	if err := b.Done(); err != nil {
 		return err
 	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	if err := checkAssignableRoles(ctx, t, p, roles); err != nil {
-		return err
-	}
-	taken, err := db.Q.UserEmailTaken(ctx, t, dbsqlc.UserEmailTakenParams{TenantID: p.TenantID, Email: *email})
+	u, err := user.Invite(c.UserContext(), tx(c), principal(c).actor(), user.InviteInput{Email: *email, Name: name, Roles: roles}, showUser)
 	if err != nil {
-		return err
-	}
-	if taken {
-		return AlreadyExists("a user with this e-mail address already exists in this tenant")
-	}
-	u, err := db.Q.UserInvite(ctx, t, dbsqlc.UserInviteParams{TenantID: p.TenantID, Email: email, Name: name, Roles: nonNil(roles), InvitedBy: &p.Subject})
-	if db.IsUniqueViolation(err, "users_tenant_pending_email") {
-		return AlreadyExists("a user with this e-mail address already exists in this tenant")
-	}
-	if err != nil {
-		return err
+		return identityError(err)
 	}
 	body := toUserJSON(u)
-	if _, err := outbox.Write(ctx, t, p.TenantID, outbox.UserInvited, UserInvitedEvent{User: body, InvitedBy: p.Subject}); err != nil {
-		return err
-	}
 	c.Location("/v1/users/" + body.ID)
 	return c.Status(fiber.StatusCreated).JSON(body)
-}
-
-// protectLastAdmin refuses a change that takes u out of the active Admins
-// when no other remains (user.CheckKeepsAdmin). The caller holds UserLockAdmins.
-func protectLastAdmin(ctx context.Context, t pgx.Tx, u dbsqlc.User, what string) error {
-	if !user.IsActiveAdmin(user.Status(u.Status), u.Roles) {
-		return nil
-	}
-	others, err := db.Q.UserCountActiveWithRole(ctx, t, dbsqlc.UserCountActiveWithRoleParams{TenantID: u.TenantID, Role: rbac.RoleAdmin, ExceptID: u.ID})
-	if err != nil {
-		return err
-	}
-	if err := user.CheckKeepsAdmin(user.Status(u.Status), u.Roles, others); err != nil {
-		return Conflict("%s: %s", what, err.Error())
-	}
-	return nil
 }
 
 func (s *Server) patchUser(c *fiber.Ctx) error {
@@ -197,95 +133,47 @@ func (s *Server) patchUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	hasName, hasRoles := b.has("name"), b.has("roles")
-	name := b.text("name", false, maxNameLen)
-	roles := b.textList("roles", maxListItems, maxRoleNameLen)
-	if hasRoles && b.isNull("roles") {
-		b.fail("roles", "invalid_type", "must be an array of role names ([] for none)")
+	hasName, hasRoles := b.Has("name"), b.Has("roles")
+	name := b.Text("name", false, maxNameLen)
+	roles := b.TextList("roles", maxListItems, maxRoleNameLen)
+	if hasRoles && b.IsNull("roles") {
+		b.Fail("roles", "invalid_type", "must be an array of role names ([] for none)")
 	}
-	b.ignore("id", "email", "status", "subject", "invited_by", "deactivated_at", "created_at", "updated_at")
-	if err := b.done(); err != nil {
+	b.Ignore("id", "email", "status", "subject", "invited_by", "deactivated_at", "created_at", "updated_at")
+	if err := b.Done(); err != nil {
 		return err
 	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	if hasRoles {
-		if err := db.Q.UserLockAdmins(ctx, t, p.TenantID); err != nil {
-			return err
-		}
-	}
-	u, err := loadUser(c, true)
+	u, err := loadUser(c, true, hasRoles)
 	if err != nil {
 		return err
 	}
-	next := dbsqlc.UserUpdateParams{TenantID: u.TenantID, ID: u.ID, Name: u.Name, Roles: nonNil(u.Roles)}
-	if hasName {
-		next.Name = name
-	}
-	if hasRoles {
-		var added []string
-		for _, r := range roles {
-			if !slices.Contains(u.Roles, r) {
-				added = append(added, r)
-			}
-		}
-		if err := checkAssignableRoles(ctx, t, p, added); err != nil {
-			return err
-		}
-		if slices.Contains(u.Roles, rbac.RoleAdmin) && !slices.Contains(roles, rbac.RoleAdmin) {
-			if err := protectLastAdmin(ctx, t, u, "cannot remove the Admin role"); err != nil {
-				return err
-			}
-		}
-		next.Roles = nonNil(roles)
-	}
-	updated, err := db.Q.UserUpdate(ctx, t, next)
+	updated, err := user.Update(c.UserContext(), tx(c), principal(c).actor(), u, user.Change{Name: name, SetName: hasName, Roles: roles, SetRoles: hasRoles})
 	if err != nil {
-		return err
+		return identityError(err)
 	}
 	return sendRecord(c, updated.UpdatedAt, toUserJSON(updated))
 }
 
 func (s *Server) deactivateUser(c *fiber.Ctx) error {
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	if err := db.Q.UserLockAdmins(ctx, t, p.TenantID); err != nil {
-		return err
-	}
-	u, err := loadUser(c, true)
+	u, err := loadUser(c, true, true)
 	if err != nil {
 		return err
 	}
-	if err := user.CheckDeactivate(user.Status(u.Status)); err != nil {
-		return userStatusError(err)
-	}
-	if err := protectLastAdmin(ctx, t, u, "cannot deactivate"); err != nil {
-		return err
-	}
-	updated, err := db.Q.UserDeactivate(ctx, t, dbsqlc.UserDeactivateParams{TenantID: u.TenantID, ID: u.ID})
+	updated, err := user.Deactivate(c.UserContext(), tx(c), principal(c).actor(), u, showUser)
 	if err != nil {
-		return err
+		return identityError(err)
 	}
-	ended, err := db.Q.SessionEndAllForUser(ctx, t, dbsqlc.SessionEndAllForUserParams{TenantID: u.TenantID, UserID: u.ID, Reason: endReason("user_deactivated")})
-	if err != nil {
-		return err
-	}
-	body := toUserJSON(updated)
-	if _, err := outbox.Write(ctx, t, p.TenantID, outbox.UserDeactivated, UserDeactivatedEvent{User: body, DeactivatedBy: p.Subject, SessionsEnded: ended}); err != nil {
-		return err
-	}
-	return c.JSON(body)
+	return c.JSON(toUserJSON(updated))
 }
 
 func (s *Server) reactivateUser(c *fiber.Ctx) error {
-	u, err := loadUser(c, true)
+	u, err := loadUser(c, true, false)
 	if err != nil {
 		return err
 	}
-	if err := user.CheckReactivate(user.Status(u.Status)); err != nil {
-		return userStatusError(err)
-	}
-	updated, err := db.Q.UserReactivate(c.UserContext(), tx(c), dbsqlc.UserReactivateParams{TenantID: u.TenantID, ID: u.ID})
+	updated, err := user.Reactivate(c.UserContext(), tx(c), u)
 	if err != nil {
-		return err
+		return identityError(err)
 	}
 	return c.JSON(toUserJSON(updated))
 }
@@ -293,22 +181,18 @@ func (s *Server) reactivateUser(c *fiber.Ctx) error {
 // endUserSessions ends every refresh-token session of the user and every
 // access token issued to it so far.
 func (s *Server) endUserSessions(c *fiber.Ctx) error {
-	u, err := loadUser(c, true)
+	u, err := loadUser(c, true, false)
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	if _, err := db.Q.SessionEndAllForUser(ctx, t, dbsqlc.SessionEndAllForUserParams{TenantID: u.TenantID, UserID: u.ID, Reason: endReason("admin_revoked")}); err != nil {
-		return err
-	}
-	if err := db.Q.UserEndTokens(ctx, t, dbsqlc.UserEndTokensParams{TenantID: u.TenantID, ID: u.ID}); err != nil {
+	if err := user.EndSessions(c.UserContext(), tx(c), u); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }
 
 func (s *Server) listUserSessions(c *fiber.Ctx) error {
-	u, err := loadUser(c, false)
+	u, err := loadUser(c, false, false)
 	if err != nil {
 		return err
 	}
@@ -323,12 +207,4 @@ func (s *Server) listUserSessions(c *fiber.Ctx) error {
 		out.Data = append(out.Data, sessionJSON{ID: r.ID.String(), CreatedAt: timestamp(r.CreatedAt), LastUsedAt: timestamp(r.LastUsedAt), ExpiresAt: timestamp(r.ExpiresAt)})
 	}
 	return c.JSON(out)
-}
-
-// endReason is a value of auth_sessions.end_reason.
-func endReason(s string) *string { return &s }
-
-// userStatusError maps user.ErrWrongStatus to 409 with the rule's reason.
-func userStatusError(err error) error {
-	return Conflict("%s", strings.TrimPrefix(err.Error(), user.ErrWrongStatus.Error()+": "))
 }

@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"slices"
-	"time"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -12,14 +11,12 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/outbox"
-	"github.com/valuecase/valuecase/internal/secretbox"
 	"github.com/valuecase/valuecase/internal/webhook"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 )
 
 // Limits of section 8 and issue 3.
 const (
-	maxWebhooks         = 20
 	minWebhookSecretLen = 16
 	maxWebhookSecretLen = 256
 	maxDeliveryPageSize = 200
@@ -148,28 +145,28 @@ func (s *Server) readWebhookFields(c *fiber.Ctx, create, replace bool) (webhookF
 	}
 	f := webhookFields{has: map[string]bool{}}
 	for _, name := range []string{"url", "events", "secret", "active"} {
-		f.has[name] = b.has(name)
+		f.has[name] = b.Has(name)
 	}
-	f.url = b.text("url", create || replace || f.has["url"], webhook.MaxURLLength)
-	f.events = b.enumList("events", "event type", create || replace || f.has["events"], outbox.EventTypes)
-	f.secret = b.text("secret", create || f.has["secret"], maxWebhookSecretLen)
+	f.url = b.Text("url", create || replace || f.has["url"], webhook.MaxURLLength)
+	f.events = b.EnumList("events", "event type", create || replace || f.has["events"], outbox.EventTypes)
+	f.secret = b.Text("secret", create || f.has["secret"], maxWebhookSecretLen)
 	if f.secret != nil && utf8.RuneCountInString(*f.secret) < minWebhookSecretLen {
-		b.fail("secret", "invalid_value", "must be %d to %d characters", minWebhookSecretLen, maxWebhookSecretLen)
+		b.Fail("secret", "invalid_value", "must be %d to %d characters", minWebhookSecretLen, maxWebhookSecretLen)
 	}
-	f.active = b.boolean("active")
-	b.ignore(readOnlyWebhookFields...)
+	f.active = b.Boolean("active")
+	b.Ignore(readOnlyWebhookFields...)
 	if f.url != nil {
 		var ue *webhook.URLError
 		if err := webhook.ValidateURL(*f.url); errors.As(err, &ue) {
-			b.fail("url", "invalid_format", "%s", ue.Reason)
+			b.Fail("url", "invalid_format", "%s", ue.Reason)
 		} else if err := webhook.CheckURL(c.UserContext(), *f.url, s.Config.OutboundAllowPrivateNetworks); err != nil {
 			if !errors.As(err, &ue) {
 				return webhookFields{}, err
 			}
-			b.fail("url", "invalid_value", "%s", ue.Reason) // resolves to a refused address
+			b.Fail("url", "invalid_value", "%s", ue.Reason) // resolves to a refused address
 		}
 	}
-	if err := b.done(); err != nil {
+	if err := b.Done(); err != nil {
 		return webhookFields{}, err
 	}
 	return f, nil
@@ -213,30 +210,12 @@ func (s *Server) createWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	if err := db.Q.WebhookLockTenantCreates(ctx, t, p.TenantID); err != nil {
-		return err
+	w, err := s.Webhooks.CreateWebhook(c.UserContext(), tx(c), principal(c).actor(), dispatch.WebhookInput{
+		URL: *f.url, Events: f.events, Secret: *f.secret, Active: f.active,
+	})
+	if errors.Is(err, dispatch.ErrWebhookLimit) {
+		return Conflict("%s", err.Error())
 	}
-	n, err := db.Q.WebhookCount(ctx, t, dbsqlc.WebhookCountParams{TenantID: p.TenantID})
-	if err != nil {
-		return err
-	}
-	if n >= maxWebhooks {
-		return Conflict("the tenant has reached its limit of %d webhooks", maxWebhooks)
-	}
-	id := uuid.New()
-	sealed, err := s.Webhooks.SealSecret(p.TenantID, id, *f.secret)
-	if err != nil {
-		return err
-	}
-	params := dbsqlc.WebhookCreateParams{
-		TenantID: p.TenantID, ID: id, URL: *f.url, Events: f.events, SecretSealed: sealed,
-		SecretHint: secretbox.Hint(*f.secret), Active: f.active == nil || *f.active,
-	}
-	if !params.Active {
-		params.DisabledAt, params.DisabledReason = new(time.Now()), new("created inactive by "+p.Subject)
-	}
-	w, err := db.Q.WebhookCreate(ctx, t, params)
 	if err != nil {
 		return err
 	}
@@ -249,15 +228,17 @@ func (s *Server) loadWebhook(c *fiber.Ctx, forUpdate bool) (dbsqlc.Webhook, erro
 	if err != nil {
 		return dbsqlc.Webhook{}, err
 	}
-	var w dbsqlc.Webhook
 	if forUpdate {
-		w, err = db.Q.WebhookGetForUpdate(c.UserContext(), tx(c), dbsqlc.WebhookGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
-		if err == nil {
-			return w, checkIfMatch(c, w.UpdatedAt)
+		w, err := dispatch.LockWebhook(c.UserContext(), tx(c), principal(c).TenantID, id)
+		if errors.Is(err, dispatch.ErrWebhookNotFound) {
+			return w, NotFound("webhook")
 		}
-	} else {
-		w, err = db.Q.WebhookGet(c.UserContext(), tx(c), dbsqlc.WebhookGetParams{TenantID: principal(c).TenantID, ID: id})
+		if err != nil {
+			return w, err
+		}
+		return w, checkIfMatch(c, w.UpdatedAt)
 	}
+	w, err := db.Q.WebhookGet(c.UserContext(), tx(c), dbsqlc.WebhookGetParams{TenantID: principal(c).TenantID, ID: id})
 	return w, found("webhook", err)
 }
 
@@ -289,32 +270,9 @@ func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	p := principal(c)
-	params := dbsqlc.WebhookUpdateParams{
-		TenantID: w.TenantID, ID: w.ID, URL: w.URL, Events: w.Events, SecretSealed: w.SecretSealed, SecretHint: w.SecretHint,
-		Active: w.Active, DisabledAt: w.DisabledAt, DisabledReason: w.DisabledReason,
-	}
-	if f.url != nil {
-		params.URL = *f.url
-	}
-	if f.events != nil {
-		params.Events = f.events
-	}
-	if f.secret != nil {
-		if params.SecretSealed, err = s.Webhooks.SealSecret(w.TenantID, w.ID, *f.secret); err != nil {
-			return err
-		}
-		params.SecretHint = secretbox.Hint(*f.secret)
-	}
-	if f.active != nil && *f.active != w.Active {
-		params.Active = *f.active
-		if params.Active {
-			params.DisabledAt, params.DisabledReason = nil, nil
-		} else {
-			params.DisabledAt, params.DisabledReason = new(time.Now()), new("switched off by "+p.Subject)
-		}
-	}
-	updated, err := db.Q.WebhookUpdate(c.UserContext(), tx(c), params)
+	updated, err := s.Webhooks.UpdateWebhook(c.UserContext(), tx(c), principal(c).actor(), w, dispatch.WebhookChange{
+		URL: f.url, Events: f.events, Secret: f.secret, Active: f.active,
+	})
 	if err != nil {
 		return err
 	}
@@ -330,12 +288,12 @@ func (s *Server) deleteWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	n, err := db.Q.WebhookDelete(c.UserContext(), tx(c), dbsqlc.WebhookDeleteParams{TenantID: w.TenantID, ID: w.ID})
+	err = dispatch.DeleteWebhook(c.UserContext(), tx(c), w)
+	if errors.Is(err, dispatch.ErrWebhookNotFound) {
+		return NotFound("webhook")
+	}
 	if err != nil {
 		return err
-	}
-	if n == 0 {
-		return NotFound("webhook")
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -107,7 +108,7 @@ func TestBeginTenantSettings(t *testing.T) {
 			return err
 		}
 		return context.Canceled
-	}); err != context.Canceled {
+	}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("InTenant returned %v", err)
 	}
 	var n int

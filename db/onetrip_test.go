@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/uuid"
@@ -34,7 +35,7 @@ func TestOneTripScopesOneStatement(t *testing.T) {
 			t.Fatalf("leaked to the connection: tenant %q synchronous_commit %q", got, sync)
 		}
 	}
-	if err := o.QueryRow(ctx, "SELECT 1 WHERE false").Scan(new(int)); err != pgx.ErrNoRows {
+	if err := o.QueryRow(ctx, "SELECT 1 WHERE false").Scan(new(int)); !errors.Is(err, pgx.ErrNoRows) {
 		t.Errorf("no row: %v", err)
 	}
 	if _, err := o.Exec(ctx, "SELECT 1/0"); err == nil {

@@ -45,7 +45,7 @@ func TestUUIDRoundTrip(t *testing.T) {
 	if !isNull || null != nil || set == nil || *set != b {
 		t.Fatalf("nil pointer sent as NULL: %v; NULL read as %v; pointer read as %v", isNull, null, set)
 	}
-	var zero uuid.UUID = a
+	zero := a // not the zero id, so the NULL must overwrite it
 	if err := pool.QueryRow(ctx, "SELECT NULL::uuid").Scan(&zero); err != nil || zero != (uuid.UUID{}) {
 		t.Fatalf("NULL into a uuid.UUID: %v %v (uuid.UUID's own Scan gives the zero id)", zero, err)
 	}

@@ -28,11 +28,11 @@
 #   BENCH_API_GOMAXPROCS  the API's GOMAXPROCS (default half the CPUs, at least 1: see below)
 #
 # The API, PostgreSQL and the load share one machine here, so the API runs as configured for a
-# host it shares with its database (README, "Sizing"): Go gets half the cores (GOMAXPROCS) and
+# host it shares with its database (docs/configuration.md, "Sizing"): Go gets half the cores (GOMAXPROCS) and
 # the pool two connections per database core. With the service's defaults for a host of its
 # own (every core, 16 connections) on 2 cores, Go's idle threads spinning for work and 8
 # backends at once contend with PostgreSQL for the CPUs: the GET list's p99 was 1.7-2.1x
-# pgbench's instead of 1.1-1.4x (README, the measured runs).
+# pgbench's instead of 1.1-1.4x (docs/benchmarks.md).
 # shellcheck disable=SC2317 # functions run from traps look unreachable to shellcheck
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -124,7 +124,7 @@ api_pool="${BENCH_POOL_MAX_CONNS:-$((2 * cpus))}"
 api_gomaxprocs="${BENCH_API_GOMAXPROCS:-$((cpus > 1 ? cpus / 2 : 1))}"
 [[ $api_gomaxprocs =~ ^[1-9][0-9]*$ ]] || die "BENCH_API_GOMAXPROCS must be a positive integer"
 api_database_url+="&pool_max_conns=$api_pool"
-notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for a host it shares with its database (README, Sizing): GOMAXPROCS=$api_gomaxprocs of $cpus CPUs, a pool of $api_pool connections (BENCH_API_GOMAXPROCS, BENCH_POOL_MAX_CONNS)")
+notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for a host it shares with its database (docs/configuration.md, Sizing): GOMAXPROCS=$api_gomaxprocs of $cpus CPUs, a pool of $api_pool connections (BENCH_API_GOMAXPROCS, BENCH_POOL_MAX_CONNS)")
 
 # --- Temporal, for the export and sync suites (their workers are started by the suites) ---------
 export_args=()

@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -94,7 +95,12 @@ func TestWorkerKeepsOneRetentionSchedule(t *testing.T) {
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("worker: %v", err)
+		}
+	}()
 	testenv.Eventually(t, 30*time.Second, "the second start updates the interval", func() bool { return interval(t, tc) == 3*time.Hour })
 	// Listing is eventually consistent: wait for the one schedule to show.
 	testenv.Eventually(t, 30*time.Second, "one schedule named maintenance/retention after two starts", func() bool { return retentionSchedules(t, tc) == 1 })

@@ -46,10 +46,19 @@ type BusinessCaseExportResult struct {
 	Error  string
 }
 
-// BusinessCaseExportWorkflow snapshots the case, renders and stores the
-// document. Every activity is bounded by what is left of the deadline, and
-// the render heartbeats, so a killed worker's attempt is retried on the
-// next one; past the deadline the export is marked failed.
+// BusinessCaseExportWorkflow marks the export running, then renders and
+// stores the document. Only ids and the moment of the snapshot pass through
+// its history: the render activity reads the case itself, so a case of any
+// accepted size stays far below Temporal's payload limit. Every activity is
+// bounded by what is left of the deadline, and the render heartbeats, so a
+// killed worker's attempt is retried on the next one; past the deadline the
+// export is marked failed.
+//
+// Runs started before the case left the history replay on this code without
+// a version marker: the activities, their order and options are unchanged,
+// ExportSnapshot only lost its case (an old result decodes, the case
+// ignored) and ExportRender reads the case by id whatever snapshot it is
+// given (see docs/exports.md, "Deploying").
 func BusinessCaseExportWorkflow(ctx workflow.Context, in BusinessCaseExportInput) (BusinessCaseExportResult, error) {
 	deadline := in.Deadline
 	if deadline <= 0 {
@@ -111,9 +120,14 @@ func describe(err error, deadline time.Duration) string {
 	if _, ok := errors.AsType[*temporal.TimeoutError](err); ok {
 		return fmt.Sprintf("the export took longer than %s and was stopped; try again, or without appendices", deadline)
 	}
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		return "the document could not be rendered: " + strings.TrimPrefix(app.Message(), "render: invalid input: ")
+	if f, ok := activities.ExportFailureOf(err); ok {
+		if f.Kind == activities.ExportInvalidCase {
+			return "the document could not be rendered: " + f.Reason
+		}
+		return "the export failed: " + f.Reason
+	}
+	if app, ok := errors.AsType[*temporal.ApplicationError](err); ok {
+		return "the export failed: " + app.Message()
 	}
 	return "the export failed: " + err.Error()
 }

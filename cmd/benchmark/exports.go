@@ -88,7 +88,7 @@ func runExport(ctx context.Context, e *env) error {
 	// The render-only side renders the snapshot the export takes (the same code, in-process).
 	snap, ok, err := export.Store{Pool: e.pool}.Snapshot(ctx, t.ID, caseID, time.Now())
 	if err != nil || !ok {
-		return fmt.Errorf("snapshot of the large case: ok %v, %v", ok, err)
+		return fmt.Errorf("snapshot of the large case: ok %v, %w", ok, err)
 	}
 	opts := render.Options{IncludeAppendices: true, Watermark: "CONFIDENTIAL – benchmark", Author: t.Subject}
 	base := "/v1/business-cases/" + bc.ID
@@ -185,7 +185,7 @@ func (e *env) exportOnce(ctx context.Context, t benchutil.Tenant, base string, f
 	}
 	file, status, err := e.getBody(ctx, t, created.StatusURL+"/download")
 	if err != nil || status != http.StatusOK {
-		return 0, fmt.Errorf("download: %d, %v", status, err)
+		return 0, fmt.Errorf("download: %d, %w", status, err)
 	}
 	return len(file), nil
 }

@@ -1,7 +1,7 @@
 // Command benchmark loads a running valuecase API and compares it with
 // pgbench running the same SQL (the sqlc queries of db/queries) in the same
 // run, printing the ratios. `make bench` (scripts/bench.sh) starts a fresh
-// database and API and runs every suite; see the README.
+// database and API and runs every suite; see docs/benchmarks.md.
 //
 // A suite is one resource's runs. To add one, write a func(ctx, *env) error
 // that appends benchutil.Comparison values to e.report (HTTP load with

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -30,7 +31,12 @@ func TestWorkerServesMetricsAndHealth(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- runWorker(ctx, nil) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) { // canceled: this test stopped it
+			t.Errorf("the worker stopped with %v", err)
+		}
+	}()
 
 	get := func(path string) (int, string) {
 		res, err := http.Get("http://" + addr + path)

@@ -98,6 +98,22 @@ func (q *Queries) ExportContent(ctx context.Context, db DBTX, arg ExportContentP
 	return i, err
 }
 
+const exportCount = `-- name: ExportCount :one
+SELECT count(*) FROM business_case_exports WHERE tenant_id = $1 AND business_case_id = $2
+`
+
+type ExportCountParams struct {
+	TenantID       uuid.UUID
+	BusinessCaseID uuid.UUID
+}
+
+func (q *Queries) ExportCount(ctx context.Context, db DBTX, arg ExportCountParams) (int64, error) {
+	row := db.QueryRow(ctx, exportCount, arg.TenantID, arg.BusinessCaseID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const exportCreate = `-- name: ExportCreate :one
 INSERT INTO business_case_exports (tenant_id, business_case_id, format, include_appendices, watermark, requested_by)
 VALUES ($1, $2, $3, $4, $5, $6)
@@ -342,18 +358,17 @@ func (q *Queries) ExportPurgeExpired(ctx context.Context, db DBTX, arg ExportPur
 	return result.RowsAffected(), nil
 }
 
-const exportStart = `-- name: ExportStart :one
-UPDATE business_case_exports SET status = 'running', started_at = coalesce(started_at, now())
-WHERE tenant_id = $1 AND id = $2 AND status IN ('queued', 'running')
-RETURNING business_case_id, format, include_appendices, watermark, requested_by
+const exportSpec = `-- name: ExportSpec :one
+SELECT business_case_id, format, include_appendices, watermark, requested_by
+FROM business_case_exports WHERE tenant_id = $1 AND id = $2 AND status IN ('queued', 'running')
 `
 
-type ExportStartParams struct {
+type ExportSpecParams struct {
 	TenantID uuid.UUID
 	ID       uuid.UUID
 }
 
-type ExportStartRow struct {
+type ExportSpecRow struct {
 	BusinessCaseID    uuid.UUID
 	Format            string
 	IncludeAppendices bool
@@ -361,10 +376,10 @@ type ExportStartRow struct {
 	RequestedBy       string
 }
 
-// Moves a queued (or, after a worker restart, running) export to running; a finished one stays.
-func (q *Queries) ExportStart(ctx context.Context, db DBTX, arg ExportStartParams) (ExportStartRow, error) {
-	row := db.QueryRow(ctx, exportStart, arg.TenantID, arg.ID)
-	var i ExportStartRow
+// The choices of an export still to render: what the render activity reads by the export's id.
+func (q *Queries) ExportSpec(ctx context.Context, db DBTX, arg ExportSpecParams) (ExportSpecRow, error) {
+	row := db.QueryRow(ctx, exportSpec, arg.TenantID, arg.ID)
+	var i ExportSpecRow
 	err := row.Scan(
 		&i.BusinessCaseID,
 		&i.Format,
@@ -373,6 +388,25 @@ func (q *Queries) ExportStart(ctx context.Context, db DBTX, arg ExportStartParam
 		&i.RequestedBy,
 	)
 	return i, err
+}
+
+const exportStart = `-- name: ExportStart :execrows
+UPDATE business_case_exports SET status = 'running', started_at = coalesce(started_at, now())
+WHERE tenant_id = $1 AND id = $2 AND status IN ('queued', 'running')
+`
+
+type ExportStartParams struct {
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+// Moves a queued (or, after a worker restart, running) export to running; a finished one stays.
+func (q *Queries) ExportStart(ctx context.Context, db DBTX, arg ExportStartParams) (int64, error) {
+	result, err := db.Exec(ctx, exportStart, arg.TenantID, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const exportStore = `-- name: ExportStore :execrows

@@ -19,11 +19,15 @@ LIMIT @page_limit OFFSET @page_offset;
 SELECT format, status, sha256, content, expires_at
 FROM business_case_exports WHERE tenant_id = @tenant_id AND business_case_id = @business_case_id AND id = @id;
 
--- name: ExportStart :one
+-- name: ExportStart :execrows
 -- Moves a queued (or, after a worker restart, running) export to running; a finished one stays.
 UPDATE business_case_exports SET status = 'running', started_at = coalesce(started_at, now())
-WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running')
-RETURNING business_case_id, format, include_appendices, watermark, requested_by;
+WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
+
+-- name: ExportSpec :one
+-- The choices of an export still to render: what the render activity reads by the export's id.
+SELECT business_case_id, format, include_appendices, watermark, requested_by
+FROM business_case_exports WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
 
 -- name: ExportProgress :exec
 UPDATE business_case_exports SET progress = greatest(progress, @progress)
@@ -61,3 +65,6 @@ SELECT document FROM business_case_documents WHERE tenant_id = @tenant_id AND bu
 -- Marks a queued or running export canceled (its run was canceled); a finished one keeps its outcome.
 UPDATE business_case_exports SET status = 'canceled', error = @error, finished_at = now()
 WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
+
+-- name: ExportCount :one
+SELECT count(*) FROM business_case_exports WHERE tenant_id = @tenant_id AND business_case_id = @business_case_id;

@@ -20,7 +20,7 @@ func ym(s string) finance.Month {
 
 // The golden portfolio, current month 2026-06, base USD, discount rate 10 %,
 // fiscal years from January. Every figure below is worked out by hand from
-// the definitions (README "ROI analysis"); NPV and IRR by LibreOffice Calc
+// the definitions (docs/analytics.md, "ROI analysis"); NPV and IRR by LibreOffice Calc
 // over the hand-made net flows (testdata/roi_golden.fods, evaluated headless
 // by testdata/roi_golden.sh: NPV = CF0 + NPV((1+10 %)^(1/12) − 1; CF1..),
 // IRR annual = (1 + IRR(CF0..; 0.01))^12 − 1).

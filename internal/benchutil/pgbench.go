@@ -104,7 +104,7 @@ func (p PGBench) Run(ctx context.Context) (*PGBenchResult, error) {
 		return res, err
 	}
 	if runErr != nil {
-		return res, fmt.Errorf("pgbench failed (%v); its output (also in %s.out):\n%s", runErr, p.LogPrefix, tail(res.Output, 25))
+		return res, fmt.Errorf("pgbench failed (%w); its output (also in %s.out):\n%s", runErr, p.LogPrefix, tail(res.Output, 25))
 	}
 	if p.Transactions > 0 && res.Processed+res.Errors != p.Clients*p.Transactions {
 		return res, fmt.Errorf("pgbench logged %d transactions, want %d; see %s.out", res.Processed+res.Errors, p.Clients*p.Transactions, p.LogPrefix)
@@ -190,7 +190,7 @@ func LibpqURL(dsn string) (string, error) {
 func PGBenchVersion(ctx context.Context, path string) (string, error) {
 	out, err := exec.CommandContext(ctx, path, "--version").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("%s --version failed (%v): %s; install pgbench (Debian: apt-get install postgresql-contrib)", path, err, strings.TrimSpace(string(out)))
+		return "", fmt.Errorf("%s --version failed (%w): %s; install pgbench (Debian: apt-get install postgresql-contrib)", path, err, strings.TrimSpace(string(out)))
 	}
 	return strings.TrimSpace(string(out)), nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/initiativevalue"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/valuation"
 )
@@ -118,7 +119,7 @@ func basisFigures(cf finance.CashFlows, basis finance.Basis, rate float64, curre
 // finance.Evaluate over the default horizon on the plan and the forecast
 // bases) and the facts Validate needs.
 func Figures(r valuation.Rows, now time.Time, archived bool) (Snapshot, Facts, error) {
-	detail, err := valuation.Compute(r, now)
+	detail, err := initiativevalue.Compute(r, now)
 	if err != nil {
 		return Snapshot{}, Facts{}, err
 	}

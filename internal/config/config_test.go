@@ -101,20 +101,20 @@ func TestParseDelays(t *testing.T) {
 	}
 }
 
-// The README's configuration table must list every variable with its default.
-func TestReadmeListsEveryVariable(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// The configuration page's table must list every variable with its default.
+func TestConfigurationPageListsEveryVariable(t *testing.T) {
+	b, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
+	page := string(b)
 	for _, v := range Vars {
 		def := "(none)"
 		if v.Default != "" {
 			def = "`" + v.Default + "`"
 		}
-		if !strings.Contains(readme, "| `"+v.Name+"` | "+def+" |") {
-			t.Errorf("README configuration table lacks the row for %s with default %s", v.Name, def)
+		if !strings.Contains(page, "| `"+v.Name+"` | "+def+" |") {
+			t.Errorf("docs/configuration.md lacks the row for %s with default %s", v.Name, def)
 		}
 	}
 }

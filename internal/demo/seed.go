@@ -210,7 +210,7 @@ func (c Client) seedBusinessCase(ctx context.Context, initiativeID string, bc Bu
 }
 
 // call sends one request and decodes a 2xx answer into out (when not nil). A 429 is retried
-// after its Retry-After, as the README tells every client to do.
+// after its Retry-After, as docs/api-conventions.md tells every client to do.
 func (c Client) call(ctx context.Context, method, path string, body, out any) error {
 	var raw []byte
 	if body != nil {

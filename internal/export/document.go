@@ -20,6 +20,7 @@ import (
 	"github.com/valuecase/valuecase/internal/analytics"
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/initiativevalue"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/render"
 	"github.com/valuecase/valuecase/internal/valuation"
@@ -94,7 +95,7 @@ func document(ctx context.Context, tx dbsqlc.DBTX, row dbsqlc.BusinessCase, snap
 	if err != nil {
 		return nil, valuation.Rows{}, err
 	}
-	rows, err := valuation.Load(ctx, tx, row.TenantID, row.InitiativeID, snap.AsOf)
+	rows, err := initiativevalue.Load(ctx, tx, row.TenantID, row.InitiativeID, snap.AsOf)
 	if err != nil {
 		return nil, rows, err
 	}
@@ -201,7 +202,7 @@ func Build(row dbsqlc.BusinessCase, in dbsqlc.Initiative, rows valuation.Rows, p
 		c.Sensitivity.BestROIPercent, c.Sensitivity.WorstROIPercent = fig(nil, snap.ROIReason), fig(nil, snap.ROIReason)
 	}
 	// Quadrant and sentiment as the stakeholder resource reports them.
-	detail, err := valuation.Compute(rows, snap.AsOf)
+	detail, err := initiativevalue.Compute(rows, snap.AsOf)
 	if err != nil {
 		return nil, err
 	}

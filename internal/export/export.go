@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"github.com/valuecase/valuecase/internal/businesscase"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/initiativevalue"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/render"
@@ -52,8 +52,14 @@ type Request struct {
 	Watermark         string
 }
 
-// ErrNotReady: the file of an export that has not succeeded (yet).
-var ErrNotReady = errors.New("export: not ready")
+// NotReadyError: the file of an export cannot be served, because the export
+// has not succeeded (yet) or its file expired. Reason is written for the
+// client: what happened and what to do.
+type NotReadyError struct {
+	Reason string
+}
+
+func (e *NotReadyError) Error() string { return "export: not ready: " + e.Reason }
 
 // Check validates a request: a known format, a watermark of at most 64
 // characters of valid UTF-8.
@@ -70,13 +76,14 @@ func (r Request) Check() error {
 	return errs.Err()
 }
 
-// CheckDownload says whether an export's file can be served at now.
+// CheckDownload says whether an export's file can be served at now (nil),
+// or why not (a *NotReadyError).
 func CheckDownload(status Status, expiresAt *time.Time, now time.Time) error {
 	if status != Succeeded {
-		return fmt.Errorf("%w: the export is %s; download it once it has succeeded", ErrNotReady, status)
+		return &NotReadyError{Reason: fmt.Sprintf("the export is %s; download it once it has succeeded", status)}
 	}
 	if expiresAt != nil && !now.Before(*expiresAt) {
-		return fmt.Errorf("%w: the file expired at %s; request a new export", ErrNotReady, expiresAt.UTC().Format(time.RFC3339))
+		return &NotReadyError{Reason: fmt.Sprintf("the file expired at %s; request a new export", expiresAt.UTC().Format(time.RFC3339))}
 	}
 	return nil
 }
@@ -128,11 +135,22 @@ type Store struct {
 
 var _ BlobStore = Store{}
 
-// Start marks the export running and returns its choices; ok is false when
-// it is gone or already finished (nothing left to do).
-func (s Store) Start(ctx context.Context, j Job) (spec Spec, ok bool, err error) {
+// Start marks the export running; false when it is gone or already
+// finished (nothing left to do).
+func (s Store) Start(ctx context.Context, j Job) (ok bool, err error) {
 	err = db.InTenant(ctx, s.Pool, j.TenantID, func(tx pgx.Tx) error {
-		row, err := db.Q.ExportStart(ctx, tx, dbsqlc.ExportStartParams{TenantID: j.TenantID, ID: j.ID})
+		n, err := db.Q.ExportStart(ctx, tx, dbsqlc.ExportStartParams{TenantID: j.TenantID, ID: j.ID})
+		ok = n == 1
+		return err
+	})
+	return ok, err
+}
+
+// Spec reads the choices of an export still to render (queued or running);
+// ok is false when it is gone or already finished.
+func (s Store) Spec(ctx context.Context, j Job) (spec Spec, ok bool, err error) {
+	err = db.InTenant(ctx, s.Pool, j.TenantID, func(tx pgx.Tx) error {
+		row, err := db.Q.ExportSpec(ctx, tx, dbsqlc.ExportSpecParams{TenantID: j.TenantID, ID: j.ID})
 		if db.IsNotFound(err) {
 			return nil
 		}
@@ -253,7 +271,7 @@ func (s Store) Snapshot(ctx context.Context, tenantID, caseID uuid.UUID, now tim
 		if err != nil {
 			return err
 		}
-		rows, err := valuation.Load(ctx, tx, tenantID, row.InitiativeID, now)
+		rows, err := initiativevalue.Load(ctx, tx, tenantID, row.InitiativeID, now)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -126,5 +127,36 @@ func TestCashFlowTableFoots(t *testing.T) {
 	}
 	if out.Months[0].Label != "Jan 2027" {
 		t.Errorf("month label %q", out.Months[0].Label)
+	}
+}
+
+// A file is served only once its export succeeded and until it expires; a
+// refusal carries the reason the client is shown.
+func TestCheckDownload(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	past, future := now.Add(-time.Minute), now.Add(time.Hour)
+	tests := []struct {
+		status  Status
+		expires *time.Time
+		reason  string // "": served
+	}{
+		{Succeeded, &future, ""},
+		{Succeeded, nil, ""},
+		{Running, nil, "the export is running; download it once it has succeeded"},
+		{Failed, nil, "the export is failed; download it once it has succeeded"},
+		{Succeeded, &past, "the file expired at 2026-05-01T11:59:00Z; request a new export"},
+	}
+	for _, tc := range tests {
+		err := CheckDownload(tc.status, tc.expires, now)
+		if tc.reason == "" {
+			if err != nil {
+				t.Errorf("%s: %v, want served", tc.status, err)
+			}
+			continue
+		}
+		notReady, ok := errors.AsType[*NotReadyError](err)
+		if !ok || notReady.Reason != tc.reason {
+			t.Errorf("%s: %v, want a NotReadyError %q", tc.status, err, tc.reason)
+		}
 	}
 }

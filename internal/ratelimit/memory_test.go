@@ -209,7 +209,7 @@ func TestMemorySweep(t *testing.T) {
 	clk := newFakeClock()
 	m := NewMemory(clk.Now)
 	r1, _ := m.Allow(bg, "a", starter) // full again after 600ms
-	m.Allow(bg, "b", starter)
+	_, _ = m.Allow(bg, "b", starter)
 	r2, _ := m.Allow(bg, "b", starter) // full again after 1200ms
 	if m.Len() != 2 || r1.ResetAfter != 600*ms || r2.ResetAfter != 1200*ms {
 		t.Fatalf("Len %d, resets %v %v", m.Len(), r1.ResetAfter, r2.ResetAfter)
@@ -250,10 +250,10 @@ func TestMemoryLazyEviction(t *testing.T) {
 	}
 	// Live keys are never evicted: a key whose bucket is not full keeps its state.
 	for range starter.Burst {
-		m.Allow(bg, "busy", starter)
+		_, _ = m.Allow(bg, "busy", starter)
 	}
 	for i := range keys {
-		m.Allow(bg, fmt.Sprintf("other-%d", i), starter)
+		_, _ = m.Allow(bg, fmt.Sprintf("other-%d", i), starter)
 	}
 	if r, _ := m.Allow(bg, "busy", starter); r.Allowed {
 		t.Fatalf("busy key lost its state: %+v", r)

@@ -164,6 +164,7 @@ func (s Set) Sorted() []string {
 // GrantError refuses to hand out permissions the granter does not hold.
 type GrantError struct {
 	Missing []Permission
+	What    string // what the grant is ("this role", "this key"); not part of Error
 }
 
 func (e *GrantError) Error() string {

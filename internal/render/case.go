@@ -9,7 +9,6 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -301,19 +300,25 @@ const MaxWatermarkRunes = 64
 // characters for each name of 500 stakeholders, 500 costs, 200 projects and
 // 100 benefits) and about 1,500 rows: every case it accepts renders, long
 // text paginated (TestLargestAcceptedCaseRenders). A Case carries only what
-// is printed (a project's description is not): it travels as an activity
-// result, which Temporal limits to 2 MB (TestLargestAcceptedCaseExports).
+// is printed (a project's description is not); it is built and rendered in
+// the same activity, never passed through a workflow's history
+// (TestLargestAcceptedCaseExports).
 const (
 	maxTextRunes = 2_000_000
 	maxRows      = 10_000
 )
 
-// ErrInvalid wraps every validation failure, so callers can tell bad input
-// (a failed export with a clear message) from an internal error.
-var ErrInvalid = errors.New("render: invalid input")
+// InvalidInputError is every validation failure, so callers can tell bad
+// input (a failed export with a clear message) from an internal error.
+// Reason says what is wrong, for a person.
+type InvalidInputError struct {
+	Reason string
+}
+
+func (e *InvalidInputError) Error() string { return "render: invalid input: " + e.Reason }
 
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	return &InvalidInputError{Reason: fmt.Sprintf(format, args...)}
 }
 
 var (

@@ -144,7 +144,7 @@ func FormatTime(t time.Time) string {
 	return t.UTC().Format("2 Jan 2006, 15:04 MST")
 }
 
-// figureText is a key figure for display; undefined ones read "n/a".
+// roiText is the ROI figure for display; an undefined one reads "n/a".
 func (c *Case) roiText(f Figure) string {
 	if f.Value == nil {
 		return "n/a"
@@ -152,6 +152,7 @@ func (c *Case) roiText(f Figure) string {
 	return FormatPercent(*f.Value)
 }
 
+// npvText is a money figure in the base currency; short abbreviates it for tight spaces.
 func (c *Case) npvText(f Figure, short bool) string {
 	if f.Value == nil {
 		return "n/a"

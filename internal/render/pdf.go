@@ -264,6 +264,7 @@ func (w *pdfWriter) footer() {
 
 // --- title page -------------------------------------------------------------
 
+// statusColor is the colour of a case's status badge (title page, cover) in every format.
 func statusColor(status string) string {
 	switch status {
 	case "approved":

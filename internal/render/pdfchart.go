@@ -209,7 +209,7 @@ func (w *pdfWriter) chart(ch chart) {
 	w.gap(3)
 }
 
-// statusColor of a roadmap bar: done, running, at risk, or planned.
+// projectColor is the colour of a roadmap bar by its project's status: done, running, at risk, or planned.
 func projectColor(status string) string {
 	switch status {
 	case "completed", "done", "closed":

@@ -37,7 +37,7 @@ func (f Format) ContentType() string {
 func (f Format) Extension() string { return "." + string(f) }
 
 // Render writes c as a document in format f to w. It validates c and o
-// first (errors wrap ErrInvalid), stops early with ctx's error when ctx
+// first (an *InvalidInputError), stops early with ctx's error when ctx
 // ends, and reports progress through o.Progress. The output depends only on
 // its inputs when o.GeneratedAt is set.
 func Render(ctx context.Context, w io.Writer, f Format, c *Case, o Options) error {

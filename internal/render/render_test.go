@@ -104,8 +104,8 @@ func TestValidateRefusesWhatWouldBreakTheDocument(t *testing.T) {
 			c, o := DemoCase(), fixedOptions()
 			spoil(c, &o)
 			err := Render(context.Background(), io.Discard, PDF, c, o)
-			if !errors.Is(err, ErrInvalid) {
-				t.Fatalf("got %v, want an ErrInvalid", err)
+			if invalid, ok := errors.AsType[*InvalidInputError](err); !ok || invalid.Reason == "" {
+				t.Fatalf("got %v, want an InvalidInputError with its reason", err)
 			}
 		})
 	}
@@ -118,8 +118,8 @@ func TestValidateRefusesWhatWouldBreakTheDocument(t *testing.T) {
 	})
 	t.Run("unknown format", func(t *testing.T) {
 		err := Render(context.Background(), io.Discard, "odt", DemoCase(), fixedOptions())
-		if !errors.Is(err, ErrInvalid) {
-			t.Fatalf("got %v, want an ErrInvalid", err)
+		if invalid, ok := errors.AsType[*InvalidInputError](err); !ok || invalid.Reason != `unknown format "odt"` {
+			t.Fatalf("got %v, want an InvalidInputError for the format", err)
 		}
 	})
 }
@@ -351,7 +351,7 @@ func checkPackage(t *testing.T, name string, data []byte) {
 		}
 		dec := xml.NewDecoder(bytes.NewReader(b))
 		for {
-			if _, err := dec.Token(); err == io.EOF {
+			if _, err := dec.Token(); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
 				t.Fatalf("%s: %s is not well-formed: %v", name, f.Name, err)

@@ -3,6 +3,7 @@ package secretbox
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -29,20 +30,20 @@ func TestSealOpen(t *testing.T) {
 	if err != nil || string(pt) != "my-signing-secret-123" {
 		t.Fatalf("Open: %q %v", pt, err)
 	}
-	if _, err := b.Open(s1, []byte("webhook:t2:w1")); err != ErrDecrypt {
+	if _, err := b.Open(s1, []byte("webhook:t2:w1")); !errors.Is(err, ErrDecrypt) {
 		t.Errorf("other record's ad: %v", err)
 	}
 	other, _ := New(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{8}, 32)))
-	if _, err := other.Open(s1, ad); err != ErrDecrypt {
+	if _, err := other.Open(s1, ad); !errors.Is(err, ErrDecrypt) {
 		t.Errorf("other key: %v", err)
 	}
 	tampered := append([]byte(nil), s1...)
 	tampered[len(tampered)-1] ^= 1
-	if _, err := b.Open(tampered, ad); err != ErrDecrypt {
+	if _, err := b.Open(tampered, ad); !errors.Is(err, ErrDecrypt) {
 		t.Errorf("tampered: %v", err)
 	}
 	for _, bad := range [][]byte{nil, {1}, append([]byte{2}, s1[1:]...)} {
-		if _, err := b.Open(bad, ad); err != ErrDecrypt {
+		if _, err := b.Open(bad, ad); !errors.Is(err, ErrDecrypt) {
 			t.Errorf("malformed %v: %v", bad, err)
 		}
 	}

@@ -56,6 +56,16 @@ func LoadRecord(ctx context.Context, tx dbsqlc.DBTX, tenantID uuid.UUID) (Record
 	return recordOf(row), nil
 }
 
+// LoadForUpdate is LoadRecord under the tenant's settings lock, held to the
+// end of the transaction (Save takes it again; advisory locks stack), so a
+// precondition on the record holds to the write.
+func LoadForUpdate(ctx context.Context, tx dbsqlc.DBTX, tenantID uuid.UUID) (Record, error) {
+	if err := db.Q.SettingsLock(ctx, tx, tenantID); err != nil {
+		return Record{}, err
+	}
+	return LoadRecord(ctx, tx, tenantID)
+}
+
 func recordOf(row dbsqlc.TenantSetting) Record {
 	return Record{
 		Settings:  Settings{BaseCurrency: row.BaseCurrency, DiscountRate: row.DiscountRate.InexactFloat64(), FiscalYearStartMonth: int(row.FiscalYearStartMonth)},

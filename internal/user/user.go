@@ -44,7 +44,7 @@ func CheckKeepsAdmin(status Status, roles []string, otherActiveAdmins int64) err
 // CheckDeactivate refuses to deactivate a user twice.
 func CheckDeactivate(status Status) error {
 	if status == Deactivated {
-		return fmt.Errorf("%w: the user is already deactivated", ErrWrongStatus)
+		return &StatusError{Reason: "the user is already deactivated"}
 	}
 	return nil
 }
@@ -52,10 +52,17 @@ func CheckDeactivate(status Status) error {
 // CheckReactivate allows reactivating only a deactivated user.
 func CheckReactivate(status Status) error {
 	if status != Deactivated {
-		return fmt.Errorf("%w: the user is %s, not deactivated", ErrWrongStatus, status)
+		return &StatusError{Reason: fmt.Sprintf("the user is %s, not deactivated", status)}
 	}
 	return nil
 }
 
 // ErrWrongStatus refuses a lifecycle change the user's state does not allow.
 var ErrWrongStatus = errors.New("wrong status")
+
+// StatusError is ErrWrongStatus with its reason, as a client reads it.
+type StatusError struct{ Reason string }
+
+func (e *StatusError) Error() string { return ErrWrongStatus.Error() + ": " + e.Reason }
+
+func (e *StatusError) Unwrap() error { return ErrWrongStatus }

@@ -4,6 +4,7 @@
 package validation
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -60,13 +61,14 @@ func (es *Errors) Add(field, code, format string, args ...any) {
 // return error (not *Error) so that a nil result is never a non-nil
 // interface; anything else is a programming error and panics.
 func (es *Errors) Append(err error) {
-	switch e := err.(type) {
-	case nil:
-	case *Error:
-		*es = append(*es, e)
-	case Errors:
-		*es = append(*es, e...)
-	default:
+	if err == nil {
+		return
+	}
+	if one, ok := errors.AsType[*Error](err); ok {
+		*es = append(*es, one)
+	} else if many, ok := errors.AsType[Errors](err); ok {
+		*es = append(*es, many...)
+	} else {
 		panic(fmt.Sprintf("validation: Append of a %T: %v", err, err))
 	}
 }

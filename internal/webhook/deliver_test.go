@@ -42,7 +42,7 @@ func TestDeliverSuccessSignedRequest(t *testing.T) {
 		got.Store(r)
 		gotBody.Store(b)
 		w.WriteHeader(http.StatusAccepted)
-		io.WriteString(w, "thanks")
+		_, _ = io.WriteString(w, "thanks")
 	}))
 	defer srv.Close()
 
@@ -89,7 +89,7 @@ func TestDeliverOutcomes(t *testing.T) {
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(c.status)
-			io.WriteString(w, "status body")
+			_, _ = io.WriteString(w, "status body")
 		}))
 		a := Deliver(context.Background(), privateClient(5*time.Second), Target{URL: srv.URL, Secret: testSecret}, p)
 		srv.Close()

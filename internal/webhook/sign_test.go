@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"testing"
@@ -12,7 +13,7 @@ import (
 //	printf '%s' "$BODY" | openssl dgst -sha256 -hmac "$SECRET" -r
 //	printf '%s' "$ID.$TS.$BODY" | openssl dgst -sha256 -hmac "$SECRET" -binary | base64 -w0
 //
-// They are published in the README; a change here is a breaking change for receivers.
+// They are published in docs/webhooks.md; a change here is a breaking change for receivers.
 const (
 	vecSecret = "vc-test-secret-0123456789abcdef"
 	vecID     = "8a2f3c4d-5e6f-4a1b-9c8d-7e6f5a4b3c2d"
@@ -94,16 +95,16 @@ func TestVerifyStandard(t *testing.T) {
 	if err := VerifyStandard(vecSecret, hdr("v1,AAAA "+vecStdSignature, vecTS), body, 5*time.Minute, at); err != nil {
 		t.Fatalf("multi: %v", err)
 	}
-	if err := VerifyStandard(vecSecret, hdr(vecStdSignature, vecTS), body, 5*time.Minute, at.Add(6*time.Minute)); err != ErrBadTimestamp {
+	if err := VerifyStandard(vecSecret, hdr(vecStdSignature, vecTS), body, 5*time.Minute, at.Add(6*time.Minute)); !errors.Is(err, ErrBadTimestamp) {
 		t.Errorf("replay after tolerance: got %v", err)
 	}
-	if err := VerifyStandard(vecSecret, hdr(vecStdSignature, vecTS+1), body, 5*time.Minute, at); err != ErrNoMatchingSigner {
+	if err := VerifyStandard(vecSecret, hdr(vecStdSignature, vecTS+1), body, 5*time.Minute, at); !errors.Is(err, ErrNoMatchingSigner) {
 		t.Errorf("timestamp changed: got %v", err)
 	}
-	if err := VerifyStandard("wrong-secret-0123456789", hdr(vecStdSignature, vecTS), body, 5*time.Minute, at); err != ErrNoMatchingSigner {
+	if err := VerifyStandard("wrong-secret-0123456789", hdr(vecStdSignature, vecTS), body, 5*time.Minute, at); !errors.Is(err, ErrNoMatchingSigner) {
 		t.Errorf("wrong secret: got %v", err)
 	}
-	if err := VerifyStandard(vecSecret, http.Header{}, body, 5*time.Minute, at); err != ErrMissingHeaders {
+	if err := VerifyStandard(vecSecret, http.Header{}, body, 5*time.Minute, at); !errors.Is(err, ErrMissingHeaders) {
 		t.Errorf("no headers: got %v", err)
 	}
 }

@@ -211,9 +211,8 @@ func (s *Salesforce) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		return SalesforceID(idx[a]) < SalesforceID(idx[b])
 	})
-	limit := -1
 	if m[5] != "" {
-		limit = atoiDefault(m[5], -1)
+		limit := atoiDefault(m[5], -1)
 		if limit >= 0 && limit < len(idx) {
 			idx = idx[:limit]
 		}

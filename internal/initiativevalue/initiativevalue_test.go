@@ -1,4 +1,4 @@
-package valuation
+package initiativevalue
 
 import (
 	"math"
@@ -13,6 +13,7 @@ import (
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/settings"
 	"github.com/valuecase/valuecase/internal/stakeholder"
+	"github.com/valuecase/valuecase/internal/valuation"
 )
 
 func day(s string) time.Time {
@@ -75,7 +76,7 @@ var goldenNow = time.Date(2026, 6, 15, 12, 0, 0, 0, time.UTC)
 // Had the cancelled C counted, the horizon would start 2025-01 and end
 // 2027-12, dropping the GBP charge of 2028-01 (total 86,750), and expected
 // to date would gain 18 × 10,000.
-func goldenRows() Rows {
+func goldenRows() valuation.Rows {
 	bA, bB, bC, bD, bE := uuid.New(), uuid.New(), uuid.New(), uuid.New(), uuid.New()
 	usd, eur := new("USD"), new("EUR")
 	actual := func(b uuid.UUID, period string, v float64) dbsqlc.BenefitActual {
@@ -84,7 +85,7 @@ func goldenRows() Rows {
 	rate := func(cur, period string, r float64) dbsqlc.FxRate {
 		return dbsqlc.FxRate{Currency: cur, Period: day(period + "-01"), Rate: decimal.NewFromFloat(r)}
 	}
-	return Rows{
+	return valuation.Rows{
 		Settings: settings.Settings{BaseCurrency: "USD", DiscountRate: 0.08, FiscalYearStartMonth: 1},
 		Benefits: []dbsqlc.Benefit{
 			{ID: bA, Unit: "currency", Currency: usd, ExpectedValue: decimal.NewFromFloat(12_000), MeasurementFrequency: "monthly", ExpectedStartDate: day("2026-01-01"), Status: "active"},
@@ -128,7 +129,7 @@ func TestComputeGolden(t *testing.T) {
 
 	cases := []struct {
 		name                              string
-		rows                              Rows
+		rows                              valuation.Rows
 		now                               time.Time
 		expected, realized, percent, cost *float64 // nil: the figure must be null
 		measured, unmeasured, variance    *float64
@@ -192,24 +193,24 @@ func show[T any](v *T) any {
 // The range of rates Load reads covers the horizon and the to-date months.
 func TestRatePeriods(t *testing.T) {
 	r := goldenRows()
-	from, to, ok := RatePeriods(MoneyBenefits(r), Costs(r), goldenNow)
+	from, to, ok := ratePeriods(valuation.MoneyBenefits(r), valuation.Costs(r), goldenNow)
 	if !ok || from != ym("2026-01") || to != ym("2028-12") {
 		t.Errorf("golden: %v..%v %v, want 2026-01..2028-12", from, to, ok)
 	}
 	// An initiative whose horizon ended before today: the range still runs to the
 	// current month, the end of the to-date window.
-	short := Rows{Costs: []dbsqlc.InitiativeCost{{Amount: decimal.NewFromFloat(1), Currency: "EUR", Recurrence: "once", Period: day("2024-03-01")}}}
-	from, to, ok = RatePeriods(MoneyBenefits(short), Costs(short), goldenNow)
+	short := valuation.Rows{Costs: []dbsqlc.InitiativeCost{{Amount: decimal.NewFromFloat(1), Currency: "EUR", Recurrence: "once", Period: day("2024-03-01")}}}
+	from, to, ok = ratePeriods(valuation.MoneyBenefits(short), valuation.Costs(short), goldenNow)
 	if !ok || from != ym("2024-03") || to != ym("2026-06") {
 		t.Errorf("past initiative: %v..%v %v", from, to, ok)
 	}
-	if _, _, ok := RatePeriods(nil, nil, goldenNow); ok {
+	if _, _, ok := ratePeriods(nil, nil, goldenNow); ok {
 		t.Error("nothing to convert needs no rates")
 	}
 }
 
 func TestComputeEmptyAndFuture(t *testing.T) {
-	d, err := Compute(Rows{Settings: settings.Defaults}, goldenNow)
+	d, err := Compute(valuation.Rows{Settings: settings.Defaults}, goldenNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +220,7 @@ func TestComputeEmptyAndFuture(t *testing.T) {
 		t.Errorf("empty initiative: %+v", d)
 	}
 	// A benefit starting next month expects nothing to date: 0, and no division by it.
-	future := Rows{Settings: settings.Defaults, Benefits: []dbsqlc.Benefit{
+	future := valuation.Rows{Settings: settings.Defaults, Benefits: []dbsqlc.Benefit{
 		{ID: uuid.New(), Unit: "currency", Currency: new("EUR"), ExpectedValue: decimal.NewFromFloat(1200), MeasurementFrequency: "monthly", ExpectedStartDate: day("2026-07-01"), Status: "active"},
 	}}
 	d, _ = Compute(future, goldenNow)
@@ -228,9 +229,9 @@ func TestComputeEmptyAndFuture(t *testing.T) {
 	}
 }
 
-func TestStakeholderSummary(t *testing.T) {
+func TestStakeholderEntries(t *testing.T) {
 	created := day("2026-01-01")
-	rows := Rows{Settings: settings.Defaults, Stakeholders: []dbsqlc.Stakeholder{
+	rows := valuation.Rows{Settings: settings.Defaults, Stakeholders: []dbsqlc.Stakeholder{
 		// powerful, latest engagement negative → negative_sentiment
 		{Name: "Ada", Influence: "critical", Interest: "high", RecentSentiments: []string{"negative", "positive"}, LastEngagementOn: new(day("2026-06-01")), CreatedAt: created},
 		// little power, engaged recently and positive → not at risk
