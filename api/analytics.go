@@ -1,40 +1,37 @@
 package api
 
-// Analytics (issue 10): ROI analysis of an initiative or the portfolio. The
-// rules live in internal/analytics; the rows come through internal/valuation
-// as for the initiative detail. Every analytics response has one envelope:
+// Analytics: ROI, realisation and trends of an initiative or the portfolio.
+// The operations live in internal/analytics; this file parses, calls and
+// maps their reports to JSON. Every analytics response has one envelope:
 // {"data": ..., "meta": {"base_currency", "as_of", "missing_fx_rates"}}.
 
 import (
-	"cmp"
 	"context"
-	"maps"
-	"slices"
+	"errors"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/shopspring/decimal"
 
-	"github.com/valuecase/valuecase/db"
-	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/analytics"
-	"github.com/valuecase/valuecase/internal/benefit"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/rbac"
-	"github.com/valuecase/valuecase/internal/settings"
-	"github.com/valuecase/valuecase/internal/valuation"
 )
 
-// analyticsRoutes mounts /v1/analytics on the authenticated /v1 group.
+// analyticsRoutes mounts /v1/analytics on the authenticated /v1 group. Each
+// handler parses the query into the operation's typed parameters, runs the
+// operation (internal/analytics) and writes its JSON.
 func (s *Server) analyticsRoutes(v1 fiber.Router) {
-	v1.Get("/analytics/roi", s.require(rbac.AnalyticsRead), s.analyticsDeadline, s.analyticsROI)
-	v1.Get("/analytics/realization", s.require(rbac.AnalyticsRead), s.analyticsDeadline, s.analyticsRealization)
-	v1.Get("/analytics/trends", s.require(rbac.AnalyticsRead), s.analyticsDeadline, s.analyticsTrends)
-	v1.Get("/analytics/forecasts", s.require(rbac.AnalyticsRead), s.analyticsDeadline, s.analyticsForecasts)   // analytics_insights.go
-	v1.Get("/analytics/benchmarks", s.require(rbac.AnalyticsRead), s.analyticsDeadline, s.analyticsBenchmarks) // analytics_insights.go
+	read := s.require(rbac.AnalyticsRead)
+	v1.Get("/analytics/roi", read, s.analyticsDeadline, analyse(analytics.ROIParamNames, analytics.ParseROIParams, analytics.AnalyseROI, roiEnvelope))
+	v1.Get("/analytics/realization", read, s.analyticsDeadline,
+		analyse(analytics.RealizationParamNames, analytics.ParseRealizationParams, analytics.AnalyseRealization, realizationEnvelope))
+	v1.Get("/analytics/trends", read, s.analyticsDeadline, analyse(analytics.TrendsParamNames, analytics.ParseTrendsParams, analytics.AnalyseTrends, trendsEnvelope))
+	v1.Get("/analytics/forecasts", read, s.analyticsDeadline, // analytics_insights.go
+		analyse(analytics.ForecastsParamNames, analytics.ParseForecastsParams, analytics.AnalyseForecasts, forecastsEnvelope))
+	v1.Get("/analytics/benchmarks", read, s.analyticsDeadline,
+		analyse(analytics.BenchmarksParamNames, analytics.ParseBenchmarksParams, analytics.AnalyseBenchmarks, benchmarksEnvelope))
 }
 
 // analyticsMetaJSON is the meta of every analytics response.
@@ -95,116 +92,75 @@ type monteCarloJSON struct {
 	Seed string  `json:"seed"`
 }
 
-// analyticsRun is what an analytics computation reads: the request's
-// tenant transaction and clock. Handlers parse their query into params and
-// call the compute function; dashboards call the same functions per widget.
-type analyticsRun struct {
-	ctx    context.Context
-	tx     pgx.Tx
-	tenant uuid.UUID
-	now    time.Time
+// analyticsScope is whom and when a request's analysis is for.
+func analyticsScope(c *fiber.Ctx) analytics.Scope {
+	return analytics.Scope{Tenant: principal(c).TenantID, Now: time.Now()}
 }
 
-func newAnalyticsRun(c *fiber.Ctx) analyticsRun {
-	return analyticsRun{ctx: c.UserContext(), tx: tx(c), tenant: principal(c).TenantID, now: time.Now()}
-}
-
-// initiativeParam reads the optional initiative_id of an analytics query.
-func initiativeParam(q *query) (*uuid.UUID, error) {
-	idText, hasID := q.str("initiative_id")
-	if !hasID {
-		return nil, nil
-	}
-	id, err := uuid.Parse(idText)
-	if err != nil {
-		return nil, InvalidParameter("query parameter initiative_id must be a UUID")
-	}
-	return &id, nil
-}
-
-// roiParams are the parameters of GET /v1/analytics/roi (and of a roi widget).
-type roiParams struct {
-	InitiativeID *uuid.UUID
-	Period       string
-	Basis        finance.Basis
-}
-
-// defaultROIBasis is the basis of an ROI analysis that names none: actuals
-// to date, then plan.
-const defaultROIBasis = finance.BasisActual
-
-func readROIParams(q *query) (roiParams, error) {
-	id, idErr := initiativeParam(q)
-	period, _ := q.str("period")
-	basisText, hasBasis := q.str("basis")
-	if err := q.done(); err != nil {
-		return roiParams{}, err
-	}
-	if idErr != nil {
-		return roiParams{}, idErr
-	}
-	basis := defaultROIBasis
-	if hasBasis {
-		b, ok := finance.ParseBasis(basisText)
-		if !ok {
-			return roiParams{}, InvalidParameter("query parameter basis must be plan or forecast")
+// analyticsValues reads the query parameters an analysis takes (names) as
+// the kit reads any query: repeated, malformed or unknown ones are refused.
+func analyticsValues(c *fiber.Ctx, names []string) (analytics.Values, error) {
+	q := parseQuery(c)
+	v := analytics.Values{}
+	for _, name := range names {
+		if s, ok := q.str(name); ok {
+			v[name] = s
 		}
-		basis = b
 	}
-	// The form of a period does not depend on the fiscal year: checked here
-	// so a widget is refused when saved; computeROI reads it at the tenant's.
-	if _, err := analytics.ParseWindow(period, finance.MonthOfTime(time.Now()), 1); err != nil {
-		return roiParams{}, InvalidParameter("%s", err.Error())
-	}
-	return roiParams{InitiativeID: id, Period: period, Basis: basis}, nil
+	return v, q.done()
 }
 
-func (s *Server) analyticsROI(c *fiber.Ctx) error {
-	p, err := readROIParams(parseQuery(c))
-	if err != nil {
-		return err
+// analyticsError maps internal/analytics's typed errors; anything else passes through.
+func analyticsError(err error) error {
+	if pe, ok := errors.AsType[*analytics.ParamError](err); ok {
+		return InvalidParameter("%s", pe.Message)
 	}
-	out, err := computeROI(newAnalyticsRun(c), p)
-	if err != nil {
-		return err
+	if errors.Is(err, analytics.ErrInitiativeNotFound) {
+		return NotFound("initiative")
 	}
-	return c.JSON(out)
+	return err
 }
 
-// computeROI is the ROI analysis of the initiative named or the portfolio.
-func computeROI(run analyticsRun, p roiParams) (analyticsEnvelope[roiJSON], error) {
-	current := finance.MonthOfTime(run.now)
-	st, err := settings.Load(run.ctx, run.tx, run.tenant)
-	if err != nil {
-		return analyticsEnvelope[roiJSON]{}, err
+// analyse is an analytics handler: parse the query into typed parameters,
+// run the operation in the request's transaction, respond with its JSON.
+func analyse[P, R, J any](names []string, parse func(analytics.Values) (P, error),
+	operation func(context.Context, pgx.Tx, analytics.Scope, P) (R, error), toJSON func(R) J) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		v, err := analyticsValues(c, names)
+		if err != nil {
+			return err
+		}
+		p, err := parse(v)
+		if err != nil {
+			return analyticsError(err)
+		}
+		r, err := operation(c.UserContext(), tx(c), analyticsScope(c), p)
+		if err != nil {
+			return analyticsError(err)
+		}
+		return c.JSON(toJSON(r))
 	}
-	w, err := analytics.ParseWindow(p.Period, current, st.FiscalYearStartMonth)
-	if err != nil {
-		return analyticsEnvelope[roiJSON]{}, InvalidParameter("%s", err.Error())
-	}
-	ids, ins, err := loadAnalyticsInitiatives(run, p.InitiativeID)
-	if err != nil {
-		return analyticsEnvelope[roiJSON]{}, err
-	}
-	fx, err := loadFX(run, st.BaseCurrency)
-	if err != nil {
-		return analyticsEnvelope[roiJSON]{}, err
-	}
-	r := analytics.ComputeROI(ins, w, current, st.DiscountRate, p.Basis, fx)
-	wape, err := roiForecastWAPE(run, st.BaseCurrency, w, current, p.InitiativeID)
-	if err != nil {
-		return analyticsEnvelope[roiJSON]{}, err
-	}
-	r.ApplyAccuracy(wape)
+}
 
-	out := roiJSON{Period: w.Label, Basis: r.Basis.String(), InitiativesCount: len(ids), Confidence: string(r.Confidence), NullReasons: map[string]string{}}
-	if p.InitiativeID != nil {
-		out.InitiativeID = new(p.InitiativeID.String())
+func analyticsMeta(m analytics.Meta) analyticsMetaJSON {
+	out := analyticsMetaJSON{BaseCurrency: m.BaseCurrency, AsOf: m.AsOf.String(), MissingFXRates: make([]missingFXRateJSON, len(m.Missing))}
+	for i, r := range m.Missing {
+		out.MissingFXRates[i] = missingFXRateJSON{Currency: r.Currency, Period: r.Period.String()}
+	}
+	return out
+}
+
+// roiEnvelope maps an ROI report.
+func roiEnvelope(rep analytics.ROIReport) analyticsEnvelope[roiJSON] {
+	r := rep.ROI
+	out := roiJSON{Period: rep.Window.Label, Basis: r.Basis.String(), InitiativesCount: rep.InitiativesCount, Confidence: string(r.Confidence), NullReasons: map[string]string{}}
+	if rep.InitiativeID != nil {
+		out.InitiativeID = new(rep.InitiativeID.String())
 	}
 	if r.Horizon != nil {
 		out.From, out.To = new(r.Horizon.Start.String()), new(r.Horizon.End.String())
 	}
-	base := st.BaseCurrency
+	base := rep.Meta.BaseCurrency
 	figure := func(name string, f finance.Result, decimals int32) *float64 {
 		v, ok := f.Get()
 		if !ok {
@@ -242,24 +198,7 @@ func computeROI(run analyticsRun, p roiParams) (analyticsEnvelope[roiJSON], erro
 	if r.ForecastWAPE != nil {
 		out.ForecastWAPEPercent = new(money.Percent(*r.ForecastWAPE * 100))
 	}
-	return analyticsEnvelope[roiJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, r.Missing)}, nil
-}
-
-func analyticsMeta(base string, current finance.Month, missing []finance.MissingRate) analyticsMetaJSON {
-	m := analyticsMetaJSON{BaseCurrency: base, AsOf: current.String(), MissingFXRates: make([]missingFXRateJSON, len(missing))}
-	for i, r := range missing {
-		m.MissingFXRates[i] = missingFXRateJSON{Currency: r.Currency, Period: r.Period.String()}
-	}
-	return m
-}
-
-// loadFX reads every FX rate of the tenant into a converter to base.
-func loadFX(run analyticsRun, base string) (finance.FX, error) {
-	rows, err := db.Q.FxRateList(run.ctx, run.tx, dbsqlc.FxRateListParams{TenantID: run.tenant})
-	if err != nil {
-		return finance.FX{}, err
-	}
-	return valuation.FX(base, rows)
+	return analyticsEnvelope[roiJSON]{Data: out, Meta: analyticsMeta(rep.Meta)}
 }
 
 // realizationAmountsJSON are expected against realised to date, like for
@@ -328,143 +267,21 @@ type realizationJSON struct {
 	AtRiskBenefits []atRiskBenefitJSON         `json:"at_risk_benefits"`
 }
 
-// realizationParams are the parameters of GET /v1/analytics/realization
-// (and of a realization widget).
-type realizationParams struct {
-	InitiativeID *uuid.UUID
-}
-
-func readRealizationParams(q *query) (realizationParams, error) {
-	id, idErr := initiativeParam(q)
-	if err := q.done(); err != nil {
-		return realizationParams{}, err
+// realizationEnvelope maps a realisation report.
+func realizationEnvelope(rep analytics.RealizationReport) analyticsEnvelope[realizationJSON] {
+	base := rep.Meta.BaseCurrency
+	out := realizationJSON{realizationAmountsJSON: toRealizationAmounts(rep.Total, base), Initiatives: make([]realizationInitiativeJSON, len(rep.Initiatives)),
+		Categories: make([]realizationCategoryJSON, len(rep.Categories)), AtRiskBenefits: make([]atRiskBenefitJSON, len(rep.AtRisk))}
+	if rep.InitiativeID != nil {
+		out.InitiativeID = new(rep.InitiativeID.String())
 	}
-	return realizationParams{InitiativeID: id}, idErr
-}
-
-func (s *Server) analyticsRealization(c *fiber.Ctx) error {
-	p, err := readRealizationParams(parseQuery(c))
-	if err != nil {
-		return err
+	for i, in := range rep.Initiatives {
+		out.Initiatives[i] = realizationInitiativeJSON{InitiativeID: in.ID.String(), Name: in.Name, realizationAmountsJSON: toRealizationAmounts(rep.Realization.Initiatives[in.ID], base)}
 	}
-	out, err := computeRealization(newAnalyticsRun(c), p)
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
-}
-
-// computeRealization is expected against realised to date of the initiative
-// named or the portfolio, like for like (analytics.ComputeRealization: the
-// initiative detail's comparison per benefit, summed). The benefits come
-// with their actuals' summary (count, Σ and the two latest, from
-// benefit_actual_stats) in one query; a benefit is compared from its
-// summary where that can stand for its actuals, so the portfolio reads
-// 10,000 rows rather than 360,000 actuals; the others' actuals are read.
-func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelope[realizationJSON], error) {
-	var zero analyticsEnvelope[realizationJSON]
-	ctx, t, tenant, only := run.ctx, run.tx, run.tenant, p.InitiativeID
-	current := finance.MonthOfTime(run.now)
-	st, err := settings.Load(ctx, t, tenant)
-	if err != nil {
-		return zero, err
-	}
-	initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant, InitiativeID: only})
-	if err != nil {
-		return zero, err
-	}
-	if only != nil && len(initiatives) == 0 {
-		return zero, NotFound("initiative")
-	}
-	rows, err := db.Q.AnalyticsRealizationBenefits(ctx, t, dbsqlc.AnalyticsRealizationBenefitsParams{TenantID: tenant, InitiativeID: only})
-	if err != nil {
-		return zero, err
-	}
-	through := current.FirstDay()
-	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant, InitiativeID: only})
-	if err != nil {
-		return zero, err
-	}
-	fx, err := loadFX(run, st.BaseCurrency)
-	if err != nil {
-		return zero, err
-	}
-
-	planOf := valuation.PlansByBenefit(plans)
-	benefits := make([]analytics.RealizationBenefit, len(rows))
-	summaries := make([]finance.ActualSummary, len(rows))
-	var laterActuals []uuid.UUID // benefits with an actual after this month: their stats pair is not the at-risk rule's
-	index := make(map[uuid.UUID]int, len(rows))
-	for i, b := range rows {
-		index[b.ID] = i
-		fb := valuation.FinanceBenefit(dbsqlc.Benefit{ExpectedValue: b.ExpectedValue, MeasurementFrequency: b.MeasurementFrequency,
-			ExpectedStartDate: b.ExpectedStartDate, ExpectedEndDate: b.ExpectedEndDate, Currency: b.Currency}, planOf[b.ID], nil)
-		benefits[i] = analytics.RealizationBenefit{ID: b.ID, InitiativeID: b.InitiativeID, Name: b.Name, Category: b.Category, Unit: b.Unit,
-			Money: benefit.Unit(b.Unit) == benefit.UnitCurrency && b.Currency != nil, Benefit: fb, Summary: &summaries[i]}
-		summaries[i] = finance.ActualSummary{Count: int(b.Actuals), Total: b.ActualsTotal}
-		if b.Actuals == 0 {
-			continue // no actual at all
-		}
-		summaries[i].Last = finance.MonthOfTime(b.LatestPeriod)
-		if b.LatestPeriod.After(through) {
-			laterActuals = append(laterActuals, b.ID)
-			continue
-		}
-		latest := make([]analytics.PeriodValue, 0, analytics.AtRiskPeriods)
-		if b.Actuals > 1 {
-			latest = append(latest, analytics.PeriodValue{Period: finance.MonthOfTime(b.PreviousPeriod), Value: b.PreviousValue})
-		}
-		benefits[i].Latest = append(latest, analytics.PeriodValue{Period: summaries[i].Last, Value: b.LatestValue})
-	}
-	if len(laterActuals) > 0 {
-		latest, err := db.Q.AnalyticsLatestActualsOf(ctx, t, dbsqlc.AnalyticsLatestActualsOfParams{TenantID: tenant, BenefitIds: laterActuals, Through: through})
-		if err != nil {
-			return zero, err
-		}
-		for _, a := range latest {
-			i := index[a.BenefitID]
-			benefits[i].Latest = append(benefits[i].Latest, analytics.PeriodValue{Period: finance.MonthOfTime(a.Period), Value: a.Value})
-		}
-	}
-	// The actuals of the benefits whose summary cannot stand for them.
-	var read []uuid.UUID
-	for _, b := range benefits {
-		if b.Money && b.NeedsActuals(current, fx) {
-			read = append(read, b.ID)
-		}
-	}
-	if len(read) > 0 {
-		for _, id := range read {
-			benefits[index[id]].Benefit.Actuals = map[finance.Month]decimal.Decimal{}
-			benefits[index[id]].Summary = nil
-		}
-		rows, err := db.Q.AnalyticsActualsOf(ctx, t, dbsqlc.AnalyticsActualsOfParams{TenantID: tenant, BenefitIds: read})
-		if err != nil {
-			return zero, err
-		}
-		for _, a := range rows {
-			benefits[index[a.BenefitID]].Benefit.Actuals[finance.MonthOfTime(a.Period)] = a.Value
-		}
-	}
-	initiativeIDs := make([]uuid.UUID, len(initiatives))
-	for i, in := range initiatives {
-		initiativeIDs[i] = in.ID
-	}
-	r := analytics.ComputeRealization(initiativeIDs, benefits, current, fx)
-	base := st.BaseCurrency
-
-	out := realizationJSON{realizationAmountsJSON: toRealizationAmounts(r.Total, base), Initiatives: make([]realizationInitiativeJSON, len(initiatives)),
-		Categories: make([]realizationCategoryJSON, len(r.Categories)), AtRiskBenefits: make([]atRiskBenefitJSON, len(r.AtRisk))}
-	if only != nil {
-		out.InitiativeID = new(only.String())
-	}
-	for i, in := range initiatives {
-		out.Initiatives[i] = realizationInitiativeJSON{InitiativeID: in.ID.String(), Name: in.Name, realizationAmountsJSON: toRealizationAmounts(r.Initiatives[in.ID], base)}
-	}
-	for i, cat := range r.Categories {
+	for i, cat := range rep.Categories {
 		out.Categories[i] = realizationCategoryJSON{Category: cat.Category, realizationAmountsJSON: toRealizationAmounts(cat.Amounts, base)}
 	}
-	for i, risk := range r.AtRisk {
+	for i, risk := range rep.AtRisk {
 		b := risk.Benefit
 		j := atRiskBenefitJSON{BenefitID: b.ID.String(), InitiativeID: b.InitiativeID.String(), Name: b.Name, Category: b.Category, Unit: b.Unit,
 			Periods: make([]atRiskPeriodJSON, len(risk.Periods))}
@@ -482,7 +299,7 @@ func computeRealization(run analyticsRun, p realizationParams) (analyticsEnvelop
 		}
 		out.AtRiskBenefits[i] = j
 	}
-	return analyticsEnvelope[realizationJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, r.Missing)}, nil
+	return analyticsEnvelope[realizationJSON]{Data: out, Meta: analyticsMeta(rep.Meta)}
 }
 
 type trendPointJSON struct {
@@ -527,198 +344,15 @@ func toTrendSeries(s analytics.Series, base string) trendSeriesJSON {
 	return out
 }
 
-// trendsParams are the parameters of GET /v1/analytics/trends (and of a
-// trends widget).
-type trendsParams struct {
-	From, To, GroupBy string
-}
-
-func readTrendsParams(q *query) (trendsParams, error) {
-	from, _ := q.str("from")
-	to, _ := q.str("to")
-	groupBy := q.oneOf("group_by", "", []string{"category", "initiative"})
-	if err := q.done(); err != nil {
-		return trendsParams{}, err
+// trendsEnvelope maps a trends report.
+func trendsEnvelope(rep analytics.TrendsReport) analyticsEnvelope[trendsJSON] {
+	base := rep.Meta.BaseCurrency
+	out := trendsJSON{From: rep.Horizon.Start.String(), To: rep.Horizon.End.String(), Total: toTrendSeries(rep.Total, base), Groups: make([]trendGroupJSON, len(rep.Groups))}
+	if rep.GroupBy != "" {
+		out.GroupBy = new(rep.GroupBy)
 	}
-	// The range is checked again at the request's month by computeTrends;
-	// this refuses a malformed one when a widget is saved.
-	if _, err := analytics.ParseTrendRange(from, to, finance.MonthOfTime(time.Now())); err != nil {
-		return trendsParams{}, InvalidParameter("%s", err.Error())
+	for i, g := range rep.Groups {
+		out.Groups[i] = trendGroupJSON{Key: g.Key, Name: g.Name, trendSeriesJSON: toTrendSeries(g.Series, base)}
 	}
-	return trendsParams{From: from, To: to, GroupBy: groupBy}, nil
-}
-
-func (s *Server) analyticsTrends(c *fiber.Ctx) error {
-	p, err := readTrendsParams(parseQuery(c))
-	if err != nil {
-		return err
-	}
-	out, err := computeTrends(newAnalyticsRun(c), p)
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
-}
-
-// computeTrends is the monthly series of expected against actual; actuals
-// are summed from the portfolio month rollup (by initiative: the month rows).
-func computeTrends(run analyticsRun, p trendsParams) (analyticsEnvelope[trendsJSON], error) {
-	var zero analyticsEnvelope[trendsJSON]
-	ctx, t, tenant, groupBy := run.ctx, run.tx, run.tenant, p.GroupBy
-	current := finance.MonthOfTime(run.now)
-	h, err := analytics.ParseTrendRange(p.From, p.To, current)
-	if err != nil {
-		return zero, InvalidParameter("%s", err.Error())
-	}
-	st, err := settings.Load(ctx, t, tenant)
-	if err != nil {
-		return zero, err
-	}
-	rows, err := db.Q.AnalyticsTrendBenefits(ctx, t, tenant)
-	if err != nil {
-		return zero, err
-	}
-	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant})
-	if err != nil {
-		return zero, err
-	}
-	through := min(h.End, current).FirstDay()
-	sums, err := db.Q.AnalyticsActualsByMonth(ctx, t, dbsqlc.AnalyticsActualsByMonthParams{GroupBy: groupBy, Base: st.BaseCurrency, TenantID: tenant,
-		FromPeriod: h.Start.FirstDay(), Through: through})
-	if err != nil {
-		return zero, err
-	}
-	missingActual, err := db.Q.AnalyticsMissingActualRatesInRange(ctx, t, dbsqlc.AnalyticsMissingActualRatesInRangeParams{TenantID: tenant,
-		FromPeriod: h.Start.FirstDay(), Through: through, Base: st.BaseCurrency})
-	if err != nil {
-		return zero, err
-	}
-	fx, err := loadFX(run, st.BaseCurrency)
-	if err != nil {
-		return zero, err
-	}
-
-	planOf := valuation.PlansByBenefit(plans)
-	groupOf := func(b dbsqlc.AnalyticsTrendBenefitsRow) string {
-		switch groupBy {
-		case "category":
-			return b.Category
-		case "initiative":
-			return b.InitiativeID.String()
-		}
-		return ""
-	}
-	benefits := make([]analytics.TrendBenefit, len(rows))
-	groupSet := map[string]bool{}
-	for i, b := range rows { // money benefits only
-		fb := valuation.FinanceBenefit(dbsqlc.Benefit{ExpectedValue: b.ExpectedValue, MeasurementFrequency: b.MeasurementFrequency,
-			ExpectedStartDate: b.ExpectedStartDate, ExpectedEndDate: b.ExpectedEndDate, Currency: &b.Currency}, planOf[b.ID], nil)
-		benefits[i] = analytics.TrendBenefit{Group: groupOf(b), Benefit: fb}
-		groupSet[groupOf(b)] = true
-	}
-	actuals := make([]analytics.ActualSum, len(sums))
-	for i, a := range sums {
-		actuals[i] = analytics.ActualSum{Group: a.GroupKey, Period: finance.MonthOfTime(a.Period), Value: a.Actual, Missing: a.Missing > 0}
-	}
-	// The groups: categories by name; initiatives (with a money benefit) by name.
-	var keys, names []string
-	switch groupBy {
-	case "category":
-		keys = slices.Sorted(maps.Keys(groupSet))
-		names = keys
-	case "initiative":
-		initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant})
-		if err != nil {
-			return zero, err
-		}
-		for _, in := range initiatives {
-			if groupSet[in.ID.String()] {
-				keys, names = append(keys, in.ID.String()), append(names, in.Name)
-			}
-		}
-	}
-	total, groups, missing := analytics.ComputeTrends(h, current, keys, benefits, actuals, fx)
-
-	out := trendsJSON{From: h.Start.String(), To: h.End.String(), Total: toTrendSeries(total, st.BaseCurrency), Groups: make([]trendGroupJSON, len(groups))}
-	if groupBy != "" {
-		out.GroupBy = &groupBy
-	}
-	for i, g := range groups {
-		out.Groups[i] = trendGroupJSON{Key: keys[i], Name: names[i], trendSeriesJSON: toTrendSeries(g, st.BaseCurrency)}
-	}
-	for _, m := range missingActual {
-		missing = append(missing, finance.MissingRate{Currency: m.Currency, Period: finance.MonthOfTime(m.Period)})
-	}
-	return analyticsEnvelope[trendsJSON]{Data: out, Meta: analyticsMeta(st.BaseCurrency, current, sortedMissing(missing))}, nil
-}
-
-// sortedMissing sorts rates by currency, then month, without repeats.
-func sortedMissing(ms []finance.MissingRate) []finance.MissingRate {
-	slices.SortFunc(ms, func(a, b finance.MissingRate) int {
-		return cmp.Or(cmp.Compare(a.Currency, b.Currency), cmp.Compare(a.Period, b.Period))
-	})
-	return slices.Compact(ms)
-}
-
-// loadAnalyticsInitiatives reads the initiatives an analysis covers (the
-// portfolio: every one not archived; or the one named, 404 when it is not
-// in the tenant) with their benefits, plans, actuals and costs in five
-// queries, mapped as the initiative detail maps them (internal/valuation).
-func loadAnalyticsInitiatives(run analyticsRun, only *uuid.UUID) ([]uuid.UUID, []analytics.Initiative, error) {
-	ctx, t, tenant := run.ctx, run.tx, run.tenant
-	initiatives, err := db.Q.AnalyticsInitiativeNames(ctx, t, dbsqlc.AnalyticsInitiativeNamesParams{TenantID: tenant, InitiativeID: only})
-	if err != nil {
-		return nil, nil, err
-	}
-	if only != nil && len(initiatives) == 0 {
-		return nil, nil, NotFound("initiative")
-	}
-	benefits, err := db.Q.AnalyticsBenefits(ctx, t, dbsqlc.AnalyticsBenefitsParams{TenantID: tenant, InitiativeID: only})
-	if err != nil {
-		return nil, nil, err
-	}
-	plans, err := db.Q.AnalyticsPlans(ctx, t, dbsqlc.AnalyticsPlansParams{TenantID: tenant, InitiativeID: only})
-	if err != nil {
-		return nil, nil, err
-	}
-	actuals, err := db.Q.AnalyticsActuals(ctx, t, dbsqlc.AnalyticsActualsParams{TenantID: tenant, InitiativeID: only})
-	if err != nil {
-		return nil, nil, err
-	}
-	costs, err := db.Q.AnalyticsCosts(ctx, t, dbsqlc.AnalyticsCostsParams{TenantID: tenant, InitiativeID: only})
-	if err != nil {
-		return nil, nil, err
-	}
-	rows := map[uuid.UUID]*valuation.Rows{}
-	ids := make([]uuid.UUID, len(initiatives))
-	for i, in := range initiatives {
-		ids[i], rows[in.ID] = in.ID, &valuation.Rows{}
-	}
-	initiativeOf := map[uuid.UUID]uuid.UUID{}
-	for _, b := range benefits {
-		initiativeOf[b.ID] = b.InitiativeID
-		if r := rows[b.InitiativeID]; r != nil {
-			r.Benefits = append(r.Benefits, b)
-		}
-	}
-	for _, p := range plans {
-		if r := rows[initiativeOf[p.BenefitID]]; r != nil {
-			r.Plans = append(r.Plans, p)
-		}
-	}
-	for _, a := range actuals {
-		if r := rows[initiativeOf[a.BenefitID]]; r != nil {
-			r.Actuals = append(r.Actuals, dbsqlc.BenefitActual{BenefitID: a.BenefitID, Period: a.Period, Value: a.Value})
-		}
-	}
-	for _, cost := range costs {
-		if r := rows[cost.InitiativeID]; r != nil {
-			r.Costs = append(r.Costs, cost)
-		}
-	}
-	ins := make([]analytics.Initiative, len(ids))
-	for i, id := range ids {
-		ins[i] = analytics.Initiative{Benefits: valuation.MoneyBenefits(*rows[id]), Costs: valuation.Costs(*rows[id])}
-	}
-	return ids, ins, nil
+	return analyticsEnvelope[trendsJSON]{Data: out, Meta: analyticsMeta(rep.Meta)}
 }

@@ -211,19 +211,29 @@ func TestContractAnalyticsInsights(t *testing.T) {
 		call(contractCall{as: &other, method: "GET", path: path, headers: []string{"X-Tenant-ID", ts.tenant.String()}, want: 403, code: "AUTHORIZATION_ERROR"})
 	}
 
-	// 503 past the deadline: a real statement slower than it (pg_sleep 3 s against 300 ms)
-	// is cancelled by PostgreSQL; the answer comes at the deadline, with Retry-After.
+	// 503 past the deadline: every analysis reads initiatives, and a second connection holds them
+	// locked (ACCESS EXCLUSIVE) for longer than the deadline (300 ms, set through the config), so
+	// the analysis's query waits until PostgreSQL cancels it at the statement timeout; the answer
+	// comes at the deadline, with Retry-After.
 	d2 := ts.srv.Deps
 	d2.Config.AnalyticsTimeout, d2.Registry = 300*time.Millisecond, nil
-	slowSrv := api.New(d2)
-	api.SetAnalyticsSlowStatement(slowSrv, "SELECT pg_sleep(3)")
-	slow := &testServer{t: t, srv: slowSrv, pool: ts.pool, keys: ts.keys, tenant: ts.tenant}
+	slow := &testServer{t: t, srv: api.New(d2), pool: ts.pool, keys: ts.keys, tenant: ts.tenant}
+	lock, err := ts.pool.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.Exec(context.Background(), "LOCK TABLE initiatives IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
 	for _, path := range []string{forecasts, benchmarks + "?metric=roi_percent", "/v1/analytics/roi", "/v1/analytics/realization", "/v1/analytics/trends"} {
 		start := time.Now()
 		r := cc.on(slow).call(t, contractCall{as: &analyst, method: "GET", path: path, want: 503, code: "SERVICE_UNAVAILABLE"})
 		if took := time.Since(start); took > 2500*time.Millisecond || r.header.Get("Retry-After") != "5" {
 			t.Errorf("%s: 503 after %s, Retry-After %q", path, took, r.header.Get("Retry-After"))
 		}
+	}
+	if err := lock.Rollback(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	// The pool is not poisoned: the normal server still answers.
 	call(contractCall{as: &analyst, method: "GET", path: forecasts, want: 200})

@@ -1,23 +1,25 @@
 package api
 
-// Dashboards (issue 10): saved sets of analytics widgets, their evaluation in
-// one call, and the built-in portfolio dashboard. Who may see and write which
-// dashboard is internal/dashboard's rule; a widget's params are its analytics
-// endpoint's query parameters, read by the endpoint's own reader
-// (readROIParams, ...) and evaluated by its compute function.
+// Dashboards: saved sets of analytics widgets, their evaluation in one call,
+// and the built-in portfolio dashboard. Who may see and write which dashboard
+// is internal/dashboard's rule; a widget's params are its analytics
+// endpoint's query parameters, read into the operation's typed parameters
+// (dashboard.ReadWidget) and evaluated by that operation (internal/analytics).
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/analytics"
 	"github.com/valuecase/valuecase/internal/dashboard"
 	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/rbac"
@@ -73,6 +75,8 @@ func dashboardCaller(c *fiber.Ctx) dashboard.Caller {
 // dashboardError maps internal/dashboard's errors; anything else passes through.
 func dashboardError(err error) error {
 	switch {
+	case errors.Is(err, dashboard.ErrNotFound):
+		return NotFound("dashboard")
 	case errors.Is(err, dashboard.ErrForbidden):
 		return Forbidden("%s", err.Error())
 	case errors.Is(err, dashboard.ErrLimitReached):
@@ -81,35 +85,28 @@ func dashboardError(err error) error {
 	return err
 }
 
-// dashboardFields is a create or PUT body.
-type dashboardFields struct {
-	name, description string
-	visibility        dashboard.Visibility
-	widgets           []dashboard.Widget
-}
-
 // readDashboard reads a dashboard body: name and widgets are required,
 // description optional, visibility defaults to personal. Each widget is
 // {type, title, params}; params are checked by the analytics endpoint's own
 // parameter reader, so a widget that would answer 400 is refused here (422).
-func readDashboard(c *fiber.Ctx) (dashboardFields, error) {
+func readDashboard(c *fiber.Ctx) (dashboard.Fields, error) {
 	b, err := parseBody(c)
 	if err != nil {
-		return dashboardFields{}, err
+		return dashboard.Fields{}, err
 	}
-	var f dashboardFields
+	var f dashboard.Fields
 	if v := trimmed(b.Text("name", true, maxNameLen)); v != nil {
-		f.name = *v
+		f.Name = *v
 	}
-	f.description = deref(b.Text("description", false, dashboard.MaxDescriptionLen))
-	f.visibility = dashboard.Personal
+	f.Description = deref(b.Text("description", false, dashboard.MaxDescriptionLen))
+	f.Visibility = dashboard.Personal
 	if v := b.Enum("visibility", false, validation.Names(dashboard.Visibilities)); v != nil {
-		f.visibility = dashboard.Visibility(*v)
+		f.Visibility = dashboard.Visibility(*v)
 	}
-	f.widgets = readWidgets(b)
+	f.Widgets = readWidgets(b)
 	b.Ignore("id", "owner_id", "created_at", "updated_at")
 	if err := b.Done(); err != nil {
-		return dashboardFields{}, err
+		return dashboard.Fields{}, err
 	}
 	return f, nil
 }
@@ -150,11 +147,7 @@ func readWidgets(b *input.Object) []dashboard.Widget {
 			continue
 		}
 		if err := checkWidgetParams(widget); err != nil {
-			msg := err.Error()
-			if e, ok := errors.AsType[*Error](err); ok {
-				msg = e.Message
-			}
-			b.Fail(at+".params", "invalid_value", "%s", msg)
+			b.Fail(at+".params", "invalid_value", "%s", err.Error())
 			continue
 		}
 		out = append(out, widget)
@@ -199,61 +192,42 @@ func readWidgetParams(w *input.Object) map[string]string {
 	return params
 }
 
-// widgetQuery presents a widget's params as the query string its analytics
-// endpoint reads.
-func widgetQuery(params map[string]string) *query {
-	v := url.Values{}
-	for k, val := range params {
-		v.Set(k, val)
-	}
-	return &query{values: v, known: map[string]bool{}}
-}
-
-// checkWidgetParams reads the params as the widget's endpoint would.
+// checkWidgetParams reads the params as the widget's analysis reads them.
 func checkWidgetParams(w dashboard.Widget) error {
-	_, err := evaluateWidget(analyticsRun{}, w, false)
+	_, err := dashboard.ReadWidget(w)
 	return err
 }
 
-// evaluateWidget reads a widget's params and, when compute is set, runs its
-// analytics computation: the body GET /v1/analytics/<type> would answer.
-func evaluateWidget(run analyticsRun, w dashboard.Widget, compute bool) (any, error) {
-	q := widgetQuery(w.Params)
-	switch w.Type {
-	case dashboard.ROI:
-		p, err := readROIParams(q)
-		if err != nil || !compute {
-			return nil, err
-		}
-		return computeROI(run, p)
-	case dashboard.Realization:
-		p, err := readRealizationParams(q)
-		if err != nil || !compute {
-			return nil, err
-		}
-		return computeRealization(run, p)
-	case dashboard.Trends:
-		p, err := readTrendsParams(q)
-		if err != nil || !compute {
-			return nil, err
-		}
-		return computeTrends(run, p)
-	case dashboard.Forecasts:
-		p, err := readForecastsParams(q)
-		if err != nil || !compute {
-			return nil, err
-		}
-		data, meta, err := forecastsData(run, p)
-		return analyticsEnvelope[forecastsJSON]{Data: data, Meta: meta}, err
-	case dashboard.Benchmarks:
-		p, err := readBenchmarksParams(q)
-		if err != nil || !compute {
-			return nil, err
-		}
-		data, meta, err := benchmarksData(run, p)
-		return analyticsEnvelope[benchmarksJSON]{Data: data, Meta: meta}, err
+// evaluateWidget runs a widget's analysis (read by dashboard.ReadWidget) in
+// the request's transaction: the body GET /v1/analytics/<type> would answer.
+func evaluateWidget(ctx context.Context, tx pgx.Tx, scope analytics.Scope, w dashboard.Widget) (any, error) {
+	a, err := dashboard.ReadWidget(w)
+	if err != nil {
+		return nil, analyticsError(err)
 	}
-	return nil, InvalidParameter("widget type %s is not available", w.Type)
+	var body any
+	switch {
+	case a.ROI != nil:
+		body, err = evaluate(ctx, tx, scope, *a.ROI, analytics.AnalyseROI, roiEnvelope)
+	case a.Realization != nil:
+		body, err = evaluate(ctx, tx, scope, *a.Realization, analytics.AnalyseRealization, realizationEnvelope)
+	case a.Trends != nil:
+		body, err = evaluate(ctx, tx, scope, *a.Trends, analytics.AnalyseTrends, trendsEnvelope)
+	case a.Forecasts != nil:
+		body, err = evaluate(ctx, tx, scope, *a.Forecasts, analytics.AnalyseForecasts, forecastsEnvelope)
+	case a.Benchmarks != nil:
+		body, err = evaluate(ctx, tx, scope, *a.Benchmarks, analytics.AnalyseBenchmarks, benchmarksEnvelope)
+	}
+	return body, analyticsError(err)
+}
+
+func evaluate[P, R, J any](ctx context.Context, tx pgx.Tx, scope analytics.Scope, p P,
+	operation func(context.Context, pgx.Tx, analytics.Scope, P) (R, error), toJSON func(R) J) (any, error) {
+	r, err := operation(ctx, tx, scope, p)
+	if err != nil {
+		return nil, err
+	}
+	return toJSON(r), nil
 }
 
 func (s *Server) listDashboards(c *fiber.Ctx) error {
@@ -263,8 +237,8 @@ func (s *Server) listDashboards(c *fiber.Ctx) error {
 	if err := q.done(); err != nil {
 		return err
 	}
-	ctx, t, p := c.UserContext(), tx(c), principal(c)
-	rows, err := db.Q.DashboardList(ctx, t, dbsqlc.DashboardListParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility,
+	ctx, tx, p := c.UserContext(), tx(c), principal(c)
+	rows, err := db.Q.DashboardList(ctx, tx, dbsqlc.DashboardListParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility,
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
@@ -273,7 +247,7 @@ func (s *Server) listDashboards(c *fiber.Ctx) error {
 		func(r dbsqlc.DashboardListRow) int64 { return r.Total },
 		func(r dbsqlc.DashboardListRow) dashboardJSON { return toDashboardJSON(r.Dashboard) },
 		func() (int64, error) {
-			return db.Q.DashboardCount(ctx, t, dbsqlc.DashboardCountParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility})
+			return db.Q.DashboardCount(ctx, tx, dbsqlc.DashboardCountParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility})
 		})
 }
 
@@ -285,31 +259,10 @@ func (s *Server) createDashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	owner, err := dashboard.CheckWrite(nil, f.visibility, dashboardCaller(c))
+	p := principal(c)
+	row, err := dashboard.Create(c.UserContext(), tx(c), p.TenantID, dashboardCaller(c), f)
 	if err != nil {
 		return dashboardError(err)
-	}
-	ctx, t, p := c.UserContext(), tx(c), principal(c)
-	// Two creates of one owner serialise on this transaction lock, so the
-	// count below is exact.
-	if _, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('dashboards/' || $1::text || '/' || $2::text, 0))", p.TenantID, owner); err != nil {
-		return err
-	}
-	n, err := db.Q.DashboardCountByOwner(ctx, t, dbsqlc.DashboardCountByOwnerParams{TenantID: p.TenantID, OwnerID: owner})
-	if err != nil {
-		return err
-	}
-	if err := dashboard.CheckCanAdd(n); err != nil {
-		return dashboardError(err)
-	}
-	widgets, err := json.Marshal(f.widgets)
-	if err != nil {
-		return err
-	}
-	row, err := db.Q.DashboardCreate(ctx, t, dbsqlc.DashboardCreateParams{TenantID: p.TenantID, Name: f.name, Description: f.description,
-		Visibility: string(f.visibility), OwnerID: owner, Widgets: widgets})
-	if err != nil {
-		return err
 	}
 	out := toDashboardJSON(row)
 	c.Location("/v1/dashboards/" + out.ID)
@@ -317,19 +270,14 @@ func (s *Server) createDashboard(c *fiber.Ctx) error {
 }
 
 // loadDashboard finds a dashboard of the path the caller may see (another
-// user's personal dashboard is not found); locked for a write.
-func loadDashboard(c *fiber.Ctx, forUpdate bool) (dbsqlc.Dashboard, error) {
+// user's personal dashboard is not found).
+func loadDashboard(c *fiber.Ctx) (dbsqlc.Dashboard, error) {
 	id, err := pathID(c, "id", "dashboard")
 	if err != nil {
 		return dbsqlc.Dashboard{}, err
 	}
 	p := principal(c)
-	var d dbsqlc.Dashboard
-	if forUpdate {
-		d, err = db.Q.DashboardGetLocked(c.UserContext(), tx(c), dbsqlc.DashboardGetLockedParams{TenantID: p.TenantID, ID: id, Subject: p.Subject})
-	} else {
-		d, err = db.Q.DashboardGet(c.UserContext(), tx(c), dbsqlc.DashboardGetParams{TenantID: p.TenantID, ID: id, Subject: p.Subject})
-	}
+	d, err := db.Q.DashboardGet(c.UserContext(), tx(c), dbsqlc.DashboardGetParams{TenantID: p.TenantID, ID: id, Subject: p.Subject})
 	return d, found("dashboard", err)
 }
 
@@ -337,7 +285,7 @@ func (s *Server) getDashboard(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	d, err := loadDashboard(c, false)
+	d, err := loadDashboard(c)
 	if err != nil {
 		return err
 	}
@@ -354,22 +302,13 @@ func (s *Server) replaceDashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	cur, err := loadDashboard(c, true)
+	id, err := pathID(c, "id", "dashboard")
 	if err != nil {
 		return err
 	}
-	owner, err := dashboard.CheckWrite(&dashboard.Dashboard{Visibility: dashboard.Visibility(cur.Visibility), OwnerID: cur.OwnerID}, f.visibility, dashboardCaller(c))
+	row, err := dashboard.Replace(c.UserContext(), tx(c), principal(c).TenantID, dashboardCaller(c), id, f)
 	if err != nil {
 		return dashboardError(err)
-	}
-	widgets, err := json.Marshal(f.widgets)
-	if err != nil {
-		return err
-	}
-	row, err := db.Q.DashboardUpdate(c.UserContext(), tx(c), dbsqlc.DashboardUpdateParams{TenantID: cur.TenantID, ID: cur.ID, Name: f.name,
-		Description: f.description, Visibility: string(f.visibility), OwnerID: owner, Widgets: widgets})
-	if err != nil {
-		return err
 	}
 	return c.JSON(toDashboardJSON(row))
 }
@@ -378,16 +317,12 @@ func (s *Server) deleteDashboard(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	cur, err := loadDashboard(c, true)
+	id, err := pathID(c, "id", "dashboard")
 	if err != nil {
 		return err
 	}
-	if _, err := dashboard.CheckWrite(&dashboard.Dashboard{Visibility: dashboard.Visibility(cur.Visibility), OwnerID: cur.OwnerID},
-		dashboard.Visibility(cur.Visibility), dashboardCaller(c)); err != nil {
+	if err := dashboard.Delete(c.UserContext(), tx(c), principal(c).TenantID, dashboardCaller(c), id); err != nil {
 		return dashboardError(err)
-	}
-	if err := db.Q.DashboardDelete(c.UserContext(), tx(c), dbsqlc.DashboardDeleteParams{TenantID: cur.TenantID, ID: cur.ID}); err != nil {
-		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }
@@ -418,16 +353,16 @@ func (s *Server) dashboardData(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	d, err := loadDashboard(c, false)
+	d, err := loadDashboard(c)
 	if err != nil {
 		return err
 	}
 	dj := toDashboardJSON(d)
-	run := newAnalyticsRun(c)
+	ctx, tx, scope := c.UserContext(), tx(c), analyticsScope(c)
 	out := dashboardDataJSON{DashboardID: dj.ID, Name: dj.Name, Widgets: make([]widgetResultJSON, len(dj.Widgets))}
 	for i, w := range dj.Widgets {
 		r := widgetResultJSON{Index: i, Type: string(w.Type), Title: w.Title, Params: w.Params, Status: fiber.StatusOK}
-		body, err := evaluateWidget(run, w, true)
+		body, err := evaluateWidget(ctx, tx, scope, w)
 		if e, ok := errors.AsType[*Error](err); ok {
 			var eb errorBody
 			eb.Error.Code, eb.Error.Message, eb.Error.RequestID = e.Code, e.Message, requestID(c)
@@ -478,30 +413,21 @@ func (s *Server) portfolioDashboard(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	run := newAnalyticsRun(c)
-	byStatus, err := db.Q.PortfolioInitiativesByStatus(run.ctx, run.tx, run.tenant)
+	pf, err := dashboard.LoadPortfolio(c.UserContext(), tx(c), analyticsScope(c), principal(c).Has(rbac.StakeholdersRead))
 	if err != nil {
 		return err
 	}
-	realization, err := computeRealization(run, realizationParams{})
-	if err != nil {
-		return err
-	}
+	realization := realizationEnvelope(pf.Realization)
 	r := realization.Data
-	out := portfolioJSON{InitiativesByStatus: make([]portfolioStatusJSON, len(byStatus)), Value: r.realizationAmountsJSON,
+	out := portfolioJSON{InitiativesByStatus: make([]portfolioStatusJSON, len(pf.InitiativesByStatus)), Value: r.realizationAmountsJSON,
 		AtRiskBenefits: r.AtRiskBenefits[:min(len(r.AtRiskBenefits), dashboard.MaxAtRiskListed)], AtRiskBenefitsCount: len(r.AtRiskBenefits)}
-	for i, s := range byStatus {
+	for i, s := range pf.InitiativesByStatus {
 		out.InitiativesByStatus[i] = portfolioStatusJSON{Status: s.Status, Initiatives: s.Initiatives}
 		out.InitiativesCount += s.Initiatives
 	}
-	if principal(c).Has(rbac.StakeholdersRead) {
-		rows, err := db.Q.PortfolioAtRiskStakeholders(run.ctx, run.tx, dbsqlc.PortfolioAtRiskStakeholdersParams{TenantID: run.tenant,
-			Today: run.now.UTC().Truncate(24 * time.Hour), Top: dashboard.MaxAtRiskListed})
-		if err != nil {
-			return err
-		}
-		out.AtRiskStakeholders, out.AtRiskStakeholdersCount = make([]portfolioStakeholderJSON, len(rows)), new(int64(0))
-		for i, s := range rows {
+	if pf.AtRiskStakeholders != nil {
+		out.AtRiskStakeholders, out.AtRiskStakeholdersCount = make([]portfolioStakeholderJSON, len(pf.AtRiskStakeholders)), new(int64(0))
+		for i, s := range pf.AtRiskStakeholders {
 			out.AtRiskStakeholders[i] = portfolioStakeholderJSON{StakeholderID: s.ID.String(), Name: s.Name, InitiativeID: s.InitiativeID.String(),
 				InitiativeName: s.InitiativeName, Influence: s.Influence, AtRiskSince: s.AtRiskFrom.Format(time.DateOnly)}
 			*out.AtRiskStakeholdersCount = s.Total

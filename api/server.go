@@ -48,10 +48,6 @@ type Server struct {
 	log     *slog.Logger
 	tenants *tenantCache
 	metrics *httpMetrics
-	// analyticsSlowStatement, set only by tests (export_test.go), runs in an
-	// analytics request's transaction before the analysis: a real statement
-	// slower than the deadline (analytics_insights.go).
-	analyticsSlowStatement string
 }
 
 // New builds the app with every route.

@@ -18,6 +18,7 @@ var notAudited = []string{
 	"integration_syncs", "bulk_jobs", "bulk_job_rows", "auth_sessions", "refresh_tokens",
 	"initiative_status_history", "benefit_actual_revisions", "initiative_owner_history", "initiative_reviews",
 	"business_case_approval_rounds", "business_case_documents", "benefit_actual_months", "benefit_actual_stats", "benefit_actual_portfolio_months",
+	"benefit_measured_expectations",
 	"peer_metric_snapshots",
 }
 

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,9 +36,10 @@ const (
 )
 
 // The SQL each endpoint runs after the request prologue, in order
-// (api/analytics.go: computeRealization, computeTrends, computeROI).
+// (internal/analytics: AnalyseRealization, AnalyseTrends, AnalyseROI; realisation reads
+// its benefits one by one only when the sums name some, and this tenant has none to name).
 var (
-	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationBenefits", "AnalyticsPlans", "FxRateList"}
+	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "FxRateList"}
 	trendsQueries      = []string{"SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
 	roiQueries         = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList"}
 )
@@ -85,7 +87,8 @@ func runAnalytics(ctx context.Context, e *env) error {
 	}
 	now := time.Now().UTC()
 	through := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
-	vars := map[string]string{"tenant_id": t.ID.String(), "subject": t.Subject, "base": "USD", "through": through,
+	currentMonth := strconv.Itoa(now.Year()*12 + int(now.Month()) - 1) // finance.Month, as the API passes it
+	vars := map[string]string{"tenant_id": t.ID.String(), "subject": t.Subject, "base": "USD", "through": through, "current_month": currentMonth,
 		"group_by": "category", "from_period": "2023-01-01", "initiative_id": one}
 	slice := e.durationSlice()
 	for _, r := range runs {
@@ -112,7 +115,7 @@ func runAnalytics(ctx context.Context, e *env) error {
 
 // analyticsScript is an analytics endpoint's transaction as a pgbench script.
 func (e *env) analyticsScript(name string, queries []string, binds map[string]string) (string, error) {
-	s := benchutil.NewScript("tenant_id", "subject", "base", "through", "group_by", "from_period", "initiative_id")
+	s := benchutil.NewScript("tenant_id", "subject", "base", "through", "current_month", "group_by", "from_period", "initiative_id")
 	if err := e.prologue(s); err != nil {
 		return "", err
 	}
@@ -176,8 +179,8 @@ func (e *env) seedAnalytics(ctx context.Context, t benchutil.Tenant) (string, er
 	// running cannot be pruned, so the table ends ~3× its size. Actuals written in their own
 	// transactions (as the API and imports write them) leave it compact: VACUUM FULL stands for
 	// that steady state, ANALYZE for autovacuum after a bulk load.
-	for _, q := range []string{"VACUUM FULL benefit_actual_months, benefit_actual_stats",
-		"VACUUM ANALYZE benefits, benefit_actuals, benefit_actual_months, benefit_actual_stats, initiatives, initiative_costs"} {
+	for _, q := range []string{"VACUUM FULL benefit_actual_months, benefit_actual_stats, benefit_measured_expectations",
+		"VACUUM ANALYZE benefits, benefit_actuals, benefit_actual_months, benefit_actual_stats, benefit_measured_expectations, initiatives, initiative_costs"} {
 		if _, err := e.pool.Exec(ctx, q); err != nil {
 			return "", err
 		}
@@ -188,13 +191,14 @@ func (e *env) seedAnalytics(ctx context.Context, t benchutil.Tenant) (string, er
 }
 
 // checkAnalytics verifies that the rollup and the portfolio rollup equal a
-// fresh GROUP BY of the actuals, that benefit_actual_stats equals a fresh
-// recomputation, and that the API's realised to date is the sum of every stored
+// fresh GROUP BY of the actuals, that benefit_actual_stats and
+// benefit_measured_expectations equal a fresh recomputation, and that the API's realised to date is the sum of every stored
 // actual (Σ over 10,000 benefits of Σ_{m=0..35} (900 + m) = 10,000 × 33,030).
 func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
 	var diff []dbsqlc.AnalyticsRollupCheckRow
 	var statsDiff []dbsqlc.AnalyticsActualStatsCheckRow
 	var portfolioDiff []dbsqlc.AnalyticsPortfolioRollupCheckRow
+	var measuredDiff []dbsqlc.AnalyticsMeasuredCheckRow
 	var stored float64
 	err := db.InTenant(ctx, e.pool, t.ID, func(tx pgx.Tx) error {
 		var err error
@@ -207,6 +211,9 @@ func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
 		if portfolioDiff, err = db.Q.AnalyticsPortfolioRollupCheck(ctx, tx, t.ID); err != nil {
 			return err
 		}
+		if measuredDiff, err = db.Q.AnalyticsMeasuredCheck(ctx, tx, t.ID); err != nil {
+			return err
+		}
 		return tx.QueryRow(ctx, `SELECT coalesce(sum(value), 0)::float8 FROM benefit_actuals`).Scan(&stored)
 	})
 	if err != nil {
@@ -217,6 +224,9 @@ func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
 	}
 	if len(portfolioDiff) > 0 {
 		return fmt.Errorf("benefit_actual_portfolio_months differs from a fresh GROUP BY in %d rows", len(portfolioDiff))
+	}
+	if len(measuredDiff) > 0 {
+		return fmt.Errorf("benefit_measured_expectations differs from a fresh recomputation for %d benefits", len(measuredDiff))
 	}
 	if len(statsDiff) > 0 {
 		return fmt.Errorf("benefit_actual_stats differs from a fresh recomputation for %d benefits", len(statsDiff))

@@ -569,6 +569,85 @@ func (q *Queries) AnalyticsLatestActualsOf(ctx context.Context, db DBTX, arg Ana
 	return items, nil
 }
 
+const analyticsMeasuredCheck = `-- name: AnalyticsMeasuredCheck :many
+WITH plans AS (
+  SELECT p.benefit_id, benefit_period(p.period, b.measurement_frequency) AS period, (array_agg(p.expected ORDER BY p.period))[1] AS expected
+  FROM benefit_plan_entries p JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id
+  WHERE p.tenant_id = $1
+  GROUP BY 1, 2
+), bens AS (
+  SELECT b.id, b.tenant_id, b.measurement_frequency AS frequency,
+         benefit_period(b.expected_start_date, b.measurement_frequency) AS first_period,
+         coalesce(benefit_period(b.expected_end_date, b.measurement_frequency), 'infinity') AS last_period,
+         (date_part('year', b.expected_start_date) * 12 + date_part('month', b.expected_start_date) - 1)::integer
+           / CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END * CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END AS first_month,
+         ((date_part('year', b.expected_end_date) * 12 + date_part('month', b.expected_end_date) - 1)::integer
+           / CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END * CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END) AS last_month,
+         CASE b.measurement_frequency WHEN 'quarterly' THEN 3 ELSE 1 END AS step,
+         round(b.expected_value / CASE b.measurement_frequency WHEN 'quarterly' THEN 4 ELSE 12 END::numeric(40, 38), 16) AS spread,
+         b.id IN (SELECT q.benefit_id FROM benefit_plan_entries q WHERE q.tenant_id = $1) AS planned,
+         (SELECT count(*)::integer FROM benefit_actuals q WHERE q.tenant_id = b.tenant_id AND q.benefit_id = b.id) AS actuals,
+         (SELECT (date_part('year', max(q.period)) * 12 + date_part('month', max(q.period)) - 1)::integer
+          FROM benefit_actuals q WHERE q.tenant_id = b.tenant_id AND q.benefit_id = b.id) AS latest_month,
+         (SELECT (array_agg(q.value ORDER BY q.period DESC))[1] FROM benefit_actuals q WHERE q.tenant_id = b.tenant_id AND q.benefit_id = b.id) AS latest_value
+  FROM benefits b WHERE b.tenant_id = $1
+), fresh AS (
+  SELECT x.id AS benefit_id, x.first_month, x.last_month, x.step, x.spread, x.planned, x.actuals, x.latest_month, x.latest_value,
+         count(a.period)::integer AS measured,
+         count(a.period) FILTER (WHERE a.period BETWEEN x.first_period AND x.last_period)::integer AS inside,
+         coalesce(sum(CASE
+               WHEN a.period IS NULL THEN 0
+               WHEN a.period NOT BETWEEN x.first_period AND x.last_period THEN 0
+               WHEN x.planned THEN coalesce(pl.expected, 0)
+               ELSE x.spread
+             END), 0) AS expected,
+         coalesce(sum(a.value), 0) AS actual
+  FROM bens x
+  LEFT JOIN benefit_actuals a ON a.tenant_id = x.tenant_id AND a.benefit_id = x.id AND benefit_period(a.period, x.frequency) = a.period
+  LEFT JOIN plans pl ON pl.benefit_id = a.benefit_id AND pl.period = a.period
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+)
+SELECT coalesce(m.benefit_id, f.benefit_id) AS benefit_id,
+       (CASE WHEN m.benefit_id IS NULL THEN 'none'
+             ELSE concat_ws(' ', m.first_month, m.last_month, m.step, m.spread, m.planned, m.actuals, m.latest_month, m.latest_value, m.measured, m.inside, m.expected, m.actual) END)::text AS rollup,
+       (CASE WHEN f.benefit_id IS NULL THEN 'none'
+             ELSE concat_ws(' ', f.first_month, f.last_month, f.step, f.spread, f.planned, f.actuals, f.latest_month, f.latest_value, f.measured, f.inside, f.expected, f.actual) END)::text AS fresh
+FROM (SELECT x.tenant_id, x.benefit_id, x.first_month, x.last_month, x.step, x.spread, x.planned, x.actuals, x.latest_month, x.latest_value, x.measured, x.inside, x.expected, x.actual FROM benefit_measured_expectations x WHERE x.tenant_id = $1) m
+FULL JOIN fresh f ON f.benefit_id = m.benefit_id
+WHERE (m.first_month, m.last_month, m.step, m.spread, m.planned, m.actuals, m.latest_month, m.latest_value, m.measured, m.inside, m.expected, m.actual)
+      IS DISTINCT FROM (f.first_month, f.last_month, f.step, f.spread, f.planned, f.actuals, f.latest_month, f.latest_value, f.measured, f.inside, f.expected, f.actual)
+ORDER BY 1
+`
+
+type AnalyticsMeasuredCheckRow struct {
+	BenefitID uuid.UUID
+	Rollup    string
+	Fresh     string
+}
+
+// benefit_measured_expectations next to a fresh recomputation from benefits, their plans and
+// actuals, written apart from the triggers' (a plan's first entry per period by GROUP BY): every
+// benefit where the two differ (empty when the rollup is exact). Used by tests and the benchmark's check.
+func (q *Queries) AnalyticsMeasuredCheck(ctx context.Context, db DBTX, tenantID uuid.UUID) ([]AnalyticsMeasuredCheckRow, error) {
+	rows, err := db.Query(ctx, analyticsMeasuredCheck, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsMeasuredCheckRow{}
+	for rows.Next() {
+		var i AnalyticsMeasuredCheckRow
+		if err := rows.Scan(&i.BenefitID, &i.Rollup, &i.Fresh); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const analyticsMissingActualRates = `-- name: AnalyticsMissingActualRates :many
 SELECT DISTINCT m.currency::text AS currency, m.period
 FROM benefit_actual_months m
@@ -708,6 +787,43 @@ func (q *Queries) AnalyticsPlans(ctx context.Context, db DBTX, arg AnalyticsPlan
 	return items, nil
 }
 
+const analyticsPlansOf = `-- name: AnalyticsPlansOf :many
+SELECT p.tenant_id, p.benefit_id, p.period, p.expected FROM benefit_plan_entries p
+WHERE p.tenant_id = $1 AND p.benefit_id = ANY($2::uuid[])
+ORDER BY p.benefit_id, p.period
+`
+
+type AnalyticsPlansOfParams struct {
+	TenantID   uuid.UUID
+	BenefitIds []uuid.UUID
+}
+
+// The plan entries of the benefits named (those realisation reads one by one).
+func (q *Queries) AnalyticsPlansOf(ctx context.Context, db DBTX, arg AnalyticsPlansOfParams) ([]BenefitPlanEntry, error) {
+	rows, err := db.Query(ctx, analyticsPlansOf, arg.TenantID, arg.BenefitIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []BenefitPlanEntry{}
+	for rows.Next() {
+		var i BenefitPlanEntry
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.BenefitID,
+			&i.Period,
+			&i.Expected,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const analyticsPortfolioRollupCheck = `-- name: AnalyticsPortfolioRollupCheck :many
 SELECT coalesce(p.category, f.category)::text AS category, coalesce(p.currency, f.currency)::text AS currency,
        coalesce(p.period, f.period)::date AS period,
@@ -769,20 +885,22 @@ func (q *Queries) AnalyticsPortfolioRollupCheck(ctx context.Context, db DBTX, te
 const analyticsRealizationBenefits = `-- name: AnalyticsRealizationBenefits :many
 SELECT b.id, b.initiative_id, b.name, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency,
        b.expected_start_date, b.expected_end_date,
-       coalesce(s.actuals, 0)::int AS actuals, coalesce(s.total, 0)::numeric AS actuals_total,
+       (b.unit = 'currency' AND b.currency IS NOT NULL AND b.currency = $1::text
+        AND (s.latest_period IS NULL OR s.latest_period <= $2::date))::boolean AS summed,
+       coalesce(s.actuals, 0)::int AS actuals,
        coalesce(s.latest_period, b.expected_start_date)::date AS latest_period, coalesce(s.latest_value, 0)::numeric AS latest_value,
        coalesce(s.previous_period, b.expected_start_date)::date AS previous_period, coalesce(s.previous_value, 0)::numeric AS previous_value
 FROM benefits b
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 LEFT JOIN benefit_actual_stats s ON s.tenant_id = b.tenant_id AND s.benefit_id = b.id
-WHERE b.tenant_id = $1 AND b.status <> 'cancelled'
-  AND ($2::uuid IS NULL AND i.status <> 'archived' OR i.id = $2::uuid)
+WHERE b.tenant_id = $3 AND b.id = ANY($4::uuid[])
 ORDER BY b.initiative_id, b.id
 `
 
 type AnalyticsRealizationBenefitsParams struct {
-	TenantID     uuid.UUID
-	InitiativeID *uuid.UUID
+	Base       string
+	Through    time.Time
+	TenantID   uuid.UUID
+	BenefitIds []uuid.UUID
 }
 
 type AnalyticsRealizationBenefitsRow struct {
@@ -796,26 +914,27 @@ type AnalyticsRealizationBenefitsRow struct {
 	MeasurementFrequency string
 	ExpectedStartDate    time.Time
 	ExpectedEndDate      *time.Time
+	Summed               bool
 	Actuals              int32
-	ActualsTotal         decimal.Decimal
 	LatestPeriod         time.Time
 	LatestValue          decimal.Decimal
 	PreviousPeriod       time.Time
 	PreviousValue        decimal.Decimal
 }
 
-// The benefits realisation compares (those AnalyticsBenefits lists, only the columns it uses),
-// each with its benefit_actual_stats row (migration 00017, kept exact by triggers; no actual
-// precedes a benefit's first period: filing and redefinition refuse it): the count and Σ of its
-// actuals and its two latest (period, value): the latest when it has an actual, the previous
-// when it has two (not null, for a scan without a pointer per column). One pass over
-// the portfolio instead of the benefits, their summaries and their latest actuals apart. The
-// caller compares a benefit from its count and Σ where those can stand for its actuals
-// (finance.Benefit.CompareSummary) and reads the actuals of the others (AnalyticsActualsOf);
-// the latest pair is the at-risk rule's when the latest actual is through the current month
-// (else AnalyticsLatestActualsOf).
+// The benefits named (AnalyticsRealizationSums' read_ids), only the columns realisation uses, each
+// with summed (already in the sums: the at-risk rule only; else compared in Go from its actuals,
+// AnalyticsActualsOf) and its benefit_actual_stats row (migration 00017): the count and its two
+// latest (period, value): the latest when it has an actual, the previous when it has two (not
+// null); the latest pair is the at-risk rule's when the latest actual is through the current
+// month (else AnalyticsLatestActualsOf).
 func (q *Queries) AnalyticsRealizationBenefits(ctx context.Context, db DBTX, arg AnalyticsRealizationBenefitsParams) ([]AnalyticsRealizationBenefitsRow, error) {
-	rows, err := db.Query(ctx, analyticsRealizationBenefits, arg.TenantID, arg.InitiativeID)
+	rows, err := db.Query(ctx, analyticsRealizationBenefits,
+		arg.Base,
+		arg.Through,
+		arg.TenantID,
+		arg.BenefitIds,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -834,12 +953,114 @@ func (q *Queries) AnalyticsRealizationBenefits(ctx context.Context, db DBTX, arg
 			&i.MeasurementFrequency,
 			&i.ExpectedStartDate,
 			&i.ExpectedEndDate,
+			&i.Summed,
 			&i.Actuals,
-			&i.ActualsTotal,
 			&i.LatestPeriod,
 			&i.LatestValue,
 			&i.PreviousPeriod,
 			&i.PreviousValue,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const analyticsRealizationSums = `-- name: AnalyticsRealizationSums :many
+SELECT b.initiative_id, b.category,
+       count(*) FILTER (WHERE x.summed)::integer AS summed,
+       coalesce(sum(m.expected) FILTER (WHERE x.summed), 0)::numeric AS expected,
+       coalesce(sum(m.actual) FILTER (WHERE x.summed), 0)::numeric AS actual,
+       coalesce(sum(CASE WHEN m.planned THEN (
+             SELECT coalesce(sum(e.expected), 0) FROM (
+               SELECT DISTINCT ON (z.period) z.period, p.expected
+               FROM benefit_plan_entries p CROSS JOIN LATERAL (SELECT benefit_month(p.period) / m.step * m.step AS period) z
+               WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id
+               ORDER BY z.period, p.period) e
+             WHERE e.period BETWEEN m.first_month AND least(m.last_month, $1::integer))
+           ELSE m.spread * x.periods END - m.expected) FILTER (WHERE x.summed), 0)::numeric AS unmeasured,
+       coalesce(sum(m.measured) FILTER (WHERE x.summed), 0)::integer AS measured,
+       coalesce(sum(x.periods + m.measured - m.inside) FILTER (WHERE x.summed), 0)::integer AS periods,
+       coalesce(array_agg(b.id) FILTER (WHERE NOT x.summed AND x.money OR x.at_risk), '{}')::uuid[] AS read_ids
+FROM benefits b
+JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+JOIN benefit_measured_expectations m ON m.tenant_id = b.tenant_id AND m.benefit_id = b.id
+CROSS JOIN LATERAL (
+  SELECT b.unit = 'currency' AND b.currency IS NOT NULL AS money,
+         b.unit = 'currency' AND b.currency = $2::text AND (m.latest_month IS NULL OR m.latest_month <= $1::integer) AS summed,
+         m.actuals >= 2 AND (m.latest_month > $1::integer OR m.planned OR m.latest_value < 0.8 * m.spread) AS at_risk,
+         CASE WHEN least(m.last_month, $1::integer) < m.first_month THEN 0
+              ELSE (least(m.last_month, $1::integer) - m.first_month) / m.step + 1 END AS periods
+) x
+WHERE b.tenant_id = $3 AND b.status <> 'cancelled'
+  AND ($4::uuid IS NULL AND i.status <> 'archived' OR i.id = $4::uuid)
+GROUP BY 1, 2
+ORDER BY 1, 2
+`
+
+type AnalyticsRealizationSumsParams struct {
+	CurrentMonth int32
+	Base         string
+	TenantID     uuid.UUID
+	InitiativeID *uuid.UUID
+}
+
+type AnalyticsRealizationSumsRow struct {
+	InitiativeID uuid.UUID
+	Category     string
+	Summed       int32
+	Expected     decimal.Decimal
+	Actual       decimal.Decimal
+	Unmeasured   decimal.Decimal
+	Measured     int32
+	Periods      int32
+	ReadIds      []uuid.UUID
+}
+
+// One pass over the benefits that count (not cancelled) of the initiatives a realisation covers,
+// per (initiative, category): the like-for-like comparison of its money benefits in the base
+// currency whose actuals all lie through the current month (@through, its first day;
+// @current_month, the same as months since year 0), summed from each one's
+// benefit_measured_expectations row (migration 00039, kept exact by triggers; summed counts
+// them), and read_ids: the benefits to read one by one (AnalyticsRealizationBenefits): the other
+// money benefits (another currency, or an actual after @through: compared in Go from their
+// actuals) and those the at-risk rule may hold for: two actuals or more, and a latest actual
+// under 0.8 × the even spread (what its period expects when it lies inside the benefit's
+// periods; outside it expects 0 and the rule never holds), or a plan, or a latest actual after
+// @through; the rule itself is applied in Go.
+// Per benefit, as finance.Benefit.CompareToDate: its periods to date are those of its grid from
+// its first through its last or the current one, whichever is earlier, plus its actuals outside
+// its periods (expecting 0); expected and actual over the periods with an actual; unmeasured =
+// the plan to date (the even spread times the periods, or the plan's first entry of each period)
+// less expected.
+func (q *Queries) AnalyticsRealizationSums(ctx context.Context, db DBTX, arg AnalyticsRealizationSumsParams) ([]AnalyticsRealizationSumsRow, error) {
+	rows, err := db.Query(ctx, analyticsRealizationSums,
+		arg.CurrentMonth,
+		arg.Base,
+		arg.TenantID,
+		arg.InitiativeID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []AnalyticsRealizationSumsRow{}
+	for rows.Next() {
+		var i AnalyticsRealizationSumsRow
+		if err := rows.Scan(
+			&i.InitiativeID,
+			&i.Category,
+			&i.Summed,
+			&i.Expected,
+			&i.Actual,
+			&i.Unmeasured,
+			&i.Measured,
+			&i.Periods,
+			&i.ReadIds,
 		); err != nil {
 			return nil, err
 		}
@@ -908,6 +1129,17 @@ func (q *Queries) AnalyticsRollupCheck(ctx context.Context, db DBTX, tenantID uu
 		return nil, err
 	}
 	return items, nil
+}
+
+const analyticsStatementTimeout = `-- name: AnalyticsStatementTimeout :exec
+SELECT set_config('statement_timeout', ($1::bigint)::text, true)
+`
+
+// The analysis's deadline for every later statement of the transaction (transaction-local):
+// PostgreSQL cancels a statement that runs past it (57014).
+func (q *Queries) AnalyticsStatementTimeout(ctx context.Context, db DBTX, timeoutMs int64) error {
+	_, err := db.Exec(ctx, analyticsStatementTimeout, timeoutMs)
+	return err
 }
 
 const analyticsTrendBenefits = `-- name: AnalyticsTrendBenefits :many

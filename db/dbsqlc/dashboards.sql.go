@@ -219,6 +219,22 @@ func (q *Queries) DashboardList(ctx context.Context, db DBTX, arg DashboardListP
 	return items, nil
 }
 
+const dashboardOwnerLock = `-- name: DashboardOwnerLock :exec
+SELECT pg_advisory_xact_lock(hashtextextended(format('dashboards/%s/%s', $1::uuid, $2::text), 0))
+`
+
+type DashboardOwnerLockParams struct {
+	TenantID uuid.UUID
+	OwnerID  string
+}
+
+// Serialises the creates of one owner's dashboards until the transaction ends, so the count
+// DashboardCountByOwner reads under it is exact.
+func (q *Queries) DashboardOwnerLock(ctx context.Context, db DBTX, arg DashboardOwnerLockParams) error {
+	_, err := db.Exec(ctx, dashboardOwnerLock, arg.TenantID, arg.OwnerID)
+	return err
+}
+
 const dashboardUpdate = `-- name: DashboardUpdate :one
 UPDATE dashboards SET name = $1, description = $2, visibility = $3, owner_id = $4,
     widgets = $5, updated_at = now()

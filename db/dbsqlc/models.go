@@ -129,6 +129,23 @@ type BenefitActualStat struct {
 	PreviousValue  *decimal.Decimal
 }
 
+type BenefitMeasuredExpectation struct {
+	TenantID    uuid.UUID
+	BenefitID   uuid.UUID
+	FirstMonth  int32
+	LastMonth   *int32
+	Step        int32
+	Spread      decimal.Decimal
+	Planned     bool
+	Actuals     int32
+	LatestMonth *int32
+	LatestValue *decimal.Decimal
+	Measured    int32
+	Inside      int32
+	Expected    decimal.Decimal
+	Actual      decimal.Decimal
+}
+
 type BenefitPlanEntry struct {
 	TenantID  uuid.UUID
 	BenefitID uuid.UUID

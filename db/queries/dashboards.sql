@@ -56,3 +56,8 @@ WHERE s.tenant_id = @tenant_id AND i.status <> 'archived'
   AND s.at_risk_from IS NOT NULL AND s.at_risk_from <= @today::date
 ORDER BY s.at_risk_from, s.id
 LIMIT @top;
+
+-- name: DashboardOwnerLock :exec
+-- Serialises the creates of one owner's dashboards until the transaction ends, so the count
+-- DashboardCountByOwner reads under it is exact.
+SELECT pg_advisory_xact_lock(hashtextextended(format('dashboards/%s/%s', @tenant_id::uuid, @owner_id::text), 0));

@@ -27,40 +27,30 @@ type PeriodValue struct {
 }
 
 // RealizationBenefit is a benefit that counts in totals (not cancelled), as
-// the realization needs it.
+// the realization reads it one by one: a money benefit the group sums leave
+// out (compared here from its actuals), or one the at-risk rule may hold for.
 type RealizationBenefit struct {
 	ID, InitiativeID uuid.UUID
 	Name, Category   string
 	Unit             string
 	// Money: unit currency. Only money benefits enter the expected and
 	// realised sums; every benefit can be at risk (the rule is a ratio).
-	Money   bool
-	Benefit finance.Benefit // its expectation, and its actuals unless Summary stands for them
-	// Summary, when set, summarises its actuals (finance.Benefit.CompareSummary);
-	// Benefit.Actuals are then read only if the summary cannot stand for them.
-	Summary *finance.ActualSummary
-	Latest  []PeriodValue // its latest actuals through the current month, oldest first (at most AtRiskPeriods)
+	Money bool
+	// Summed: already compared in the group sums (GroupSum); only the at-risk
+	// rule applies to it here.
+	Summed  bool
+	Benefit finance.Benefit // its expectation, and its actuals when it is compared here
+	Latest  []PeriodValue   // its latest actuals through the current month, oldest first (at most AtRiskPeriods)
 }
 
-// Compare is the benefit's comparison through current: from its summary
-// where that stands for its actuals, else from the actuals (the same
-// definition, finance.Benefit.CompareToDate).
-func (b RealizationBenefit) Compare(current finance.Month, fx finance.FX) (finance.Comparison, []finance.MissingRate) {
-	if b.Summary != nil {
-		if c, ok := b.Benefit.CompareSummary(*b.Summary, current, fx); ok {
-			return c, nil
-		}
-	}
-	return b.Benefit.CompareToDate(current, fx)
-}
-
-// NeedsActuals reports whether Compare must read the benefit's actuals:
-// none summarised, or a summary that cannot stand for them.
-func (b RealizationBenefit) NeedsActuals(current finance.Month, fx finance.FX) bool {
-	if b.Summary == nil {
-		return true
-	}
-	return !b.Benefit.SummaryStands(*b.Summary, current, fx)
+// GroupSum is the like-for-like comparison of the money benefits of one
+// initiative and category that were compared together (in SQL, from each
+// benefit's measured expectation: the same definition as
+// finance.Benefit.CompareToDate).
+type GroupSum struct {
+	InitiativeID uuid.UUID
+	Category     string
+	finance.Comparison
 }
 
 // Amounts are expected against realised to date of a group of benefits,
@@ -102,8 +92,9 @@ type Realization struct {
 // ComputeRealization compares the money benefits per initiative, per
 // category and in total, like for like through the current month
 // (finance.Benefit.CompareToDate, each period at its rate: the initiative
-// detail's figures), and applies the at-risk rule to every benefit.
-func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, current finance.Month, fx finance.FX) Realization {
+// detail's figures): the group sums as they come, the benefits not summed
+// one by one; and applies the at-risk rule to every benefit given.
+func ComputeRealization(initiatives []uuid.UUID, sums []GroupSum, benefits []RealizationBenefit, current finance.Month, fx finance.FX) Realization {
 	out := Realization{Total: zero(), Initiatives: map[uuid.UUID]Amounts{}}
 	// Sums kept in place (finance.ComparisonSum): three merges per benefit.
 	var total finance.ComparisonSum
@@ -113,28 +104,34 @@ func ComputeRealization(initiatives []uuid.UUID, benefits []RealizationBenefit, 
 	}
 	categories := map[string]*finance.ComparisonSum{}
 	var missing []finance.MissingRate
+	merge := func(initiative uuid.UUID, category string, c finance.Comparison) {
+		total.Merge(c)
+		in, listed := byInitiative[initiative]
+		if !listed {
+			in = new(finance.ComparisonSum)
+			byInitiative[initiative] = in
+		}
+		in.Merge(c)
+		cat, ok := categories[category]
+		if !ok {
+			cat = new(finance.ComparisonSum)
+			categories[category] = cat
+		}
+		cat.Merge(c)
+	}
+	for _, g := range sums {
+		merge(g.InitiativeID, g.Category, g.Comparison)
+	}
 	for _, b := range benefits {
 		if risk, ok := atRisk(b); ok {
 			out.AtRisk = append(out.AtRisk, risk)
 		}
-		if !b.Money {
+		if !b.Money || b.Summed {
 			continue
 		}
-		c, miss := b.Compare(current, fx)
+		c, miss := b.Benefit.CompareToDate(current, fx)
 		missing = append(missing, miss...)
-		total.Merge(c)
-		in, listed := byInitiative[b.InitiativeID]
-		if !listed {
-			in = new(finance.ComparisonSum)
-			byInitiative[b.InitiativeID] = in
-		}
-		in.Merge(c)
-		cat, ok := categories[b.Category]
-		if !ok {
-			cat = new(finance.ComparisonSum)
-			categories[b.Category] = cat
-		}
-		cat.Merge(c)
+		merge(b.InitiativeID, b.Category, c)
 	}
 	out.Total = Amounts{total.Comparison()}
 	for id, in := range byInitiative {

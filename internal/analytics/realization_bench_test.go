@@ -10,32 +10,23 @@ import (
 )
 
 // BenchmarkComputeRealizationPortfolio is the analytics bench's large tenant
-// in memory: 1,000 initiatives × 10 monthly USD benefits × 36 actuals, each
-// benefit compared from its actuals' summary as the API does.
+// in memory: 1,000 initiatives × 3 categories summed in SQL (the 10,000
+// monthly USD benefits' group sums, as the API reads them), none at risk.
 func BenchmarkComputeRealizationPortfolio(b *testing.B) {
-	start, end := ym("2023-01"), ym("2025-12")
-	var bs []RealizationBenefit
+	var sums []GroupSum
 	var ids []uuid.UUID
 	for i := range 1000 {
 		in := uuid.New()
 		ids = append(ids, in)
-		for j := range 10 {
-			fb := finance.Benefit{ExpectedValue: decimal.NewFromInt(int64(12_000 + 120*j)), Frequency: finance.MeasuredMonthly, Start: start, End: &end,
-				Currency: "USD", Actuals: map[finance.Month]decimal.Decimal{}}
-			for m := start; m <= end; m++ {
-				fb.Actuals[m] = decimal.NewFromFloat(950.25 + float64(i%7))
-			}
-			sum := &finance.ActualSummary{Count: len(fb.Actuals), Last: end}
-			for _, v := range fb.Actuals {
-				sum.Total = sum.Total.Add(v)
-			}
-			fb.Actuals = nil
-			bs = append(bs, RealizationBenefit{ID: uuid.New(), InitiativeID: in, Category: "cost_savings", Unit: "currency", Money: true, Benefit: fb, Summary: sum})
+		for _, category := range []string{"cost_savings", "productivity", "revenue_growth"} {
+			c := finance.Comparison{Expected: decimal.NewFromInt(36_000 * 3), Actual: decimal.NewFromFloat(34_209.25 + float64(i%7)),
+				Unmeasured: decimal.Zero, Measured: 108, Periods: 108}
+			sums = append(sums, GroupSum{InitiativeID: in, Category: category, Comparison: c})
 		}
 	}
 	fx := finance.NewRates("USD").FX()
 	for b.Loop() {
-		ComputeRealization(ids, bs, ym("2026-06"), fx)
+		ComputeRealization(ids, sums, nil, ym("2026-06"), fx)
 	}
 }
 

@@ -77,7 +77,7 @@ func dec(v float64) decimal.Decimal { return decimal.NewFromFloat(v) }
 
 func TestComputeRealizationGolden(t *testing.T) {
 	ids, bs, fx := goldenRealization()
-	r := ComputeRealization(ids[:], bs, ym("2026-06"), fx(""))
+	r := ComputeRealization(ids[:], nil, bs, ym("2026-06"), fx(""))
 	check := func(what string, a Amounts, measured, actual, unmeasured, percent float64) {
 		t.Helper()
 		pct := a.RealizationPercent()
@@ -116,7 +116,7 @@ func TestComputeRealizationGolden(t *testing.T) {
 	// Without the EUR rate of 2026-04, B's unmeasured Q2 is unknown: the
 	// unmeasured part of P, the total and revenue_growth is unknown, their
 	// measured part (Q1's rate) is not; Q and the other categories are whole.
-	r = ComputeRealization(ids[:], bs, ym("2026-06"), fx("2026-04"))
+	r = ComputeRealization(ids[:], nil, bs, ym("2026-06"), fx("2026-04"))
 	for _, a := range []Amounts{r.Total, r.Initiatives[ids[0]], r.Categories[2].Amounts} {
 		if !a.UnmeasuredUnknown || a.MeasuredUnknown {
 			t.Errorf("missing rate: %+v", a)
@@ -130,7 +130,7 @@ func TestComputeRealizationGolden(t *testing.T) {
 		t.Errorf("missing %v", r.Missing)
 	}
 	// Without the 2026-01 rate, B's measured Q1 is unknown instead.
-	r = ComputeRealization(ids[:], bs, ym("2026-06"), fx("2026-01"))
+	r = ComputeRealization(ids[:], nil, bs, ym("2026-06"), fx("2026-01"))
 	if !r.Total.MeasuredUnknown || r.Total.UnmeasuredUnknown {
 		t.Errorf("missing measured rate: %+v", r.Total)
 	}

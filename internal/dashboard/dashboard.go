@@ -1,7 +1,7 @@
 // Package dashboard holds the rules of saved dashboards (GET/POST/PUT/DELETE
 // /v1/dashboards): what a dashboard and its widgets may hold, and who may see
 // and write one. The widgets' parameters are the analytics endpoints' query
-// parameters; the API checks them with the same readers as the endpoints.
+// parameters, read into the analytics operations' typed parameters (ReadWidget).
 package dashboard
 
 import (

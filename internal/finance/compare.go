@@ -203,68 +203,6 @@ func sortMissingRates(ms []MissingRate) []MissingRate {
 	return slices.Compact(ms)
 }
 
-// ActualSummary is what a benefit's actuals amount to: how many, their sum
-// (in the benefit's currency) and their first and last periods. First 0
-// means unknown: the caller relies on the rule that no actual precedes a
-// benefit's first period (benefit.CheckActualPeriod, CheckRedefinition).
-type ActualSummary struct {
-	Count       int
-	Total       decimal.Decimal
-	First, Last Month
-}
-
-// CompareSummary is CompareToDate computed from a summary of b's actuals,
-// for a portfolio that cannot read every actual: exactly the same figures
-// when the summary can stand for them, which is when b needs no conversion
-// (its currency is the base), has no plan (the even spread) and every actual
-// lies within its dates and through current. ok is false otherwise: compare
-// from the actuals then.
-func (b Benefit) CompareSummary(s ActualSummary, current Month, fx FX) (c Comparison, ok bool) {
-	periods, ok := b.summaryPeriods(s, current, fx)
-	if !ok {
-		return Comparison{}, false
-	}
-	spread := b.spread()
-	c.Periods, c.Measured = periods, s.Count
-	c.Expected = spread.Mul(decimal.NewFromInt(int64(s.Count)))
-	c.Unmeasured = spread.Mul(decimal.NewFromInt(int64(periods - s.Count)))
-	c.Actual = s.Total
-	if s.Count == 0 {
-		c.Actual = decimal.Zero
-	}
-	return c, true
-}
-
-// SummaryStands reports whether CompareSummary can compare b from s (its ok),
-// without computing the comparison.
-func (b Benefit) SummaryStands(s ActualSummary, current Month, fx FX) bool {
-	_, ok := b.summaryPeriods(s, current, fx)
-	return ok
-}
-
-// summaryPeriods is the number of b's periods through current when s can
-// stand for its actuals (see CompareSummary).
-func (b Benefit) summaryPeriods(s ActualSummary, current Month, fx FX) (periods int, ok bool) {
-	if b.Plan != nil || !(b.Currency == fx.Base || (fx.Base == "" && fx.Rate == nil)) {
-		return 0, false
-	}
-	first, last, open := b.periodRange()
-	end := current
-	if !open {
-		end = min(end, last)
-	}
-	if s.Count > 0 && ((s.First != 0 && s.First < first) || s.Last > end) {
-		return 0, false
-	}
-	if end >= first {
-		periods = (int(end-first))/(12/b.Frequency.periodsPerYear()) + 1
-	}
-	if s.Count > periods {
-		return 0, false // not one actual per period: read them
-	}
-	return periods, true
-}
-
 // ComparisonSum merges comparisons as Comparison.Merge does, exactly, but
 // into sums kept in place: no allocation per term (a portfolio merges each
 // of its benefits into its total, its initiative and its category).
