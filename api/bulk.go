@@ -50,7 +50,7 @@ var bulkResources = map[bulk.Resource]bulkResource{
 		columns: bulk.Columns{"expected_value": bulk.Number, "plan": bulk.Nested}, export: benefitExportColumns},
 	bulk.Stakeholders: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: importStakeholders,
 		export: stakeholderExportColumns},
-	bulk.Initiatives: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: importInitiatives, export: initiativeExportColumns},
+	bulk.Initiatives: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: bulk.ImportInitiatives, export: initiativeExportColumns},
 	bulk.Costs: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: importCosts,
 		columns: bulk.Columns{"amount": bulk.Number}, export: costExportColumns},
 	bulk.Engagements: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: importEngagements,
