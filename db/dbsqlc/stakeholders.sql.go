@@ -558,6 +558,79 @@ func (q *Queries) StakeholderUpdate(ctx context.Context, db DBTX, arg Stakeholde
 	return i, err
 }
 
+const stakeholdersInsert = `-- name: StakeholdersInsert :many
+INSERT INTO stakeholders (tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, at_risk_from)
+SELECT $1, unnest($2::uuid[]), unnest($3::uuid[]), unnest($4::text[]), unnest($5::text[]),
+       NULLIF(unnest($6::text[]), ''), NULLIF(unnest($7::text[]), ''), unnest($8::text[]),
+       unnest($9::text[]), unnest($10::text[]), NULLIF(unnest($11::text[]), '')::date
+RETURNING tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at
+`
+
+type StakeholdersInsertParams struct {
+	TenantID      uuid.UUID
+	Ids           []uuid.UUID
+	InitiativeIds []uuid.UUID
+	Names         []string
+	Emails        []string
+	Roles         []string
+	Departments   []string
+	Influences    []string
+	Interests     []string
+	Notes         []string
+	AtRiskFroms   []string
+}
+
+// Creates stakeholders in one statement (ids chosen by the caller; ” role, department or
+// at_risk_from is none).
+func (q *Queries) StakeholdersInsert(ctx context.Context, db DBTX, arg StakeholdersInsertParams) ([]Stakeholder, error) {
+	rows, err := db.Query(ctx, stakeholdersInsert,
+		arg.TenantID,
+		arg.Ids,
+		arg.InitiativeIds,
+		arg.Names,
+		arg.Emails,
+		arg.Roles,
+		arg.Departments,
+		arg.Influences,
+		arg.Interests,
+		arg.Notes,
+		arg.AtRiskFroms,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Stakeholder{}
+	for rows.Next() {
+		var i Stakeholder
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.InitiativeID,
+			&i.Name,
+			&i.Email,
+			&i.Role,
+			&i.Department,
+			&i.Influence,
+			&i.Interest,
+			&i.Notes,
+			&i.EngagementCount,
+			&i.LastEngagementOn,
+			&i.RecentSentiments,
+			&i.AtRiskFrom,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const stakeholdersRefreshEngagementSummary = `-- name: StakeholdersRefreshEngagementSummary :many
 UPDATE stakeholders s
 SET engagement_count   = e.n,
@@ -587,6 +660,80 @@ type StakeholdersRefreshEngagementSummaryParams struct {
 // stakeholder for the single route, every stakeholder a bulk import logged engagements for.
 func (q *Queries) StakeholdersRefreshEngagementSummary(ctx context.Context, db DBTX, arg StakeholdersRefreshEngagementSummaryParams) ([]Stakeholder, error) {
 	rows, err := db.Query(ctx, stakeholdersRefreshEngagementSummary, arg.TenantID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Stakeholder{}
+	for rows.Next() {
+		var i Stakeholder
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.InitiativeID,
+			&i.Name,
+			&i.Email,
+			&i.Role,
+			&i.Department,
+			&i.Influence,
+			&i.Interest,
+			&i.Notes,
+			&i.EngagementCount,
+			&i.LastEngagementOn,
+			&i.RecentSentiments,
+			&i.AtRiskFrom,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const stakeholdersUpdate = `-- name: StakeholdersUpdate :many
+UPDATE stakeholders s
+SET name = k.name, email = k.email, role = k.role, department = k.department, influence = k.influence,
+    interest = k.interest, notes = k.notes, at_risk_from = k.at_risk_from, updated_at = now()
+FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::text[]) AS name, unnest($4::text[]) AS email,
+             NULLIF(unnest($5::text[]), '') AS role, NULLIF(unnest($6::text[]), '') AS department,
+             unnest($7::text[]) AS influence, unnest($8::text[]) AS interest, unnest($9::text[]) AS notes,
+             NULLIF(unnest($10::text[]), '')::date AS at_risk_from) k
+WHERE s.tenant_id = $1 AND s.id = k.id
+RETURNING s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes, s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at
+`
+
+type StakeholdersUpdateParams struct {
+	TenantID    uuid.UUID
+	Ids         []uuid.UUID
+	Names       []string
+	Emails      []string
+	Roles       []string
+	Departments []string
+	Influences  []string
+	Interests   []string
+	Notes       []string
+	AtRiskFroms []string
+}
+
+// Replaces the fields of stakeholders in one statement.
+func (q *Queries) StakeholdersUpdate(ctx context.Context, db DBTX, arg StakeholdersUpdateParams) ([]Stakeholder, error) {
+	rows, err := db.Query(ctx, stakeholdersUpdate,
+		arg.TenantID,
+		arg.Ids,
+		arg.Names,
+		arg.Emails,
+		arg.Roles,
+		arg.Departments,
+		arg.Influences,
+		arg.Interests,
+		arg.Notes,
+		arg.AtRiskFroms,
+	)
 	if err != nil {
 		return nil, err
 	}
