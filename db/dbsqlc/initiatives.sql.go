@@ -276,6 +276,45 @@ func (q *Queries) InitiativeOwnerHistoryAdd(ctx context.Context, db DBTX, arg In
 	return err
 }
 
+const initiativeOwnersByEmail = `-- name: InitiativeOwnersByEmail :many
+SELECT DISTINCT ON (lower(u.email)) lower(u.email)::text AS email, u.id
+FROM users u
+WHERE u.tenant_id = $1 AND lower(u.email) = ANY ($2::text[])
+ORDER BY lower(u.email), u.created_at
+`
+
+type InitiativeOwnersByEmailParams struct {
+	TenantID uuid.UUID
+	Emails   []string
+}
+
+type InitiativeOwnersByEmailRow struct {
+	Email string
+	ID    uuid.UUID
+}
+
+// The users of the tenant at lower-case e-mail addresses (the earliest when several share one):
+// the owners an integration names by address.
+func (q *Queries) InitiativeOwnersByEmail(ctx context.Context, db DBTX, arg InitiativeOwnersByEmailParams) ([]InitiativeOwnersByEmailRow, error) {
+	rows, err := db.Query(ctx, initiativeOwnersByEmail, arg.TenantID, arg.Emails)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []InitiativeOwnersByEmailRow{}
+	for rows.Next() {
+		var i InitiativeOwnersByEmailRow
+		if err := rows.Scan(&i.Email, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const initiativeReviewDecide = `-- name: InitiativeReviewDecide :exec
 UPDATE initiative_reviews SET decided_at = now(), decision = $1
 WHERE tenant_id = $2 AND initiative_id = $3 AND run_id = $4 AND decided_at IS NULL
@@ -493,6 +532,55 @@ func (q *Queries) InitiativeUpdate(ctx context.Context, db DBTX, arg InitiativeU
 		&i.ExternalID,
 	)
 	return i, err
+}
+
+const initiativesBySource = `-- name: InitiativesBySource :many
+SELECT tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at, source, external_id FROM initiatives
+WHERE tenant_id = $1 AND source = $2 AND external_id = ANY ($3::text[])
+ORDER BY id
+FOR UPDATE
+`
+
+type InitiativesBySourceParams struct {
+	TenantID    uuid.UUID
+	Source      *string
+	ExternalIds []string
+}
+
+// The initiatives an integration wrote, by the source's ids, locked as PUT locks one.
+func (q *Queries) InitiativesBySource(ctx context.Context, db DBTX, arg InitiativesBySourceParams) ([]Initiative, error) {
+	rows, err := db.Query(ctx, initiativesBySource, arg.TenantID, arg.Source, arg.ExternalIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Initiative{}
+	for rows.Next() {
+		var i Initiative
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.Name,
+			&i.Description,
+			&i.Status,
+			&i.Industry,
+			&i.Segment,
+			&i.OwnerID,
+			&i.ExpectedStartDate,
+			&i.ExpectedEndDate,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Source,
+			&i.ExternalID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const projectArchiveByInitiative = `-- name: ProjectArchiveByInitiative :exec

@@ -100,3 +100,18 @@ WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id AND run_id = @ru
 SELECT * FROM initiative_reviews
 WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id
 ORDER BY started_at DESC LIMIT 1;
+
+-- name: InitiativesBySource :many
+-- The initiatives an integration wrote, by the source's ids, locked as PUT locks one.
+SELECT * FROM initiatives
+WHERE tenant_id = @tenant_id AND source = @source AND external_id = ANY (@external_ids::text[])
+ORDER BY id
+FOR UPDATE;
+
+-- name: InitiativeOwnersByEmail :many
+-- The users of the tenant at lower-case e-mail addresses (the earliest when several share one):
+-- the owners an integration names by address.
+SELECT DISTINCT ON (lower(u.email)) lower(u.email)::text AS email, u.id
+FROM users u
+WHERE u.tenant_id = @tenant_id AND lower(u.email) = ANY (@emails::text[])
+ORDER BY lower(u.email), u.created_at;

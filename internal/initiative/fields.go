@@ -27,6 +27,8 @@ type Fields struct {
 	Start, End                                            *time.Time
 	// Has tells which fields were sent (PATCH leaves the others alone).
 	Has map[string]bool
+	// ExternalID is the source's id of a record an integration writes (never read from a body).
+	ExternalID string
 }
 
 var writableFields = []string{"name", "description", "industry", "segment", "owner_id", "expected_start_date", "expected_end_date", "status"}

@@ -47,8 +47,9 @@ func checkDates(in dbsqlc.Initiative) error {
 }
 
 // Create creates initiatives from create bodies: as draft, owned by the
-// owner named or else the actor, within the tenant's limit counted under its
-// create lock. Names must be new (an import sorts out its duplicates first).
+// owner named or else the actor (an integration owns nothing: its records
+// have the owner it names or none), within the tenant's limit counted under
+// its create lock. Names must be new (an import sorts out its duplicates first).
 func Create(ctx context.Context, tx pgx.Tx, actor Actor, items []Fields) ([]Outcome, error) {
 	out := make([]Outcome, len(items))
 	if err := db.Q.InitiativeLockTenantCreates(ctx, tx, actor.TenantID); err != nil {
@@ -58,7 +59,7 @@ func Create(ctx context.Context, tx pgx.Tx, actor Actor, items []Fields) ([]Outc
 	if err != nil {
 		return nil, err
 	}
-	ins := dbsqlc.BulkInitiativesInsertParams{TenantID: actor.TenantID}
+	ins := dbsqlc.BulkInitiativesInsertParams{TenantID: actor.TenantID, Source: actor.Source}
 	var rows []int // item of each inserted name
 	for i, f := range items {
 		if out[i].Err = CheckCreateStatus((*Status)(f.Status)); out[i].Err != nil {
@@ -74,7 +75,11 @@ func Create(ctx context.Context, tx pgx.Tx, actor Actor, items []Fields) ([]Outc
 		rows = append(rows, i)
 		ins.Names, ins.Descriptions = append(ins.Names, next.Name), append(ins.Descriptions, next.Description)
 		ins.Industries, ins.Segments = append(ins.Industries, text(next.Industry)), append(ins.Segments, text(next.Segment))
-		ins.OwnerIds = append(ins.OwnerIds, Owner(f.OwnerID, actor.Subject))
+		owner := Owner(f.OwnerID, actor.Subject)
+		if actor.Source != "" {
+			owner = text(f.OwnerID)
+		}
+		ins.OwnerIds, ins.ExternalIds = append(ins.OwnerIds, owner), append(ins.ExternalIds, f.ExternalID)
 		ins.StartDates, ins.EndDates = append(ins.StartDates, dateText(next.ExpectedStartDate)), append(ins.EndDates, dateText(next.ExpectedEndDate))
 	}
 	if len(rows) == 0 {

@@ -36,6 +36,9 @@ type Actor struct {
 	TenantID uuid.UUID
 	Subject  string
 	Roles    []string
+	// Source is an integration's (integration.Source) when it writes:
+	// its records keep it with their ExternalID.
+	Source string
 }
 
 type who int
