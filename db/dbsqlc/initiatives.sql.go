@@ -673,3 +673,70 @@ func (q *Queries) ProjectListByInitiative(ctx context.Context, db DBTX, arg Proj
 	}
 	return items, nil
 }
+
+const projectsUpsertBySource = `-- name: ProjectsUpsertBySource :many
+WITH input AS (
+    SELECT unnest($1::text[]) AS external_id, unnest($2::text[]) AS name,
+           unnest($3::text[]) AS description, unnest($4::text[]) AS status
+), existing AS (
+    SELECT x.external_id FROM projects x
+    WHERE x.tenant_id = $5 AND x.source = $6 AND x.external_id = ANY($1::text[])
+), up AS (
+    INSERT INTO projects AS t (tenant_id, initiative_id, name, description, status, source, external_id)
+    SELECT $5, $7, i.name, i.description, i.status, $6, i.external_id FROM input i
+    ON CONFLICT (tenant_id, source, external_id) WHERE external_id IS NOT NULL DO UPDATE
+    SET initiative_id = excluded.initiative_id, name = excluded.name, description = excluded.description, status = excluded.status, updated_at = now()
+    WHERE (t.initiative_id, t.name, t.description, t.status) IS DISTINCT FROM (excluded.initiative_id, excluded.name, excluded.description, excluded.status)
+    RETURNING t.external_id
+)
+SELECT i.external_id::text AS external_id,
+       (CASE WHEN i.external_id NOT IN (SELECT external_id FROM up) THEN 'unchanged'
+             WHEN i.external_id IN (SELECT external_id FROM existing) THEN 'updated'
+             ELSE 'created' END)::text AS outcome
+FROM input i
+`
+
+type ProjectsUpsertBySourceParams struct {
+	ExternalIds  []string
+	Names        []string
+	Descriptions []string
+	Statuses     []string
+	TenantID     uuid.UUID
+	Source       *string
+	InitiativeID uuid.UUID
+}
+
+type ProjectsUpsertBySourceRow struct {
+	ExternalID string
+	Outcome    string
+}
+
+// Projects of one initiative an integration writes, by the source's ids, in one statement;
+// outcome: created, updated or unchanged.
+func (q *Queries) ProjectsUpsertBySource(ctx context.Context, db DBTX, arg ProjectsUpsertBySourceParams) ([]ProjectsUpsertBySourceRow, error) {
+	rows, err := db.Query(ctx, projectsUpsertBySource,
+		arg.ExternalIds,
+		arg.Names,
+		arg.Descriptions,
+		arg.Statuses,
+		arg.TenantID,
+		arg.Source,
+		arg.InitiativeID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ProjectsUpsertBySourceRow{}
+	for rows.Next() {
+		var i ProjectsUpsertBySourceRow
+		if err := rows.Scan(&i.ExternalID, &i.Outcome); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -115,3 +115,26 @@ SELECT DISTINCT ON (lower(u.email)) lower(u.email)::text AS email, u.id
 FROM users u
 WHERE u.tenant_id = @tenant_id AND lower(u.email) = ANY (@emails::text[])
 ORDER BY lower(u.email), u.created_at;
+
+-- name: ProjectsUpsertBySource :many
+-- Projects of one initiative an integration writes, by the source's ids, in one statement;
+-- outcome: created, updated or unchanged.
+WITH input AS (
+    SELECT unnest(@external_ids::text[]) AS external_id, unnest(@names::text[]) AS name,
+           unnest(@descriptions::text[]) AS description, unnest(@statuses::text[]) AS status
+), existing AS (
+    SELECT x.external_id FROM projects x
+    WHERE x.tenant_id = @tenant_id AND x.source = @source AND x.external_id = ANY(@external_ids::text[])
+), up AS (
+    INSERT INTO projects AS t (tenant_id, initiative_id, name, description, status, source, external_id)
+    SELECT @tenant_id, @initiative_id, i.name, i.description, i.status, @source, i.external_id FROM input i
+    ON CONFLICT (tenant_id, source, external_id) WHERE external_id IS NOT NULL DO UPDATE
+    SET initiative_id = excluded.initiative_id, name = excluded.name, description = excluded.description, status = excluded.status, updated_at = now()
+    WHERE (t.initiative_id, t.name, t.description, t.status) IS DISTINCT FROM (excluded.initiative_id, excluded.name, excluded.description, excluded.status)
+    RETURNING t.external_id
+)
+SELECT i.external_id::text AS external_id,
+       (CASE WHEN i.external_id NOT IN (SELECT external_id FROM up) THEN 'unchanged'
+             WHEN i.external_id IN (SELECT external_id FROM existing) THEN 'updated'
+             ELSE 'created' END)::text AS outcome
+FROM input i;

@@ -23,6 +23,8 @@ import (
 var (
 	// ErrNameTaken: another initiative of the tenant has the name (case-insensitively).
 	ErrNameTaken = errors.New("an initiative with this name already exists in this tenant (names are unique ignoring case)")
+	// ErrNotFound: no initiative of the tenant has the id.
+	ErrNotFound = errors.New("no such initiative")
 	// ErrEndBeforeStart: the expected dates are the wrong way round.
 	ErrEndBeforeStart = errors.New("expected_end_date must not be before expected_start_date")
 )
@@ -309,6 +311,45 @@ func AddProjects(ctx context.Context, tx pgx.Tx, in dbsqlc.Initiative, items []P
 		if out[i], err = db.Q.ProjectCreate(ctx, tx, dbsqlc.ProjectCreateParams{TenantID: in.TenantID, InitiativeID: in.ID, Name: f.Name, Description: f.Description}); err != nil {
 			return nil, fmt.Errorf("create project: %w", err)
 		}
+	}
+	return out, nil
+}
+
+// SourcedProject is a project as an integration's record gives it.
+type SourcedProject struct {
+	ExternalID, Name, Description string
+}
+
+// UpsertSourcedProjects writes an integration's projects of an initiative
+// (locked; it must exist and be writable) by the source's ids, as active
+// projects (archived with their initiative). It returns each item's
+// outcome: created, updated or unchanged.
+func UpsertSourcedProjects(ctx context.Context, tx pgx.Tx, actor Actor, initiativeID uuid.UUID, items []SourcedProject) ([]string, error) {
+	in, err := db.Q.InitiativeGetForUpdate(ctx, tx, dbsqlc.InitiativeGetForUpdateParams{TenantID: actor.TenantID, ID: initiativeID})
+	if db.IsNotFound(err) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckWritable(Status(in.Status)); err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, nil
+	}
+	p := dbsqlc.ProjectsUpsertBySourceParams{TenantID: actor.TenantID, Source: &actor.Source, InitiativeID: in.ID}
+	for _, it := range items {
+		p.ExternalIds, p.Names = append(p.ExternalIds, it.ExternalID), append(p.Names, it.Name)
+		p.Descriptions, p.Statuses = append(p.Descriptions, it.Description), append(p.Statuses, ProjectActive)
+	}
+	rows, err := db.Q.ProjectsUpsertBySource(ctx, tx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.Outcome
 	}
 	return out, nil
 }

@@ -285,16 +285,9 @@ func noneIfEmpty(s string) *string {
 	return &s
 }
 
-func writeProjects(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, items []provider.Item, c *Counts) error {
-	status, err := db.Q.SyncInitiativeStatus(ctx, tx, dbsqlc.SyncInitiativeStatusParams{TenantID: t.TenantID, ID: t.InitiativeID})
-	if db.IsNotFound(err) || (err == nil && initiative.CheckWritable(initiative.Status(status)) != nil) {
-		return ErrTargetGone
-	}
-	if err != nil {
-		return err
-	}
+func writeProjects(ctx context.Context, tx pgx.Tx, t Target, source string, items []provider.Item, c *Counts) error {
 	items = latest(items, func(it provider.Item) string { return it.ExternalID }, c)
-	p := dbsqlc.SyncUpsertProjectsParams{TenantID: t.TenantID, Source: &source, InitiativeID: t.InitiativeID}
+	var projects []initiative.SourcedProject
 	for _, it := range items {
 		f := it.Project
 		name, err := text("name", f.Name, true, maxNameLen)
@@ -308,20 +301,18 @@ func writeProjects(ctx context.Context, tx dbsqlc.DBTX, t Target, source string,
 		if s := strings.TrimSpace(f.Status); s != "" {
 			desc += " · " + s
 		}
-		p.ExternalIds = append(p.ExternalIds, it.ExternalID)
-		p.Names = append(p.Names, name)
-		p.Descriptions = append(p.Descriptions, truncate(desc, maxShortLen))
-		p.Statuses = append(p.Statuses, "active")
+		projects = append(projects, initiative.SourcedProject{ExternalID: it.ExternalID, Name: name, Description: truncate(desc, maxShortLen)})
 	}
-	if len(p.ExternalIds) == 0 {
-		return nil
+	actor := initiative.Actor{TenantID: t.TenantID, Subject: source, Source: source}
+	outcomes, err := initiative.UpsertSourcedProjects(ctx, tx, actor, t.InitiativeID, projects)
+	if errors.Is(err, initiative.ErrNotFound) || errors.Is(err, initiative.ErrArchived) {
+		return ErrTargetGone
 	}
-	rows, err := db.Q.SyncUpsertProjects(ctx, tx, p)
 	if err != nil {
 		return fmt.Errorf("upsert projects: %w", err)
 	}
-	for _, r := range rows {
-		c.outcome(r.Outcome)
+	for _, o := range outcomes {
+		c.outcome(o)
 	}
 	return nil
 }
