@@ -248,34 +248,6 @@ func (q *Queries) InitiativeLockTenantCreates(ctx context.Context, db DBTX, tena
 	return err
 }
 
-const initiativeOwnerHistoryAdd = `-- name: InitiativeOwnerHistoryAdd :exec
-INSERT INTO initiative_status_history (tenant_id, initiative_id, kind, from_status, to_status, from_owner, to_owner, reason, actor)
-VALUES ($1, $2, 'owner', $3::text, $3::text, $4, $5, $6, $7)
-`
-
-type InitiativeOwnerHistoryAddParams struct {
-	TenantID     uuid.UUID
-	InitiativeID uuid.UUID
-	Status       string
-	FromOwner    *string
-	ToOwner      *string
-	Reason       string
-	Actor        string
-}
-
-func (q *Queries) InitiativeOwnerHistoryAdd(ctx context.Context, db DBTX, arg InitiativeOwnerHistoryAddParams) error {
-	_, err := db.Exec(ctx, initiativeOwnerHistoryAdd,
-		arg.TenantID,
-		arg.InitiativeID,
-		arg.Status,
-		arg.FromOwner,
-		arg.ToOwner,
-		arg.Reason,
-		arg.Actor,
-	)
-	return err
-}
-
 const initiativeOwnersByEmail = `-- name: InitiativeOwnersByEmail :many
 SELECT DISTINCT ON (lower(u.email)) lower(u.email)::text AS email, u.id
 FROM users u
@@ -409,32 +381,6 @@ func (q *Queries) InitiativeReviewStart(ctx context.Context, db DBTX, arg Initia
 	return err
 }
 
-const initiativeStatusHistoryAdd = `-- name: InitiativeStatusHistoryAdd :exec
-INSERT INTO initiative_status_history (tenant_id, initiative_id, from_status, to_status, reason, actor)
-VALUES ($1, $2, $3, $4, $5, $6)
-`
-
-type InitiativeStatusHistoryAddParams struct {
-	TenantID     uuid.UUID
-	InitiativeID uuid.UUID
-	FromStatus   *string
-	ToStatus     string
-	Reason       string
-	Actor        string
-}
-
-func (q *Queries) InitiativeStatusHistoryAdd(ctx context.Context, db DBTX, arg InitiativeStatusHistoryAddParams) error {
-	_, err := db.Exec(ctx, initiativeStatusHistoryAdd,
-		arg.TenantID,
-		arg.InitiativeID,
-		arg.FromStatus,
-		arg.ToStatus,
-		arg.Reason,
-		arg.Actor,
-	)
-	return err
-}
-
 const initiativeStatusHistoryList = `-- name: InitiativeStatusHistoryList :many
 SELECT tenant_id, id, initiative_id, from_status, to_status, reason, actor, created_at, kind, from_owner, to_owner FROM initiative_status_history
 WHERE tenant_id = $1 AND initiative_id = $2
@@ -476,62 +422,6 @@ func (q *Queries) InitiativeStatusHistoryList(ctx context.Context, db DBTX, arg 
 		return nil, err
 	}
 	return items, nil
-}
-
-const initiativeUpdate = `-- name: InitiativeUpdate :one
-UPDATE initiatives
-SET name = $1, description = $2, status = $3, industry = $4,
-    segment = $5, owner_id = $6,
-    expected_start_date = $7, expected_end_date = $8,
-    updated_at = now()
-WHERE tenant_id = $9 AND id = $10
-RETURNING tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at, source, external_id
-`
-
-type InitiativeUpdateParams struct {
-	Name              string
-	Description       string
-	Status            string
-	Industry          *string
-	Segment           *string
-	OwnerID           *string
-	ExpectedStartDate *time.Time
-	ExpectedEndDate   *time.Time
-	TenantID          uuid.UUID
-	ID                uuid.UUID
-}
-
-func (q *Queries) InitiativeUpdate(ctx context.Context, db DBTX, arg InitiativeUpdateParams) (Initiative, error) {
-	row := db.QueryRow(ctx, initiativeUpdate,
-		arg.Name,
-		arg.Description,
-		arg.Status,
-		arg.Industry,
-		arg.Segment,
-		arg.OwnerID,
-		arg.ExpectedStartDate,
-		arg.ExpectedEndDate,
-		arg.TenantID,
-		arg.ID,
-	)
-	var i Initiative
-	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.Name,
-		&i.Description,
-		&i.Status,
-		&i.Industry,
-		&i.Segment,
-		&i.OwnerID,
-		&i.ExpectedStartDate,
-		&i.ExpectedEndDate,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.Source,
-		&i.ExternalID,
-	)
-	return i, err
 }
 
 const initiativesBySource = `-- name: InitiativesBySource :many
@@ -581,21 +471,6 @@ func (q *Queries) InitiativesBySource(ctx context.Context, db DBTX, arg Initiati
 		return nil, err
 	}
 	return items, nil
-}
-
-const projectArchiveByInitiative = `-- name: ProjectArchiveByInitiative :exec
-UPDATE projects SET status = 'archived', updated_at = now()
-WHERE tenant_id = $1 AND initiative_id = $2 AND status <> 'archived'
-`
-
-type ProjectArchiveByInitiativeParams struct {
-	TenantID     uuid.UUID
-	InitiativeID uuid.UUID
-}
-
-func (q *Queries) ProjectArchiveByInitiative(ctx context.Context, db DBTX, arg ProjectArchiveByInitiativeParams) error {
-	_, err := db.Exec(ctx, projectArchiveByInitiative, arg.TenantID, arg.InitiativeID)
-	return err
 }
 
 const projectCreate = `-- name: ProjectCreate :one

@@ -164,22 +164,6 @@ func (q *Queries) StakeholderCount(ctx context.Context, db DBTX, arg Stakeholder
 	return count, err
 }
 
-const stakeholderCountByInitiative = `-- name: StakeholderCountByInitiative :one
-SELECT count(*) FROM stakeholders WHERE tenant_id = $1 AND initiative_id = $2
-`
-
-type StakeholderCountByInitiativeParams struct {
-	TenantID     uuid.UUID
-	InitiativeID uuid.UUID
-}
-
-func (q *Queries) StakeholderCountByInitiative(ctx context.Context, db DBTX, arg StakeholderCountByInitiativeParams) (int64, error) {
-	row := db.QueryRow(ctx, stakeholderCountByInitiative, arg.TenantID, arg.InitiativeID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const stakeholderCreate = `-- name: StakeholderCreate :one
 INSERT INTO stakeholders (tenant_id, initiative_id, name, email, role, department, influence, interest, notes)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -480,62 +464,6 @@ type StakeholderSetAtRiskFromParams struct {
 
 func (q *Queries) StakeholderSetAtRiskFrom(ctx context.Context, db DBTX, arg StakeholderSetAtRiskFromParams) (Stakeholder, error) {
 	row := db.QueryRow(ctx, stakeholderSetAtRiskFrom, arg.AtRiskFrom, arg.TenantID, arg.ID)
-	var i Stakeholder
-	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.InitiativeID,
-		&i.Name,
-		&i.Email,
-		&i.Role,
-		&i.Department,
-		&i.Influence,
-		&i.Interest,
-		&i.Notes,
-		&i.EngagementCount,
-		&i.LastEngagementOn,
-		&i.RecentSentiments,
-		&i.AtRiskFrom,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-	)
-	return i, err
-}
-
-const stakeholderUpdate = `-- name: StakeholderUpdate :one
-UPDATE stakeholders
-SET name = $1, email = $2, role = $3, department = $4,
-    influence = $5, interest = $6, notes = $7, at_risk_from = $8, updated_at = now()
-WHERE tenant_id = $9 AND id = $10
-RETURNING tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at
-`
-
-type StakeholderUpdateParams struct {
-	Name       string
-	Email      string
-	Role       *string
-	Department *string
-	Influence  string
-	Interest   string
-	Notes      string
-	AtRiskFrom *time.Time
-	TenantID   uuid.UUID
-	ID         uuid.UUID
-}
-
-func (q *Queries) StakeholderUpdate(ctx context.Context, db DBTX, arg StakeholderUpdateParams) (Stakeholder, error) {
-	row := db.QueryRow(ctx, stakeholderUpdate,
-		arg.Name,
-		arg.Email,
-		arg.Role,
-		arg.Department,
-		arg.Influence,
-		arg.Interest,
-		arg.Notes,
-		arg.AtRiskFrom,
-		arg.TenantID,
-		arg.ID,
-	)
 	var i Stakeholder
 	err := row.Scan(
 		&i.TenantID,

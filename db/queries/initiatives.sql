@@ -47,23 +47,6 @@ WHERE tenant_id = @tenant_id
   AND (sqlc.narg('status')::text IS NULL AND status <> 'archived' OR status = sqlc.narg('status')::text)
   AND (sqlc.narg('industry')::text IS NULL OR industry = sqlc.narg('industry')::text);
 
--- name: InitiativeUpdate :one
-UPDATE initiatives
-SET name = @name, description = @description, status = @status, industry = sqlc.narg('industry'),
-    segment = sqlc.narg('segment'), owner_id = sqlc.narg('owner_id'),
-    expected_start_date = sqlc.narg('expected_start_date'), expected_end_date = sqlc.narg('expected_end_date'),
-    updated_at = now()
-WHERE tenant_id = @tenant_id AND id = @id
-RETURNING *;
-
--- name: InitiativeStatusHistoryAdd :exec
-INSERT INTO initiative_status_history (tenant_id, initiative_id, from_status, to_status, reason, actor)
-VALUES (@tenant_id, @initiative_id, sqlc.narg('from_status'), @to_status, @reason, @actor);
-
--- name: InitiativeOwnerHistoryAdd :exec
-INSERT INTO initiative_status_history (tenant_id, initiative_id, kind, from_status, to_status, from_owner, to_owner, reason, actor)
-VALUES (@tenant_id, @initiative_id, 'owner', @status::text, @status::text, sqlc.narg('from_owner'), sqlc.narg('to_owner'), @reason, @actor);
-
 -- name: InitiativeStatusHistoryList :many
 SELECT * FROM initiative_status_history
 WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id
@@ -76,10 +59,6 @@ RETURNING *;
 
 -- name: ProjectListByInitiative :many
 SELECT * FROM projects WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id ORDER BY created_at, id;
-
--- name: ProjectArchiveByInitiative :exec
-UPDATE projects SET status = 'archived', updated_at = now()
-WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id AND status <> 'archived';
 
 -- name: InitiativeReviewStart :exec
 -- A replayed start of the same round is a no-op.

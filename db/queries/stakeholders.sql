@@ -1,6 +1,3 @@
--- name: StakeholderCountByInitiative :one
-SELECT count(*) FROM stakeholders WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id;
-
 -- name: StakeholderCreate :one
 INSERT INTO stakeholders (tenant_id, initiative_id, name, email, role, department, influence, interest, notes)
 VALUES (@tenant_id, @initiative_id, @name, @email, sqlc.narg('role'), sqlc.narg('department'), @influence, @interest, @notes)
@@ -60,13 +57,6 @@ WHERE tenant_id = @tenant_id
 
 -- name: StakeholderListByInitiative :many
 SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id ORDER BY lower(name), id;
-
--- name: StakeholderUpdate :one
-UPDATE stakeholders
-SET name = @name, email = @email, role = sqlc.narg('role'), department = sqlc.narg('department'),
-    influence = @influence, interest = @interest, notes = @notes, at_risk_from = sqlc.narg('at_risk_from'), updated_at = now()
-WHERE tenant_id = @tenant_id AND id = @id
-RETURNING *;
 
 -- name: StakeholderSetAtRiskFrom :one
 UPDATE stakeholders SET at_risk_from = sqlc.narg('at_risk_from') WHERE tenant_id = @tenant_id AND id = @id
