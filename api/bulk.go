@@ -48,12 +48,12 @@ var bulkResources = map[bulk.Resource]bulkResource{
 		columns: bulk.Columns{"value": bulk.Number}, export: actualExportColumns},
 	bulk.Benefits: {read: rbac.BenefitsRead, write: rbac.BenefitsWrite, importer: importBenefits,
 		columns: bulk.Columns{"expected_value": bulk.Number, "plan": bulk.Nested}, export: benefitExportColumns},
-	bulk.Stakeholders: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: importStakeholders,
+	bulk.Stakeholders: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: bulk.ImportStakeholders,
 		export: stakeholderExportColumns},
-	bulk.Initiatives: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: importInitiatives, export: initiativeExportColumns},
+	bulk.Initiatives: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: bulk.ImportInitiatives, export: initiativeExportColumns},
 	bulk.Costs: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: importCosts,
 		columns: bulk.Columns{"amount": bulk.Number}, export: costExportColumns},
-	bulk.Engagements: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: importEngagements,
+	bulk.Engagements: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: bulk.ImportEngagements,
 		export: engagementExportColumns},
 }
 

@@ -1,21 +1,16 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"time"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/initiativevalue"
-	"github.com/valuecase/valuecase/internal/input"
-	"github.com/valuecase/valuecase/internal/outbox"
-	"github.com/valuecase/valuecase/internal/validation"
 )
 
 // Limits of section 8 and our own bounds on free text.
@@ -23,35 +18,18 @@ const (
 	maxNameLen            = 200
 	maxDescriptionLen     = 10_000
 	maxShortTextLen       = 100
-	maxReasonLen          = 1_000
 	maxOwnerLen           = 255
 	maxInitiativePageSize = 200
 )
 
 var (
-	statusNames     = validation.Names(initiative.Statuses)
 	initiativeSorts = []string{"created_at", "updated_at", "name", "status", "expected_start_date", "expected_end_date"}
 )
 
-// initiativeJSON is the initiative resource.
-type initiativeJSON struct {
-	ID                string  `json:"id"`
-	Name              string  `json:"name"`
-	Description       string  `json:"description"`
-	Status            string  `json:"status"`
-	Industry          *string `json:"industry"`
-	Segment           *string `json:"segment"`
-	OwnerID           *string `json:"owner_id"`
-	ExpectedStartDate *string `json:"expected_start_date"`
-	ExpectedEndDate   *string `json:"expected_end_date"`
-	CreatedAt         string  `json:"created_at"`
-	UpdatedAt         string  `json:"updated_at"`
-}
-
 // initiativeDetailJSON is the single-record GET: the initiative with its relations.
 type initiativeDetailJSON struct {
-	initiativeJSON
-	Projects     []projectJSON               `json:"projects"`
+	initiative.View
+	Projects     []initiative.ProjectView    `json:"projects"`
 	Stakeholders []initiativeStakeholderJSON `json:"stakeholders"`
 	Metrics      initiativeMetrics           `json:"metrics"`
 	Review       *reviewJSON                 `json:"review"`
@@ -74,16 +52,6 @@ type reviewJSON struct {
 	Decision       *string `json:"decision"`
 }
 
-type projectJSON struct {
-	ID           string `json:"id"`
-	InitiativeID string `json:"initiative_id"`
-	Name         string `json:"name"`
-	Description  string `json:"description"`
-	Status       string `json:"status"`
-	CreatedAt    string `json:"created_at"`
-	UpdatedAt    string `json:"updated_at"`
-}
-
 type statusChangeJSON struct {
 	Kind        string  `json:"kind"` // status, or owner (an owner_id change; the status stays)
 	FromStatus  *string `json:"from_status"`
@@ -95,20 +63,6 @@ type statusChangeJSON struct {
 	CreatedAt   string  `json:"created_at"`
 }
 
-func toInitiativeJSON(in dbsqlc.Initiative) initiativeJSON {
-	return initiativeJSON{
-		ID: in.ID.String(), Name: in.Name, Description: in.Description, Status: in.Status,
-		Industry: in.Industry, Segment: in.Segment, OwnerID: in.OwnerID,
-		ExpectedStartDate: optDate(in.ExpectedStartDate), ExpectedEndDate: optDate(in.ExpectedEndDate),
-		CreatedAt: timestamp(in.CreatedAt), UpdatedAt: timestamp(in.UpdatedAt),
-	}
-}
-
-func toProjectJSON(p dbsqlc.Project) projectJSON {
-	return projectJSON{ID: p.ID.String(), InitiativeID: p.InitiativeID.String(), Name: p.Name, Description: p.Description,
-		Status: p.Status, CreatedAt: timestamp(p.CreatedAt), UpdatedAt: timestamp(p.UpdatedAt)}
-}
-
 func (s *Server) listInitiatives(c *fiber.Ctx) error {
 	q := parseQuery(c)
 	page, size := q.page(maxInitiativePageSize)
@@ -116,7 +70,7 @@ func (s *Server) listInitiatives(c *fiber.Ctx) error {
 	order := q.oneOf("order", "desc", []string{"asc", "desc"})
 	var status, industry *string
 	if v, ok := q.str("status"); ok {
-		v = q.oneOf("status", "", statusNames)
+		v = q.oneOf("status", "", initiative.StatusNames)
 		status = &v
 	}
 	if v, ok := q.str("industry"); ok {
@@ -138,105 +92,42 @@ func (s *Server) listInitiatives(c *fiber.Ctx) error {
 	}
 	return paginate(c, page, size, rows,
 		func(r dbsqlc.InitiativeListRow) int64 { return r.Total },
-		func(r dbsqlc.InitiativeListRow) initiativeJSON { return toInitiativeJSON(r.Initiative) },
+		func(r dbsqlc.InitiativeListRow) initiative.View { return initiative.ViewOf(r.Initiative) },
 		func() (int64, error) {
 			return db.Q.InitiativeCount(ctx, tx(c), dbsqlc.InitiativeCountParams{TenantID: p.TenantID, Status: status, Industry: industry})
 		})
 }
 
-// initiativeFields are the writable fields of create, PUT and PATCH.
-type initiativeFields struct {
-	name, description, industry, segment, ownerID, status *string
-	start, end                                            *time.Time
-	// which fields the body carried (PATCH leaves the others alone)
-	has map[string]bool
-}
-
-var writableInitiativeFields = []string{"name", "description", "industry", "segment", "owner_id", "expected_start_date", "expected_end_date", "status"}
-
-// readOnlyInitiativeFields may be sent back as received from a GET; they are ignored.
-var readOnlyInitiativeFields = []string{"id", "created_at", "updated_at", "projects", "stakeholders", "metrics", "review"}
-
-func readInitiativeFields(c *fiber.Ctx, nameRequired bool) (initiativeFields, error) {
+func (s *Server) createInitiative(c *fiber.Ctx) error {
 	b, err := parseBody(c)
 	if err != nil {
-		return initiativeFields{}, err
+		return err
 	}
-	f := readInitiative(b, nameRequired)
+	f := initiative.Read(b, true)
 	if err := b.Done(); err != nil {
-		return initiativeFields{}, err
-	}
-	return f, nil
-}
-
-// readInitiative reads the writable fields from b (the caller ends with b.done).
-func readInitiative(b *input.Object, nameRequired bool) initiativeFields {
-	f := initiativeFields{has: map[string]bool{}}
-	for _, name := range writableInitiativeFields {
-		f.has[name] = b.Has(name)
-	}
-	f.name = trimmed(b.Text("name", nameRequired || f.has["name"], maxNameLen))
-	f.description = b.Text("description", false, maxDescriptionLen)
-	f.industry = noneIfBlank(b.Text("industry", false, maxShortTextLen))
-	f.segment = noneIfBlank(b.Text("segment", false, maxShortTextLen))
-	f.ownerID = noneIfBlank(b.Text("owner_id", false, maxOwnerLen))
-	f.start = b.Date("expected_start_date")
-	f.end = b.Date("expected_end_date")
-	f.status = b.Enum("status", false, statusNames)
-	b.Ignore(readOnlyInitiativeFields...)
-	return f
-}
-
-func checkDates(start, end *time.Time) error {
-	if start != nil && end != nil && end.Before(*start) {
-		return InvalidParameter("expected_end_date must not be before expected_start_date")
-	}
-	return nil
-}
-
-func (s *Server) createInitiative(c *fiber.Ctx) error {
-	f, err := readInitiativeFields(c, true)
-	if err != nil {
 		return err
 	}
-	if err := initiative.CheckCreateStatus((*initiative.Status)(f.status)); err != nil {
+	out, err := initiative.Create(c.UserContext(), tx(c), initiativeActor(c), []initiative.Fields{f})
+	if err = firstInitiativeError(out, err); err != nil {
 		return err
 	}
-	if err := checkDates(f.start, f.end); err != nil {
-		return err
-	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	if err := db.Q.InitiativeLockTenantCreates(ctx, t, p.TenantID); err != nil {
-		return err
-	}
-	live, err := db.Q.InitiativeCountLive(ctx, t, p.TenantID)
-	if err != nil {
-		return err
-	}
-	if err := initiative.CheckCanCreate(live); err != nil {
-		return initiativeError(err)
-	}
-	in, err := db.Q.InitiativeCreate(ctx, t, dbsqlc.InitiativeCreateParams{
-		TenantID: p.TenantID, Name: *f.name, Description: deref(f.description), Industry: f.industry, Segment: f.segment,
-		OwnerID: new(initiative.Owner(f.ownerID, p.Subject)), ExpectedStartDate: f.start, ExpectedEndDate: f.end,
-	})
-	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
-		return AlreadyExists("an initiative with this name already exists in this tenant (names are unique ignoring case)")
-	}
-	if err != nil {
-		return err
-	}
-	if err := db.Q.InitiativeStatusHistoryAdd(ctx, t, dbsqlc.InitiativeStatusHistoryAddParams{
-		TenantID: p.TenantID, InitiativeID: in.ID, ToStatus: in.Status, Reason: "created", Actor: p.Subject,
-	}); err != nil {
-		return err
-	}
-	body := toInitiativeJSON(in)
-	if _, err := outbox.Write(ctx, t, p.TenantID, outbox.InitiativeCreated, body); err != nil {
-		return err
-	}
+	body := initiative.ViewOf(out[0].Initiative)
 	c.Location("/v1/initiatives/" + body.ID)
 	return c.Status(fiber.StatusCreated).JSON(body)
+}
+
+// initiativeActor is the caller as the initiative rules ask about them.
+func initiativeActor(c *fiber.Ctx) initiative.Actor {
+	p := principal(c)
+	return initiative.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}
+}
+
+// firstInitiativeError is the error of a batch of one: the operation's, else the item's.
+func firstInitiativeError(out []initiative.Outcome, err error) error {
+	if err == nil {
+		err = out[0].Err
+	}
+	return initiativeError(err)
 }
 
 // loadInitiative finds an initiative of the tenant, locked for update when asked.
@@ -258,22 +149,33 @@ func loadInitiative(c *fiber.Ctx, forUpdate bool) (dbsqlc.Initiative, error) {
 	return in, found("initiative", err)
 }
 
-// loadWritableInitiative is loadInitiative for a write: archived is read-only.
-func loadWritableInitiative(c *fiber.Ctx) (dbsqlc.Initiative, error) {
+// loadLockedInitiative is loadInitiative for a write: locked, at the version If-Match names.
+func loadLockedInitiative(c *fiber.Ctx) (dbsqlc.Initiative, error) {
 	in, err := loadInitiative(c, true)
 	if err == nil {
 		err = checkIfMatch(c, in.UpdatedAt)
 	}
-	if err != nil {
-		return in, err
-	}
-	return in, initiativeError(initiative.CheckWritable(initiative.Status(in.Status)))
+	return in, err
 }
 
-// initiativeError maps the 409s of internal/initiative; anything else passes through.
+// initiativeError maps the typed errors of internal/initiative once; anything else passes through.
 func initiativeError(err error) error {
-	if errors.Is(err, initiative.ErrLiveLimit) || errors.Is(err, initiative.ErrProjectLimit) || errors.Is(err, initiative.ErrArchived) {
+	if te, ok := errors.AsType[*initiative.TransitionError](err); ok {
+		if te.Forbidden {
+			return Forbidden("%s", te.Error())
+		}
+		return InvalidState("status", "%s", te.Explain())
+	}
+	if oe, ok := errors.AsType[*initiative.OwnerChangeError](err); ok {
+		return Forbidden("%s", oe.Error())
+	}
+	switch {
+	case errors.Is(err, initiative.ErrLiveLimit), errors.Is(err, initiative.ErrProjectLimit), errors.Is(err, initiative.ErrArchived):
 		return Conflict("%s", err.Error())
+	case errors.Is(err, initiative.ErrNameTaken):
+		return AlreadyExists("%s", err.Error())
+	case errors.Is(err, initiative.ErrEndBeforeStart):
+		return InvalidParameter("%s", err.Error())
 	}
 	return err
 }
@@ -283,17 +185,17 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, tx := c.UserContext(), tx(c)
-	projects, err := db.Q.ProjectListByInitiative(ctx, tx, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	ctx, t := c.UserContext(), tx(c)
+	projects, err := db.Q.ProjectListByInitiative(ctx, t, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err != nil {
 		return err
 	}
-	history, err := db.Q.InitiativeStatusHistoryList(ctx, tx, dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	history, err := db.Q.InitiativeStatusHistoryList(ctx, t, dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err != nil {
 		return err
 	}
 	now := time.Now()
-	rows, err := initiativevalue.Load(ctx, tx, in.TenantID, in.ID, now)
+	rows, err := initiativevalue.Load(ctx, t, in.TenantID, in.ID, now)
 	if err != nil {
 		return err
 	}
@@ -301,23 +203,23 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := initiativeDetailJSON{initiativeJSON: toInitiativeJSON(in), Projects: make([]projectJSON, 0, len(projects))}
+	out := initiativeDetailJSON{View: initiative.ViewOf(in), Projects: make([]initiative.ProjectView, 0, len(projects))}
 	out.setValue(value)
 	statuses := make([]string, len(projects))
 	for i, p := range projects {
-		out.Projects = append(out.Projects, toProjectJSON(p))
+		out.Projects = append(out.Projects, initiative.ProjectViewOf(p))
 		statuses[i] = p.Status
 	}
 	changes := make([]time.Time, 0, len(history))
 	for _, h := range history {
-		if h.Kind == historyStatus { // owner entries change no status
+		if h.Kind == initiative.HistoryStatus { // owner entries change no status
 			changes = append(changes, h.CreatedAt)
 		}
 	}
 	activity := initiative.Measure(statuses, changes, now)
 	out.Metrics.ProjectsTotal, out.Metrics.ProjectsActive = activity.ProjectsTotal, activity.ProjectsActive
 	out.Metrics.StatusChanges, out.Metrics.DaysInCurrentState = activity.StatusChanges, activity.DaysInCurrentState
-	review, err := db.Q.InitiativeReviewLatest(ctx, tx, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	review, err := db.Q.InitiativeReviewLatest(ctx, t, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err == nil {
 		out.Review = &reviewJSON{WorkflowID: review.WorkflowID, StartedAt: timestamp(review.StartedAt), RemindersSent: int(review.RemindersSent),
 			LastReminderAt: optTimestamp(review.LastReminderAt), DecidedAt: optTimestamp(review.DecidedAt), Decision: review.Decision}
@@ -333,122 +235,23 @@ func (s *Server) patchInitiative(c *fiber.Ctx) error   { return s.updateInitiati
 // updateInitiative is PUT (replace: absent optional fields are cleared, an
 // absent status is kept) and PATCH (only the fields sent change; null clears).
 func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
-	f, err := readInitiativeFields(c, replace)
+	b, err := parseBody(c)
 	if err != nil {
 		return err
 	}
-	in, err := loadWritableInitiative(c)
+	f := initiative.Read(b, replace)
+	if err := b.Done(); err != nil {
+		return err
+	}
+	in, err := loadLockedInitiative(c)
 	if err != nil {
 		return err
 	}
-	next := in
-	pick := func(field string, dst **string, v *string) {
-		if replace || f.has[field] {
-			*dst = v
-		}
-	}
-	if f.name != nil {
-		next.Name = *f.name
-	}
-	if replace || f.has["description"] {
-		next.Description = deref(f.description)
-	}
-	pick("industry", &next.Industry, f.industry)
-	pick("segment", &next.Segment, f.segment)
-	pick("owner_id", &next.OwnerID, f.ownerID)
-	if err := authorizeOwnerChange(principal(c), in, next.OwnerID); err != nil {
+	out, err := initiative.Replace(c.UserContext(), tx(c), initiativeActor(c), []initiative.Replacement{{Current: in, Fields: f, Replace: replace}})
+	if err = firstInitiativeError(out, err); err != nil {
 		return err
 	}
-	if replace || f.has["expected_start_date"] {
-		next.ExpectedStartDate = f.start
-	}
-	if replace || f.has["expected_end_date"] {
-		next.ExpectedEndDate = f.end
-	}
-	if err := checkDates(next.ExpectedStartDate, next.ExpectedEndDate); err != nil {
-		return err
-	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	if f.status != nil && *f.status != in.Status {
-		if err := authorizeTransition(principal(c), in, initiative.Status(*f.status)); err != nil {
-			return err
-		}
-		next.Status = *f.status
-	}
-	updated, err := db.Q.InitiativeUpdate(ctx, t, dbsqlc.InitiativeUpdateParams{
-		TenantID: in.TenantID, ID: in.ID, Name: next.Name, Description: next.Description, Status: next.Status,
-		Industry: next.Industry, Segment: next.Segment, OwnerID: next.OwnerID,
-		ExpectedStartDate: next.ExpectedStartDate, ExpectedEndDate: next.ExpectedEndDate,
-	})
-	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
-		return AlreadyExists("an initiative with this name already exists in this tenant (names are unique ignoring case)")
-	}
-	if err != nil {
-		return err
-	}
-	if updated.Status != in.Status {
-		if err := recordStatusChange(ctx, t, p, in.Status, updated, ""); err != nil {
-			return err
-		}
-	}
-	if from, to := deref(in.OwnerID), deref(updated.OwnerID); from != to {
-		if err := db.Q.InitiativeOwnerHistoryAdd(ctx, t, dbsqlc.InitiativeOwnerHistoryAddParams{
-			TenantID: in.TenantID, InitiativeID: in.ID, Status: updated.Status, FromOwner: in.OwnerID, ToOwner: updated.OwnerID,
-			Reason: initiative.OwnerChangeReason(from, to), Actor: p.Subject,
-		}); err != nil {
-			return err
-		}
-	}
-	return sendRecord(c, updated.UpdatedAt, toInitiativeJSON(updated))
-}
-
-// historyStatus and historyOwner are the kinds of status-history entries.
-const (
-	historyStatus = "status"
-	historyOwner  = "owner"
-)
-
-// authorizeOwnerChange refuses (403) an owner_id change the caller may not make (internal/initiative).
-func authorizeOwnerChange(p *Principal, in dbsqlc.Initiative, next *string) error {
-	err := initiative.CheckOwnerChange(deref(in.OwnerID), deref(next), initiative.Actor{Subject: p.Subject, Roles: p.Roles})
-	if oe, ok := errors.AsType[*initiative.OwnerChangeError](err); ok {
-		return Forbidden("%s", oe.Error())
-	}
-	return err
-}
-
-// authorizeTransition refuses a transition that does not exist (422) or that p may not make (403).
-func authorizeTransition(p *Principal, in dbsqlc.Initiative, to initiative.Status) error {
-	err := initiative.CheckTransition(initiative.Status(in.Status), to, deref(in.OwnerID), initiative.Actor{Subject: p.Subject, Roles: p.Roles})
-	var te *initiative.TransitionError
-	if errors.As(err, &te) {
-		if te.Forbidden {
-			return Forbidden("%s", te.Error())
-		}
-		allowed := initiative.Next(initiative.Status(in.Status))
-		return InvalidState("status", "%s; allowed from %s: %v", te.Error(), in.Status, allowed)
-	}
-	return err
-}
-
-// recordStatusChange keeps the history, archives projects with their
-// initiative and emits initiative.status_changed, all in the caller's transaction.
-func recordStatusChange(ctx context.Context, t pgx.Tx, p *Principal, from string, in dbsqlc.Initiative, reason string) error {
-	if err := db.Q.InitiativeStatusHistoryAdd(ctx, t, dbsqlc.InitiativeStatusHistoryAddParams{
-		TenantID: in.TenantID, InitiativeID: in.ID, FromStatus: &from, ToStatus: in.Status, Reason: reason, Actor: p.Subject,
-	}); err != nil {
-		return err
-	}
-	if initiative.ArchivesProjects(initiative.Status(in.Status)) {
-		if err := db.Q.ProjectArchiveByInitiative(ctx, t, dbsqlc.ProjectArchiveByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID}); err != nil {
-			return err
-		}
-	}
-	_, err := outbox.Write(ctx, t, in.TenantID, outbox.InitiativeStatusChanged, initiative.StatusChangedEvent{
-		InitiativeID: in.ID.String(), FromStatus: initiative.Status(from), ToStatus: initiative.Status(in.Status), Reason: reason, Actor: p.Subject,
-		ChangedAt: timestamp(in.UpdatedAt), Initiative: toInitiativeJSON(in),
-	})
-	return err
+	return sendRecord(c, out[0].Initiative.UpdatedAt, initiative.ViewOf(out[0].Initiative))
 }
 
 func (s *Server) changeInitiativeStatus(c *fiber.Ctx) error {
@@ -456,49 +259,33 @@ func (s *Server) changeInitiativeStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	to := b.Enum("status", true, statusNames)
-	reason := b.Text("reason", false, maxReasonLen)
+	r := initiative.ReadStatusRequest(b)
 	if err := b.Done(); err != nil {
 		return err
 	}
-	in, err := loadWritableInitiative(c)
+	in, err := loadLockedInitiative(c)
 	if err != nil {
 		return err
 	}
-	if err := authorizeTransition(principal(c), in, initiative.Status(*to)); err != nil {
+	out, err := initiative.ChangeStatus(c.UserContext(), tx(c), initiativeActor(c), []initiative.StatusChange{{Current: in, To: r.To, Reason: r.Reason}})
+	if err = firstInitiativeError(out, err); err != nil {
 		return err
 	}
-	return s.setStatus(c, in, *to, deref(reason), fiber.StatusOK)
-}
-
-func (s *Server) setStatus(c *fiber.Ctx, in dbsqlc.Initiative, to, reason string, status int) error {
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	from := in.Status
-	in.Status = to
-	updated, err := db.Q.InitiativeUpdate(ctx, t, dbsqlc.InitiativeUpdateParams{
-		TenantID: in.TenantID, ID: in.ID, Name: in.Name, Description: in.Description, Status: in.Status,
-		Industry: in.Industry, Segment: in.Segment, OwnerID: in.OwnerID,
-		ExpectedStartDate: in.ExpectedStartDate, ExpectedEndDate: in.ExpectedEndDate,
-	})
-	if err != nil {
-		return err
-	}
-	if err := recordStatusChange(ctx, t, p, from, updated, reason); err != nil {
-		return err
-	}
-	if status == fiber.StatusNoContent {
-		return c.SendStatus(status)
-	}
-	return c.Status(status).JSON(toInitiativeJSON(updated))
+	return c.JSON(initiative.ViewOf(out[0].Initiative))
 }
 
 // archiveInitiative is DELETE: from any state to archived, projects included.
 func (s *Server) archiveInitiative(c *fiber.Ctx) error {
-	in, err := loadWritableInitiative(c)
+	in, err := loadLockedInitiative(c)
 	if err != nil {
 		return err
 	}
-	return s.setStatus(c, in, string(initiative.Archived), "deleted", fiber.StatusNoContent)
+	out, err := initiative.ChangeStatus(c.UserContext(), tx(c), initiativeActor(c),
+		[]initiative.StatusChange{{Current: in, To: initiative.Archived, Reason: "deleted", Deleting: true}})
+	if err = firstInitiativeError(out, err); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
 }
 
 func (s *Server) initiativeStatusHistory(c *fiber.Ctx) error {
@@ -515,7 +302,7 @@ func (s *Server) initiativeStatusHistory(c *fiber.Ctx) error {
 	}{Data: make([]statusChangeJSON, 0, len(rows))}
 	for _, r := range rows {
 		e := statusChangeJSON{Kind: r.Kind, FromStatus: r.FromStatus, ToStatus: r.ToStatus, Reason: r.Reason, Actor: r.Actor, CreatedAt: timestamp(r.CreatedAt)}
-		if r.Kind == historyOwner {
+		if r.Kind == initiative.HistoryOwner {
 			e.FromOwnerID, e.ToOwnerID = r.FromOwner, r.ToOwner
 		}
 		out.Data = append(out.Data, e)
@@ -533,10 +320,10 @@ func (s *Server) listProjects(c *fiber.Ctx) error {
 		return err
 	}
 	out := struct {
-		Data []projectJSON `json:"data"`
-	}{Data: make([]projectJSON, 0, len(rows))}
+		Data []initiative.ProjectView `json:"data"`
+	}{Data: make([]initiative.ProjectView, 0, len(rows))}
 	for _, r := range rows {
-		out.Data = append(out.Data, toProjectJSON(r))
+		out.Data = append(out.Data, initiative.ProjectViewOf(r))
 	}
 	return c.JSON(out)
 }
@@ -546,26 +333,17 @@ func (s *Server) createProject(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	name := b.Text("name", true, maxNameLen)
-	description := b.Text("description", false, maxDescriptionLen)
+	f := initiative.ReadProject(b)
 	if err := b.Done(); err != nil {
 		return err
 	}
-	in, err := loadWritableInitiative(c)
+	in, err := loadLockedInitiative(c)
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	existing, err := db.Q.ProjectListByInitiative(ctx, t, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	created, err := initiative.AddProjects(c.UserContext(), tx(c), in, []initiative.ProjectFields{f})
 	if err != nil {
-		return err
-	}
-	if err := initiative.CheckCanAddProject(len(existing)); err != nil {
 		return initiativeError(err)
 	}
-	p, err := db.Q.ProjectCreate(ctx, t, dbsqlc.ProjectCreateParams{TenantID: in.TenantID, InitiativeID: in.ID, Name: *name, Description: deref(description)})
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(toProjectJSON(p))
+	return c.Status(fiber.StatusCreated).JSON(initiative.ProjectViewOf(created[0]))
 }

@@ -188,17 +188,19 @@ func (q *Queries) BulkInitiativesHistoryAdd(ctx context.Context, db DBTX, arg Bu
 }
 
 const bulkInitiativesInsert = `-- name: BulkInitiativesInsert :many
-INSERT INTO initiatives (tenant_id, name, description, industry, segment, owner_id, expected_start_date, expected_end_date)
+INSERT INTO initiatives (tenant_id, name, description, industry, segment, owner_id, expected_start_date, expected_end_date, source, external_id)
 SELECT $1, k.name, k.description, NULLIF(k.industry, ''), NULLIF(k.segment, ''), NULLIF(k.owner_id, ''),
-       NULLIF(k.start_date, '')::date, NULLIF(k.end_date, '')::date
-FROM (SELECT unnest($2::text[]) AS name, unnest($3::text[]) AS description, unnest($4::text[]) AS industry,
-             unnest($5::text[]) AS segment, unnest($6::text[]) AS owner_id,
-             unnest($7::text[]) AS start_date, unnest($8::text[]) AS end_date) k
+       NULLIF(k.start_date, '')::date, NULLIF(k.end_date, '')::date, NULLIF($2::text, ''), NULLIF(k.external_id, '')
+FROM (SELECT unnest($3::text[]) AS name, unnest($4::text[]) AS description, unnest($5::text[]) AS industry,
+             unnest($6::text[]) AS segment, unnest($7::text[]) AS owner_id,
+             unnest($8::text[]) AS start_date, unnest($9::text[]) AS end_date,
+             unnest($10::text[]) AS external_id) k
 RETURNING tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at, source, external_id
 `
 
 type BulkInitiativesInsertParams struct {
 	TenantID     uuid.UUID
+	Source       string
 	Names        []string
 	Descriptions []string
 	Industries   []string
@@ -206,13 +208,16 @@ type BulkInitiativesInsertParams struct {
 	OwnerIds     []string
 	StartDates   []string
 	EndDates     []string
+	ExternalIds  []string
 }
 
 // Creates many initiatives in one statement (as draft, the only state a create starts in; ”
-// industry, segment, owner or date is none). The caller pairs the rows returned by lower(name).
+// industry, segment, owner, date, source or external id is none). The caller pairs the rows
+// returned by lower(name).
 func (q *Queries) BulkInitiativesInsert(ctx context.Context, db DBTX, arg BulkInitiativesInsertParams) ([]Initiative, error) {
 	rows, err := db.Query(ctx, bulkInitiativesInsert,
 		arg.TenantID,
+		arg.Source,
 		arg.Names,
 		arg.Descriptions,
 		arg.Industries,
@@ -220,6 +225,7 @@ func (q *Queries) BulkInitiativesInsert(ctx context.Context, db DBTX, arg BulkIn
 		arg.OwnerIds,
 		arg.StartDates,
 		arg.EndDates,
+		arg.ExternalIds,
 	)
 	if err != nil {
 		return nil, err

@@ -248,32 +248,43 @@ func (q *Queries) InitiativeLockTenantCreates(ctx context.Context, db DBTX, tena
 	return err
 }
 
-const initiativeOwnerHistoryAdd = `-- name: InitiativeOwnerHistoryAdd :exec
-INSERT INTO initiative_status_history (tenant_id, initiative_id, kind, from_status, to_status, from_owner, to_owner, reason, actor)
-VALUES ($1, $2, 'owner', $3::text, $3::text, $4, $5, $6, $7)
+const initiativeOwnersByEmail = `-- name: InitiativeOwnersByEmail :many
+SELECT DISTINCT ON (lower(u.email)) lower(u.email)::text AS email, u.id
+FROM users u
+WHERE u.tenant_id = $1 AND lower(u.email) = ANY ($2::text[])
+ORDER BY lower(u.email), u.created_at
 `
 
-type InitiativeOwnerHistoryAddParams struct {
-	TenantID     uuid.UUID
-	InitiativeID uuid.UUID
-	Status       string
-	FromOwner    *string
-	ToOwner      *string
-	Reason       string
-	Actor        string
+type InitiativeOwnersByEmailParams struct {
+	TenantID uuid.UUID
+	Emails   []string
 }
 
-func (q *Queries) InitiativeOwnerHistoryAdd(ctx context.Context, db DBTX, arg InitiativeOwnerHistoryAddParams) error {
-	_, err := db.Exec(ctx, initiativeOwnerHistoryAdd,
-		arg.TenantID,
-		arg.InitiativeID,
-		arg.Status,
-		arg.FromOwner,
-		arg.ToOwner,
-		arg.Reason,
-		arg.Actor,
-	)
-	return err
+type InitiativeOwnersByEmailRow struct {
+	Email string
+	ID    uuid.UUID
+}
+
+// The users of the tenant at lower-case e-mail addresses (the earliest when several share one):
+// the owners an integration names by address.
+func (q *Queries) InitiativeOwnersByEmail(ctx context.Context, db DBTX, arg InitiativeOwnersByEmailParams) ([]InitiativeOwnersByEmailRow, error) {
+	rows, err := db.Query(ctx, initiativeOwnersByEmail, arg.TenantID, arg.Emails)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []InitiativeOwnersByEmailRow{}
+	for rows.Next() {
+		var i InitiativeOwnersByEmailRow
+		if err := rows.Scan(&i.Email, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const initiativeReviewDecide = `-- name: InitiativeReviewDecide :exec
@@ -370,32 +381,6 @@ func (q *Queries) InitiativeReviewStart(ctx context.Context, db DBTX, arg Initia
 	return err
 }
 
-const initiativeStatusHistoryAdd = `-- name: InitiativeStatusHistoryAdd :exec
-INSERT INTO initiative_status_history (tenant_id, initiative_id, from_status, to_status, reason, actor)
-VALUES ($1, $2, $3, $4, $5, $6)
-`
-
-type InitiativeStatusHistoryAddParams struct {
-	TenantID     uuid.UUID
-	InitiativeID uuid.UUID
-	FromStatus   *string
-	ToStatus     string
-	Reason       string
-	Actor        string
-}
-
-func (q *Queries) InitiativeStatusHistoryAdd(ctx context.Context, db DBTX, arg InitiativeStatusHistoryAddParams) error {
-	_, err := db.Exec(ctx, initiativeStatusHistoryAdd,
-		arg.TenantID,
-		arg.InitiativeID,
-		arg.FromStatus,
-		arg.ToStatus,
-		arg.Reason,
-		arg.Actor,
-	)
-	return err
-}
-
 const initiativeStatusHistoryList = `-- name: InitiativeStatusHistoryList :many
 SELECT tenant_id, id, initiative_id, from_status, to_status, reason, actor, created_at, kind, from_owner, to_owner FROM initiative_status_history
 WHERE tenant_id = $1 AND initiative_id = $2
@@ -439,75 +424,53 @@ func (q *Queries) InitiativeStatusHistoryList(ctx context.Context, db DBTX, arg 
 	return items, nil
 }
 
-const initiativeUpdate = `-- name: InitiativeUpdate :one
-UPDATE initiatives
-SET name = $1, description = $2, status = $3, industry = $4,
-    segment = $5, owner_id = $6,
-    expected_start_date = $7, expected_end_date = $8,
-    updated_at = now()
-WHERE tenant_id = $9 AND id = $10
-RETURNING tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at, source, external_id
+const initiativesBySource = `-- name: InitiativesBySource :many
+SELECT tenant_id, id, name, description, status, industry, segment, owner_id, expected_start_date, expected_end_date, created_at, updated_at, source, external_id FROM initiatives
+WHERE tenant_id = $1 AND source = $2 AND external_id = ANY ($3::text[])
+ORDER BY id
+FOR UPDATE
 `
 
-type InitiativeUpdateParams struct {
-	Name              string
-	Description       string
-	Status            string
-	Industry          *string
-	Segment           *string
-	OwnerID           *string
-	ExpectedStartDate *time.Time
-	ExpectedEndDate   *time.Time
-	TenantID          uuid.UUID
-	ID                uuid.UUID
+type InitiativesBySourceParams struct {
+	TenantID    uuid.UUID
+	Source      *string
+	ExternalIds []string
 }
 
-func (q *Queries) InitiativeUpdate(ctx context.Context, db DBTX, arg InitiativeUpdateParams) (Initiative, error) {
-	row := db.QueryRow(ctx, initiativeUpdate,
-		arg.Name,
-		arg.Description,
-		arg.Status,
-		arg.Industry,
-		arg.Segment,
-		arg.OwnerID,
-		arg.ExpectedStartDate,
-		arg.ExpectedEndDate,
-		arg.TenantID,
-		arg.ID,
-	)
-	var i Initiative
-	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.Name,
-		&i.Description,
-		&i.Status,
-		&i.Industry,
-		&i.Segment,
-		&i.OwnerID,
-		&i.ExpectedStartDate,
-		&i.ExpectedEndDate,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.Source,
-		&i.ExternalID,
-	)
-	return i, err
-}
-
-const projectArchiveByInitiative = `-- name: ProjectArchiveByInitiative :exec
-UPDATE projects SET status = 'archived', updated_at = now()
-WHERE tenant_id = $1 AND initiative_id = $2 AND status <> 'archived'
-`
-
-type ProjectArchiveByInitiativeParams struct {
-	TenantID     uuid.UUID
-	InitiativeID uuid.UUID
-}
-
-func (q *Queries) ProjectArchiveByInitiative(ctx context.Context, db DBTX, arg ProjectArchiveByInitiativeParams) error {
-	_, err := db.Exec(ctx, projectArchiveByInitiative, arg.TenantID, arg.InitiativeID)
-	return err
+// The initiatives an integration wrote, by the source's ids, locked as PUT locks one.
+func (q *Queries) InitiativesBySource(ctx context.Context, db DBTX, arg InitiativesBySourceParams) ([]Initiative, error) {
+	rows, err := db.Query(ctx, initiativesBySource, arg.TenantID, arg.Source, arg.ExternalIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Initiative{}
+	for rows.Next() {
+		var i Initiative
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.Name,
+			&i.Description,
+			&i.Status,
+			&i.Industry,
+			&i.Segment,
+			&i.OwnerID,
+			&i.ExpectedStartDate,
+			&i.ExpectedEndDate,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Source,
+			&i.ExternalID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const projectCreate = `-- name: ProjectCreate :one
@@ -576,6 +539,73 @@ func (q *Queries) ProjectListByInitiative(ctx context.Context, db DBTX, arg Proj
 			&i.Source,
 			&i.ExternalID,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const projectsUpsertBySource = `-- name: ProjectsUpsertBySource :many
+WITH input AS (
+    SELECT unnest($1::text[]) AS external_id, unnest($2::text[]) AS name,
+           unnest($3::text[]) AS description, unnest($4::text[]) AS status
+), existing AS (
+    SELECT x.external_id FROM projects x
+    WHERE x.tenant_id = $5 AND x.source = $6 AND x.external_id = ANY($1::text[])
+), up AS (
+    INSERT INTO projects AS t (tenant_id, initiative_id, name, description, status, source, external_id)
+    SELECT $5, $7, i.name, i.description, i.status, $6, i.external_id FROM input i
+    ON CONFLICT (tenant_id, source, external_id) WHERE external_id IS NOT NULL DO UPDATE
+    SET initiative_id = excluded.initiative_id, name = excluded.name, description = excluded.description, status = excluded.status, updated_at = now()
+    WHERE (t.initiative_id, t.name, t.description, t.status) IS DISTINCT FROM (excluded.initiative_id, excluded.name, excluded.description, excluded.status)
+    RETURNING t.external_id
+)
+SELECT i.external_id::text AS external_id,
+       (CASE WHEN i.external_id NOT IN (SELECT external_id FROM up) THEN 'unchanged'
+             WHEN i.external_id IN (SELECT external_id FROM existing) THEN 'updated'
+             ELSE 'created' END)::text AS outcome
+FROM input i
+`
+
+type ProjectsUpsertBySourceParams struct {
+	ExternalIds  []string
+	Names        []string
+	Descriptions []string
+	Statuses     []string
+	TenantID     uuid.UUID
+	Source       *string
+	InitiativeID uuid.UUID
+}
+
+type ProjectsUpsertBySourceRow struct {
+	ExternalID string
+	Outcome    string
+}
+
+// Projects of one initiative an integration writes, by the source's ids, in one statement;
+// outcome: created, updated or unchanged.
+func (q *Queries) ProjectsUpsertBySource(ctx context.Context, db DBTX, arg ProjectsUpsertBySourceParams) ([]ProjectsUpsertBySourceRow, error) {
+	rows, err := db.Query(ctx, projectsUpsertBySource,
+		arg.ExternalIds,
+		arg.Names,
+		arg.Descriptions,
+		arg.Statuses,
+		arg.TenantID,
+		arg.Source,
+		arg.InitiativeID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ProjectsUpsertBySourceRow{}
+	for rows.Next() {
+		var i ProjectsUpsertBySourceRow
+		if err := rows.Scan(&i.ExternalID, &i.Outcome); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

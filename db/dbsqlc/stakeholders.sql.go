@@ -164,22 +164,6 @@ func (q *Queries) StakeholderCount(ctx context.Context, db DBTX, arg Stakeholder
 	return count, err
 }
 
-const stakeholderCountByInitiative = `-- name: StakeholderCountByInitiative :one
-SELECT count(*) FROM stakeholders WHERE tenant_id = $1 AND initiative_id = $2
-`
-
-type StakeholderCountByInitiativeParams struct {
-	TenantID     uuid.UUID
-	InitiativeID uuid.UUID
-}
-
-func (q *Queries) StakeholderCountByInitiative(ctx context.Context, db DBTX, arg StakeholderCountByInitiativeParams) (int64, error) {
-	row := db.QueryRow(ctx, stakeholderCountByInitiative, arg.TenantID, arg.InitiativeID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const stakeholderCreate = `-- name: StakeholderCreate :one
 INSERT INTO stakeholders (tenant_id, initiative_id, name, email, role, department, influence, interest, notes)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -502,60 +486,77 @@ func (q *Queries) StakeholderSetAtRiskFrom(ctx context.Context, db DBTX, arg Sta
 	return i, err
 }
 
-const stakeholderUpdate = `-- name: StakeholderUpdate :one
-UPDATE stakeholders
-SET name = $1, email = $2, role = $3, department = $4,
-    influence = $5, interest = $6, notes = $7, at_risk_from = $8, updated_at = now()
-WHERE tenant_id = $9 AND id = $10
+const stakeholdersInsert = `-- name: StakeholdersInsert :many
+INSERT INTO stakeholders (tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, at_risk_from)
+SELECT $1, unnest($2::uuid[]), unnest($3::uuid[]), unnest($4::text[]), unnest($5::text[]),
+       NULLIF(unnest($6::text[]), ''), NULLIF(unnest($7::text[]), ''), unnest($8::text[]),
+       unnest($9::text[]), unnest($10::text[]), NULLIF(unnest($11::text[]), '')::date
 RETURNING tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at
 `
 
-type StakeholderUpdateParams struct {
-	Name       string
-	Email      string
-	Role       *string
-	Department *string
-	Influence  string
-	Interest   string
-	Notes      string
-	AtRiskFrom *time.Time
-	TenantID   uuid.UUID
-	ID         uuid.UUID
+type StakeholdersInsertParams struct {
+	TenantID      uuid.UUID
+	Ids           []uuid.UUID
+	InitiativeIds []uuid.UUID
+	Names         []string
+	Emails        []string
+	Roles         []string
+	Departments   []string
+	Influences    []string
+	Interests     []string
+	Notes         []string
+	AtRiskFroms   []string
 }
 
-func (q *Queries) StakeholderUpdate(ctx context.Context, db DBTX, arg StakeholderUpdateParams) (Stakeholder, error) {
-	row := db.QueryRow(ctx, stakeholderUpdate,
-		arg.Name,
-		arg.Email,
-		arg.Role,
-		arg.Department,
-		arg.Influence,
-		arg.Interest,
-		arg.Notes,
-		arg.AtRiskFrom,
+// Creates stakeholders in one statement (ids chosen by the caller; ” role, department or
+// at_risk_from is none).
+func (q *Queries) StakeholdersInsert(ctx context.Context, db DBTX, arg StakeholdersInsertParams) ([]Stakeholder, error) {
+	rows, err := db.Query(ctx, stakeholdersInsert,
 		arg.TenantID,
-		arg.ID,
+		arg.Ids,
+		arg.InitiativeIds,
+		arg.Names,
+		arg.Emails,
+		arg.Roles,
+		arg.Departments,
+		arg.Influences,
+		arg.Interests,
+		arg.Notes,
+		arg.AtRiskFroms,
 	)
-	var i Stakeholder
-	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.InitiativeID,
-		&i.Name,
-		&i.Email,
-		&i.Role,
-		&i.Department,
-		&i.Influence,
-		&i.Interest,
-		&i.Notes,
-		&i.EngagementCount,
-		&i.LastEngagementOn,
-		&i.RecentSentiments,
-		&i.AtRiskFrom,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-	)
-	return i, err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Stakeholder{}
+	for rows.Next() {
+		var i Stakeholder
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.InitiativeID,
+			&i.Name,
+			&i.Email,
+			&i.Role,
+			&i.Department,
+			&i.Influence,
+			&i.Interest,
+			&i.Notes,
+			&i.EngagementCount,
+			&i.LastEngagementOn,
+			&i.RecentSentiments,
+			&i.AtRiskFrom,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const stakeholdersRefreshEngagementSummary = `-- name: StakeholdersRefreshEngagementSummary :many
@@ -587,6 +588,80 @@ type StakeholdersRefreshEngagementSummaryParams struct {
 // stakeholder for the single route, every stakeholder a bulk import logged engagements for.
 func (q *Queries) StakeholdersRefreshEngagementSummary(ctx context.Context, db DBTX, arg StakeholdersRefreshEngagementSummaryParams) ([]Stakeholder, error) {
 	rows, err := db.Query(ctx, stakeholdersRefreshEngagementSummary, arg.TenantID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []Stakeholder{}
+	for rows.Next() {
+		var i Stakeholder
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.InitiativeID,
+			&i.Name,
+			&i.Email,
+			&i.Role,
+			&i.Department,
+			&i.Influence,
+			&i.Interest,
+			&i.Notes,
+			&i.EngagementCount,
+			&i.LastEngagementOn,
+			&i.RecentSentiments,
+			&i.AtRiskFrom,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const stakeholdersUpdate = `-- name: StakeholdersUpdate :many
+UPDATE stakeholders s
+SET name = k.name, email = k.email, role = k.role, department = k.department, influence = k.influence,
+    interest = k.interest, notes = k.notes, at_risk_from = k.at_risk_from, updated_at = now()
+FROM (SELECT unnest($2::uuid[]) AS id, unnest($3::text[]) AS name, unnest($4::text[]) AS email,
+             NULLIF(unnest($5::text[]), '') AS role, NULLIF(unnest($6::text[]), '') AS department,
+             unnest($7::text[]) AS influence, unnest($8::text[]) AS interest, unnest($9::text[]) AS notes,
+             NULLIF(unnest($10::text[]), '')::date AS at_risk_from) k
+WHERE s.tenant_id = $1 AND s.id = k.id
+RETURNING s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes, s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at
+`
+
+type StakeholdersUpdateParams struct {
+	TenantID    uuid.UUID
+	Ids         []uuid.UUID
+	Names       []string
+	Emails      []string
+	Roles       []string
+	Departments []string
+	Influences  []string
+	Interests   []string
+	Notes       []string
+	AtRiskFroms []string
+}
+
+// Replaces the fields of stakeholders in one statement.
+func (q *Queries) StakeholdersUpdate(ctx context.Context, db DBTX, arg StakeholdersUpdateParams) ([]Stakeholder, error) {
+	rows, err := db.Query(ctx, stakeholdersUpdate,
+		arg.TenantID,
+		arg.Ids,
+		arg.Names,
+		arg.Emails,
+		arg.Roles,
+		arg.Departments,
+		arg.Influences,
+		arg.Interests,
+		arg.Notes,
+		arg.AtRiskFroms,
+	)
 	if err != nil {
 		return nil, err
 	}

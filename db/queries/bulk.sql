@@ -135,25 +135,6 @@ JOIN (SELECT unnest(@initiative_ids::uuid[]) AS initiative_id, unnest(@emails::t
 WHERE s.tenant_id = @tenant_id
 FOR UPDATE OF s;
 
--- name: BulkStakeholdersInsert :exec
--- Creates many stakeholders in one statement (ids chosen by the caller; '' role, department or
--- at_risk_from is none).
-INSERT INTO stakeholders (tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, at_risk_from)
-SELECT @tenant_id, unnest(@ids::uuid[]), unnest(@initiative_ids::uuid[]), unnest(@names::text[]), unnest(@emails::text[]),
-       NULLIF(unnest(@roles::text[]), ''), NULLIF(unnest(@departments::text[]), ''), unnest(@influences::text[]),
-       unnest(@interests::text[]), unnest(@notes::text[]), NULLIF(unnest(@at_risk_froms::text[]), '')::date;
-
--- name: BulkStakeholdersUpdate :exec
--- Replaces the fields of many stakeholders in one statement, as PUT /v1/stakeholders/{id} does.
-UPDATE stakeholders s
-SET name = k.name, email = k.email, role = k.role, department = k.department, influence = k.influence,
-    interest = k.interest, notes = k.notes, at_risk_from = k.at_risk_from, updated_at = now()
-FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@names::text[]) AS name, unnest(@emails::text[]) AS email,
-             NULLIF(unnest(@roles::text[]), '') AS role, NULLIF(unnest(@departments::text[]), '') AS department,
-             unnest(@influences::text[]) AS influence, unnest(@interests::text[]) AS interest, unnest(@notes::text[]) AS notes,
-             NULLIF(unnest(@at_risk_froms::text[]), '')::date AS at_risk_from) k
-WHERE s.tenant_id = @tenant_id AND s.id = k.id;
-
 -- name: BulkStakeholdersExport :many
 -- Every stakeholder of the tenant, in a stable order, a page at a time (keyset on initiative and id).
 SELECT s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes

@@ -11,13 +11,15 @@ FOR UPDATE OF i;
 
 -- name: BulkInitiativesInsert :many
 -- Creates many initiatives in one statement (as draft, the only state a create starts in; ''
--- industry, segment, owner or date is none). The caller pairs the rows returned by lower(name).
-INSERT INTO initiatives (tenant_id, name, description, industry, segment, owner_id, expected_start_date, expected_end_date)
+-- industry, segment, owner, date, source or external id is none). The caller pairs the rows
+-- returned by lower(name).
+INSERT INTO initiatives (tenant_id, name, description, industry, segment, owner_id, expected_start_date, expected_end_date, source, external_id)
 SELECT @tenant_id, k.name, k.description, NULLIF(k.industry, ''), NULLIF(k.segment, ''), NULLIF(k.owner_id, ''),
-       NULLIF(k.start_date, '')::date, NULLIF(k.end_date, '')::date
+       NULLIF(k.start_date, '')::date, NULLIF(k.end_date, '')::date, NULLIF(@source::text, ''), NULLIF(k.external_id, '')
 FROM (SELECT unnest(@names::text[]) AS name, unnest(@descriptions::text[]) AS description, unnest(@industries::text[]) AS industry,
              unnest(@segments::text[]) AS segment, unnest(@owner_ids::text[]) AS owner_id,
-             unnest(@start_dates::text[]) AS start_date, unnest(@end_dates::text[]) AS end_date) k
+             unnest(@start_dates::text[]) AS start_date, unnest(@end_dates::text[]) AS end_date,
+             unnest(@external_ids::text[]) AS external_id) k
 RETURNING *;
 
 -- name: BulkInitiativesUpdate :many

@@ -47,23 +47,6 @@ WHERE tenant_id = @tenant_id
   AND (sqlc.narg('status')::text IS NULL AND status <> 'archived' OR status = sqlc.narg('status')::text)
   AND (sqlc.narg('industry')::text IS NULL OR industry = sqlc.narg('industry')::text);
 
--- name: InitiativeUpdate :one
-UPDATE initiatives
-SET name = @name, description = @description, status = @status, industry = sqlc.narg('industry'),
-    segment = sqlc.narg('segment'), owner_id = sqlc.narg('owner_id'),
-    expected_start_date = sqlc.narg('expected_start_date'), expected_end_date = sqlc.narg('expected_end_date'),
-    updated_at = now()
-WHERE tenant_id = @tenant_id AND id = @id
-RETURNING *;
-
--- name: InitiativeStatusHistoryAdd :exec
-INSERT INTO initiative_status_history (tenant_id, initiative_id, from_status, to_status, reason, actor)
-VALUES (@tenant_id, @initiative_id, sqlc.narg('from_status'), @to_status, @reason, @actor);
-
--- name: InitiativeOwnerHistoryAdd :exec
-INSERT INTO initiative_status_history (tenant_id, initiative_id, kind, from_status, to_status, from_owner, to_owner, reason, actor)
-VALUES (@tenant_id, @initiative_id, 'owner', @status::text, @status::text, sqlc.narg('from_owner'), sqlc.narg('to_owner'), @reason, @actor);
-
 -- name: InitiativeStatusHistoryList :many
 SELECT * FROM initiative_status_history
 WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id
@@ -76,10 +59,6 @@ RETURNING *;
 
 -- name: ProjectListByInitiative :many
 SELECT * FROM projects WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id ORDER BY created_at, id;
-
--- name: ProjectArchiveByInitiative :exec
-UPDATE projects SET status = 'archived', updated_at = now()
-WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id AND status <> 'archived';
 
 -- name: InitiativeReviewStart :exec
 -- A replayed start of the same round is a no-op.
@@ -100,3 +79,41 @@ WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id AND run_id = @ru
 SELECT * FROM initiative_reviews
 WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id
 ORDER BY started_at DESC LIMIT 1;
+
+-- name: InitiativesBySource :many
+-- The initiatives an integration wrote, by the source's ids, locked as PUT locks one.
+SELECT * FROM initiatives
+WHERE tenant_id = @tenant_id AND source = @source AND external_id = ANY (@external_ids::text[])
+ORDER BY id
+FOR UPDATE;
+
+-- name: InitiativeOwnersByEmail :many
+-- The users of the tenant at lower-case e-mail addresses (the earliest when several share one):
+-- the owners an integration names by address.
+SELECT DISTINCT ON (lower(u.email)) lower(u.email)::text AS email, u.id
+FROM users u
+WHERE u.tenant_id = @tenant_id AND lower(u.email) = ANY (@emails::text[])
+ORDER BY lower(u.email), u.created_at;
+
+-- name: ProjectsUpsertBySource :many
+-- Projects of one initiative an integration writes, by the source's ids, in one statement;
+-- outcome: created, updated or unchanged.
+WITH input AS (
+    SELECT unnest(@external_ids::text[]) AS external_id, unnest(@names::text[]) AS name,
+           unnest(@descriptions::text[]) AS description, unnest(@statuses::text[]) AS status
+), existing AS (
+    SELECT x.external_id FROM projects x
+    WHERE x.tenant_id = @tenant_id AND x.source = @source AND x.external_id = ANY(@external_ids::text[])
+), up AS (
+    INSERT INTO projects AS t (tenant_id, initiative_id, name, description, status, source, external_id)
+    SELECT @tenant_id, @initiative_id, i.name, i.description, i.status, @source, i.external_id FROM input i
+    ON CONFLICT (tenant_id, source, external_id) WHERE external_id IS NOT NULL DO UPDATE
+    SET initiative_id = excluded.initiative_id, name = excluded.name, description = excluded.description, status = excluded.status, updated_at = now()
+    WHERE (t.initiative_id, t.name, t.description, t.status) IS DISTINCT FROM (excluded.initiative_id, excluded.name, excluded.description, excluded.status)
+    RETURNING t.external_id
+)
+SELECT i.external_id::text AS external_id,
+       (CASE WHEN i.external_id NOT IN (SELECT external_id FROM up) THEN 'unchanged'
+             WHEN i.external_id IN (SELECT external_id FROM existing) THEN 'updated'
+             ELSE 'created' END)::text AS outcome
+FROM input i;

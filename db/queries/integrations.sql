@@ -131,76 +131,12 @@ UPDATE integration_syncs SET status = @status, error = sqlc.narg('error'), next_
 WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running')
 RETURNING *;
 
--- name: SyncUpsertInitiatives :many
--- One page of initiatives in one statement. A name used by another initiative of the tenant
--- (names are unique per tenant) is reported as name_taken and skipped; archived initiatives are
--- read-only and stay unchanged. owner_id is set from the owner's e-mail when a user of the tenant
--- has it. outcome: created, updated, unchanged or name_taken.
-WITH input AS (
-    SELECT unnest(@external_ids::text[]) AS external_id, unnest(@names::text[]) AS name,
-           unnest(@descriptions::text[]) AS description, unnest(@industries::text[]) AS industry,
-           unnest(@segments::text[]) AS segment, unnest(@owner_emails::text[]) AS owner_email
-), existing AS (
-    SELECT x.external_id FROM initiatives x
-    WHERE x.tenant_id = @tenant_id AND x.source = @source AND x.external_id = ANY(@external_ids::text[])
-), taken AS (
-    SELECT i.external_id FROM input i
-    JOIN initiatives x ON x.tenant_id = @tenant_id AND lower(x.name) = lower(i.name)
-    WHERE x.source IS DISTINCT FROM @source OR x.external_id IS DISTINCT FROM i.external_id
-), up AS (
-    INSERT INTO initiatives AS t (tenant_id, name, description, industry, segment, owner_id, source, external_id)
-    SELECT @tenant_id, i.name, i.description, nullif(i.industry, ''), nullif(i.segment, ''),
-           (SELECT u.id::text FROM users u WHERE u.tenant_id = @tenant_id AND i.owner_email <> '' AND lower(u.email) = lower(i.owner_email)
-            ORDER BY u.created_at LIMIT 1),
-           @source, i.external_id
-    FROM input i WHERE i.external_id NOT IN (SELECT external_id FROM taken)
-    ON CONFLICT (tenant_id, source, external_id) WHERE external_id IS NOT NULL DO UPDATE
-    SET name = excluded.name, description = excluded.description, industry = excluded.industry, segment = excluded.segment,
-        owner_id = coalesce(excluded.owner_id, t.owner_id), updated_at = now()
-    WHERE t.status <> 'archived'
-      AND (t.name, t.description, t.industry, t.segment, t.owner_id) IS DISTINCT FROM
-          (excluded.name, excluded.description, excluded.industry, excluded.segment, coalesce(excluded.owner_id, t.owner_id))
-    RETURNING t.external_id
-)
-SELECT i.external_id::text AS external_id,
-       (CASE WHEN i.external_id IN (SELECT external_id FROM taken) THEN 'name_taken'
-             WHEN i.external_id NOT IN (SELECT external_id FROM up) THEN 'unchanged'
-             WHEN i.external_id IN (SELECT external_id FROM existing) THEN 'updated'
-             ELSE 'created' END)::text AS outcome
-FROM input i;
-
--- name: SyncUpsertProjects :many
--- One page of projects of one initiative in one statement; outcome: created, updated or unchanged.
-WITH input AS (
-    SELECT unnest(@external_ids::text[]) AS external_id, unnest(@names::text[]) AS name,
-           unnest(@descriptions::text[]) AS description, unnest(@statuses::text[]) AS status
-), existing AS (
-    SELECT x.external_id FROM projects x
-    WHERE x.tenant_id = @tenant_id AND x.source = @source AND x.external_id = ANY(@external_ids::text[])
-), up AS (
-    INSERT INTO projects AS t (tenant_id, initiative_id, name, description, status, source, external_id)
-    SELECT @tenant_id, @initiative_id, i.name, i.description, i.status, @source, i.external_id FROM input i
-    ON CONFLICT (tenant_id, source, external_id) WHERE external_id IS NOT NULL DO UPDATE
-    SET initiative_id = excluded.initiative_id, name = excluded.name, description = excluded.description, status = excluded.status, updated_at = now()
-    WHERE (t.initiative_id, t.name, t.description, t.status) IS DISTINCT FROM (excluded.initiative_id, excluded.name, excluded.description, excluded.status)
-    RETURNING t.external_id
-)
-SELECT i.external_id::text AS external_id,
-       (CASE WHEN i.external_id NOT IN (SELECT external_id FROM up) THEN 'unchanged'
-             WHEN i.external_id IN (SELECT external_id FROM existing) THEN 'updated'
-             ELSE 'created' END)::text AS outcome
-FROM input i;
-
 -- name: SyncBenefitsByKey :many
 -- The benefits a feed page names, by id or external_key.
 SELECT b.id, b.external_key, b.measurement_frequency, b.expected_start_date, i.status AS initiative_status
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE b.tenant_id = @tenant_id AND (b.id::text = ANY(@keys::text[]) OR b.external_key = ANY(@keys::text[]));
-
--- name: SyncInitiativeStatus :one
--- The status of the initiative a jira integration maps its epics to.
-SELECT status FROM initiatives WHERE tenant_id = @tenant_id AND id = @id;
 
 -- name: SyncUpsertActuals :many
 -- One page of actuals in one statement: one value per benefit and period, as the API files them;

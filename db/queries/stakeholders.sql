@@ -1,6 +1,3 @@
--- name: StakeholderCountByInitiative :one
-SELECT count(*) FROM stakeholders WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id;
-
 -- name: StakeholderCreate :one
 INSERT INTO stakeholders (tenant_id, initiative_id, name, email, role, department, influence, interest, notes)
 VALUES (@tenant_id, @initiative_id, @name, @email, sqlc.narg('role'), sqlc.narg('department'), @influence, @interest, @notes)
@@ -61,13 +58,6 @@ WHERE tenant_id = @tenant_id
 -- name: StakeholderListByInitiative :many
 SELECT * FROM stakeholders WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id ORDER BY lower(name), id;
 
--- name: StakeholderUpdate :one
-UPDATE stakeholders
-SET name = @name, email = @email, role = sqlc.narg('role'), department = sqlc.narg('department'),
-    influence = @influence, interest = @interest, notes = @notes, at_risk_from = sqlc.narg('at_risk_from'), updated_at = now()
-WHERE tenant_id = @tenant_id AND id = @id
-RETURNING *;
-
 -- name: StakeholderSetAtRiskFrom :one
 UPDATE stakeholders SET at_risk_from = sqlc.narg('at_risk_from') WHERE tenant_id = @tenant_id AND id = @id
 RETURNING *;
@@ -110,3 +100,24 @@ LIMIT @page_limit OFFSET @page_offset;
 
 -- name: EngagementCount :one
 SELECT count(*) FROM stakeholder_engagements WHERE tenant_id = @tenant_id AND stakeholder_id = @stakeholder_id;
+
+-- name: StakeholdersInsert :many
+-- Creates stakeholders in one statement (ids chosen by the caller; '' role, department or
+-- at_risk_from is none).
+INSERT INTO stakeholders (tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, at_risk_from)
+SELECT @tenant_id, unnest(@ids::uuid[]), unnest(@initiative_ids::uuid[]), unnest(@names::text[]), unnest(@emails::text[]),
+       NULLIF(unnest(@roles::text[]), ''), NULLIF(unnest(@departments::text[]), ''), unnest(@influences::text[]),
+       unnest(@interests::text[]), unnest(@notes::text[]), NULLIF(unnest(@at_risk_froms::text[]), '')::date
+RETURNING *;
+
+-- name: StakeholdersUpdate :many
+-- Replaces the fields of stakeholders in one statement.
+UPDATE stakeholders s
+SET name = k.name, email = k.email, role = k.role, department = k.department, influence = k.influence,
+    interest = k.interest, notes = k.notes, at_risk_from = k.at_risk_from, updated_at = now()
+FROM (SELECT unnest(@ids::uuid[]) AS id, unnest(@names::text[]) AS name, unnest(@emails::text[]) AS email,
+             NULLIF(unnest(@roles::text[]), '') AS role, NULLIF(unnest(@departments::text[]), '') AS department,
+             unnest(@influences::text[]) AS influence, unnest(@interests::text[]) AS interest, unnest(@notes::text[]) AS notes,
+             NULLIF(unnest(@at_risk_froms::text[]), '')::date AS at_risk_from) k
+WHERE s.tenant_id = @tenant_id AND s.id = k.id
+RETURNING s.*;

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/google/uuid"
+
 	"github.com/valuecase/valuecase/internal/rbac"
 )
 
@@ -31,8 +33,12 @@ func (s Status) Valid() bool { return slices.Contains(Statuses, s) }
 
 // Actor is who asks for a transition.
 type Actor struct {
-	Subject string
-	Roles   []string
+	TenantID uuid.UUID
+	Subject  string
+	Roles    []string
+	// Source is an integration's (integration.Source) when it writes:
+	// its records keep it with their ExternalID.
+	Source string
 }
 
 type who int
@@ -65,6 +71,7 @@ type TransitionError struct {
 	From, To  Status
 	Forbidden bool
 	Allowed   string
+	Next      []Status // of a transition that does not exist: the states reachable from From
 }
 
 func (e *TransitionError) Error() string {
@@ -72,6 +79,11 @@ func (e *TransitionError) Error() string {
 		return fmt.Sprintf("changing status from %s to %s requires %s", e.From, e.To, e.Allowed)
 	}
 	return fmt.Sprintf("status cannot change from %s to %s", e.From, e.To)
+}
+
+// Explain is the refusal of a transition that does not exist with the states it could go to.
+func (e *TransitionError) Explain() string {
+	return fmt.Sprintf("%s; allowed from %s: %v", e.Error(), e.From, e.Next)
 }
 
 // CheckTransition reports whether actor may move an initiative owned by ownerID from one status to another.

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
@@ -17,6 +18,7 @@ import (
 	"github.com/valuecase/valuecase/internal/benefit"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/integration/provider"
+	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
@@ -75,7 +77,7 @@ var ErrTargetGone = errors.New("the initiative this integration maps epics to do
 // actuals (http_feed). Items the provider marked invalid, and items that fail validation here,
 // are counted as failed with the reason; the others are written. Writing the same page again
 // changes nothing (unchanged). now is the clock for "period in the future" checks.
-func WritePage(ctx context.Context, tx dbsqlc.DBTX, t Target, items []provider.Item, now time.Time) (Counts, error) {
+func WritePage(ctx context.Context, tx pgx.Tx, t Target, items []provider.Item, now time.Time) (Counts, error) {
 	c := Counts{Fetched: len(items)}
 	var ini []provider.Item
 	var proj []provider.Item
@@ -144,10 +146,18 @@ func text(field, s string, required bool, maxLen int) (string, error) {
 	return s, nil
 }
 
-func writeInitiatives(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, items []provider.Item, c *Counts) error {
+// writeInitiatives writes opportunities and deals as initiatives by the
+// operations the API's routes call (initiative.Create and Replace, with the
+// integration's source): a new external id is created, a known one patched
+// with the fields the source gives (its owner only when a user of the tenant
+// has the owner's address); an archived initiative stays as it is.
+func writeInitiatives(ctx context.Context, tx pgx.Tx, t Target, source string, items []provider.Item, c *Counts) error {
 	items = latest(items, func(it provider.Item) string { return it.ExternalID }, c)
-	p := dbsqlc.SyncUpsertInitiativesParams{TenantID: t.TenantID, Source: &source}
-	names := map[string]string{} // lower(name) → external id, within the page
+	var fields []initiative.Fields
+	var names, externalIDs, emails []string
+	ownerOf := map[int]string{}                                    // item → the owner's lower-case address
+	seen := map[string]string{}                                    // lower(name) → external id, within the page
+	sent := []string{"name", "description", "industry", "segment"} // what a source gives of an initiative
 	for _, it := range items {
 		f := it.Initiative
 		name, err := text("name", f.Name, true, maxNameLen)
@@ -166,49 +176,118 @@ func writeInitiatives(ctx context.Context, tx dbsqlc.DBTX, t Target, source stri
 			c.fail(it.ExternalID, "%s", err)
 			continue
 		}
-		if other, dup := names[strings.ToLower(name)]; dup {
+		if other, dup := seen[strings.ToLower(name)]; dup {
 			c.fail(it.ExternalID, "name %q is also the name of record %s in the same page; initiative names are unique", name, other)
 			continue
 		}
-		names[strings.ToLower(name)] = it.ExternalID
-		owner := strings.TrimSpace(f.Owner)
-		if !strings.Contains(owner, "@") || len(owner) > 254 {
-			owner = ""
+		seen[strings.ToLower(name)] = it.ExternalID
+		if owner := strings.TrimSpace(f.Owner); strings.Contains(owner, "@") && len(owner) <= 254 {
+			ownerOf[len(fields)] = strings.ToLower(owner)
+			emails = append(emails, strings.ToLower(owner))
 		}
-		p.ExternalIds = append(p.ExternalIds, it.ExternalID)
-		p.Names = append(p.Names, name)
-		p.Descriptions = append(p.Descriptions, desc)
-		p.Industries = append(p.Industries, industry)
-		p.Segments = append(p.Segments, segment)
-		p.OwnerEmails = append(p.OwnerEmails, owner)
+		in := initiative.Fields{Name: &name, Description: &desc, Industry: noneIfEmpty(industry), Segment: noneIfEmpty(segment),
+			ExternalID: it.ExternalID, Has: map[string]bool{}}
+		for _, field := range sent {
+			in.Has[field] = true
+		}
+		fields, names, externalIDs = append(fields, in), append(names, name), append(externalIDs, it.ExternalID)
 	}
-	if len(p.ExternalIds) == 0 {
+	if len(fields) == 0 {
 		return nil
 	}
-	rows, err := db.Q.SyncUpsertInitiatives(ctx, tx, p)
-	if err != nil {
-		return fmt.Errorf("upsert initiatives: %w", err)
+	// The owners the source names by address; one nobody of the tenant has keeps the owner there is.
+	if len(emails) > 0 {
+		owners, err := db.Q.InitiativeOwnersByEmail(ctx, tx, dbsqlc.InitiativeOwnersByEmailParams{TenantID: t.TenantID, Emails: emails})
+		if err != nil {
+			return fmt.Errorf("owners: %w", err)
+		}
+		byEmail := map[string]string{}
+		for _, o := range owners {
+			byEmail[o.Email] = o.ID.String()
+		}
+		for i, email := range ownerOf {
+			if id, ok := byEmail[email]; ok {
+				fields[i].OwnerID, fields[i].Has["owner_id"] = new(id), true
+			}
+		}
 	}
-	for i, r := range rows {
-		if r.Outcome == "name_taken" {
-			c.fail(r.ExternalID, "another initiative of the tenant is already named %q", p.Names[i])
+	// The initiatives this source wrote, and the names other initiatives hold.
+	stored, err := db.Q.InitiativesBySource(ctx, tx, dbsqlc.InitiativesBySourceParams{TenantID: t.TenantID, Source: &source, ExternalIds: externalIDs})
+	if err != nil {
+		return fmt.Errorf("initiatives of the source: %w", err)
+	}
+	byExternalID := map[string]dbsqlc.Initiative{}
+	for _, in := range stored {
+		byExternalID[*in.ExternalID] = in
+	}
+	holders, err := db.Q.BulkInitiativesExisting(ctx, tx, dbsqlc.BulkInitiativesExistingParams{TenantID: t.TenantID, Names: names})
+	if err != nil {
+		return fmt.Errorf("names: %w", err)
+	}
+	taken := map[int]bool{}
+	for _, h := range holders {
+		k := int(h.KeyN) - 1
+		if own, ok := byExternalID[externalIDs[k]]; !ok || own.ID != h.Initiative.ID {
+			taken[k] = true
+		}
+	}
+	var creates []initiative.Fields
+	var replacements []initiative.Replacement
+	for i, f := range fields {
+		cur, known := byExternalID[f.ExternalID]
+		switch {
+		case taken[i]:
+			c.fail(f.ExternalID, "another initiative of the tenant is already named %q", *f.Name)
+		case !known:
+			creates = append(creates, f)
+		case initiative.Same(cur, initiative.Merge(cur, f, false)):
+			c.Unchanged++
+		default:
+			replacements = append(replacements, initiative.Replacement{Current: cur, Fields: f})
+		}
+	}
+	// An integration writes with the tenant's authority (an Admin connected
+	// it), so it may set any owner; its changes are recorded under its source.
+	actor := initiative.Actor{TenantID: t.TenantID, Subject: source, Roles: []string{rbac.RoleAdmin}, Source: source}
+	created, err := initiative.Create(ctx, tx, actor, creates)
+	if err != nil {
+		return fmt.Errorf("create initiatives: %w", err)
+	}
+	for k, o := range created {
+		if o.Err != nil {
+			c.fail(creates[k].ExternalID, "%s", o.Err)
 			continue
 		}
-		c.outcome(r.Outcome)
+		c.Created++
+	}
+	replaced, err := initiative.Replace(ctx, tx, actor, replacements)
+	if err != nil {
+		return fmt.Errorf("update initiatives: %w", err)
+	}
+	for k, o := range replaced {
+		switch {
+		case errors.Is(o.Err, initiative.ErrArchived): // read-only: the source's change is not applied
+			c.Unchanged++
+		case o.Err != nil:
+			c.fail(replacements[k].Fields.ExternalID, "%s", o.Err)
+		default:
+			c.Updated++
+		}
 	}
 	return nil
 }
 
-func writeProjects(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, items []provider.Item, c *Counts) error {
-	status, err := db.Q.SyncInitiativeStatus(ctx, tx, dbsqlc.SyncInitiativeStatusParams{TenantID: t.TenantID, ID: t.InitiativeID})
-	if db.IsNotFound(err) || (err == nil && initiative.CheckWritable(initiative.Status(status)) != nil) {
-		return ErrTargetGone
+// noneIfEmpty is an empty text as none.
+func noneIfEmpty(s string) *string {
+	if s == "" {
+		return nil
 	}
-	if err != nil {
-		return err
-	}
+	return &s
+}
+
+func writeProjects(ctx context.Context, tx pgx.Tx, t Target, source string, items []provider.Item, c *Counts) error {
 	items = latest(items, func(it provider.Item) string { return it.ExternalID }, c)
-	p := dbsqlc.SyncUpsertProjectsParams{TenantID: t.TenantID, Source: &source, InitiativeID: t.InitiativeID}
+	var projects []initiative.SourcedProject
 	for _, it := range items {
 		f := it.Project
 		name, err := text("name", f.Name, true, maxNameLen)
@@ -222,20 +301,18 @@ func writeProjects(ctx context.Context, tx dbsqlc.DBTX, t Target, source string,
 		if s := strings.TrimSpace(f.Status); s != "" {
 			desc += " · " + s
 		}
-		p.ExternalIds = append(p.ExternalIds, it.ExternalID)
-		p.Names = append(p.Names, name)
-		p.Descriptions = append(p.Descriptions, truncate(desc, maxShortLen))
-		p.Statuses = append(p.Statuses, "active")
+		projects = append(projects, initiative.SourcedProject{ExternalID: it.ExternalID, Name: name, Description: truncate(desc, maxShortLen)})
 	}
-	if len(p.ExternalIds) == 0 {
-		return nil
+	actor := initiative.Actor{TenantID: t.TenantID, Subject: source, Source: source}
+	outcomes, err := initiative.UpsertSourcedProjects(ctx, tx, actor, t.InitiativeID, projects)
+	if errors.Is(err, initiative.ErrNotFound) || errors.Is(err, initiative.ErrArchived) {
+		return ErrTargetGone
 	}
-	rows, err := db.Q.SyncUpsertProjects(ctx, tx, p)
 	if err != nil {
 		return fmt.Errorf("upsert projects: %w", err)
 	}
-	for _, r := range rows {
-		c.outcome(r.Outcome)
+	for _, o := range outcomes {
+		c.outcome(o)
 	}
 	return nil
 }
