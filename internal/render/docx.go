@@ -469,9 +469,11 @@ func (w *docxWriter) grid(g grid) {
 		`</w:tblPr>`)
 	fmt.Fprintf(&b, `<w:tblGrid><w:gridCol w:w="%d"/><w:gridCol w:w="%d"/><w:gridCol w:w="%d"/></w:tblGrid>`, axisW, qW, qW)
 	axisCell := func(text string, width int, center bool) {
-		jc := ""
+		// Every paragraph of a row keeps with the next, so the grid moves to a new page whole
+		// rather than splitting between its two rows of quadrants.
+		jc := `<w:keepNext/>`
 		if center {
-			jc = `<w:jc w:val="center"/>`
+			jc += `<w:jc w:val="center"/>`
 		}
 		fmt.Fprintf(&b, `<w:tc><w:tcPr><w:tcW w:w="%d" w:type="dxa"/><w:vAlign w:val="center"/></w:tcPr>`, width)
 		b.WriteString(para("TableText", jc, run{text: text, bold: true, color: colorGrey}))
