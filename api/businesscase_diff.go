@@ -1,6 +1,6 @@
 package api
 
-// GET /v1/business-cases/{id}/diff?against={other_id} (issue 10, "Business
+// GET /v1/business-cases/{id}/diff?against={other_id} ("Business
 // case diff"): the ROI, NPV and payback of two cases and the change between
 // them attributed to its causes. The rule is internal/businesscase
 // (Attribute); this handler finds each case's inputs.

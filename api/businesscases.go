@@ -1,6 +1,6 @@
 package api
 
-// Business cases (issue 11): a packaged value argument built from one
+// Business cases: a packaged value argument built from one
 // initiative, its states (draft → pending_approval → approved | rejected),
 // versions and the figures frozen at approval. Rules live in
 // internal/businesscase; the approval workflow in workflows/businesscase_approval.go.

@@ -77,7 +77,7 @@ func expectEdgeError(t *testing.T, r response, status int, code, message string)
 	}
 }
 
-// Issue 8.1: a request the HTTP parser refuses used to get the parser's error
+// Regression: a request the HTTP parser refuses used to get the parser's error
 // text, which quotes the raw request with its credentials, as the 400 message.
 func TestParserRefusalsDoNotEchoCredentials(t *testing.T) {
 	logs := &syncBuffer{}
@@ -116,7 +116,7 @@ func TestParserRefusalsDoNotEchoCredentials(t *testing.T) {
 	}
 }
 
-// Issue 8.5: a 431 used to lack the rate-limit headers, and an unknown method
+// Regression: a 431 used to lack the rate-limit headers, and an unknown method
 // answered plain text without a request id.
 func TestEdgeAnswersCarryTheErrorShape(t *testing.T) {
 	ts := newTestServer(t, "enterprise")

@@ -137,7 +137,7 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="valuecase"`)
 	}
 	if apiErr.Status == http.StatusServiceUnavailable && len(c.Response().Header.Peek(fiber.HeaderRetryAfter)) == 0 {
-		c.Set(fiber.HeaderRetryAfter, analyticsRetryAfter) // every 503 says when to retry (issue 10: analytics documents it)
+		c.Set(fiber.HeaderRetryAfter, analyticsRetryAfter) // every 503 says when to retry (analytics documents it)
 	}
 	return c.Status(apiErr.Status).JSON(body)
 }

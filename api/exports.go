@@ -1,6 +1,6 @@
 package api
 
-// Exports of business cases (issue 11): POST queues an export (the row and
+// Exports of business cases: POST queues an export (the row and
 // an outbox event in one transaction); the export workflow
 // (workflows/businesscase_export.go) renders and stores the file; GET reports
 // progress and serves the file once it succeeded. Rules live in internal/export.

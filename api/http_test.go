@@ -31,7 +31,7 @@ func TestRequestIDIsEchoedOrGenerated(t *testing.T) {
 	if id := r.header.Get("X-Request-ID"); len(id) < 16 || r.json(t)["error"].(map[string]any)["request_id"] != id {
 		t.Fatalf("generated request id missing or not in the body: %q %s", id, r.body)
 	}
-	// Issue 8.6: any printable ASCII is echoed, as documented, space included.
+	// Regression: any printable ASCII is echoed, as documented, space included.
 	r = ts.do(&admin, "GET", "/v1/initiatives/nope", nil, "X-Request-ID", "a b")
 	if r.header.Get("X-Request-ID") != "a b" || r.json(t)["error"].(map[string]any)["request_id"] != "a b" {
 		t.Fatalf("a printable request id with a space was not echoed: %v %s", r.header, r.body)

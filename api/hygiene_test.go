@@ -16,7 +16,7 @@ func fieldErrorCode(t *testing.T, r response) (string, string) {
 	return e["field"].(string), e["code"].(string)
 }
 
-// Issue 8.2 and 8.3: an empty body was taken as {} (a 200 no-op PATCH), and
+// Regression: an empty body was taken as {} (a 200 no-op PATCH), and
 // bytes that are not UTF-8 or lone surrogate escapes were stored as U+FFFD.
 func TestBodyMustBeOneUTF8JSONObject(t *testing.T) {
 	ts := newTestServer(t, "enterprise_plus", allowPrivate)
@@ -67,7 +67,7 @@ func TestBodyMustBeOneUTF8JSONObject(t *testing.T) {
 	}
 }
 
-// Issue 8.6: control characters, bidi overrides and names made only of
+// Regression: control characters, bidi overrides and names made only of
 // invisible characters were stored.
 func TestTextHygiene(t *testing.T) {
 	ts := newTestServer(t, "enterprise_plus")

@@ -1,6 +1,6 @@
 package api
 
-// Identity and access (issue 4): who the caller is and what it may do.
+// Identity and access: who the caller is and what it may do.
 //
 // Effective permissions of a request (docs/identity.md, "Effective permissions"):
 //

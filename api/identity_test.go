@@ -394,7 +394,7 @@ func TestIdentityAPIKeyLimit(t *testing.T) {
 	expect(t, ts.do(&admin, "POST", "/v1/api-keys", body), 201)
 }
 
-// Every 401 and 403 of spec section 5 and issue 4, for each kind of credential.
+// Every 401 and 403 of spec section 5 and the identity rules, for each kind of credential.
 func TestIdentityRefusals(t *testing.T) {
 	ts, idp := newIdentityServer(t)
 	admin := ts.admin()

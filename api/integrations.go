@@ -1,6 +1,6 @@
 package api
 
-// Integrations (issue 12): connections to Salesforce, HubSpot, Jira or an HTTP feed that sync
+// Integrations: connections to Salesforce, HubSpot, Jira or an HTTP feed that sync
 // records in, on a Temporal Schedule in the integration's time zone or on demand. Rules live
 // in internal/integration (states, schedules, what a sync writes) and
 // internal/integration/provider (config keys, the clients); the sync itself is a workflow

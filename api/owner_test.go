@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// Issue 8.4: any holder of initiatives:write could PATCH owner_id to their own
+// Regression: any holder of initiatives:write could PATCH owner_id to their own
 // sub and then make the owner-only transitions, and the history did not show
 // the ownership change.
 func TestInitiativeOwnerChange(t *testing.T) {

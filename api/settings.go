@@ -1,6 +1,6 @@
 package api
 
-// Tenant settings and FX rates (issue 9): the base currency, discount rate
+// Tenant settings and FX rates: the base currency, discount rate
 // and fiscal year every money figure depends on. Rules, and the clearing of
 // FX rates when the base currency changes, live in internal/settings.
 

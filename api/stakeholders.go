@@ -1,6 +1,6 @@
 package api
 
-// Stakeholders of initiatives and their engagements (issue 9). The rules
+// Stakeholders of initiatives and their engagements. The rules
 // (allowed values, limits, quadrant, sentiment trend, at-risk) live in
 // internal/stakeholder; what the record keeps of its engagements is
 // refreshed in the transaction that logs one, with the stakeholder.engagement

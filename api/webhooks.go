@@ -15,7 +15,7 @@ import (
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 )
 
-// Limits of section 8 and issue 3.
+// Limits of spec section 8.
 const (
 	minWebhookSecretLen = 16
 	maxWebhookSecretLen = 256

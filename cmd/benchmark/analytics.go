@@ -26,7 +26,7 @@ var analyticsSuite = suite{
 	run:  runAnalytics,
 }
 
-// The large tenant of issue 10: analyticsInitiatives initiatives, each with
+// The large analytics tenant: analyticsInitiatives initiatives, each with
 // analyticsBenefits monthly USD benefits (2023-01 .. 2025-12) that have an
 // actual every month (analyticsMonths), and a one-off cost.
 const (

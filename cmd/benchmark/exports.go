@@ -38,10 +38,10 @@ var exportSuite = suite{
 	run: runExport,
 }
 
-// exportGoal is issue 11's goal per export, end to end (30× under the spec's 60 s).
+// exportGoal is the goal per export, end to end (30× under the spec's 60 s).
 const exportGoal = 2 * time.Second
 
-// exportRSSGoalKB is issue 11's goal for the worker's RSS while rendering.
+// exportRSSGoalKB is the goal for the worker's RSS while rendering.
 const exportRSSGoalKB = 200 * 1024
 
 func runExport(ctx context.Context, e *env) error {

@@ -37,7 +37,7 @@ var syncSuite = suite{
 	run: runSync,
 }
 
-// syncGoal is issue 12's goal for 10,000 records end to end.
+// syncGoal is the goal for 10,000 records end to end.
 const syncGoal = 10 * time.Second
 
 // runSync measures a sync of the fake http_feed provider. http_feed is the

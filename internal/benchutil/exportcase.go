@@ -12,7 +12,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 )
 
-// The large case of the export benchmark and crash test (issue 11): 100
+// The large case of the export benchmark and crash test: 100
 // monthly benefits with 24 months of actuals each, 500 stakeholders, 12
 // cost lines and 5 projects on one initiative.
 const (

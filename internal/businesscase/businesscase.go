@@ -1,4 +1,4 @@
-// Package businesscase holds the rules of business cases (issue 11, spec
+// Package businesscase holds the rules of business cases (spec
 // sections 2, 3, 8 and 9): templates, sections and approval levels, the
 // states and their transitions, what blocks an approval (Validate), the
 // limits, and the figures frozen at approval (Figures). No HTTP: handlers map

@@ -1,6 +1,6 @@
 package businesscase
 
-// The business-case diff (issue 10, "Business case diff"): the figures of
+// The business-case diff ("Business case diff"): the figures of
 // two cases and the change between them attributed to its causes by
 // sequential substitution. docs/numbers.md →
 // "Business-case diff" is the definition; this file is its one

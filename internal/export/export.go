@@ -1,5 +1,5 @@
-// Package export holds the rules and the storage of business-case exports
-// (issue 11): what an export request may ask for, the snapshot a render
+// Package export holds the rules and the storage of business-case exports:
+// what an export request may ask for, the snapshot a render
 // starts from (one tenant transaction → render.Case), and the blob store the
 // rendered files live in (PostgreSQL, so every API instance serves them).
 package export

@@ -1,4 +1,4 @@
-// Package integration holds the rules of integrations (issue 12): their
+// Package integration holds the rules of integrations: their
 // states and transitions, sync schedules in the integration's time zone, the
 // active-integration limit, sync statuses, and what a sync writes (sync.go).
 // The provider clients live in internal/integration/provider.

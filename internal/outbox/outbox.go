@@ -41,7 +41,7 @@ const BusinessCaseExportRequested = "business_case.export_requested"
 // was stored as a job; the relay starts its workflow.
 const BulkImportRequested = "bulk.import_requested"
 
-// Events beyond the spec's list (extensions, issue 12): a sync of an integration finished
+// Events beyond the spec's list (extensions): a sync of an integration finished
 // (succeeded or partial) or failed.
 const (
 	IntegrationSyncCompleted = "integration.sync_completed"

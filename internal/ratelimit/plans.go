@@ -11,7 +11,7 @@ type Plan string
 
 // The plan tiers of spec section 8, first tier table. The spec also states a
 // second, contradicting tier description (Standard 1,000/min burst 100,
-// Enterprise 5,000/min burst 500); it is not used (issue 2, section 6).
+// Enterprise 5,000/min burst 500); it is not used (section 6).
 const (
 	PlanStarter        Plan = "starter"
 	PlanProfessional   Plan = "professional"
@@ -74,7 +74,7 @@ type endpointRule struct {
 }
 
 // The per-endpoint limits of spec section 8. They apply on top of the plan
-// limit for every plan but Enterprise Plus (issue 2, section 6); that policy
+// limit for every plan but Enterprise Plus (section 6); that policy
 // is the caller's.
 var endpointRules = []endpointRule{
 	{name: "POST /v1/initiatives", method: "POST", path: "/v1/initiatives", perMinute: 10},

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// largeCase is issue 11's export benchmark case: 100 benefits × 24 periods
+// largeCase is the export benchmark's case: 100 benefits × 24 periods
 // of actuals, 500 stakeholders, every section filled, appendix (one entry
 // per benefit), watermark.
 func largeCase() *Case { return SyntheticCase(100, 24, 500) }

@@ -291,7 +291,7 @@ type Options struct {
 	GeneratedAt time.Time
 }
 
-// MaxWatermarkRunes is the longest watermark accepted (issue 11).
+// MaxWatermarkRunes is the longest watermark accepted.
 const MaxWatermarkRunes = 64
 
 // Limits that keep one document bounded; the API bounds content before
