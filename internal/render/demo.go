@@ -210,7 +210,7 @@ func demoMIRRAndForecast(c *Case) (Figure, *BasisFigures) {
 	}
 }
 
-// SyntheticCase is the demo case grown to the export benchmark's size
+// SyntheticCase is the demo case grown to the export benchmark's size:
 // benefits × periods of actuals, that many stakeholders, every
 // section filled with several paragraphs and an appendix entry per benefit.
 func SyntheticCase(benefits, periods, stakeholders int) *Case {
