@@ -17,13 +17,15 @@ WHERE a.tenant_id = @tenant_id
 FOR UPDATE OF a;
 
 -- name: BulkActualsInsert :exec
--- Creates many actuals in one statement (ids chosen by the caller; '' evidence is none).
-INSERT INTO benefit_actuals (tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by)
+-- Creates many actuals in one statement (ids chosen by the caller; '' evidence is none; source:
+-- the integration that filed them, null for a person).
+INSERT INTO benefit_actuals (tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, source)
 SELECT @tenant_id, unnest(@ids::uuid[]), unnest(@benefit_ids::uuid[]), unnest(@periods::date[]), unnest(@values::numeric[]),
-       unnest(@notes::text[]), NULLIF(unnest(@evidence_urls::text[]), ''), @recorded_by;
+       unnest(@notes::text[]), NULLIF(unnest(@evidence_urls::text[]), ''), @recorded_by, sqlc.narg('source');
 
 -- name: BulkActualsCorrect :exec
--- Corrects many actuals in one statement, keeping each old value as a revision.
+-- Corrects many actuals in one statement, keeping each old value as a revision; source is who
+-- filed the new value (an integration, or null for a person).
 WITH k AS (
     SELECT unnest(@ids::uuid[]) AS id, unnest(@values::numeric[]) AS value, unnest(@notes::text[]) AS notes,
            NULLIF(unnest(@evidence_urls::text[]), '') AS evidence_url
@@ -34,7 +36,7 @@ WITH k AS (
     WHERE a.tenant_id = @tenant_id
 )
 UPDATE benefit_actuals a
-SET value = k.value, notes = k.notes, evidence_url = k.evidence_url, recorded_by = @changed_by, updated_at = now()
+SET value = k.value, notes = k.notes, evidence_url = k.evidence_url, recorded_by = @changed_by, source = sqlc.narg('source'), updated_at = now()
 FROM k
 WHERE a.tenant_id = @tenant_id AND a.id = k.id;
 

@@ -1,0 +1,132 @@
+package cost
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/finance"
+	"github.com/valuecase/valuecase/internal/initiative"
+	"github.com/valuecase/valuecase/internal/money"
+	"github.com/valuecase/valuecase/internal/validation"
+)
+
+// Why a cost write failed, besides validation.Errors, ErrLimitReached and ErrInitiativeArchived.
+var (
+	ErrNotFound           = errors.New("no such cost in this initiative")
+	ErrInitiativeNotFound = errors.New("no such initiative")
+)
+
+// Actor is who writes: the tenant (costs record no author).
+type Actor struct {
+	TenantID uuid.UUID
+}
+
+// Precondition checks the version (updated_at) of the cost a write holds
+// locked, before it changes it (an If-Match); nil checks nothing.
+type Precondition func(version time.Time) error
+
+// CreateCost adds the cost of a create body (read by ReadFields with full) to
+// initiative initiativeID, locked so the limit counts under the lock.
+func CreateCost(ctx context.Context, tx pgx.Tx, actor Actor, initiativeID uuid.UUID, f Fields) (dbsqlc.InitiativeCost, error) {
+	in, err := lockInitiative(ctx, tx, actor, initiativeID, f)
+	if err != nil {
+		return dbsqlc.InitiativeCost{}, err
+	}
+	name, def := f.Definition(dbsqlc.InitiativeCost{}, true)
+	checked, err := CheckDefinition(def)
+	if err != nil {
+		return dbsqlc.InitiativeCost{}, err
+	}
+	n, err := db.Q.CostCountByInitiative(ctx, tx, dbsqlc.CostCountByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	if err != nil {
+		return dbsqlc.InitiativeCost{}, err
+	}
+	if err := CheckCanAdd(int(n)); err != nil {
+		return dbsqlc.InitiativeCost{}, err
+	}
+	return db.Q.CostCreate(ctx, tx, dbsqlc.CostCreateParams{
+		TenantID: in.TenantID, InitiativeID: in.ID, Name: name, Category: string(def.Category), Amount: money.FromInput(def.Amount),
+		Currency: def.Currency, Period: checked.Period.FirstDay(), Recurrence: string(def.Recurrence), EndPeriod: firstDay(checked.End),
+	})
+}
+
+// UpdateCost is PUT (replace: recurrence back to once and end_period cleared
+// unless sent) and PATCH (only the fields sent change; null clears
+// end_period) of cost id of initiative initiativeID.
+func UpdateCost(ctx context.Context, tx pgx.Tx, actor Actor, initiativeID, id uuid.UUID, f Fields, replace bool, check Precondition) (dbsqlc.InitiativeCost, error) {
+	in, err := lockInitiative(ctx, tx, actor, initiativeID, f)
+	if err != nil {
+		return dbsqlc.InitiativeCost{}, err
+	}
+	stored, err := lockCost(ctx, tx, in, id, check)
+	if err != nil {
+		return stored, err
+	}
+	name, def := f.Definition(stored, replace)
+	checked, err := CheckDefinition(def)
+	if err != nil {
+		return dbsqlc.InitiativeCost{}, err
+	}
+	return db.Q.CostUpdate(ctx, tx, dbsqlc.CostUpdateParams{
+		TenantID: in.TenantID, ID: stored.ID, Name: name, Category: string(def.Category), Amount: money.FromInput(def.Amount),
+		Currency: def.Currency, Period: checked.Period.FirstDay(), Recurrence: string(def.Recurrence), EndPeriod: firstDay(checked.End),
+	})
+}
+
+// DeleteCost deletes cost id of initiative initiativeID.
+func DeleteCost(ctx context.Context, tx pgx.Tx, actor Actor, initiativeID, id uuid.UUID, check Precondition) error {
+	in, err := lockInitiative(ctx, tx, actor, initiativeID, Fields{})
+	if err != nil {
+		return err
+	}
+	stored, err := lockCost(ctx, tx, in, id, check)
+	if err != nil {
+		return err
+	}
+	return db.Q.CostDelete(ctx, tx, dbsqlc.CostDeleteParams{TenantID: in.TenantID, ID: stored.ID})
+}
+
+// lockInitiative finds the initiative of a cost write: locked (the cost limit
+// counts under the lock), writable, and the one the body's initiative_id
+// names if it sends one (a cost never moves between initiatives).
+func lockInitiative(ctx context.Context, tx pgx.Tx, actor Actor, id uuid.UUID, f Fields) (dbsqlc.Initiative, error) {
+	in, err := db.Q.InitiativeGetForUpdate(ctx, tx, dbsqlc.InitiativeGetForUpdateParams{TenantID: actor.TenantID, ID: id})
+	if db.IsNotFound(err) {
+		return in, ErrInitiativeNotFound
+	} else if err != nil {
+		return in, err
+	}
+	if f.InitiativeID != nil && *f.InitiativeID != in.ID.String() {
+		return in, validation.New("initiative_id", validation.CodeInvalidValue, "a cost belongs to the initiative of its path and cannot move")
+	}
+	return in, CheckWritable(initiative.Status(in.Status))
+}
+
+// lockCost finds a cost of the initiative, locked for update: a cost of
+// another initiative (or tenant) is not found.
+func lockCost(ctx context.Context, tx pgx.Tx, in dbsqlc.Initiative, id uuid.UUID, check Precondition) (dbsqlc.InitiativeCost, error) {
+	row, err := db.Q.CostGetForUpdate(ctx, tx, dbsqlc.CostGetForUpdateParams{TenantID: in.TenantID, InitiativeID: in.ID, ID: id})
+	if db.IsNotFound(err) {
+		return row, ErrNotFound
+	} else if err != nil {
+		return row, err
+	}
+	if check != nil {
+		return row, check(row.UpdatedAt)
+	}
+	return row, nil
+}
+
+// firstDay is the date a month is stored as (its first day); nil stays nil.
+func firstDay(m *finance.Month) *time.Time {
+	if m == nil {
+		return nil
+	}
+	return new(m.FirstDay())
+}
