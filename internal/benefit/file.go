@@ -110,8 +110,8 @@ type actualKey struct {
 // page, as its source) all call it. Every input gets the same checks (benefit
 // of the tenant, initiative not archived, value, period, evidence_url, at
 // most MaxRevisions corrections), and every filing that changes something
-// emits one benefit.actual_recorded, all of the batch in one outbox batch
-// row. The writes are a few multi-row statements whatever the batch size.
+// emits one benefit.actual_recorded, the events of a batch in one outbox
+// batch row. The writes are a few multi-row statements whatever the batch size.
 // The benefits are locked as a single write locks one (benefit for update,
 // initiative for share). outcomes[i] is inputs[i]'s.
 func FileActuals(ctx context.Context, tx pgx.Tx, actor Actor, inputs []ActualInput, opts FileOptions) ([]Outcome, error) {
@@ -246,6 +246,10 @@ func FileActuals(ctx context.Context, tx pgx.Tx, actor Actor, inputs []ActualInp
 		if err := db.Q.BulkActualsCorrect(ctx, tx, upd); err != nil {
 			return nil, err
 		}
+	}
+	if len(events) == 1 { // a plain row, as every single write's event; more share one batch row
+		_, err := outbox.Write(ctx, tx, actor.TenantID, outbox.BenefitActualRecorded, json.RawMessage(events[0]))
+		return outcomes, err
 	}
 	return outcomes, outbox.WriteMany(ctx, tx, actor.TenantID, outbox.BenefitActualRecorded, events)
 }
