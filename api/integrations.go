@@ -36,7 +36,6 @@ const (
 	maxSyncPageSize        = 100
 	maxIntegrationNameLen  = 200
 	maxConfigBytes         = 16 << 10
-	maxExternalKeyLen      = 100 // benefits.external_key (migration 00011)
 )
 
 // integrationsRoutes mounts the integration routes on the authenticated /v1 group.
