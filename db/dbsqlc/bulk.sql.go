@@ -457,6 +457,7 @@ SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE b.tenant_id = $1 AND b.id = ANY ($2::uuid[])
+ORDER BY b.id -- one lock order for every path that files actuals (no deadlock between a sync and an import)
 FOR UPDATE OF b FOR SHARE OF i
 `
 
@@ -472,7 +473,7 @@ type BulkBenefitsLockedRow struct {
 	StampedAt        time.Time
 }
 
-// The benefits an actuals import names, locked as BenefitGetLocked locks one (the benefit for
+// The benefits a batch of actuals names (benefit.FileActuals), locked as BenefitGetLocked locks one (the benefit for
 // update, its initiative for share), with the transaction's time, which stamps every row written.
 func (q *Queries) BulkBenefitsLocked(ctx context.Context, db DBTX, arg BulkBenefitsLockedParams) ([]BulkBenefitsLockedRow, error) {
 	rows, err := db.Query(ctx, bulkBenefitsLocked, arg.TenantID, arg.Ids)

@@ -1,10 +1,11 @@
 -- name: BulkBenefitsLocked :many
--- The benefits an actuals import names, locked as BenefitGetLocked locks one (the benefit for
+-- The benefits a batch of actuals names (benefit.FileActuals), locked as BenefitGetLocked locks one (the benefit for
 -- update, its initiative for share), with the transaction's time, which stamps every row written.
 SELECT sqlc.embed(b), i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE b.tenant_id = @tenant_id AND b.id = ANY (@ids::uuid[])
+ORDER BY b.id -- one lock order for every path that files actuals (no deadlock between a sync and an import)
 FOR UPDATE OF b FOR SHARE OF i;
 
 -- name: BulkActualsExisting :many
