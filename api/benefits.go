@@ -134,7 +134,7 @@ func toActualJSON(a dbsqlc.BenefitActual, revisions []dbsqlc.BenefitActualRevisi
 // validation errors (422) and anything else pass through.
 func benefitError(err error) error {
 	switch {
-	case errors.Is(err, benefit.ErrNotFound), errors.Is(err, benefit.ErrBenefitNotFound):
+	case errors.Is(err, benefit.ErrNotFound):
 		return NotFound("benefit")
 	case errors.Is(err, benefit.ErrInitiativeNotFound):
 		return NotFound("initiative")

@@ -4,7 +4,7 @@
 // what was expected; and the operations every path writes through:
 // FileActuals (the single route, the actuals import and an integration's
 // sync), CreateBenefit, UpdateBenefit and DeleteBenefit. Callers map the
-// typed errors (validation.Errors → 422; ErrNotFound, ErrBenefitNotFound and
+// typed errors (validation.Errors → 422; ErrNotFound and
 // ErrInitiativeNotFound → 404; ErrLimitReached, ErrInitiativeArchived,
 // ErrBasisLocked and ErrTooManyRevisions → 409; *ParamError → 400).
 package benefit

@@ -52,12 +52,11 @@ type Outcome struct {
 	Err    error
 }
 
-// Why an input failed, besides the validation.Errors of its value, period and
-// evidence_url, ErrInitiativeArchived and ErrTooManyRevisions.
-var (
-	ErrBenefitNotFound = errors.New("no such benefit")
-	ErrActualExists    = errors.New("this benefit already has an actual for the period")
-)
+// ErrActualExists: the period already has an actual and the batch only creates.
+// An input also fails with ErrNotFound (no such benefit in the tenant),
+// ErrInitiativeArchived, ErrTooManyRevisions, or the validation.Errors of its
+// value, period and evidence_url.
+var ErrActualExists = errors.New("this benefit already has an actual for the period")
 
 // DuplicateError: an earlier input of the batch (First, its index) files the
 // same benefit and period; one batch files a period once.
@@ -144,7 +143,7 @@ func FileActuals(ctx context.Context, tx pgx.Tx, actor Actor, inputs []ActualInp
 	for i, in := range inputs {
 		l, ok := locked[in.BenefitID]
 		if !ok {
-			outcomes[i].Err = ErrBenefitNotFound
+			outcomes[i].Err = ErrNotFound
 			continue
 		}
 		if err := CheckWritable(initiative.Status(l.InitiativeStatus)); err != nil {

@@ -79,7 +79,7 @@ func TestFileActualsBatch(t *testing.T) {
 	_, invalid := errors.AsType[validation.Errors](outcomes[2].Err)
 	dup, isDup := errors.AsType[*benefit.DuplicateError](outcomes[3].Err)
 	if outcomes[0].Err != nil || outcomes[0].Filing != benefit.FirstValue || outcomes[5].Err != nil || outcomes[5].Filing != benefit.FirstValue ||
-		!errors.Is(outcomes[1].Err, benefit.ErrBenefitNotFound) || !invalid || !isDup || dup.First != 0 ||
+		!errors.Is(outcomes[1].Err, benefit.ErrNotFound) || !invalid || !isDup || dup.First != 0 ||
 		!errors.Is(outcomes[4].Err, benefit.ErrInitiativeArchived) {
 		t.Fatalf("outcomes: %+v", outcomes)
 	}

@@ -80,7 +80,7 @@ func actualErrors(err error, offset int, rows []int) []FieldError {
 		return []FieldError{{Field: "period", Code: "duplicate", Message: fmt.Sprintf("row %d already files this benefit and period", offset+rows[dup.First])}}
 	}
 	switch {
-	case errors.Is(err, benefit.ErrBenefitNotFound):
+	case errors.Is(err, benefit.ErrNotFound):
 		return []FieldError{{Field: "benefit_id", Code: "not_found", Message: "no such benefit"}}
 	case errors.Is(err, benefit.ErrInitiativeArchived):
 		return []FieldError{{Field: "benefit_id", Code: "conflict", Message: err.Error()}}

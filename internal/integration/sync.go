@@ -297,7 +297,7 @@ func writeActuals(ctx context.Context, tx pgx.Tx, t Target, source string, items
 			c.Unchanged++ // a later item of the page files the same period
 		case errors.Is(o.Err, benefit.ErrInitiativeArchived):
 			c.fail(filed[i].ExternalID, "the benefit's initiative is archived; its actuals are read-only")
-		case errors.Is(o.Err, benefit.ErrBenefitNotFound):
+		case errors.Is(o.Err, benefit.ErrNotFound):
 			c.fail(filed[i].ExternalID, "no benefit has the id or external_key %q", truncate(filed[i].Actual.BenefitKey, 100))
 		case o.Err != nil:
 			c.fail(filed[i].ExternalID, "%s", o.Err)
