@@ -121,13 +121,22 @@ func (s *Server) createCost(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	row, err := cost.CreateCost(c.UserContext(), tx(c), costActor(c), initiativeID, f)
+	row, err := saveCost(c, cost.Change{InitiativeID: initiativeID, Fields: f, Replace: true})
 	if err != nil {
-		return costError(err)
+		return err
 	}
 	body := toCostJSON(row)
 	c.Location("/v1/initiatives/" + body.InitiativeID + "/costs/" + body.ID)
 	return sendRecord(c, row.UpdatedAt, body, fiber.StatusCreated) // no GET of one cost: its first ETag comes here
+}
+
+// saveCost saves one change through cost.SaveCosts, the path a costs import takes too.
+func saveCost(c *fiber.Ctx, change cost.Change) (dbsqlc.InitiativeCost, error) {
+	outcomes, err := cost.SaveCosts(c.UserContext(), tx(c), costActor(c), []cost.Change{change}, cost.SaveOptions{Touch: true})
+	if err != nil {
+		return dbsqlc.InitiativeCost{}, err
+	}
+	return outcomes[0].Cost, costError(outcomes[0].Err)
 }
 
 func (s *Server) replaceCost(c *fiber.Ctx) error { return s.updateCost(c, true) }
@@ -144,9 +153,9 @@ func (s *Server) updateCost(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	row, err := cost.UpdateCost(c.UserContext(), tx(c), costActor(c), initiativeID, id, f, replace, ifMatch(c))
+	row, err := saveCost(c, cost.Change{InitiativeID: initiativeID, ID: &id, Fields: f, Replace: replace, Check: ifMatch(c)})
 	if err != nil {
-		return costError(err)
+		return err
 	}
 	return sendRecord(c, row.UpdatedAt, toCostJSON(row))
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/initiative"
-	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/validation"
 )
 
@@ -30,54 +29,6 @@ type Actor struct {
 // Precondition checks the version (updated_at) of the cost a write holds
 // locked, before it changes it (an If-Match); nil checks nothing.
 type Precondition func(version time.Time) error
-
-// CreateCost adds the cost of a create body (read by ReadFields with full) to
-// initiative initiativeID, locked so the limit counts under the lock.
-func CreateCost(ctx context.Context, tx pgx.Tx, actor Actor, initiativeID uuid.UUID, f Fields) (dbsqlc.InitiativeCost, error) {
-	in, err := lockInitiative(ctx, tx, actor, initiativeID, f)
-	if err != nil {
-		return dbsqlc.InitiativeCost{}, err
-	}
-	name, def := f.Definition(dbsqlc.InitiativeCost{}, true)
-	checked, err := CheckDefinition(def)
-	if err != nil {
-		return dbsqlc.InitiativeCost{}, err
-	}
-	n, err := db.Q.CostCountByInitiative(ctx, tx, dbsqlc.CostCountByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
-	if err != nil {
-		return dbsqlc.InitiativeCost{}, err
-	}
-	if err := CheckCanAdd(int(n)); err != nil {
-		return dbsqlc.InitiativeCost{}, err
-	}
-	return db.Q.CostCreate(ctx, tx, dbsqlc.CostCreateParams{
-		TenantID: in.TenantID, InitiativeID: in.ID, Name: name, Category: string(def.Category), Amount: money.FromInput(def.Amount),
-		Currency: def.Currency, Period: checked.Period.FirstDay(), Recurrence: string(def.Recurrence), EndPeriod: firstDay(checked.End),
-	})
-}
-
-// UpdateCost is PUT (replace: recurrence back to once and end_period cleared
-// unless sent) and PATCH (only the fields sent change; null clears
-// end_period) of cost id of initiative initiativeID.
-func UpdateCost(ctx context.Context, tx pgx.Tx, actor Actor, initiativeID, id uuid.UUID, f Fields, replace bool, check Precondition) (dbsqlc.InitiativeCost, error) {
-	in, err := lockInitiative(ctx, tx, actor, initiativeID, f)
-	if err != nil {
-		return dbsqlc.InitiativeCost{}, err
-	}
-	stored, err := lockCost(ctx, tx, in, id, check)
-	if err != nil {
-		return stored, err
-	}
-	name, def := f.Definition(stored, replace)
-	checked, err := CheckDefinition(def)
-	if err != nil {
-		return dbsqlc.InitiativeCost{}, err
-	}
-	return db.Q.CostUpdate(ctx, tx, dbsqlc.CostUpdateParams{
-		TenantID: in.TenantID, ID: stored.ID, Name: name, Category: string(def.Category), Amount: money.FromInput(def.Amount),
-		Currency: def.Currency, Period: checked.Period.FirstDay(), Recurrence: string(def.Recurrence), EndPeriod: firstDay(checked.End),
-	})
-}
 
 // DeleteCost deletes cost id of initiative initiativeID.
 func DeleteCost(ctx context.Context, tx pgx.Tx, actor Actor, initiativeID, id uuid.UUID, check Precondition) error {
