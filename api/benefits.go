@@ -260,13 +260,26 @@ func (s *Server) createBenefit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	saved, err := benefit.CreateBenefit(c.UserContext(), tx(c), benefitActor(c), f)
+	initiativeID, err := uuid.Parse(*f.InitiativeID)
 	if err != nil {
-		return benefitError(err)
+		return NotFound("initiative")
+	}
+	saved, err := saveBenefit(c, benefit.Change{InitiativeID: initiativeID, Fields: f, Replace: true})
+	if err != nil {
+		return err
 	}
 	body := toBenefitJSON(saved.Benefit, saved.Plan)
 	c.Location("/v1/benefits/" + body.ID)
 	return c.Status(fiber.StatusCreated).JSON(body)
+}
+
+// saveBenefit saves one change through benefit.SaveBenefits, the path a benefits import takes too.
+func saveBenefit(c *fiber.Ctx, change benefit.Change) (benefit.Saved, error) {
+	outcomes, err := benefit.SaveBenefits(c.UserContext(), tx(c), benefitActor(c), []benefit.Change{change}, benefit.SaveOptions{Touch: true})
+	if err != nil {
+		return benefit.Saved{}, benefitError(err)
+	}
+	return outcomes[0].Saved, benefitError(outcomes[0].Err)
 }
 
 // readBenefitBody reads a benefit body (benefit.ReadFields): the 422 of every field that failed.
@@ -297,9 +310,9 @@ func (s *Server) updateBenefit(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	saved, err := benefit.UpdateBenefit(c.UserContext(), tx(c), benefitActor(c), id, f, replace, ifMatch(c))
+	saved, err := saveBenefit(c, benefit.Change{ID: &id, Fields: f, Replace: replace, Check: ifMatch(c)})
 	if err != nil {
-		return benefitError(err)
+		return err
 	}
 	return sendRecord(c, saved.Benefit.UpdatedAt, toBenefitJSON(saved.Benefit, saved.Plan))
 }

@@ -134,6 +134,44 @@ func (q *Queries) ActualFirstPeriod(ctx context.Context, db DBTX, arg ActualFirs
 	return period, err
 }
 
+const actualFirstPeriods = `-- name: ActualFirstPeriods :many
+SELECT benefit_id, min(period)::date AS first_period
+FROM benefit_actuals
+WHERE tenant_id = $1 AND benefit_id = ANY ($2::uuid[])
+GROUP BY benefit_id
+`
+
+type ActualFirstPeriodsParams struct {
+	TenantID   uuid.UUID
+	BenefitIds []uuid.UUID
+}
+
+type ActualFirstPeriodsRow struct {
+	BenefitID   uuid.UUID
+	FirstPeriod time.Time
+}
+
+// The earliest period with an actual of each of a batch's benefits (none: no row).
+func (q *Queries) ActualFirstPeriods(ctx context.Context, db DBTX, arg ActualFirstPeriodsParams) ([]ActualFirstPeriodsRow, error) {
+	rows, err := db.Query(ctx, actualFirstPeriods, arg.TenantID, arg.BenefitIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ActualFirstPeriodsRow{}
+	for rows.Next() {
+		var i ActualFirstPeriodsRow
+		if err := rows.Scan(&i.BenefitID, &i.FirstPeriod); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const actualGetForUpdate = `-- name: ActualGetForUpdate :one
 SELECT tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at, source FROM benefit_actuals
 WHERE tenant_id = $1 AND benefit_id = $2 AND period = $3

@@ -274,8 +274,7 @@ func (q *Queries) BulkBenefitsByExternalKey(ctx context.Context, db DBTX, arg Bu
 }
 
 const bulkBenefitsExisting = `-- name: BulkBenefitsExisting :many
-SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, b.external_key, k.n::integer AS key_n,
-       coalesce((SELECT min(a.period) FROM benefit_actuals a WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id)::text, '')::text AS first_actual
+SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, b.external_key, k.n::integer AS key_n
 FROM benefits b
 JOIN (SELECT unnest($1::uuid[]) AS initiative_id, unnest($2::text[]) AS name,
              generate_series(1, cardinality($2::text[])) AS n) k
@@ -291,14 +290,12 @@ type BulkBenefitsExistingParams struct {
 }
 
 type BulkBenefitsExistingRow struct {
-	Benefit     Benefit
-	KeyN        int32
-	FirstActual string
+	Benefit Benefit
+	KeyN    int32
 }
 
 // The stored benefits at the (initiative, name) keys of an import, locked, each with the position
-// of its key (1-based) and its first period with an actual (YYYY-MM-DD; ”: none). Names compare with
-// lower() as the unique index does.
+// of its key (1-based). Names compare with lower() as the unique index does.
 func (q *Queries) BulkBenefitsExisting(ctx context.Context, db DBTX, arg BulkBenefitsExistingParams) ([]BulkBenefitsExistingRow, error) {
 	rows, err := db.Query(ctx, bulkBenefitsExisting, arg.InitiativeIds, arg.Names, arg.TenantID)
 	if err != nil {
@@ -327,7 +324,6 @@ func (q *Queries) BulkBenefitsExisting(ctx context.Context, db DBTX, arg BulkBen
 			&i.Benefit.UpdatedAt,
 			&i.Benefit.ExternalKey,
 			&i.KeyN,
-			&i.FirstActual,
 		); err != nil {
 			return nil, err
 		}

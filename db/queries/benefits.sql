@@ -144,3 +144,10 @@ ORDER BY a.benefit_id, a.period;
 SELECT * FROM benefit_actual_revisions
 WHERE tenant_id = @tenant_id AND actual_id = ANY (@actual_ids::uuid[])
 ORDER BY actual_id, id;
+
+-- name: ActualFirstPeriods :many
+-- The earliest period with an actual of each of a batch's benefits (none: no row).
+SELECT benefit_id, min(period)::date AS first_period
+FROM benefit_actuals
+WHERE tenant_id = @tenant_id AND benefit_id = ANY (@benefit_ids::uuid[])
+GROUP BY benefit_id;

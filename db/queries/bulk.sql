@@ -167,10 +167,8 @@ LIMIT @page_limit;
 
 -- name: BulkBenefitsExisting :many
 -- The stored benefits at the (initiative, name) keys of an import, locked, each with the position
--- of its key (1-based) and its first period with an actual (YYYY-MM-DD; '': none). Names compare with
--- lower() as the unique index does.
-SELECT sqlc.embed(b), k.n::integer AS key_n,
-       coalesce((SELECT min(a.period) FROM benefit_actuals a WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id)::text, '')::text AS first_actual
+-- of its key (1-based). Names compare with lower() as the unique index does.
+SELECT sqlc.embed(b), k.n::integer AS key_n
 FROM benefits b
 JOIN (SELECT unnest(@initiative_ids::uuid[]) AS initiative_id, unnest(@names::text[]) AS name,
              generate_series(1, cardinality(@names::text[])) AS n) k

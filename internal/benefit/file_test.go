@@ -37,12 +37,14 @@ func TestFileActualsBatch(t *testing.T) {
 	}
 	create := func(tx pgx.Tx, initiative, name string) uuid.UUID {
 		t.Helper()
-		saved, err := benefit.CreateBenefit(ctx, tx, actor, benefit.Fields{InitiativeID: &initiative, Name: &name,
-			Category: new("cost_savings"), ExpectedValue: new(12000.0), Unit: new("currency"), Currency: new("EUR"),
-			Frequency: new("monthly"), Start: &start, Has: map[string]bool{"currency": true}})
-		if err != nil {
-			t.Fatal(err)
+		outcomes, err := benefit.SaveBenefits(ctx, tx, actor, []benefit.Change{{InitiativeID: uuid.MustParse(initiative), Replace: true,
+			Fields: benefit.Fields{InitiativeID: &initiative, Name: &name, Category: new("cost_savings"), ExpectedValue: new(12000.0),
+				Unit: new("currency"), Currency: new("EUR"), Frequency: new("monthly"), Start: &start, Has: map[string]bool{"currency": true}}}},
+			benefit.SaveOptions{})
+		if err != nil || outcomes[0].Err != nil {
+			t.Fatal(err, outcomes)
 		}
+		saved := outcomes[0].Saved
 		if saved.Benefit.OwnerID != "filer-1" {
 			t.Errorf("owner %q, want the creator", saved.Benefit.OwnerID)
 		}
