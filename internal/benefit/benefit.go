@@ -3,7 +3,7 @@
 // definition or an actual acceptable, and the variance of actuals against
 // what was expected; and the operations every path writes through:
 // FileActuals (the single route, the actuals import and an integration's
-// sync), CreateBenefit, UpdateBenefit and DeleteBenefit. Callers map the
+// sync), SaveBenefits (the routes and the benefits import) and DeleteBenefit. Callers map the
 // typed errors (validation.Errors → 422; ErrNotFound and
 // ErrInitiativeNotFound → 404; ErrLimitReached, ErrInitiativeArchived,
 // ErrBasisLocked and ErrTooManyRevisions → 409; *ParamError → 400).
