@@ -180,8 +180,7 @@ func TestAgentsWorkflowsEndToEnd(t *testing.T) {
 	stopRelay()
 	cfg := testConfig(t)
 	cfg.OutboundAllowPrivateNetworks = true
-	runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger(),
-		BulkImporters: api.BulkImporters()})
+	runWorker(t, &worker.Worker{Config: cfg, Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger()})
 	runStatus := func(u string) string { return ts.do(&admin, "GET", u, nil).json(t)["status"].(string) }
 	var ended []string
 	testenv.Eventually(t, 60*time.Second, "the runs to end (export, sync, canceled export: completed, completed, canceled)", func() bool {

@@ -5,9 +5,7 @@ package api
 // internal/benefit; what a period expects is finance.Benefit.ExpectedFor.
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
 	"strconv"
 	"time"
@@ -21,10 +19,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/benefit"
 	"github.com/valuecase/valuecase/internal/finance"
-	"github.com/valuecase/valuecase/internal/initiative"
-	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
-	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/settings"
 	"github.com/valuecase/valuecase/internal/validation"
@@ -133,174 +128,35 @@ func toActualJSON(a dbsqlc.BenefitActual, revisions []dbsqlc.BenefitActualRevisi
 	return out
 }
 
-// ActualRecordedEvent is the data of a benefit.actual_recorded event.
-type ActualRecordedEvent struct {
-	Benefit struct {
-		ID                   string  `json:"id"`
-		Name                 string  `json:"name"`
-		Unit                 string  `json:"unit"`
-		Currency             *string `json:"currency"`
-		MeasurementFrequency string  `json:"measurement_frequency"`
-	} `json:"benefit"`
-	Initiative struct {
-		ID   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"initiative"`
-	ActualID      string   `json:"actual_id"`
-	Period        string   `json:"period"`
-	Value         float64  `json:"value"`
-	PreviousValue *float64 `json:"previous_value"` // null unless this corrects an earlier value
-	Corrected     bool     `json:"corrected"`
-	Notes         string   `json:"notes"`
-	EvidenceURL   *string  `json:"evidence_url"`
-	RecordedBy    string   `json:"recorded_by"`
-	RecordedAt    string   `json:"recorded_at"`
-}
-
-// --- reading bodies ---
-
-// benefitFields are the writable fields of create, PUT and PATCH as sent.
-type benefitFields struct {
-	initiativeID, name, description, category, currency, unit, frequency, status, ownerID *string
-	externalKey                                                                           *string
-	expectedValue                                                                         *float64
-	start, end                                                                            *time.Time
-	plan                                                                                  []benefit.PlanEntry
-	has                                                                                   map[string]bool
-}
-
-var writableBenefitFields = []string{"name", "description", "category", "expected_value", "currency", "unit",
-	"measurement_frequency", "expected_start_date", "expected_end_date", "status", "owner_id", "plan", "external_key"}
-
-// readBenefitFields reads a benefit body. full (create, PUT) needs name,
-// category, expected_value, unit, measurement_frequency and
-// expected_start_date; create also needs initiative_id.
-func readBenefitFields(c *fiber.Ctx, full, create bool) (benefitFields, error) {
-	b, err := parseBody(c)
-	if err != nil {
-		return benefitFields{}, err
-	}
-	f := readBenefit(b, full, create)
-	if err := b.Done(); err != nil {
-		return benefitFields{}, err
-	}
-	return f, nil
-}
-
-// readBenefit reads the fields of a benefit body (the route's or a bulk
-// import row's); failures stay in b.errs until b.done.
-func readBenefit(b *input.Object, full, create bool) benefitFields {
-	f := benefitFields{has: map[string]bool{}}
-	for _, name := range writableBenefitFields {
-		f.has[name] = b.Has(name)
-	}
-	need := func(field string) bool { return full || f.has[field] }
-	f.initiativeID = b.Text("initiative_id", create, maxShortTextLen)
-	f.name = trimmed(b.Text("name", need("name"), maxNameLen))
-	f.description = b.Text("description", false, maxDescriptionLen)
-	f.category = b.Text("category", need("category"), maxShortTextLen)
-	f.expectedValue = b.Number("expected_value", need("expected_value"))
-	f.currency = b.Text("currency", false, maxShortTextLen)
-	f.unit = b.Text("unit", need("unit"), maxShortTextLen)
-	f.frequency = b.Text("measurement_frequency", need("measurement_frequency"), maxShortTextLen)
-	f.start = b.Date("expected_start_date")
-	if need("expected_start_date") && f.start == nil && (!b.Has("expected_start_date") || b.IsNull("expected_start_date")) {
-		b.Fail("expected_start_date", "required", "is required")
-	}
-	f.end = b.Date("expected_end_date")
-	f.status = b.Text("status", !full && f.has["status"], maxShortTextLen) // null in a full body: kept (PUT) or active (create)
-	f.ownerID = noneIfBlank(b.Text("owner_id", false, maxOwnerLen))
-	f.plan = readPlan(b)
-	f.externalKey = trimmed(b.Text("external_key", false, maxExternalKeyLen))
-	if f.externalKey != nil && *f.externalKey == "" {
-		f.externalKey = nil
-	}
-	b.Ignore("id", "created_at", "updated_at")
-	return f
-}
-
-// readPlan reads `plan`: null or absent is no plan, else an array of
-// {period, expected} objects.
-func readPlan(b *input.Object) []benefit.PlanEntry {
-	if !b.Has("plan") || b.IsNull("plan") {
-		return nil
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b.Raw("plan"), &raw); err != nil {
-		b.Fail("plan", "invalid_type", "must be an array of {period, expected} objects")
-		return nil
-	}
-	out := make([]benefit.PlanEntry, 0, len(raw))
-	for i, r := range raw {
-		entry, ok := input.Decode(r)
-		if !ok {
-			b.Fail(fmt.Sprintf("plan[%d]", i), "invalid_type", "must be an object {period, expected}")
-			continue
-		}
-		period := entry.Text("period", true, maxShortTextLen)
-		expected := entry.Number("expected", true)
-		_ = entry.Done()
-		b.Adopt(fmt.Sprintf("plan[%d].", i), entry)
-		if period != nil && expected != nil {
-			out = append(out, benefit.PlanEntry{Period: *period, Expected: *expected})
-		}
-	}
-	return out
-}
-
-// definition lays the sent fields over a base: the stored benefit for PATCH,
-// nothing for create and PUT (which keep only the stored status and owner).
-func (f benefitFields) definition(base dbsqlc.Benefit, basePlan []dbsqlc.BenefitPlanEntry, full bool) benefit.Definition {
-	d := benefit.Definition{
-		Category: benefit.Category(base.Category), Frequency: benefit.Frequency(base.MeasurementFrequency),
-		Unit: benefit.Unit(base.Unit), Status: benefit.Status(base.Status), Currency: deref(base.Currency),
-		ExpectedValue: money.Stored(base.ExpectedValue), Start: base.ExpectedStartDate, End: base.ExpectedEndDate,
-	}
-	for _, e := range basePlan {
-		d.Plan = append(d.Plan, benefit.PlanEntry{Period: finance.MonthOfTime(e.Period).String(), Expected: money.Stored(e.Expected)})
-	}
-	if full {
-		d.Currency, d.End, d.Plan = "", nil, nil
-	}
-	if d.Status == "" {
-		d.Status = benefit.Active
-	}
-	set := func(p *string, dst *string) {
-		if p != nil {
-			*dst = *p
-		}
-	}
-	set(f.category, (*string)(&d.Category))
-	set(f.frequency, (*string)(&d.Frequency))
-	set(f.unit, (*string)(&d.Unit))
-	set(f.status, (*string)(&d.Status))
-	if f.has["currency"] {
-		d.Currency = deref(f.currency)
-	}
-	if f.expectedValue != nil {
-		d.ExpectedValue = *f.expectedValue
-	}
-	if f.start != nil {
-		d.Start = *f.start
-	}
-	if full || f.has["expected_end_date"] {
-		d.End = f.end
-	}
-	if full || f.has["plan"] {
-		d.Plan = f.plan
-	}
-	return d
-}
-
 // --- loading ---
 
-// benefitError maps the 409s of internal/benefit; anything else passes through.
+// benefitError maps the typed errors of internal/benefit's operations;
+// validation errors (422) and anything else pass through.
 func benefitError(err error) error {
-	if errors.Is(err, benefit.ErrLimitReached) || errors.Is(err, benefit.ErrInitiativeArchived) ||
-		errors.Is(err, benefit.ErrBasisLocked) || errors.Is(err, benefit.ErrTooManyRevisions) {
+	switch {
+	case errors.Is(err, benefit.ErrNotFound):
+		return NotFound("benefit")
+	case errors.Is(err, benefit.ErrInitiativeNotFound):
+		return NotFound("initiative")
+	case errors.Is(err, benefit.ErrNameTaken), errors.Is(err, benefit.ErrExternalKeyTaken):
+		return AlreadyExists("%s", err.Error())
+	case errors.Is(err, benefit.ErrLimitReached), errors.Is(err, benefit.ErrInitiativeArchived),
+		errors.Is(err, benefit.ErrBasisLocked), errors.Is(err, benefit.ErrTooManyRevisions):
 		return Conflict("%s", err.Error())
 	}
 	return err
+}
+
+// benefitActor is who writes through internal/benefit: the caller.
+func benefitActor(c *fiber.Ctx) benefit.Actor {
+	p := principal(c)
+	return benefit.Actor{TenantID: p.TenantID, Subject: p.Subject}
+}
+
+// ifMatch is the request's If-Match as the precondition of an operation on a
+// record it locks (benefit.Precondition, cost.Precondition).
+func ifMatch(c *fiber.Ctx) func(version time.Time) error {
+	return func(version time.Time) error { return checkIfMatch(c, version) }
 }
 
 // loadBenefit finds a benefit of the tenant for reading.
@@ -313,23 +169,6 @@ func loadBenefit(c *fiber.Ctx) (dbsqlc.Benefit, error) {
 	return b, found("benefit", err)
 }
 
-// loadWritableBenefit finds a benefit for a write: locked with its
-// initiative, which must not be archived.
-func loadWritableBenefit(c *fiber.Ctx) (dbsqlc.BenefitGetLockedRow, error) {
-	id, err := pathID(c, "id", "benefit")
-	if err != nil {
-		return dbsqlc.BenefitGetLockedRow{}, err
-	}
-	row, err := db.Q.BenefitGetLocked(c.UserContext(), tx(c), dbsqlc.BenefitGetLockedParams{TenantID: principal(c).TenantID, ID: id})
-	if err := found("benefit", err); err != nil {
-		return row, err
-	}
-	if err := checkIfMatch(c, row.Benefit.UpdatedAt); err != nil {
-		return row, err
-	}
-	return row, benefitError(benefit.CheckWritable(initiative.Status(row.InitiativeStatus)))
-}
-
 func loadPlans(c *fiber.Ctx, ids ...uuid.UUID) (map[uuid.UUID][]dbsqlc.BenefitPlanEntry, error) {
 	rows, err := db.Q.BenefitPlanList(c.UserContext(), tx(c), dbsqlc.BenefitPlanListParams{TenantID: principal(c).TenantID, BenefitIds: ids})
 	out := map[uuid.UUID][]dbsqlc.BenefitPlanEntry{}
@@ -337,18 +176,6 @@ func loadPlans(c *fiber.Ctx, ids ...uuid.UUID) (map[uuid.UUID][]dbsqlc.BenefitPl
 		out[r.BenefitID] = append(out[r.BenefitID], r)
 	}
 	return out, err
-}
-
-// savePlan replaces the stored plan with the checked one (none: the spread).
-func savePlan(c *fiber.Ctx, b dbsqlc.Benefit, plan []benefit.PlannedPeriod) ([]dbsqlc.BenefitPlanEntry, error) {
-	p := dbsqlc.BenefitPlanReplaceParams{TenantID: b.TenantID, BenefitID: b.ID, Periods: []time.Time{}, Expected: []decimal.Decimal{}}
-	out := []dbsqlc.BenefitPlanEntry{}
-	for _, e := range plan {
-		p.Periods = append(p.Periods, e.Period.FirstDay())
-		p.Expected = append(p.Expected, money.FromInput(e.Expected))
-		out = append(out, dbsqlc.BenefitPlanEntry{TenantID: b.TenantID, BenefitID: b.ID, Period: e.Period.FirstDay(), Expected: money.FromInput(e.Expected)})
-	}
-	return out, db.Q.BenefitPlanReplace(c.UserContext(), tx(c), p)
 }
 
 // --- benefits ---
@@ -429,60 +256,40 @@ func (s *Server) createBenefit(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	f, err := readBenefitFields(c, true, true)
+	f, err := readBenefitBody(c, true, true)
 	if err != nil {
 		return err
 	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	initiativeID, err := uuid.Parse(*f.initiativeID)
+	initiativeID, err := uuid.Parse(*f.InitiativeID)
 	if err != nil {
 		return NotFound("initiative")
 	}
-	in, err := lockInitiative(c, initiativeID)
+	saved, err := saveBenefit(c, benefit.Change{InitiativeID: initiativeID, Fields: f, Replace: true})
 	if err != nil {
 		return err
 	}
-	if err := benefitError(benefit.CheckWritable(initiative.Status(in.Status))); err != nil {
-		return err
-	}
-	def := f.definition(dbsqlc.Benefit{}, nil, true)
-	plan, err := benefit.CheckDefinition(def)
-	if err != nil {
-		return err
-	}
-	n, err := db.Q.BenefitCountByInitiative(ctx, t, dbsqlc.BenefitCountByInitiativeParams{TenantID: p.TenantID, InitiativeID: in.ID})
-	if err != nil {
-		return err
-	}
-	if err := benefitError(benefit.CheckCanAdd(int(n))); err != nil {
-		return err
-	}
-	owner := p.Subject // the creator owns what they create unless told otherwise
-	if f.ownerID != nil {
-		owner = *f.ownerID
-	}
-	row, err := db.Q.BenefitCreate(ctx, t, dbsqlc.BenefitCreateParams{
-		TenantID: p.TenantID, InitiativeID: in.ID, Name: *f.name, Description: deref(f.description),
-		Category: string(def.Category), ExpectedValue: money.FromInput(def.ExpectedValue), Currency: noneIfBlank(&def.Currency),
-		Unit: string(def.Unit), MeasurementFrequency: string(def.Frequency), ExpectedStartDate: def.Start,
-		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner, ExternalKey: f.externalKey,
-	})
-	if db.IsUniqueViolation(err, "benefits_initiative_name") {
-		return AlreadyExists("the initiative already has a benefit of this name")
-	}
-	if db.IsUniqueViolation(err, "benefits_tenant_external_key") {
-		return AlreadyExists("another benefit has this external_key")
-	}
-	if err != nil {
-		return err
-	}
-	stored, err := savePlan(c, row, plan)
-	if err != nil {
-		return err
-	}
-	body := toBenefitJSON(row, stored)
+	body := toBenefitJSON(saved.Benefit, saved.Plan)
 	c.Location("/v1/benefits/" + body.ID)
 	return c.Status(fiber.StatusCreated).JSON(body)
+}
+
+// saveBenefit saves one change through benefit.SaveBenefits, the path a benefits import takes too.
+func saveBenefit(c *fiber.Ctx, change benefit.Change) (benefit.Saved, error) {
+	outcomes, err := benefit.SaveBenefits(c.UserContext(), tx(c), benefitActor(c), []benefit.Change{change}, benefit.SaveOptions{Touch: true})
+	if err != nil {
+		return benefit.Saved{}, benefitError(err)
+	}
+	return outcomes[0].Saved, benefitError(outcomes[0].Err)
+}
+
+// readBenefitBody reads a benefit body (benefit.ReadFields): the 422 of every field that failed.
+func readBenefitBody(c *fiber.Ctx, full, create bool) (benefit.Fields, error) {
+	b, err := parseBody(c)
+	if err != nil {
+		return benefit.Fields{}, err
+	}
+	f := benefit.ReadFields(b, full, create)
+	return f, b.Done()
 }
 
 func (s *Server) replaceBenefit(c *fiber.Ctx) error { return s.updateBenefit(c, true) }
@@ -495,96 +302,41 @@ func (s *Server) updateBenefit(c *fiber.Ctx, replace bool) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	f, err := readBenefitFields(c, replace, false)
+	f, err := readBenefitBody(c, replace, false)
 	if err != nil {
 		return err
 	}
-	locked, err := loadWritableBenefit(c)
+	id, err := pathID(c, "id", "benefit")
 	if err != nil {
 		return err
 	}
-	stored := locked.Benefit
-	if f.initiativeID != nil && *f.initiativeID != stored.InitiativeID.String() {
-		return Invalid(FieldError{Field: "initiative_id", Code: "invalid_value", Message: "a benefit belongs to its initiative and cannot move"})
-	}
-	ctx, t := c.UserContext(), tx(c)
-	plans, err := loadPlans(c, stored.ID)
+	saved, err := saveBenefit(c, benefit.Change{ID: &id, Fields: f, Replace: replace, Check: ifMatch(c)})
 	if err != nil {
 		return err
 	}
-	def := f.definition(stored, plans[stored.ID], replace)
-	plan, err := benefit.CheckDefinition(def)
-	if err != nil {
-		return err
-	}
-	var firstActual *finance.Month
-	if first, err := db.Q.ActualFirstPeriod(ctx, t, dbsqlc.ActualFirstPeriodParams{TenantID: stored.TenantID, BenefitID: stored.ID}); err == nil {
-		firstActual = new(finance.MonthOfTime(first))
-	} else if !db.IsNotFound(err) {
-		return err
-	}
-	was := benefit.Basis{Unit: benefit.Unit(stored.Unit), Currency: deref(stored.Currency), Frequency: benefit.Frequency(stored.MeasurementFrequency), Start: stored.ExpectedStartDate}
-	next := benefit.Basis{Unit: def.Unit, Currency: def.Currency, Frequency: def.Frequency, Start: def.Start}
-	if err := benefitError(benefit.CheckRedefinition(was, next, firstActual)); err != nil {
-		return err
-	}
-	name, description, owner := stored.Name, stored.Description, stored.OwnerID
-	if f.name != nil {
-		name = *f.name
-	}
-	if replace || f.has["description"] {
-		description = deref(f.description)
-	}
-	if f.ownerID != nil {
-		owner = *f.ownerID
-	}
-	externalKey := stored.ExternalKey
-	if replace || f.has["external_key"] {
-		externalKey = f.externalKey
-	}
-	row, err := db.Q.BenefitUpdate(ctx, t, dbsqlc.BenefitUpdateParams{
-		TenantID: stored.TenantID, ID: stored.ID, Name: name, Description: description,
-		Category: string(def.Category), ExpectedValue: money.FromInput(def.ExpectedValue), Currency: noneIfBlank(&def.Currency),
-		Unit: string(def.Unit), MeasurementFrequency: string(def.Frequency), ExpectedStartDate: def.Start,
-		ExpectedEndDate: def.End, Status: string(def.Status), OwnerID: owner, ExternalKey: externalKey,
-	})
-	if db.IsUniqueViolation(err, "benefits_initiative_name") {
-		return AlreadyExists("the initiative already has a benefit of this name")
-	}
-	if db.IsUniqueViolation(err, "benefits_tenant_external_key") {
-		return AlreadyExists("another benefit has this external_key")
-	}
-	if err != nil {
-		return err
-	}
-	current := plans[stored.ID]
-	if replace || f.has["plan"] {
-		if current, err = savePlan(c, row, plan); err != nil {
-			return err
-		}
-	}
-	return sendRecord(c, row.UpdatedAt, toBenefitJSON(row, current))
+	return sendRecord(c, saved.Benefit.UpdatedAt, toBenefitJSON(saved.Benefit, saved.Plan))
 }
 
 func (s *Server) deleteBenefit(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	locked, err := loadWritableBenefit(c)
+	id, err := pathID(c, "id", "benefit")
 	if err != nil {
 		return err
 	}
-	if err := db.Q.BenefitDelete(c.UserContext(), tx(c), dbsqlc.BenefitDeleteParams{TenantID: locked.Benefit.TenantID, ID: locked.Benefit.ID}); err != nil {
-		return err
+	if err := benefit.DeleteBenefit(c.UserContext(), tx(c), benefitActor(c), id, ifMatch(c)); err != nil {
+		return benefitError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }
 
 // --- actuals ---
 
-// recordActual files a value for a period: 201 with the new actual, or 200
-// when the period already had one (a correction, kept in `revisions`, or the
-// very same filing again, which changes nothing).
+// recordActual files a value for a period through benefit.FileActuals (a
+// batch of one): 201 with the new actual, or 200 when the period already had
+// one (a correction, kept in `revisions`, or the very same filing again,
+// which changes nothing).
 func (s *Server) recordActual(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
@@ -593,113 +345,48 @@ func (s *Server) recordActual(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in := readActual(b)
+	fields := benefit.ReadActual(b)
 	if err := b.Done(); err != nil {
 		return err
 	}
-	locked, err := loadWritableBenefit(c)
+	id, err := pathID(c, "id", "benefit")
 	if err != nil {
 		return err
 	}
-	bf := locked.Benefit
-	filed, next, err := in.check(bf, time.Now())
+	ctx, t := c.UserContext(), tx(c)
+	if err := benefitIfMatch(c, id); err != nil {
+		return err
+	}
+	outcomes, err := benefit.FileActuals(ctx, t, benefitActor(c), []benefit.ActualInput{fields.Input(id)}, benefit.FileOptions{Now: time.Now()})
 	if err != nil {
 		return err
 	}
-
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	var previous *benefit.Filed
-	existing, err := db.Q.ActualGetForUpdate(ctx, t, dbsqlc.ActualGetForUpdateParams{TenantID: bf.TenantID, BenefitID: bf.ID, Period: filed.FirstDay()})
-	switch {
-	case err == nil:
-		previous = &benefit.Filed{Value: money.Stored(existing.Value), Notes: existing.Notes, EvidenceURL: existing.EvidenceUrl}
-	case !db.IsNotFound(err):
+	filed := outcomes[0]
+	if filed.Err != nil {
+		return benefitError(filed.Err)
+	}
+	revisions, err := db.Q.ActualRevisionList(ctx, t, dbsqlc.ActualRevisionListParams{TenantID: filed.Actual.TenantID, ActualIds: []uuid.UUID{filed.Actual.ID}})
+	if err != nil {
 		return err
 	}
-	var actual dbsqlc.BenefitActual
 	status := fiber.StatusOK
-	filing := benefit.ClassifyFiling(previous, next)
-	switch filing {
-	case benefit.SameValue:
-		actual = existing
-	case benefit.FirstValue:
-		actual, err = db.Q.ActualCreate(ctx, t, dbsqlc.ActualCreateParams{TenantID: bf.TenantID, BenefitID: bf.ID,
-			Period: filed.FirstDay(), Value: money.FromInput(next.Value), Notes: next.Notes, EvidenceUrl: next.EvidenceURL, RecordedBy: p.Subject})
-		if err != nil {
-			return err
-		}
+	if filed.Filing == benefit.FirstValue {
 		status = fiber.StatusCreated
-	case benefit.Correction:
-		n, err := db.Q.ActualRevisionCount(ctx, t, dbsqlc.ActualRevisionCountParams{TenantID: bf.TenantID, ActualID: existing.ID})
-		if err != nil {
-			return err
-		}
-		if err := benefitError(benefit.CheckCanCorrect(int(n))); err != nil {
-			return err
-		}
-		if err := db.Q.ActualRevisionAdd(ctx, t, dbsqlc.ActualRevisionAddParams{TenantID: bf.TenantID, ActualID: existing.ID,
-			OldValue: existing.Value, NewValue: money.FromInput(next.Value), OldNotes: existing.Notes, OldEvidenceUrl: existing.EvidenceUrl, ChangedBy: p.Subject}); err != nil {
-			return err
-		}
-		if actual, err = db.Q.ActualCorrect(ctx, t, dbsqlc.ActualCorrectParams{TenantID: bf.TenantID, ID: existing.ID,
-			Value: money.FromInput(next.Value), Notes: next.Notes, EvidenceUrl: next.EvidenceURL, RecordedBy: p.Subject}); err != nil {
-			return err
-		}
 	}
-	if filing != benefit.SameValue {
-		if _, err := outbox.Write(ctx, t, bf.TenantID, outbox.BenefitActualRecorded, actualRecorded(locked, actual, previous)); err != nil {
-			return err
-		}
+	return c.Status(status).JSON(toActualJSON(filed.Actual, revisions))
+}
+
+// benefitIfMatch checks an If-Match against the benefit, locked for the
+// filing that follows; without the header it reads nothing.
+func benefitIfMatch(c *fiber.Ctx, id uuid.UUID) error {
+	if c.Get(fiber.HeaderIfMatch) == "" {
+		return nil
 	}
-	revisions, err := db.Q.ActualRevisionList(ctx, t, dbsqlc.ActualRevisionListParams{TenantID: bf.TenantID, ActualIds: []uuid.UUID{actual.ID}})
-	if err != nil {
+	row, err := db.Q.BenefitGetLocked(c.UserContext(), tx(c), dbsqlc.BenefitGetLockedParams{TenantID: principal(c).TenantID, ID: id})
+	if err := found("benefit", err); err != nil {
 		return err
 	}
-	return c.Status(status).JSON(toActualJSON(actual, revisions))
-}
-
-// actualInput is an actual as sent: the body of POST /v1/benefits/{id}/actuals
-// and a row of an actuals import (which adds benefit_id).
-type actualInput struct {
-	value           *float64
-	period          *string
-	notes, evidence *string
-}
-
-// readActual reads the fields of an actual; b.done() reports what failed.
-func readActual(b *input.Object) actualInput {
-	return actualInput{
-		value:    b.Number("value", true),
-		period:   b.Text("period", true, maxShortTextLen),
-		notes:    b.Text("notes", false, maxDescriptionLen),
-		evidence: b.Text("evidence_url", false, benefit.MaxEvidenceURLLen+1), // the domain reports too_long
-	}
-}
-
-// check applies the rules of an actual of benefit bf (read without errors):
-// the period it is filed under and what it files, or the 422's field errors.
-func (in actualInput) check(bf dbsqlc.Benefit, now time.Time) (finance.Month, benefit.Filed, error) {
-	var errs validation.Errors
-	errs.Append(benefit.CheckValue("value", *in.value))
-	filed, perr := benefit.CheckActualPeriod(benefit.Frequency(bf.MeasurementFrequency), *in.period, bf.ExpectedStartDate, now)
-	errs.Append(perr)
-	if in.evidence != nil {
-		errs.Append(benefit.CheckEvidenceURL(*in.evidence))
-	}
-	return filed, benefit.Filed{Value: *in.value, Notes: deref(in.notes), EvidenceURL: in.evidence}, errs.Err()
-}
-
-func actualRecorded(locked dbsqlc.BenefitGetLockedRow, a dbsqlc.BenefitActual, previous *benefit.Filed) ActualRecordedEvent {
-	b := locked.Benefit
-	var e ActualRecordedEvent
-	e.Benefit.ID, e.Benefit.Name, e.Benefit.Unit, e.Benefit.Currency, e.Benefit.MeasurementFrequency = b.ID.String(), b.Name, b.Unit, b.Currency, b.MeasurementFrequency
-	e.Initiative.ID, e.Initiative.Name = b.InitiativeID.String(), locked.InitiativeName
-	e.ActualID, e.Period, e.Value = a.ID.String(), finance.MonthOfTime(a.Period).String(), money.Stored(a.Value)
-	if previous != nil {
-		e.PreviousValue, e.Corrected = new(previous.Value), true
-	}
-	e.Notes, e.EvidenceURL, e.RecordedBy, e.RecordedAt = a.Notes, a.EvidenceUrl, a.RecordedBy, timestamp(a.UpdatedAt)
-	return e
+	return checkIfMatch(c, row.Benefit.UpdatedAt)
 }
 
 func (s *Server) listActuals(c *fiber.Ctx) error {

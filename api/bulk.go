@@ -1,8 +1,9 @@
 package api
 
-// Bulk import and export (issue 13). The formats, limits and results live in
-// internal/bulk; each resource's importer (api/bulk_<resource>.go) reads a
-// row with the readers and checks of its single-record route. Up to
+// Bulk import and export (issue 13). The formats, limits, results and the
+// importers live in internal/bulk (bulk.Importers); each importer reads a row
+// with the reader of its single-record route and writes it through its
+// domain's operation or rules. Up to
 // bulk.MaxSyncRows records are answered at once; more become a job that the
 // bulk-import workflow runs from rows stored in PostgreSQL.
 
@@ -27,7 +28,6 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
-	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
 )
@@ -37,33 +37,23 @@ const maxBulkJobPageSize = 500
 // bulkResource is what the API knows of one importable resource.
 type bulkResource struct {
 	read, write rbac.Permission
-	importer    bulk.Importer
 	columns     bulk.Columns // CSV cell types
 	export      []string     // export columns, in order
 }
 
 // bulkResources are the importable resources: every value of bulk.Resources.
 var bulkResources = map[bulk.Resource]bulkResource{
-	bulk.Actuals: {read: rbac.BenefitsRead, write: rbac.BenefitsWrite, importer: importActuals,
+	bulk.Actuals: {read: rbac.BenefitsRead, write: rbac.BenefitsWrite,
 		columns: bulk.Columns{"value": bulk.Number}, export: actualExportColumns},
-	bulk.Benefits: {read: rbac.BenefitsRead, write: rbac.BenefitsWrite, importer: importBenefits,
+	bulk.Benefits: {read: rbac.BenefitsRead, write: rbac.BenefitsWrite,
 		columns: bulk.Columns{"expected_value": bulk.Number, "plan": bulk.Nested}, export: benefitExportColumns},
-	bulk.Stakeholders: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: bulk.ImportStakeholders,
+	bulk.Stakeholders: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite,
 		export: stakeholderExportColumns},
-	bulk.Initiatives: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: bulk.ImportInitiatives, export: initiativeExportColumns},
-	bulk.Costs: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, importer: importCosts,
+	bulk.Initiatives: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite, export: initiativeExportColumns},
+	bulk.Costs: {read: rbac.InitiativesRead, write: rbac.InitiativesWrite,
 		columns: bulk.Columns{"amount": bulk.Number}, export: costExportColumns},
-	bulk.Engagements: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite, importer: bulk.ImportEngagements,
+	bulk.Engagements: {read: rbac.StakeholdersRead, write: rbac.StakeholdersWrite,
 		export: engagementExportColumns},
-}
-
-// BulkImporters are the importers the worker runs jobs with (the same functions as the API's).
-func BulkImporters() map[bulk.Resource]bulk.Importer {
-	out := map[bulk.Resource]bulk.Importer{}
-	for r, br := range bulkResources {
-		out[r] = br.importer
-	}
-	return out
 }
 
 // bulkRoutes mounts the bulk group. Permissions depend on the resource, so
@@ -141,7 +131,10 @@ func (s *Server) bulkImport(c *fiber.Ctx) error {
 		return err
 	}
 	defer func() { _ = sp.Rollback(context.WithoutCancel(ctx)) }()
-	results, err := res.importer(ctx, sp, bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}, o, records, 0)
+	results, err := bulk.Importers()[o.Resource](ctx, sp, bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}, o, records, 0)
+	if ce, ok := errors.AsType[*bulk.ConflictError](err); ok {
+		return AlreadyExists("%s", ce.Message)
+	}
 	if err != nil {
 		return err
 	}
@@ -261,40 +254,15 @@ func toBulkJobJSON(j dbsqlc.BulkJob) bulkJobJSON {
 }
 
 // startBulkJob stores the job and its rows with the event that starts the
-// workflow (outbox), and answers 202 with where to follow it.
+// workflow (bulk.StartJob), and answers 202 with where to follow it.
 func (s *Server) startBulkJob(c *fiber.Ctx, o bulk.Options, records []bulk.Record) error {
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
-	job, err := db.Q.BulkJobCreate(ctx, t, dbsqlc.BulkJobCreateParams{TenantID: p.TenantID, Resource: string(o.Resource), Mode: string(o.Mode),
-		DryRun: o.DryRun, Atomic: o.Atomic, Total: int32(len(records)), RequestedBy: p.Subject, RequestedRoles: p.Roles})
+	p := principal(c)
+	job, err := bulk.StartJob(c.UserContext(), tx(c), bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}, o, records)
 	if err != nil {
-		return err
-	}
-	for from := 0; from < len(records); from += bulk.ChunkRows {
-		chunk := records[from:min(from+bulk.ChunkRows, len(records))]
-		raw, idxs := make([][]byte, len(chunk)), make([]int32, len(chunk))
-		for i, r := range chunk {
-			if raw[i], err = json.Marshal(r); err != nil {
-				return err
-			}
-			idxs[i] = int32(from + i)
-		}
-		if err := db.Q.BulkJobRowsInsert(ctx, t, dbsqlc.BulkJobRowsInsertParams{TenantID: p.TenantID, JobID: job.ID, Idxs: idxs, Records: raw}); err != nil {
-			return err
-		}
-	}
-	if _, err := outbox.Write(ctx, t, p.TenantID, outbox.BulkImportRequested, BulkImportRequestedEvent{
-		ID: job.ID.String(), Resource: job.Resource, Total: len(records)}); err != nil {
 		return err
 	}
 	c.Location("/v1/bulk/jobs/" + job.ID.String())
 	return c.Status(fiber.StatusAccepted).JSON(toBulkJobJSON(job))
-}
-
-// BulkImportRequestedEvent is the data of the internal bulk.import_requested event.
-type BulkImportRequestedEvent struct {
-	ID       string `json:"id"`
-	Resource string `json:"resource"`
-	Total    int    `json:"total"`
 }
 
 // readableBulkResources are the resources whose jobs and exports the caller may read.

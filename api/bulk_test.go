@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/testenv"
@@ -436,8 +435,7 @@ func TestBulkImportJobEndToEnd(t *testing.T) {
 // as reads it. The worker stops when the test ends.
 func finishBulkJob(t *testing.T, ts *testServer, as caller, loc string) map[string]any {
 	t.Helper()
-	runWorker(t, &worker.Worker{Config: testConfig(t), Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger(),
-		BulkImporters: api.BulkImporters()})
+	runWorker(t, &worker.Worker{Config: testConfig(t), Pool: ts.pool, Temporal: testenv.TemporalClient(t), Log: testenv.QuietLogger()})
 	var job map[string]any
 	testenv.Eventually(t, 90*time.Second, "the bulk job to finish", func() bool {
 		job = ts.do(&as, "GET", loc, nil).json(t)

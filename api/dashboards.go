@@ -95,7 +95,7 @@ func readDashboard(c *fiber.Ctx) (dashboard.Fields, error) {
 		return dashboard.Fields{}, err
 	}
 	var f dashboard.Fields
-	if v := trimmed(b.Text("name", true, maxNameLen)); v != nil {
+	if v := input.Trimmed(b.Text("name", true, maxNameLen)); v != nil {
 		f.Name = *v
 	}
 	f.Description = deref(b.Text("description", false, dashboard.MaxDescriptionLen))
@@ -138,7 +138,7 @@ func readWidgets(b *input.Object) []dashboard.Widget {
 		if v := w.Enum("type", true, validation.Names(dashboard.WidgetTypes)); v != nil {
 			widget.Type = dashboard.WidgetType(*v)
 		}
-		if v := trimmed(w.Text("title", true, dashboard.MaxTitleLength)); v != nil {
+		if v := input.Trimmed(w.Text("title", true, dashboard.MaxTitleLength)); v != nil {
 			widget.Title = *v
 		}
 		widget.Params = readWidgetParams(w)

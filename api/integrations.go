@@ -35,7 +35,6 @@ const (
 	maxSyncPageSize        = 100
 	maxIntegrationNameLen  = 200
 	maxConfigBytes         = 16 << 10
-	maxExternalKeyLen      = 100 // benefits.external_key (migration 00011)
 )
 
 // integrationsRoutes mounts the integration routes on the authenticated /v1 group.
@@ -102,7 +101,7 @@ func toIntegrationJSON(in dbsqlc.Integration, box *secretbox.Box, now time.Time)
 		ID: in.ID.String(), Provider: in.Provider, Name: in.Name, Config: cfg, OAuthTokenSet: in.TokenSealed != nil, OAuthTokenHint: in.TokenHint,
 		SyncSchedule: scheduleJSON{Frequency: in.Frequency, At: in.ScheduleAt, DayOfWeek: in.DayOfWeek, Timezone: in.Timezone},
 		SecretsSet:   integration.SecretsSet(box, in),
-		State:        in.State, LastError: in.LastError, Watermark: noneIfBlank(&in.Watermark), LastSyncAt: optTimestamp(in.LastSyncAt),
+		State:        in.State, LastError: in.LastError, Watermark: input.NoneIfBlank(&in.Watermark), LastSyncAt: optTimestamp(in.LastSyncAt),
 		SyncsURL:  "/v1/integrations/" + in.ID.String() + "/syncs",
 		CreatedAt: timestamp(in.CreatedAt), UpdatedAt: timestamp(in.UpdatedAt), DisconnectedAt: optTimestamp(in.DisconnectedAt),
 	}
@@ -150,7 +149,7 @@ func toSyncJSON(s dbsqlc.IntegrationSync) syncJSON {
 		ID: s.ID.String(), IntegrationID: s.IntegrationID.String(), Trigger: s.Trigger, Status: s.Status,
 		StatusURL: fmt.Sprintf("/v1/integrations/%s/syncs/%s", s.IntegrationID, s.ID),
 		Counts:    syncCountsJSON{Fetched: s.Fetched, Created: s.Created, Updated: s.Updated, Unchanged: s.Unchanged, Failed: s.Failed},
-		Pages:     s.Pages, Errors: errs, Error: s.Error, NextTryAt: optTimestamp(s.NextTryAt), Cursor: noneIfBlank(&s.Cursor), Since: noneIfBlank(&s.Since), Watermark: noneIfBlank(&s.Watermark),
+		Pages:     s.Pages, Errors: errs, Error: s.Error, NextTryAt: optTimestamp(s.NextTryAt), Cursor: input.NoneIfBlank(&s.Cursor), Since: input.NoneIfBlank(&s.Since), Watermark: input.NoneIfBlank(&s.Watermark),
 		RequestedBy: s.RequestedBy, CreatedAt: timestamp(s.CreatedAt), StartedAt: optTimestamp(s.StartedAt), FinishedAt: optTimestamp(s.FinishedAt),
 	}
 }
@@ -193,7 +192,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 		f.provider = current.Provider
 	}
 	f.name = b.Text("name", mode != "patch" || b.Has("name"), maxIntegrationNameLen) // a PATCH may leave it out, not blank it
-	f.name = trimmed(f.name)
+	f.name = input.Trimmed(f.name)
 	f.state = b.Enum("state", false, integration.Settable)
 	b.Ignore(readOnlyIntegrationFields...)
 

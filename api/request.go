@@ -21,7 +21,6 @@ import (
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
-	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/input"
 )
 
@@ -257,31 +256,6 @@ func lockInitiative(c *fiber.Ctx, id uuid.UUID) (dbsqlc.Initiative, error) {
 }
 
 // ---- body readers beyond text (body.text and friends are above) ----
-
-// noneIfBlank stores a blank optional text as null, so it reads and filters as absent.
-func noneIfBlank(s *string) *string {
-	if s == nil || strings.TrimSpace(*s) == "" {
-		return nil
-	}
-	return trimmed(s)
-}
-
-// firstDay is the date a month is stored as (its first day); nil stays nil.
-func firstDay(m *finance.Month) *time.Time {
-	if m == nil {
-		return nil
-	}
-	return new(m.FirstDay())
-}
-
-// trimmed drops surrounding white space, so " Alpha " and "alpha" are one name.
-func trimmed(s *string) *string {
-	if s != nil {
-		t := strings.TrimSpace(*s)
-		s = &t
-	}
-	return s
-}
 
 // checkIfMatch enforces an If-Match precondition against the version of the
 // record the write holds locked (FOR UPDATE, or under the lock its rule

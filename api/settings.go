@@ -133,7 +133,7 @@ func (s *Server) listFxRates(c *fiber.Ctx) error {
 	if from != nil && to != nil && *to < *from {
 		return InvalidParameter("query parameter to (%s) is before from (%s)", *to, *from)
 	}
-	p.FromPeriod, p.ToPeriod = firstDay(from), firstDay(to)
+	p.FromPeriod, p.ToPeriod = finance.FirstDayOf(from), finance.FirstDayOf(to)
 	ctx, t := c.UserContext(), tx(c)
 	rows, err := db.Q.FxRatePage(ctx, t, dbsqlc.FxRatePageParams{
 		TenantID: p.TenantID, Currency: p.Currency, FromPeriod: p.FromPeriod, ToPeriod: p.ToPeriod,

@@ -55,9 +55,6 @@ type Worker struct {
 	// OutboxLease is how long the relay holds a claimed event before another
 	// worker may take it (its worker died); zero is the relay's default.
 	OutboxLease time.Duration
-	// BulkImporters write the rows of bulk import jobs: api.BulkImporters(),
-	// the functions the API answers small imports with (one rule set).
-	BulkImporters map[bulk.Resource]bulk.Importer
 }
 
 // prepareWebhooks builds the webhook dispatcher and connects it to the retry workflow.
@@ -114,7 +111,7 @@ func (w *Worker) registrations() []registration {
 		{workflows.ReviewTaskQueue, []any{workflows.InitiativeReviewWorkflow}, []any{&activities.ReviewActivities{Reviews: initiative.Reviews{Pool: w.Pool}}}},
 		{workflows.BusinessCaseApprovalTaskQueue, []any{workflows.BusinessCaseApprovalWorkflow}, []any{&activities.BusinessCaseActivities{Approvals: businesscase.Approvals{Pool: w.Pool}}}},
 		{workflows.BusinessCaseExportTaskQueue, []any{workflows.BusinessCaseExportWorkflow}, []any{&activities.ExportActivities{Store: export.Store{Pool: w.Pool}, Retention: w.Config.ExportRetention}}},
-		{workflows.BulkImportTaskQueue, []any{workflows.BulkImportWorkflow}, []any{&activities.BulkActivities{Jobs: bulk.Jobs{Pool: w.Pool, Importers: w.BulkImporters}}}},
+		{workflows.BulkImportTaskQueue, []any{workflows.BulkImportWorkflow}, []any{&activities.BulkActivities{Jobs: bulk.Jobs{Pool: w.Pool, Importers: bulk.Importers()}}}},
 		{workflows.WebhookRetryTaskQueue, []any{workflows.WebhookRetryWorkflow, workflows.WebhookRedeliveryWorkflow}, []any{&activities.WebhookActivities{Dispatcher: w.Webhooks}}},
 		{workflows.IntegrationSyncTaskQueue, []any{workflows.IntegrationSyncWorkflow, workflows.IntegrationScheduledSyncWorkflow}, []any{&activities.IntegrationActivities{
 			Store: integration.Store{Pool: w.Pool}, Secrets: w.Webhooks.Secrets, AllowHTTP: w.Config.OutboundAllowPrivateNetworks,

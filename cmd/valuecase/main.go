@@ -201,7 +201,7 @@ func runWorker(ctx context.Context, args []string) error {
 	}()
 	defer ops.Shutdown()
 
-	w := &worker.Worker{Config: cfg, Pool: pool, Temporal: tc, Log: log, BulkImporters: api.BulkImporters()}
+	w := &worker.Worker{Config: cfg, Pool: pool, Temporal: tc, Log: log}
 	return w.Run(ctx)
 }
 

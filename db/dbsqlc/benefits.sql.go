@@ -13,48 +13,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-const actualCorrect = `-- name: ActualCorrect :one
-UPDATE benefit_actuals
-SET value = $1, notes = $2, evidence_url = $3, recorded_by = $4, source = NULL, updated_at = now()
-WHERE tenant_id = $5 AND id = $6
-RETURNING tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at, source
-`
-
-type ActualCorrectParams struct {
-	Value       decimal.Decimal
-	Notes       string
-	EvidenceUrl *string
-	RecordedBy  string
-	TenantID    uuid.UUID
-	ID          uuid.UUID
-}
-
-func (q *Queries) ActualCorrect(ctx context.Context, db DBTX, arg ActualCorrectParams) (BenefitActual, error) {
-	row := db.QueryRow(ctx, actualCorrect,
-		arg.Value,
-		arg.Notes,
-		arg.EvidenceUrl,
-		arg.RecordedBy,
-		arg.TenantID,
-		arg.ID,
-	)
-	var i BenefitActual
-	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.BenefitID,
-		&i.Period,
-		&i.Value,
-		&i.Notes,
-		&i.EvidenceUrl,
-		&i.RecordedBy,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.Source,
-	)
-	return i, err
-}
-
 const actualCount = `-- name: ActualCount :one
 SELECT count(*) FROM benefit_actuals WHERE tenant_id = $1 AND benefit_id = $2
 `
@@ -114,55 +72,42 @@ func (q *Queries) ActualCreate(ctx context.Context, db DBTX, arg ActualCreatePar
 	return i, err
 }
 
-const actualFirstPeriod = `-- name: ActualFirstPeriod :one
-SELECT period FROM benefit_actuals
-WHERE tenant_id = $1 AND benefit_id = $2
-ORDER BY period
-LIMIT 1
+const actualFirstPeriods = `-- name: ActualFirstPeriods :many
+SELECT benefit_id, min(period)::date AS first_period
+FROM benefit_actuals
+WHERE tenant_id = $1 AND benefit_id = ANY ($2::uuid[])
+GROUP BY benefit_id
 `
 
-type ActualFirstPeriodParams struct {
-	TenantID  uuid.UUID
-	BenefitID uuid.UUID
+type ActualFirstPeriodsParams struct {
+	TenantID   uuid.UUID
+	BenefitIds []uuid.UUID
 }
 
-// The earliest period with an actual (no rows: none recorded).
-func (q *Queries) ActualFirstPeriod(ctx context.Context, db DBTX, arg ActualFirstPeriodParams) (time.Time, error) {
-	row := db.QueryRow(ctx, actualFirstPeriod, arg.TenantID, arg.BenefitID)
-	var period time.Time
-	err := row.Scan(&period)
-	return period, err
+type ActualFirstPeriodsRow struct {
+	BenefitID   uuid.UUID
+	FirstPeriod time.Time
 }
 
-const actualGetForUpdate = `-- name: ActualGetForUpdate :one
-SELECT tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at, source FROM benefit_actuals
-WHERE tenant_id = $1 AND benefit_id = $2 AND period = $3
-FOR UPDATE
-`
-
-type ActualGetForUpdateParams struct {
-	TenantID  uuid.UUID
-	BenefitID uuid.UUID
-	Period    time.Time
-}
-
-func (q *Queries) ActualGetForUpdate(ctx context.Context, db DBTX, arg ActualGetForUpdateParams) (BenefitActual, error) {
-	row := db.QueryRow(ctx, actualGetForUpdate, arg.TenantID, arg.BenefitID, arg.Period)
-	var i BenefitActual
-	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.BenefitID,
-		&i.Period,
-		&i.Value,
-		&i.Notes,
-		&i.EvidenceUrl,
-		&i.RecordedBy,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.Source,
-	)
-	return i, err
+// The earliest period with an actual of each of a batch's benefits (none: no row).
+func (q *Queries) ActualFirstPeriods(ctx context.Context, db DBTX, arg ActualFirstPeriodsParams) ([]ActualFirstPeriodsRow, error) {
+	rows, err := db.Query(ctx, actualFirstPeriods, arg.TenantID, arg.BenefitIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ActualFirstPeriodsRow{}
+	for rows.Next() {
+		var i ActualFirstPeriodsRow
+		if err := rows.Scan(&i.BenefitID, &i.FirstPeriod); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const actualList = `-- name: ActualList :many
@@ -350,22 +295,6 @@ func (q *Queries) ActualRevisionAdd(ctx context.Context, db DBTX, arg ActualRevi
 	return err
 }
 
-const actualRevisionCount = `-- name: ActualRevisionCount :one
-SELECT count(*) FROM benefit_actual_revisions WHERE tenant_id = $1 AND actual_id = $2
-`
-
-type ActualRevisionCountParams struct {
-	TenantID uuid.UUID
-	ActualID uuid.UUID
-}
-
-func (q *Queries) ActualRevisionCount(ctx context.Context, db DBTX, arg ActualRevisionCountParams) (int64, error) {
-	row := db.QueryRow(ctx, actualRevisionCount, arg.TenantID, arg.ActualID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
 const actualRevisionList = `-- name: ActualRevisionList :many
 SELECT tenant_id, id, actual_id, old_value, new_value, old_notes, old_evidence_url, changed_by, changed_at FROM benefit_actual_revisions
 WHERE tenant_id = $1 AND actual_id = ANY ($2::uuid[])
@@ -436,22 +365,6 @@ func (q *Queries) BenefitCount(ctx context.Context, db DBTX, arg BenefitCountPar
 		arg.Currency,
 		arg.Status,
 	)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
-}
-
-const benefitCountByInitiative = `-- name: BenefitCountByInitiative :one
-SELECT count(*) FROM benefits WHERE tenant_id = $1 AND initiative_id = $2
-`
-
-type BenefitCountByInitiativeParams struct {
-	TenantID     uuid.UUID
-	InitiativeID uuid.UUID
-}
-
-func (q *Queries) BenefitCountByInitiative(ctx context.Context, db DBTX, arg BenefitCountByInitiativeParams) (int64, error) {
-	row := db.QueryRow(ctx, benefitCountByInitiative, arg.TenantID, arg.InitiativeID)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -792,101 +705,4 @@ func (q *Queries) BenefitPlanList(ctx context.Context, db DBTX, arg BenefitPlanL
 		return nil, err
 	}
 	return items, nil
-}
-
-const benefitPlanReplace = `-- name: BenefitPlanReplace :exec
-WITH gone AS (
-    DELETE FROM benefit_plan_entries
-    WHERE tenant_id = $1 AND benefit_id = $2 AND period <> ALL ($3::date[])
-)
-INSERT INTO benefit_plan_entries (tenant_id, benefit_id, period, expected)
-SELECT $1, $2, unnest($3::date[]), unnest($4::numeric[])
-ON CONFLICT (tenant_id, benefit_id, period) DO UPDATE SET expected = EXCLUDED.expected
-`
-
-type BenefitPlanReplaceParams struct {
-	TenantID  uuid.UUID
-	BenefitID uuid.UUID
-	Periods   []time.Time
-	Expected  []decimal.Decimal
-}
-
-// Replaces a benefit's explicit plan in one statement (no entries: the even spread applies). The
-// entries the new plan drops are deleted and its entries upserted: a row deleted and inserted
-// again in one statement would still hold its key (a PUT keeping a planned period was a 500).
-func (q *Queries) BenefitPlanReplace(ctx context.Context, db DBTX, arg BenefitPlanReplaceParams) error {
-	_, err := db.Exec(ctx, benefitPlanReplace,
-		arg.TenantID,
-		arg.BenefitID,
-		arg.Periods,
-		arg.Expected,
-	)
-	return err
-}
-
-const benefitUpdate = `-- name: BenefitUpdate :one
-UPDATE benefits
-SET name = $1, description = $2, category = $3, expected_value = $4,
-    currency = $5, unit = $6, measurement_frequency = $7,
-    expected_start_date = $8, expected_end_date = $9,
-    status = $10, owner_id = $11, external_key = $12, updated_at = now()
-WHERE tenant_id = $13 AND id = $14
-RETURNING tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at, external_key
-`
-
-type BenefitUpdateParams struct {
-	Name                 string
-	Description          string
-	Category             string
-	ExpectedValue        decimal.Decimal
-	Currency             *string
-	Unit                 string
-	MeasurementFrequency string
-	ExpectedStartDate    time.Time
-	ExpectedEndDate      *time.Time
-	Status               string
-	OwnerID              string
-	ExternalKey          *string
-	TenantID             uuid.UUID
-	ID                   uuid.UUID
-}
-
-func (q *Queries) BenefitUpdate(ctx context.Context, db DBTX, arg BenefitUpdateParams) (Benefit, error) {
-	row := db.QueryRow(ctx, benefitUpdate,
-		arg.Name,
-		arg.Description,
-		arg.Category,
-		arg.ExpectedValue,
-		arg.Currency,
-		arg.Unit,
-		arg.MeasurementFrequency,
-		arg.ExpectedStartDate,
-		arg.ExpectedEndDate,
-		arg.Status,
-		arg.OwnerID,
-		arg.ExternalKey,
-		arg.TenantID,
-		arg.ID,
-	)
-	var i Benefit
-	err := row.Scan(
-		&i.TenantID,
-		&i.ID,
-		&i.InitiativeID,
-		&i.Name,
-		&i.Description,
-		&i.Category,
-		&i.ExpectedValue,
-		&i.Currency,
-		&i.Unit,
-		&i.MeasurementFrequency,
-		&i.ExpectedStartDate,
-		&i.ExpectedEndDate,
-		&i.Status,
-		&i.OwnerID,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.ExternalKey,
-	)
-	return i, err
 }

@@ -15,22 +15,23 @@ import (
 
 const bulkActualsCorrect = `-- name: BulkActualsCorrect :exec
 WITH k AS (
-    SELECT unnest($3::uuid[]) AS id, unnest($4::numeric[]) AS value, unnest($5::text[]) AS notes,
-           NULLIF(unnest($6::text[]), '') AS evidence_url
+    SELECT unnest($4::uuid[]) AS id, unnest($5::numeric[]) AS value, unnest($6::text[]) AS notes,
+           NULLIF(unnest($7::text[]), '') AS evidence_url
 ), rev AS (
     INSERT INTO benefit_actual_revisions (tenant_id, actual_id, old_value, new_value, old_notes, old_evidence_url, changed_by)
     SELECT a.tenant_id, a.id, a.value, k.value, a.notes, a.evidence_url, $1
     FROM benefit_actuals a JOIN k ON a.id = k.id
-    WHERE a.tenant_id = $2
+    WHERE a.tenant_id = $3
 )
 UPDATE benefit_actuals a
-SET value = k.value, notes = k.notes, evidence_url = k.evidence_url, recorded_by = $1, updated_at = now()
+SET value = k.value, notes = k.notes, evidence_url = k.evidence_url, recorded_by = $1, source = $2, updated_at = now()
 FROM k
-WHERE a.tenant_id = $2 AND a.id = k.id
+WHERE a.tenant_id = $3 AND a.id = k.id
 `
 
 type BulkActualsCorrectParams struct {
 	ChangedBy    string
+	Source       *string
 	TenantID     uuid.UUID
 	Ids          []uuid.UUID
 	Values       []decimal.Decimal
@@ -38,10 +39,12 @@ type BulkActualsCorrectParams struct {
 	EvidenceUrls []string
 }
 
-// Corrects many actuals in one statement, keeping each old value as a revision.
+// Corrects many actuals in one statement, keeping each old value as a revision; source is who
+// filed the new value (an integration, or null for a person).
 func (q *Queries) BulkActualsCorrect(ctx context.Context, db DBTX, arg BulkActualsCorrectParams) error {
 	_, err := db.Exec(ctx, bulkActualsCorrect,
 		arg.ChangedBy,
+		arg.Source,
 		arg.TenantID,
 		arg.Ids,
 		arg.Values,
@@ -163,9 +166,9 @@ func (q *Queries) BulkActualsExport(ctx context.Context, db DBTX, arg BulkActual
 }
 
 const bulkActualsInsert = `-- name: BulkActualsInsert :exec
-INSERT INTO benefit_actuals (tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by)
+INSERT INTO benefit_actuals (tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, source)
 SELECT $1, unnest($2::uuid[]), unnest($3::uuid[]), unnest($4::date[]), unnest($5::numeric[]),
-       unnest($6::text[]), NULLIF(unnest($7::text[]), ''), $8
+       unnest($6::text[]), NULLIF(unnest($7::text[]), ''), $8, $9
 `
 
 type BulkActualsInsertParams struct {
@@ -177,9 +180,11 @@ type BulkActualsInsertParams struct {
 	Notes        []string
 	EvidenceUrls []string
 	RecordedBy   string
+	Source       *string
 }
 
-// Creates many actuals in one statement (ids chosen by the caller; ” evidence is none).
+// Creates many actuals in one statement (ids chosen by the caller; ” evidence is none; source:
+// the integration that filed them, null for a person).
 func (q *Queries) BulkActualsInsert(ctx context.Context, db DBTX, arg BulkActualsInsertParams) error {
 	_, err := db.Exec(ctx, bulkActualsInsert,
 		arg.TenantID,
@@ -190,6 +195,7 @@ func (q *Queries) BulkActualsInsert(ctx context.Context, db DBTX, arg BulkActual
 		arg.Notes,
 		arg.EvidenceUrls,
 		arg.RecordedBy,
+		arg.Source,
 	)
 	return err
 }
@@ -268,8 +274,7 @@ func (q *Queries) BulkBenefitsByExternalKey(ctx context.Context, db DBTX, arg Bu
 }
 
 const bulkBenefitsExisting = `-- name: BulkBenefitsExisting :many
-SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, b.external_key, k.n::integer AS key_n,
-       coalesce((SELECT min(a.period) FROM benefit_actuals a WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id)::text, '')::text AS first_actual
+SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, b.external_key, k.n::integer AS key_n
 FROM benefits b
 JOIN (SELECT unnest($1::uuid[]) AS initiative_id, unnest($2::text[]) AS name,
              generate_series(1, cardinality($2::text[])) AS n) k
@@ -285,14 +290,12 @@ type BulkBenefitsExistingParams struct {
 }
 
 type BulkBenefitsExistingRow struct {
-	Benefit     Benefit
-	KeyN        int32
-	FirstActual string
+	Benefit Benefit
+	KeyN    int32
 }
 
 // The stored benefits at the (initiative, name) keys of an import, locked, each with the position
-// of its key (1-based) and its first period with an actual (YYYY-MM-DD; ”: none). Names compare with
-// lower() as the unique index does.
+// of its key (1-based). Names compare with lower() as the unique index does.
 func (q *Queries) BulkBenefitsExisting(ctx context.Context, db DBTX, arg BulkBenefitsExistingParams) ([]BulkBenefitsExistingRow, error) {
 	rows, err := db.Query(ctx, bulkBenefitsExisting, arg.InitiativeIds, arg.Names, arg.TenantID)
 	if err != nil {
@@ -321,7 +324,6 @@ func (q *Queries) BulkBenefitsExisting(ctx context.Context, db DBTX, arg BulkBen
 			&i.Benefit.UpdatedAt,
 			&i.Benefit.ExternalKey,
 			&i.KeyN,
-			&i.FirstActual,
 		); err != nil {
 			return nil, err
 		}
@@ -451,6 +453,7 @@ SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE b.tenant_id = $1 AND b.id = ANY ($2::uuid[])
+ORDER BY b.id -- one lock order for every path that files actuals (no deadlock between a sync and an import)
 FOR UPDATE OF b FOR SHARE OF i
 `
 
@@ -466,7 +469,7 @@ type BulkBenefitsLockedRow struct {
 	StampedAt        time.Time
 }
 
-// The benefits an actuals import names, locked as BenefitGetLocked locks one (the benefit for
+// The benefits a batch of actuals names (benefit.FileActuals), locked as BenefitGetLocked locks one (the benefit for
 // update, its initiative for share), with the transaction's time, which stamps every row written.
 func (q *Queries) BulkBenefitsLocked(ctx context.Context, db DBTX, arg BulkBenefitsLockedParams) ([]BulkBenefitsLockedRow, error) {
 	rows, err := db.Query(ctx, bulkBenefitsLocked, arg.TenantID, arg.Ids)

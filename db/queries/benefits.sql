@@ -1,6 +1,3 @@
--- name: BenefitCountByInitiative :one
-SELECT count(*) FROM benefits WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id;
-
 -- name: BenefitCreate :one
 INSERT INTO benefits (tenant_id, initiative_id, name, description, category, expected_value, currency, unit,
                       measurement_frequency, expected_start_date, expected_end_date, status, owner_id, external_key)
@@ -57,64 +54,22 @@ WHERE tenant_id = @tenant_id
 -- name: BenefitListByInitiative :many
 SELECT * FROM benefits WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id ORDER BY created_at, id;
 
--- name: BenefitUpdate :one
-UPDATE benefits
-SET name = @name, description = @description, category = @category, expected_value = @expected_value,
-    currency = sqlc.narg('currency'), unit = @unit, measurement_frequency = @measurement_frequency,
-    expected_start_date = @expected_start_date, expected_end_date = sqlc.narg('expected_end_date'),
-    status = @status, owner_id = @owner_id, external_key = sqlc.narg('external_key'), updated_at = now()
-WHERE tenant_id = @tenant_id AND id = @id
-RETURNING *;
-
 -- name: BenefitDelete :exec
 DELETE FROM benefits WHERE tenant_id = @tenant_id AND id = @id;
-
--- name: BenefitPlanReplace :exec
--- Replaces a benefit's explicit plan in one statement (no entries: the even spread applies). The
--- entries the new plan drops are deleted and its entries upserted: a row deleted and inserted
--- again in one statement would still hold its key (a PUT keeping a planned period was a 500).
-WITH gone AS (
-    DELETE FROM benefit_plan_entries
-    WHERE tenant_id = @tenant_id AND benefit_id = @benefit_id AND period <> ALL (@periods::date[])
-)
-INSERT INTO benefit_plan_entries (tenant_id, benefit_id, period, expected)
-SELECT @tenant_id, @benefit_id, unnest(@periods::date[]), unnest(@expected::numeric[])
-ON CONFLICT (tenant_id, benefit_id, period) DO UPDATE SET expected = EXCLUDED.expected;
 
 -- name: BenefitPlanList :many
 SELECT * FROM benefit_plan_entries
 WHERE tenant_id = @tenant_id AND benefit_id = ANY (@benefit_ids::uuid[])
 ORDER BY benefit_id, period;
 
--- name: ActualGetForUpdate :one
-SELECT * FROM benefit_actuals
-WHERE tenant_id = @tenant_id AND benefit_id = @benefit_id AND period = @period
-FOR UPDATE;
-
 -- name: ActualCreate :one
 INSERT INTO benefit_actuals (tenant_id, benefit_id, period, value, notes, evidence_url, recorded_by)
 VALUES (@tenant_id, @benefit_id, @period, @value, @notes, sqlc.narg('evidence_url'), @recorded_by)
 RETURNING *;
 
--- name: ActualCorrect :one
-UPDATE benefit_actuals
-SET value = @value, notes = @notes, evidence_url = sqlc.narg('evidence_url'), recorded_by = @recorded_by, source = NULL, updated_at = now()
-WHERE tenant_id = @tenant_id AND id = @id
-RETURNING *;
-
 -- name: ActualRevisionAdd :exec
 INSERT INTO benefit_actual_revisions (tenant_id, actual_id, old_value, new_value, old_notes, old_evidence_url, changed_by)
 VALUES (@tenant_id, @actual_id, @old_value, @new_value, @old_notes, sqlc.narg('old_evidence_url'), @changed_by);
-
--- name: ActualFirstPeriod :one
--- The earliest period with an actual (no rows: none recorded).
-SELECT period FROM benefit_actuals
-WHERE tenant_id = @tenant_id AND benefit_id = @benefit_id
-ORDER BY period
-LIMIT 1;
-
--- name: ActualRevisionCount :one
-SELECT count(*) FROM benefit_actual_revisions WHERE tenant_id = @tenant_id AND actual_id = @actual_id;
 
 -- name: ActualList :many
 SELECT sqlc.embed(benefit_actuals), count(*) OVER () AS total
@@ -144,3 +99,10 @@ ORDER BY a.benefit_id, a.period;
 SELECT * FROM benefit_actual_revisions
 WHERE tenant_id = @tenant_id AND actual_id = ANY (@actual_ids::uuid[])
 ORDER BY actual_id, id;
+
+-- name: ActualFirstPeriods :many
+-- The earliest period with an actual of each of a batch's benefits (none: no row).
+SELECT benefit_id, min(period)::date AS first_period
+FROM benefit_actuals
+WHERE tenant_id = @tenant_id AND benefit_id = ANY (@benefit_ids::uuid[])
+GROUP BY benefit_id;

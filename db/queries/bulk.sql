@@ -1,10 +1,11 @@
 -- name: BulkBenefitsLocked :many
--- The benefits an actuals import names, locked as BenefitGetLocked locks one (the benefit for
+-- The benefits a batch of actuals names (benefit.FileActuals), locked as BenefitGetLocked locks one (the benefit for
 -- update, its initiative for share), with the transaction's time, which stamps every row written.
 SELECT sqlc.embed(b), i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE b.tenant_id = @tenant_id AND b.id = ANY (@ids::uuid[])
+ORDER BY b.id -- one lock order for every path that files actuals (no deadlock between a sync and an import)
 FOR UPDATE OF b FOR SHARE OF i;
 
 -- name: BulkActualsExisting :many
@@ -17,13 +18,15 @@ WHERE a.tenant_id = @tenant_id
 FOR UPDATE OF a;
 
 -- name: BulkActualsInsert :exec
--- Creates many actuals in one statement (ids chosen by the caller; '' evidence is none).
-INSERT INTO benefit_actuals (tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by)
+-- Creates many actuals in one statement (ids chosen by the caller; '' evidence is none; source:
+-- the integration that filed them, null for a person).
+INSERT INTO benefit_actuals (tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, source)
 SELECT @tenant_id, unnest(@ids::uuid[]), unnest(@benefit_ids::uuid[]), unnest(@periods::date[]), unnest(@values::numeric[]),
-       unnest(@notes::text[]), NULLIF(unnest(@evidence_urls::text[]), ''), @recorded_by;
+       unnest(@notes::text[]), NULLIF(unnest(@evidence_urls::text[]), ''), @recorded_by, sqlc.narg('source');
 
 -- name: BulkActualsCorrect :exec
--- Corrects many actuals in one statement, keeping each old value as a revision.
+-- Corrects many actuals in one statement, keeping each old value as a revision; source is who
+-- filed the new value (an integration, or null for a person).
 WITH k AS (
     SELECT unnest(@ids::uuid[]) AS id, unnest(@values::numeric[]) AS value, unnest(@notes::text[]) AS notes,
            NULLIF(unnest(@evidence_urls::text[]), '') AS evidence_url
@@ -34,7 +37,7 @@ WITH k AS (
     WHERE a.tenant_id = @tenant_id
 )
 UPDATE benefit_actuals a
-SET value = k.value, notes = k.notes, evidence_url = k.evidence_url, recorded_by = @changed_by, updated_at = now()
+SET value = k.value, notes = k.notes, evidence_url = k.evidence_url, recorded_by = @changed_by, source = sqlc.narg('source'), updated_at = now()
 FROM k
 WHERE a.tenant_id = @tenant_id AND a.id = k.id;
 
@@ -145,10 +148,8 @@ LIMIT @page_limit;
 
 -- name: BulkBenefitsExisting :many
 -- The stored benefits at the (initiative, name) keys of an import, locked, each with the position
--- of its key (1-based) and its first period with an actual (YYYY-MM-DD; '': none). Names compare with
--- lower() as the unique index does.
-SELECT sqlc.embed(b), k.n::integer AS key_n,
-       coalesce((SELECT min(a.period) FROM benefit_actuals a WHERE a.tenant_id = b.tenant_id AND a.benefit_id = b.id)::text, '')::text AS first_actual
+-- of its key (1-based). Names compare with lower() as the unique index does.
+SELECT sqlc.embed(b), k.n::integer AS key_n
 FROM benefits b
 JOIN (SELECT unnest(@initiative_ids::uuid[]) AS initiative_id, unnest(@names::text[]) AS name,
              generate_series(1, cardinality(@names::text[])) AS n) k

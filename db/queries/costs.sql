@@ -19,12 +19,5 @@ LIMIT @page_limit OFFSET @page_offset;
 -- name: CostListByInitiative :many
 SELECT * FROM initiative_costs WHERE tenant_id = @tenant_id AND initiative_id = @initiative_id ORDER BY period, created_at, id;
 
--- name: CostUpdate :one
-UPDATE initiative_costs
-SET name = @name, category = @category, amount = @amount, currency = @currency, period = @period,
-    recurrence = @recurrence, end_period = sqlc.narg('end_period'), updated_at = now()
-WHERE tenant_id = @tenant_id AND id = @id
-RETURNING *;
-
 -- name: CostDelete :exec
 DELETE FROM initiative_costs WHERE tenant_id = @tenant_id AND id = @id;

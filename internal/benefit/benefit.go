@@ -1,10 +1,12 @@
 // Package benefit holds the rules of benefits (spec sections 2 and 4, and the
 // lead's value-model decisions): the allowed values, the limits, what makes a
 // definition or an actual acceptable, and the variance of actuals against
-// what was expected. No storage, no HTTP: handlers call these and map the
-// typed errors (validation.Errors → 422; ErrLimitReached,
-// ErrInitiativeArchived, ErrBasisLocked and ErrTooManyRevisions → 409;
-// *ParamError → 400).
+// what was expected; and the operations every path writes through:
+// FileActuals (the single route, the actuals import and an integration's
+// sync), SaveBenefits (the routes and the benefits import) and DeleteBenefit. Callers map the
+// typed errors (validation.Errors → 422; ErrNotFound and
+// ErrInitiativeNotFound → 404; ErrLimitReached, ErrInitiativeArchived,
+// ErrBasisLocked and ErrTooManyRevisions → 409; *ParamError → 400).
 package benefit
 
 import (

@@ -1,7 +1,8 @@
 // Package bulk holds what bulk import and export share whatever the
 // resource: the limits, the options, the record formats (JSON, NDJSON, CSV)
-// and the per-row result and summary. The rules of each row are those of its
-// single-record route (api/bulk_*.go call the same readers and checks).
+// and the per-row result and summary, and the importers (Importers). The
+// rules of each row are those of its single-record route: each importer reads
+// a row with the route's reader and writes through its domain's operation or rules.
 package bulk
 
 import (

@@ -1,9 +1,11 @@
 // Package cost holds the rules of an initiative's costs, the investment side
 // of every ROI figure (issue 9 and the lead's value-model decisions): the
-// allowed values, the limits, and what makes a cost line acceptable. The
-// schedule a cost line expands to is finance.Cost's. No storage, no HTTP:
-// handlers map validation.Errors to 422 and ErrLimitReached and
-// ErrInitiativeArchived to 409.
+// allowed values, the limits, and what makes a cost line acceptable; and the
+// operations every path writes through (SaveCosts: the routes and the costs
+// import; DeleteCost).
+// The schedule a cost line expands to is finance.Cost's. Callers map
+// validation.Errors to 422, ErrNotFound and ErrInitiativeNotFound to 404, and
+// ErrLimitReached and ErrInitiativeArchived to 409.
 package cost
 
 import (

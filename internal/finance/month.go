@@ -158,3 +158,11 @@ func CheckInputPeriod(field, s string) (Month, error) {
 	}
 	return m, nil
 }
+
+// FirstDayOf is the date a month is stored as (its first day); nil stays nil.
+func FirstDayOf(m *Month) *time.Time {
+	if m == nil {
+		return nil
+	}
+	return new(m.FirstDay())
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -317,7 +316,13 @@ func writeProjects(ctx context.Context, tx pgx.Tx, t Target, source string, item
 	return nil
 }
 
-func writeActuals(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, items []provider.Item, c *Counts, now time.Time) error {
+// writeActuals files a feed's page through benefit.FileActuals, the one path
+// every actual takes (the single route and the actuals import call it too):
+// the same checks, the corrections cap, and one benefit.actual_recorded per
+// value that changed. The page names benefits by id or external_key; a value
+// is stored as the exact decimal the provider sent. When the page files one
+// benefit and period twice, the later item wins and the earlier counts as unchanged.
+func writeActuals(ctx context.Context, tx pgx.Tx, t Target, source string, items []provider.Item, c *Counts, now time.Time) error {
 	keys := make([]string, 0, len(items))
 	for _, it := range items {
 		keys = append(keys, strings.TrimSpace(it.Actual.BenefitKey))
@@ -326,78 +331,59 @@ func writeActuals(ctx context.Context, tx dbsqlc.DBTX, t Target, source string, 
 	if err != nil {
 		return fmt.Errorf("benefits by key: %w", err)
 	}
-	byKey := map[string]dbsqlc.SyncBenefitsByKeyRow{}
+	byKey := map[string]uuid.UUID{}
 	for _, b := range found {
-		byKey[b.ID.String()] = b
+		byKey[b.ID.String()] = b.ID
 		if b.ExternalKey != nil {
-			byKey[*b.ExternalKey] = b
+			byKey[*b.ExternalKey] = b.ID
 		}
 	}
-	type row struct {
-		id     string
-		bid    uuid.UUID
-		period time.Time
-		value  decimal.Decimal
-		url    string
-	}
-	var rows []row
+	var inputs []benefit.ActualInput
+	var filed []provider.Item // inputs[i] is filed[i]'s
 	for _, it := range items {
 		f := it.Actual
-		b, ok := byKey[strings.TrimSpace(f.BenefitKey)]
+		id, ok := byKey[strings.TrimSpace(f.BenefitKey)]
 		if !ok {
 			c.fail(it.ExternalID, "no benefit has the id or external_key %q", truncate(f.BenefitKey, 100))
 			continue
 		}
-		if err := benefit.CheckWritable(initiative.Status(b.InitiativeStatus)); err != nil {
-			c.fail(it.ExternalID, "the benefit's initiative is archived; its actuals are read-only")
-			continue
-		}
-		// Checked as a number, stored as the exact decimal the provider sent.
-		v, perr := strconv.ParseFloat(strings.TrimSpace(f.Value), 64)
-		exact, derr := decimal.NewFromString(strings.TrimSpace(f.Value))
-		if perr != nil || derr != nil {
+		value, err := decimal.NewFromString(strings.TrimSpace(f.Value))
+		if err != nil {
 			c.fail(it.ExternalID, "value %q is not a decimal number", truncate(f.Value, 40))
 			continue
 		}
-		var errs validation.Errors
-		errs.Append(benefit.CheckValue("value", v))
-		m, err := benefit.CheckActualPeriod(benefit.Frequency(b.MeasurementFrequency), strings.TrimSpace(f.Period), b.ExpectedStartDate, now)
-		errs.Append(err)
-		evidence := strings.TrimSpace(f.EvidenceURL)
-		if evidence != "" {
-			errs.Append(benefit.CheckEvidenceURL(evidence))
+		in := benefit.ActualInput{BenefitID: id, Period: strings.TrimSpace(f.Period), Value: value}
+		if evidence := strings.TrimSpace(f.EvidenceURL); evidence != "" {
+			in.EvidenceURL = &evidence
 		}
-		if err := errs.Err(); err != nil {
-			c.fail(it.ExternalID, "%s", err)
-			continue
-		}
-		rows = append(rows, row{id: it.ExternalID, bid: b.ID, period: m.FirstDay(), value: exact, url: evidence})
+		inputs, filed = append(inputs, in), append(filed, it)
 	}
-	// One value per benefit and period (quarterly benefits file any month of a quarter under its first).
-	seen := map[string]int{}
-	for i, r := range rows {
-		seen[r.bid.String()+r.period.Format(time.DateOnly)] = i
-	}
-	p := dbsqlc.SyncUpsertActualsParams{TenantID: t.TenantID, Source: source}
-	for i, r := range rows {
-		if seen[r.bid.String()+r.period.Format(time.DateOnly)] != i {
-			c.Unchanged++ // a later row of the page files the same period
-			continue
-		}
-		p.BenefitIds = append(p.BenefitIds, r.bid)
-		p.Periods = append(p.Periods, r.period)
-		p.Vals = append(p.Vals, r.value)
-		p.EvidenceUrls = append(p.EvidenceUrls, r.url)
-	}
-	if len(p.BenefitIds) == 0 {
+	if len(inputs) == 0 {
 		return nil
 	}
-	out, err := db.Q.SyncUpsertActuals(ctx, tx, p)
+	actor := benefit.Actor{TenantID: t.TenantID, Subject: source, Source: &source}
+	outcomes, err := benefit.FileActuals(ctx, tx, actor, inputs, benefit.FileOptions{LastWins: true, Now: now})
 	if err != nil {
-		return fmt.Errorf("upsert actuals: %w", err)
+		return fmt.Errorf("file actuals: %w", err)
 	}
-	for _, r := range out {
-		c.outcome(r.Outcome)
+	for i, o := range outcomes {
+		_, superseded := errors.AsType[*benefit.SupersededError](o.Err)
+		switch {
+		case superseded:
+			c.Unchanged++ // a later item of the page files the same period
+		case errors.Is(o.Err, benefit.ErrInitiativeArchived):
+			c.fail(filed[i].ExternalID, "the benefit's initiative is archived; its actuals are read-only")
+		case errors.Is(o.Err, benefit.ErrNotFound):
+			c.fail(filed[i].ExternalID, "no benefit has the id or external_key %q", truncate(filed[i].Actual.BenefitKey, 100))
+		case o.Err != nil:
+			c.fail(filed[i].ExternalID, "%s", o.Err)
+		case o.Filing == benefit.FirstValue:
+			c.Created++
+		case o.Filing == benefit.Correction:
+			c.Updated++
+		default:
+			c.Unchanged++
+		}
 	}
 	return nil
 }

@@ -1,0 +1,79 @@
+package cost_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbtest"
+	"github.com/valuecase/valuecase/internal/cost"
+	"github.com/valuecase/valuecase/internal/validation"
+)
+
+// SaveCosts takes a batch with good and bad changes: each bad one fails with
+// its typed error, the good ones are stored; an equal replacement is
+// unchanged unless Touch asks for the write.
+func TestSaveCostsBatch(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	actor := cost.Actor{TenantID: tenant}
+	var open, archived uuid.UUID
+	run := func(fn func(tx pgx.Tx) error) {
+		t.Helper()
+		if err := db.InTenant(ctx, pool, tenant, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, "INSERT INTO initiatives (tenant_id, name) VALUES ($1, 'Open') RETURNING id", tenant).Scan(&open); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, "INSERT INTO initiatives (tenant_id, name, status) VALUES ($1, 'Closed', 'archived') RETURNING id", tenant).Scan(&archived)
+	})
+	fields := func(name string, amount float64) cost.Fields {
+		return cost.Fields{Name: &name, Category: new("capex"), Amount: &amount, Currency: new("EUR"), Period: new("2026-01"), Has: map[string]bool{}}
+	}
+	save := func(changes []cost.Change, opts cost.SaveOptions) (out []cost.Outcome) {
+		t.Helper()
+		run(func(tx pgx.Tx) error {
+			var err error
+			out, err = cost.SaveCosts(ctx, tx, actor, changes, opts)
+			return err
+		})
+		return out
+	}
+	first := save([]cost.Change{
+		{InitiativeID: open, Fields: fields("Licences", 1000), Replace: true},
+		{InitiativeID: archived, Fields: fields("Frozen", 1), Replace: true},
+		{InitiativeID: uuid.New(), Fields: fields("Nowhere", 1), Replace: true},
+		{InitiativeID: open, Fields: fields("Free", 0), Replace: true},
+		{InitiativeID: open, ID: new(uuid.New()), Fields: fields("Unknown", 1), Replace: true},
+	}, cost.SaveOptions{})
+	_, invalid := errors.AsType[validation.Errors](first[3].Err)
+	if first[0].Err != nil || first[0].Result != cost.Created || !errors.Is(first[1].Err, cost.ErrInitiativeArchived) ||
+		!errors.Is(first[2].Err, cost.ErrInitiativeNotFound) || !invalid || !errors.Is(first[4].Err, cost.ErrNotFound) {
+		t.Fatalf("outcomes: %+v", first)
+	}
+	id := first[0].Cost.ID
+	again := save([]cost.Change{
+		{InitiativeID: open, ID: &id, Fields: fields("Licences", 1000), Replace: true},
+		{InitiativeID: open, ID: &id, Fields: fields("Licences", 1200), Replace: true},
+	}, cost.SaveOptions{})
+	if dup, ok := errors.AsType[*cost.DuplicateError](again[1].Err); again[0].Result != cost.Unchanged || !ok || dup.First != 0 {
+		t.Errorf("again: %+v", again)
+	}
+	touched := save([]cost.Change{{InitiativeID: open, ID: &id, Fields: fields("Licences", 1000), Replace: true}}, cost.SaveOptions{Touch: true})
+	if touched[0].Result != cost.Updated || !touched[0].Cost.UpdatedAt.After(first[0].Cost.UpdatedAt) {
+		t.Errorf("touched: %+v", touched)
+	}
+	var stored int
+	run(func(tx pgx.Tx) error { return tx.QueryRow(ctx, "SELECT count(*) FROM initiative_costs").Scan(&stored) })
+	if stored != 1 {
+		t.Errorf("%d costs stored, want 1", stored)
+	}
+}
