@@ -326,7 +326,7 @@ func (s *Server) startRun(c *fiber.Ctx) error {
 	if perm := runs.StartPermission(n); !p.Has(perm) {
 		return Forbidden("missing permission %s", perm)
 	}
-	started, err := runs.Start(c.UserContext(), tx(c), p.TenantID, p.Subject, n, input)
+	started, err := runs.Start(c.UserContext(), requestTx(c), p.TenantID, p.Subject, n, input)
 	if err != nil {
 		if isValidation(err) {
 			return err
@@ -365,7 +365,7 @@ func (s *Server) cancelRun(c *fiber.Ctx) error {
 	if !p.Has(perm) {
 		return Forbidden("missing permission %s", perm)
 	}
-	if err := runs.Cancel(c.UserContext(), tx(c), p.TenantID, d.Run, p.Subject); err != nil {
+	if err := runs.Cancel(c.UserContext(), requestTx(c), p.TenantID, d.Run, p.Subject); err != nil {
 		return runsError(err)
 	}
 	out := struct {

@@ -134,7 +134,7 @@ func analyse[P, R, J any](names []string, parse func(analytics.Values) (P, error
 		if err != nil {
 			return analyticsError(err)
 		}
-		r, err := operation(c.UserContext(), tx(c), analyticsScope(c), p)
+		r, err := operation(c.UserContext(), requestTx(c), analyticsScope(c), p)
 		if err != nil {
 			return analyticsError(err)
 		}

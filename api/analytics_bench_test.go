@@ -27,9 +27,9 @@ func BenchmarkAnalyticsPortfolio(b *testing.B) {
 	var err error
 	var one string
 	start := time.Now()
-	err = db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
+	err = db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
 		for i := range 1000 {
-			in, err := db.Q.InitiativeCreate(ctx, t, dbsqlc.InitiativeCreateParams{TenantID: tenant, Name: fmt.Sprintf("Initiative %04d", i)})
+			in, err := db.Q.InitiativeCreate(ctx, tx, dbsqlc.InitiativeCreateParams{TenantID: tenant, Name: fmt.Sprintf("Initiative %04d", i)})
 			if err != nil {
 				return err
 			}
@@ -54,7 +54,7 @@ func BenchmarkAnalyticsPortfolio(b *testing.B) {
 			if strings.HasPrefix(q, "ANALYZE") {
 				args = nil
 			}
-			if _, err := t.Exec(ctx, q, args...); err != nil {
+			if _, err := tx.Exec(ctx, q, args...); err != nil {
 				return err
 			}
 		}

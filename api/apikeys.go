@@ -189,7 +189,7 @@ func (s *Server) createAPIKey(c *fiber.Ctx) error {
 		d := defaultKeyDays
 		days = &d
 	}
-	row, key, err := credential.CreateAPIKey(c.UserContext(), tx(c), principal(c).actor(), credential.APIKeyInput{Name: *name, Scopes: scopes, Days: *days})
+	row, key, err := credential.CreateAPIKey(c.UserContext(), requestTx(c), principal(c).actor(), credential.APIKeyInput{Name: *name, Scopes: scopes, Days: *days})
 	if err != nil {
 		return identityError(err)
 	}
@@ -205,14 +205,14 @@ func (s *Server) listAPIKeys(c *fiber.Ctx) error {
 		return err
 	}
 	p := principal(c)
-	rows, err := db.Q.APIKeyList(c.UserContext(), tx(c), dbsqlc.APIKeyListParams{TenantID: p.TenantID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	rows, err := db.Q.APIKeyList(c.UserContext(), requestTx(c), dbsqlc.APIKeyListParams{TenantID: p.TenantID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
 	}
 	return paginate(c, page, size, rows,
 		func(r dbsqlc.APIKeyListRow) int64 { return r.Total },
 		func(r dbsqlc.APIKeyListRow) apiKeyJSON { return toAPIKeyJSON(r.APIKey) },
-		func() (int64, error) { return db.Q.APIKeyCount(c.UserContext(), tx(c), p.TenantID) })
+		func() (int64, error) { return db.Q.APIKeyCount(c.UserContext(), requestTx(c), p.TenantID) })
 }
 
 func (s *Server) getAPIKey(c *fiber.Ctx) error {
@@ -220,7 +220,7 @@ func (s *Server) getAPIKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	row, err := db.Q.APIKeyGet(c.UserContext(), tx(c), dbsqlc.APIKeyGetParams{TenantID: principal(c).TenantID, ID: id})
+	row, err := db.Q.APIKeyGet(c.UserContext(), requestTx(c), dbsqlc.APIKeyGetParams{TenantID: principal(c).TenantID, ID: id})
 	if err := found("API key", err); err != nil {
 		return err
 	}
@@ -233,12 +233,12 @@ func (s *Server) revokeAPIKey(c *fiber.Ctx) error {
 		return err
 	}
 	// The only change a key sees is this revocation (conditional below), so the check holds to the write.
-	if row, err := db.Q.APIKeyGet(c.UserContext(), tx(c), dbsqlc.APIKeyGetParams{TenantID: principal(c).TenantID, ID: id}); err == nil {
+	if row, err := db.Q.APIKeyGet(c.UserContext(), requestTx(c), dbsqlc.APIKeyGetParams{TenantID: principal(c).TenantID, ID: id}); err == nil {
 		if err := checkIfMatch(c, row.CreatedAt); err != nil {
 			return err
 		}
 	}
-	if err := credential.RevokeAPIKey(c.UserContext(), tx(c), principal(c).TenantID, id); err != nil {
+	if err := credential.RevokeAPIKey(c.UserContext(), requestTx(c), principal(c).TenantID, id); err != nil {
 		return identityError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)

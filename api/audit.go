@@ -74,8 +74,8 @@ func (s *Server) listAuditEvents(c *fiber.Ctx) error {
 	if p.OccurredFrom != nil && p.OccurredTo != nil && !p.OccurredFrom.Before(*p.OccurredTo) {
 		return InvalidParameter("query parameter from must be before to")
 	}
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.AuditEventList(ctx, t, p)
+	ctx, tx := c.UserContext(), requestTx(c)
+	rows, err := db.Q.AuditEventList(ctx, tx, p)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Server) listAuditEvents(c *fiber.Ctx) error {
 		func(r dbsqlc.AuditEventListRow) int64 { return r.Total },
 		func(r dbsqlc.AuditEventListRow) auditEventJSON { return toAuditEventJSON(r.AuditEvent) },
 		func() (int64, error) {
-			return db.Q.AuditEventCount(ctx, t, dbsqlc.AuditEventCountParams{TenantID: p.TenantID, ResourceType: p.ResourceType,
+			return db.Q.AuditEventCount(ctx, tx, dbsqlc.AuditEventCountParams{TenantID: p.TenantID, ResourceType: p.ResourceType,
 				ResourceID: p.ResourceID, Actor: p.Actor, Action: p.Action, OccurredFrom: p.OccurredFrom, OccurredTo: p.OccurredTo})
 		})
 }

@@ -165,12 +165,12 @@ func loadBenefit(c *fiber.Ctx) (dbsqlc.Benefit, error) {
 	if err != nil {
 		return dbsqlc.Benefit{}, err
 	}
-	b, err := db.Q.BenefitGet(c.UserContext(), tx(c), dbsqlc.BenefitGetParams{TenantID: principal(c).TenantID, ID: id})
+	b, err := db.Q.BenefitGet(c.UserContext(), requestTx(c), dbsqlc.BenefitGetParams{TenantID: principal(c).TenantID, ID: id})
 	return b, found("benefit", err)
 }
 
 func loadPlans(c *fiber.Ctx, ids ...uuid.UUID) (map[uuid.UUID][]dbsqlc.BenefitPlanEntry, error) {
-	rows, err := db.Q.BenefitPlanList(c.UserContext(), tx(c), dbsqlc.BenefitPlanListParams{TenantID: principal(c).TenantID, BenefitIds: ids})
+	rows, err := db.Q.BenefitPlanList(c.UserContext(), requestTx(c), dbsqlc.BenefitPlanListParams{TenantID: principal(c).TenantID, BenefitIds: ids})
 	out := map[uuid.UUID][]dbsqlc.BenefitPlanEntry{}
 	for _, r := range rows {
 		out[r.BenefitID] = append(out[r.BenefitID], r)
@@ -215,8 +215,8 @@ func (s *Server) listBenefits(c *fiber.Ctx) error {
 	if err := q.done(); err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.BenefitList(ctx, t, p)
+	ctx, tx := c.UserContext(), requestTx(c)
+	rows, err := db.Q.BenefitList(ctx, tx, p)
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func (s *Server) listBenefits(c *fiber.Ctx) error {
 		func(r dbsqlc.BenefitListRow) int64 { return r.Total },
 		func(r dbsqlc.BenefitListRow) benefitJSON { return toBenefitJSON(r.Benefit, plans[r.Benefit.ID]) },
 		func() (int64, error) {
-			return db.Q.BenefitCount(ctx, t, dbsqlc.BenefitCountParams{TenantID: p.TenantID, InitiativeID: p.InitiativeID,
+			return db.Q.BenefitCount(ctx, tx, dbsqlc.BenefitCountParams{TenantID: p.TenantID, InitiativeID: p.InitiativeID,
 				Category: p.Category, OwnerID: p.OwnerID, Currency: p.Currency, Status: p.Status})
 		})
 }
@@ -275,7 +275,7 @@ func (s *Server) createBenefit(c *fiber.Ctx) error {
 
 // saveBenefit saves one change through benefit.SaveBenefits, the path a benefits import takes too.
 func saveBenefit(c *fiber.Ctx, change benefit.Change) (benefit.Saved, error) {
-	outcomes, err := benefit.SaveBenefits(c.UserContext(), tx(c), benefitActor(c), []benefit.Change{change}, benefit.SaveOptions{Touch: true})
+	outcomes, err := benefit.SaveBenefits(c.UserContext(), requestTx(c), benefitActor(c), []benefit.Change{change}, benefit.SaveOptions{Touch: true})
 	if err != nil {
 		return benefit.Saved{}, benefitError(err)
 	}
@@ -325,7 +325,7 @@ func (s *Server) deleteBenefit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := benefit.DeleteBenefit(c.UserContext(), tx(c), benefitActor(c), id, ifMatch(c)); err != nil {
+	if err := benefit.DeleteBenefit(c.UserContext(), requestTx(c), benefitActor(c), id, ifMatch(c)); err != nil {
 		return benefitError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -353,11 +353,11 @@ func (s *Server) recordActual(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
+	ctx, tx := c.UserContext(), requestTx(c)
 	if err := benefitIfMatch(c, id); err != nil {
 		return err
 	}
-	outcomes, err := benefit.FileActuals(ctx, t, benefitActor(c), []benefit.ActualInput{fields.Input(id)}, benefit.FileOptions{Now: time.Now()})
+	outcomes, err := benefit.FileActuals(ctx, tx, benefitActor(c), []benefit.ActualInput{fields.Input(id)}, benefit.FileOptions{Now: time.Now()})
 	if err != nil {
 		return err
 	}
@@ -365,7 +365,7 @@ func (s *Server) recordActual(c *fiber.Ctx) error {
 	if filed.Err != nil {
 		return benefitError(filed.Err)
 	}
-	revisions, err := db.Q.ActualRevisionList(ctx, t, dbsqlc.ActualRevisionListParams{TenantID: filed.Actual.TenantID, ActualIds: []uuid.UUID{filed.Actual.ID}})
+	revisions, err := db.Q.ActualRevisionList(ctx, tx, dbsqlc.ActualRevisionListParams{TenantID: filed.Actual.TenantID, ActualIds: []uuid.UUID{filed.Actual.ID}})
 	if err != nil {
 		return err
 	}
@@ -382,7 +382,7 @@ func benefitIfMatch(c *fiber.Ctx, id uuid.UUID) error {
 	if c.Get(fiber.HeaderIfMatch) == "" {
 		return nil
 	}
-	row, err := db.Q.BenefitGetLocked(c.UserContext(), tx(c), dbsqlc.BenefitGetLockedParams{TenantID: principal(c).TenantID, ID: id})
+	row, err := db.Q.BenefitGetLocked(c.UserContext(), requestTx(c), dbsqlc.BenefitGetLockedParams{TenantID: principal(c).TenantID, ID: id})
 	if err := found("benefit", err); err != nil {
 		return err
 	}
@@ -400,8 +400,8 @@ func (s *Server) listActuals(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.ActualList(ctx, t, dbsqlc.ActualListParams{TenantID: b.TenantID, BenefitID: b.ID, SortDesc: order == "desc",
+	ctx, tx := c.UserContext(), requestTx(c)
+	rows, err := db.Q.ActualList(ctx, tx, dbsqlc.ActualListParams{TenantID: b.TenantID, BenefitID: b.ID, SortDesc: order == "desc",
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
@@ -412,7 +412,7 @@ func (s *Server) listActuals(c *fiber.Ctx) error {
 	}
 	revisions := map[uuid.UUID][]dbsqlc.BenefitActualRevision{}
 	if len(ids) > 0 {
-		list, err := db.Q.ActualRevisionList(ctx, t, dbsqlc.ActualRevisionListParams{TenantID: b.TenantID, ActualIds: ids})
+		list, err := db.Q.ActualRevisionList(ctx, tx, dbsqlc.ActualRevisionListParams{TenantID: b.TenantID, ActualIds: ids})
 		if err != nil {
 			return err
 		}
@@ -426,7 +426,7 @@ func (s *Server) listActuals(c *fiber.Ctx) error {
 			return toActualJSON(r.BenefitActual, revisions[r.BenefitActual.ID])
 		},
 		func() (int64, error) {
-			return db.Q.ActualCount(ctx, t, dbsqlc.ActualCountParams{TenantID: b.TenantID, BenefitID: b.ID})
+			return db.Q.ActualCount(ctx, tx, dbsqlc.ActualCountParams{TenantID: b.TenantID, BenefitID: b.ID})
 		})
 }
 
@@ -482,8 +482,8 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t, now := c.UserContext(), tx(c), time.Now()
-	set, err := settings.Load(ctx, t, b.TenantID)
+	ctx, tx, now := c.UserContext(), requestTx(c), time.Now()
+	set, err := settings.Load(ctx, tx, b.TenantID)
 	if err != nil {
 		return err
 	}
@@ -499,7 +499,7 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rows, err := db.Q.ActualListInRange(ctx, t, dbsqlc.ActualListInRangeParams{TenantID: b.TenantID, BenefitID: b.ID,
+	rows, err := db.Q.ActualListInRange(ctx, tx, dbsqlc.ActualListInRangeParams{TenantID: b.TenantID, BenefitID: b.ID,
 		FromPeriod: benefit.Normalise(f, year.FirstMonth).FirstDay(), ToPeriod: year.LastMonth.FirstDay()})
 	if err != nil {
 		return err

@@ -126,7 +126,7 @@ func (s *Server) bulkImport(c *fiber.Ctx) error {
 		return s.startBulkJob(c, o, records)
 	}
 	ctx := c.UserContext()
-	sp, err := tx(c).Begin(ctx) // a savepoint: a dry run or a failed atomic import rolls back to it
+	sp, err := requestTx(c).Begin(ctx) // a savepoint: a dry run or a failed atomic import rolls back to it
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func toBulkJobJSON(j dbsqlc.BulkJob) bulkJobJSON {
 // workflow (bulk.StartJob), and answers 202 with where to follow it.
 func (s *Server) startBulkJob(c *fiber.Ctx, o bulk.Options, records []bulk.Record) error {
 	p := principal(c)
-	job, err := bulk.StartJob(c.UserContext(), tx(c), bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}, o, records)
+	job, err := bulk.StartJob(c.UserContext(), requestTx(c), bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}, o, records)
 	if err != nil {
 		return err
 	}
@@ -283,9 +283,9 @@ func (s *Server) listBulkJobs(c *fiber.Ctx) error {
 	if err := q.done(); err != nil {
 		return err
 	}
-	ctx, p, t := c.UserContext(), principal(c), tx(c)
+	ctx, p, tx := c.UserContext(), principal(c), requestTx(c)
 	readable := readableBulkResources(p)
-	rows, err := db.Q.BulkJobList(ctx, t, dbsqlc.BulkJobListParams{TenantID: p.TenantID, Resources: readable,
+	rows, err := db.Q.BulkJobList(ctx, tx, dbsqlc.BulkJobListParams{TenantID: p.TenantID, Resources: readable,
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
@@ -294,7 +294,7 @@ func (s *Server) listBulkJobs(c *fiber.Ctx) error {
 		func(r dbsqlc.BulkJobListRow) int64 { return r.TotalCount },
 		func(r dbsqlc.BulkJobListRow) bulkJobJSON { return toBulkJobJSON(r.BulkJob) },
 		func() (int64, error) {
-			return db.Q.BulkJobCount(ctx, t, dbsqlc.BulkJobCountParams{TenantID: p.TenantID, Resources: readable})
+			return db.Q.BulkJobCount(ctx, tx, dbsqlc.BulkJobCountParams{TenantID: p.TenantID, Resources: readable})
 		})
 }
 
@@ -306,7 +306,7 @@ func loadBulkJob(c *fiber.Ctx) (dbsqlc.BulkJob, error) {
 		return dbsqlc.BulkJob{}, err
 	}
 	p := principal(c)
-	j, err := db.Q.BulkJobGet(c.UserContext(), tx(c), dbsqlc.BulkJobGetParams{TenantID: p.TenantID, ID: id})
+	j, err := db.Q.BulkJobGet(c.UserContext(), requestTx(c), dbsqlc.BulkJobGetParams{TenantID: p.TenantID, ID: id})
 	if err == nil && !slices.Contains(readableBulkResources(p), j.Resource) {
 		err = pgx.ErrNoRows
 	}
@@ -334,8 +334,8 @@ func (s *Server) bulkJobResults(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.BulkJobResults(ctx, t, dbsqlc.BulkJobResultsParams{TenantID: j.TenantID, JobID: j.ID,
+	ctx, tx := c.UserContext(), requestTx(c)
+	rows, err := db.Q.BulkJobResults(ctx, tx, dbsqlc.BulkJobResultsParams{TenantID: j.TenantID, JobID: j.ID,
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
@@ -350,7 +350,7 @@ func (s *Server) bulkJobResults(c *fiber.Ctx) error {
 			return out
 		},
 		func() (int64, error) {
-			return db.Q.BulkJobResultCount(ctx, t, dbsqlc.BulkJobResultCountParams{TenantID: j.TenantID, JobID: j.ID})
+			return db.Q.BulkJobResultCount(ctx, tx, dbsqlc.BulkJobResultCountParams{TenantID: j.TenantID, JobID: j.ID})
 		})
 }
 
@@ -429,8 +429,8 @@ func (s *Server) bulkExport(c *fiber.Ctx) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		// One read-only snapshot: the export is one consistent state however many pages it takes.
-		err := db.InTenant(ctx, db.Snapshot{Pool: pool}, tenant, func(t pgx.Tx) error {
-			return writeBulkExport(ctx, t, tenant, exporter, format, cols, w)
+		err := db.InTenant(ctx, db.Snapshot{Pool: pool}, tenant, func(tx pgx.Tx) error {
+			return writeBulkExport(ctx, tx, tenant, exporter, format, cols, w)
 		})
 		if err != nil {
 			// The status is sent: the stream ends short, and the log says why.
@@ -440,7 +440,7 @@ func (s *Server) bulkExport(c *fiber.Ctx) error {
 	return nil
 }
 
-func writeBulkExport(ctx context.Context, t pgx.Tx, tenant uuid.UUID, exporter func(bulkExportCursor) bulkExportPage,
+func writeBulkExport(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, exporter func(bulkExportCursor) bulkExportPage,
 	format string, cols []string, w *bufio.Writer) error {
 	var cw *bulk.CSVWriter
 	if format == "csv" {
@@ -449,7 +449,7 @@ func writeBulkExport(ctx context.Context, t pgx.Tx, tenant uuid.UUID, exporter f
 			return err
 		}
 	}
-	cur := bulkExportCursor{ctx: ctx, tx: t, tenant: tenant}
+	cur := bulkExportCursor{ctx: ctx, tx: tx, tenant: tenant}
 	for {
 		page := exporter(cur)
 		if page.err != nil {

@@ -28,8 +28,8 @@ func BenchmarkBulkImportActuals(b *testing.B) {
 	body := func() []byte {
 		round++
 		var ids []string
-		err := db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
-			rows, err := t.Query(ctx, `WITH i AS (INSERT INTO initiatives (tenant_id, name, status) VALUES ($1, $2, 'active') RETURNING tenant_id, id)
+		err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, `WITH i AS (INSERT INTO initiatives (tenant_id, name, status) VALUES ($1, $2, 'active') RETURNING tenant_id, id)
 				INSERT INTO benefits (tenant_id, initiative_id, name, category, expected_value, currency, unit, measurement_frequency, expected_start_date, owner_id)
 				SELECT i.tenant_id, i.id, 'b' || g, 'cost_savings', 1000, 'USD', 'currency', 'monthly', '2000-01-01', 'bench'
 				FROM i, generate_series(1, 40) g RETURNING id::text`, tenant, fmt.Sprintf("Bulk bench %d", round))

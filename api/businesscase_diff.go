@@ -71,7 +71,7 @@ type diffSide struct {
 // frozen before inputs were, its frozen figures), any other case's live
 // ones at now.
 func loadDiffSide(c *fiber.Ctx, row dbsqlc.BusinessCase, now time.Time) (diffSide, error) {
-	ctx, tx := c.UserContext(), tx(c)
+	ctx, tx := c.UserContext(), requestTx(c)
 	side := diffSide{json: diffCaseJSON{ID: row.ID.String(), Name: row.Name, InitiativeID: row.InitiativeID.String(), Version: row.Version, Status: row.Status}}
 	if businesscase.Status(row.Status) == businesscase.Approved {
 		var snap businesscase.Snapshot
@@ -136,7 +136,7 @@ func (s *Server) businessCaseDiff(c *fiber.Ctx) error {
 	if againstID == row.ID {
 		return InvalidParameter("query parameter against must name another business case than the path's")
 	}
-	other, err := db.Q.BusinessCaseGet(c.UserContext(), tx(c), dbsqlc.BusinessCaseGetParams{TenantID: principal(c).TenantID, ID: againstID})
+	other, err := db.Q.BusinessCaseGet(c.UserContext(), requestTx(c), dbsqlc.BusinessCaseGetParams{TenantID: principal(c).TenantID, ID: againstID})
 	if err := found("business case", err); err != nil {
 		return err
 	}

@@ -72,8 +72,8 @@ func (s *Server) listBusinessCases(c *fiber.Ctx) error {
 	if err := q.done(); err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.BusinessCaseList(ctx, t, p)
+	ctx, tx := c.UserContext(), requestTx(c)
+	rows, err := db.Q.BusinessCaseList(ctx, tx, p)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (s *Server) listBusinessCases(c *fiber.Ctx) error {
 		func(r dbsqlc.BusinessCaseListRow) int64 { return r.Total },
 		func(r dbsqlc.BusinessCaseListRow) businesscase.View { return businesscase.ViewOf(r.BusinessCase) },
 		func() (int64, error) {
-			return db.Q.BusinessCaseCount(ctx, t, dbsqlc.BusinessCaseCountParams{TenantID: p.TenantID, InitiativeID: p.InitiativeID, Status: p.Status})
+			return db.Q.BusinessCaseCount(ctx, tx, dbsqlc.BusinessCaseCountParams{TenantID: p.TenantID, InitiativeID: p.InitiativeID, Status: p.Status})
 		})
 }
 
@@ -109,7 +109,7 @@ func (s *Server) createBusinessCase(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	row, err := businesscase.Create(c.UserContext(), tx(c), businessCaseActor(c), f)
+	row, err := businesscase.Create(c.UserContext(), requestTx(c), businessCaseActor(c), f)
 	if err != nil {
 		return businessCaseError(err)
 	}
@@ -126,12 +126,12 @@ func loadBusinessCase(c *fiber.Ctx, forUpdate bool) (dbsqlc.BusinessCase, error)
 	}
 	var row dbsqlc.BusinessCase
 	if forUpdate {
-		row, err = db.Q.BusinessCaseGetForUpdate(c.UserContext(), tx(c), dbsqlc.BusinessCaseGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
+		row, err = db.Q.BusinessCaseGetForUpdate(c.UserContext(), requestTx(c), dbsqlc.BusinessCaseGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
 		if err == nil {
 			return row, checkIfMatch(c, row.UpdatedAt)
 		}
 	} else {
-		row, err = db.Q.BusinessCaseGet(c.UserContext(), tx(c), dbsqlc.BusinessCaseGetParams{TenantID: principal(c).TenantID, ID: id})
+		row, err = db.Q.BusinessCaseGet(c.UserContext(), requestTx(c), dbsqlc.BusinessCaseGetParams{TenantID: principal(c).TenantID, ID: id})
 	}
 	return row, found("business case", err)
 }
@@ -145,7 +145,7 @@ func (s *Server) getBusinessCase(c *fiber.Ctx) error {
 		return err
 	}
 	body := businesscase.ViewOf(row)
-	round, err := db.Q.BusinessCaseRoundLatest(c.UserContext(), tx(c), dbsqlc.BusinessCaseRoundLatestParams{TenantID: row.TenantID, BusinessCaseID: row.ID})
+	round, err := db.Q.BusinessCaseRoundLatest(c.UserContext(), requestTx(c), dbsqlc.BusinessCaseRoundLatestParams{TenantID: row.TenantID, BusinessCaseID: row.ID})
 	switch {
 	case err == nil:
 		body.ApprovalRound = new(businesscase.RoundViewOf(round))
@@ -177,7 +177,7 @@ func (s *Server) updateBusinessCase(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	updated, err := businesscase.Update(c.UserContext(), tx(c), row, f, replace)
+	updated, err := businesscase.Update(c.UserContext(), requestTx(c), row, f, replace)
 	if err != nil {
 		return businessCaseError(err)
 	}
@@ -189,7 +189,7 @@ func (s *Server) deleteBusinessCase(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := businesscase.Delete(c.UserContext(), tx(c), row); err != nil {
+	if err := businesscase.Delete(c.UserContext(), requestTx(c), row); err != nil {
 		return businessCaseError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -200,7 +200,7 @@ func (s *Server) submitBusinessCase(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	updated, err := businesscase.Submit(c.UserContext(), tx(c), businessCaseActor(c), row)
+	updated, err := businesscase.Submit(c.UserContext(), requestTx(c), businessCaseActor(c), row)
 	if err != nil {
 		return businessCaseError(err)
 	}
@@ -232,7 +232,7 @@ func (s *Server) approveBusinessCase(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	updated, err := businesscase.Approve(c.UserContext(), tx(c), businessCaseActor(c), row, d, export.Freeze)
+	updated, err := businesscase.Approve(c.UserContext(), requestTx(c), businessCaseActor(c), row, d, export.Freeze)
 	if err != nil {
 		return businessCaseError(err)
 	}
@@ -248,7 +248,7 @@ func (s *Server) rejectBusinessCase(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	updated, err := businesscase.Reject(c.UserContext(), tx(c), businessCaseActor(c), row, d)
+	updated, err := businesscase.Reject(c.UserContext(), requestTx(c), businessCaseActor(c), row, d)
 	if err != nil {
 		return businessCaseError(err)
 	}
@@ -271,7 +271,7 @@ func (s *Server) validateBusinessCase(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	_, facts, err := businesscase.FiguresNow(c.UserContext(), tx(c), row)
+	_, facts, err := businesscase.FiguresNow(c.UserContext(), requestTx(c), row)
 	if err != nil {
 		return err
 	}
@@ -290,7 +290,7 @@ func (s *Server) listBusinessCaseVersions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rows, err := db.Q.BusinessCaseVersions(c.UserContext(), tx(c), dbsqlc.BusinessCaseVersionsParams{TenantID: row.TenantID, LineageID: row.LineageID})
+	rows, err := db.Q.BusinessCaseVersions(c.UserContext(), requestTx(c), dbsqlc.BusinessCaseVersionsParams{TenantID: row.TenantID, LineageID: row.LineageID})
 	if err != nil {
 		return err
 	}
@@ -313,7 +313,7 @@ func (s *Server) createBusinessCaseVersion(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	row, err := businesscase.NewVersion(c.UserContext(), tx(c), businessCaseActor(c), src)
+	row, err := businesscase.NewVersion(c.UserContext(), requestTx(c), businessCaseActor(c), src)
 	if err != nil {
 		return businessCaseError(err)
 	}

@@ -80,11 +80,11 @@ func (s *Server) listCosts(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t, tenant := c.UserContext(), tx(c), principal(c).TenantID
-	if _, err := db.Q.InitiativeGet(ctx, t, dbsqlc.InitiativeGetParams{TenantID: tenant, ID: id}); err != nil {
+	ctx, tx, tenant := c.UserContext(), requestTx(c), principal(c).TenantID
+	if _, err := db.Q.InitiativeGet(ctx, tx, dbsqlc.InitiativeGetParams{TenantID: tenant, ID: id}); err != nil {
 		return found("initiative", err)
 	}
-	rows, err := db.Q.CostList(ctx, t, dbsqlc.CostListParams{TenantID: tenant, InitiativeID: id, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	rows, err := db.Q.CostList(ctx, tx, dbsqlc.CostListParams{TenantID: tenant, InitiativeID: id, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (s *Server) listCosts(c *fiber.Ctx) error {
 		func(r dbsqlc.CostListRow) int64 { return r.Total },
 		func(r dbsqlc.CostListRow) costJSON { return toCostJSON(r.InitiativeCost) },
 		func() (int64, error) {
-			return db.Q.CostCountByInitiative(ctx, t, dbsqlc.CostCountByInitiativeParams{TenantID: tenant, InitiativeID: id})
+			return db.Q.CostCountByInitiative(ctx, tx, dbsqlc.CostCountByInitiativeParams{TenantID: tenant, InitiativeID: id})
 		})
 }
 
@@ -132,7 +132,7 @@ func (s *Server) createCost(c *fiber.Ctx) error {
 
 // saveCost saves one change through cost.SaveCosts, the path a costs import takes too.
 func saveCost(c *fiber.Ctx, change cost.Change) (dbsqlc.InitiativeCost, error) {
-	outcomes, err := cost.SaveCosts(c.UserContext(), tx(c), costActor(c), []cost.Change{change}, cost.SaveOptions{Touch: true})
+	outcomes, err := cost.SaveCosts(c.UserContext(), requestTx(c), costActor(c), []cost.Change{change}, cost.SaveOptions{Touch: true})
 	if err != nil {
 		return dbsqlc.InitiativeCost{}, err
 	}
@@ -172,7 +172,7 @@ func (s *Server) deleteCost(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := cost.DeleteCost(c.UserContext(), tx(c), costActor(c), initiativeID, id, ifMatch(c)); err != nil {
+	if err := cost.DeleteCost(c.UserContext(), requestTx(c), costActor(c), initiativeID, id, ifMatch(c)); err != nil {
 		return costError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -237,7 +237,7 @@ func (s *Server) listDashboards(c *fiber.Ctx) error {
 	if err := q.done(); err != nil {
 		return err
 	}
-	ctx, tx, p := c.UserContext(), tx(c), principal(c)
+	ctx, tx, p := c.UserContext(), requestTx(c), principal(c)
 	rows, err := db.Q.DashboardList(ctx, tx, dbsqlc.DashboardListParams{TenantID: p.TenantID, Subject: p.Subject, Visibility: visibility,
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
@@ -260,7 +260,7 @@ func (s *Server) createDashboard(c *fiber.Ctx) error {
 		return err
 	}
 	p := principal(c)
-	row, err := dashboard.Create(c.UserContext(), tx(c), p.TenantID, dashboardCaller(c), f)
+	row, err := dashboard.Create(c.UserContext(), requestTx(c), p.TenantID, dashboardCaller(c), f)
 	if err != nil {
 		return dashboardError(err)
 	}
@@ -277,7 +277,7 @@ func loadDashboard(c *fiber.Ctx) (dbsqlc.Dashboard, error) {
 		return dbsqlc.Dashboard{}, err
 	}
 	p := principal(c)
-	d, err := db.Q.DashboardGet(c.UserContext(), tx(c), dbsqlc.DashboardGetParams{TenantID: p.TenantID, ID: id, Subject: p.Subject})
+	d, err := db.Q.DashboardGet(c.UserContext(), requestTx(c), dbsqlc.DashboardGetParams{TenantID: p.TenantID, ID: id, Subject: p.Subject})
 	return d, found("dashboard", err)
 }
 
@@ -306,7 +306,7 @@ func (s *Server) replaceDashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	row, err := dashboard.Replace(c.UserContext(), tx(c), principal(c).TenantID, dashboardCaller(c), id, f)
+	row, err := dashboard.Replace(c.UserContext(), requestTx(c), principal(c).TenantID, dashboardCaller(c), id, f)
 	if err != nil {
 		return dashboardError(err)
 	}
@@ -321,7 +321,7 @@ func (s *Server) deleteDashboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := dashboard.Delete(c.UserContext(), tx(c), principal(c).TenantID, dashboardCaller(c), id); err != nil {
+	if err := dashboard.Delete(c.UserContext(), requestTx(c), principal(c).TenantID, dashboardCaller(c), id); err != nil {
 		return dashboardError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -358,7 +358,7 @@ func (s *Server) dashboardData(c *fiber.Ctx) error {
 		return err
 	}
 	dj := toDashboardJSON(d)
-	ctx, tx, scope := c.UserContext(), tx(c), analyticsScope(c)
+	ctx, tx, scope := c.UserContext(), requestTx(c), analyticsScope(c)
 	out := dashboardDataJSON{DashboardID: dj.ID, Name: dj.Name, Widgets: make([]widgetResultJSON, len(dj.Widgets))}
 	for i, w := range dj.Widgets {
 		r := widgetResultJSON{Index: i, Type: string(w.Type), Title: w.Title, Params: w.Params, Status: fiber.StatusOK}
@@ -413,7 +413,7 @@ func (s *Server) portfolioDashboard(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	pf, err := dashboard.LoadPortfolio(c.UserContext(), tx(c), analyticsScope(c), principal(c).Has(rbac.StakeholdersRead))
+	pf, err := dashboard.LoadPortfolio(c.UserContext(), requestTx(c), analyticsScope(c), principal(c).Has(rbac.StakeholdersRead))
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,7 @@ func (s *Server) createExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	created, err := export.Queue(c.UserContext(), tx(c), principal(c).TenantID, caseID, req, principal(c).Subject)
+	created, err := export.Queue(c.UserContext(), requestTx(c), principal(c).TenantID, caseID, req, principal(c).Subject)
 	if err != nil {
 		return found("business case", err)
 	}
@@ -108,7 +108,7 @@ func (s *Server) listExports(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, tx := c.UserContext(), tx(c)
+	ctx, tx := c.UserContext(), requestTx(c)
 	rows, err := db.Q.ExportList(ctx, tx, dbsqlc.ExportListParams{TenantID: row.TenantID, BusinessCaseID: row.ID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (s *Server) getExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	row, err := db.Q.ExportGet(c.UserContext(), tx(c), dbsqlc.ExportGetParams{TenantID: principal(c).TenantID, BusinessCaseID: caseID, ID: id})
+	row, err := db.Q.ExportGet(c.UserContext(), requestTx(c), dbsqlc.ExportGetParams{TenantID: principal(c).TenantID, BusinessCaseID: caseID, ID: id})
 	if err != nil {
 		return found("export", err)
 	}
@@ -157,7 +157,7 @@ func (s *Server) downloadExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, tx, tenant := c.UserContext(), tx(c), principal(c).TenantID
+	ctx, tx, tenant := c.UserContext(), requestTx(c), principal(c).TenantID
 	file, err := db.Q.ExportContent(ctx, tx, dbsqlc.ExportContentParams{TenantID: tenant, BusinessCaseID: caseID, ID: id})
 	if err != nil {
 		return found("export", err)

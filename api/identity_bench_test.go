@@ -42,21 +42,21 @@ func BenchmarkAuthMiddleware(b *testing.B) {
 	// A user with a stored custom role, a token naming a built-in and a custom role, and a session.
 	sub := "bench-user"
 	var userID, sessionID uuid.UUID
-	err = db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
+	err = db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
 		for _, r := range []struct{ name, perm string }{{"Reader", "initiatives:read"}, {"Auditor", "analytics:read"}} {
-			if _, err := db.Q.RoleCreate(ctx, t, dbsqlc.RoleCreateParams{TenantID: tenant, Name: r.name, Permissions: []string{r.perm}}); err != nil {
+			if _, err := db.Q.RoleCreate(ctx, tx, dbsqlc.RoleCreateParams{TenantID: tenant, Name: r.name, Permissions: []string{r.perm}}); err != nil {
 				return err
 			}
 		}
-		u, err := db.Q.UserProvision(ctx, t, dbsqlc.UserProvisionParams{TenantID: tenant, Subject: &sub})
+		u, err := db.Q.UserProvision(ctx, tx, dbsqlc.UserProvisionParams{TenantID: tenant, Subject: &sub})
 		if err != nil {
 			return err
 		}
 		userID = u.ID
-		if _, err := db.Q.UserUpdate(ctx, t, dbsqlc.UserUpdateParams{TenantID: tenant, ID: u.ID, Roles: []string{"Reader"}}); err != nil {
+		if _, err := db.Q.UserUpdate(ctx, tx, dbsqlc.UserUpdateParams{TenantID: tenant, ID: u.ID, Roles: []string{"Reader"}}); err != nil {
 			return err
 		}
-		sess, err := db.Q.SessionCreate(ctx, t, dbsqlc.SessionCreateParams{TenantID: tenant, UserID: u.ID, Roles: []string{}, Permissions: []string{}, ExpiresAt: time.Now().Add(time.Hour)})
+		sess, err := db.Q.SessionCreate(ctx, tx, dbsqlc.SessionCreateParams{TenantID: tenant, UserID: u.ID, Roles: []string{}, Permissions: []string{}, ExpiresAt: time.Now().Add(time.Hour)})
 		sessionID = sess.ID
 		return err
 	})
@@ -67,8 +67,8 @@ func BenchmarkAuthMiddleware(b *testing.B) {
 	tok, _ := keys.Mint(auth.MintOptions{Subject: sub, TenantID: tenant.String(), Roles: []string{"Viewer", "Auditor"}, TTL: time.Hour})
 	sessTok, _ := keys.Mint(auth.MintOptions{Subject: sub, TenantID: tenant.String(), Roles: []string{"Viewer", "Auditor"}, SessionID: sessionID.String(), TTL: time.Hour})
 	apiKey := credential.New(credential.APIKey, tenant)
-	err = db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
-		_, err := db.Q.APIKeyCreate(ctx, t, dbsqlc.APIKeyCreateParams{TenantID: tenant, PublicID: apiKey.ID, Name: "bench",
+	err = db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		_, err := db.Q.APIKeyCreate(ctx, tx, dbsqlc.APIKeyCreateParams{TenantID: tenant, PublicID: apiKey.ID, Name: "bench",
 			KeyHash: credential.Hash(apiKey.Raw), Scopes: []string{"initiatives:read"}, CreatedBy: "bench", ExpiresAt: time.Now().Add(time.Hour)})
 		return err
 	})
@@ -122,8 +122,8 @@ func BenchmarkAuthMiddleware(b *testing.B) {
 	b.Run("db_baseline_user_by_subject", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			err := db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
-				_, err := db.Q.UserGetBySubject(ctx, t, dbsqlc.UserGetBySubjectParams{TenantID: tenant, Subject: &sub})
+			err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+				_, err := db.Q.UserGetBySubject(ctx, tx, dbsqlc.UserGetBySubjectParams{TenantID: tenant, Subject: &sub})
 				return err
 			})
 			if err != nil {
@@ -134,8 +134,8 @@ func BenchmarkAuthMiddleware(b *testing.B) {
 	b.Run("db_user_authenticate_union", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			err := db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
-				row, err := db.Q.UserAuthenticate(ctx, t, dbsqlc.UserAuthenticateParams{TenantID: tenant, Subject: &sub, SessionID: &sessionID, TokenRoles: []string{"Viewer", "Auditor"}})
+			err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+				row, err := db.Q.UserAuthenticate(ctx, tx, dbsqlc.UserAuthenticateParams{TenantID: tenant, Subject: &sub, SessionID: &sessionID, TokenRoles: []string{"Viewer", "Auditor"}})
 				if err == nil && (len(row.RolePermissions) != 2 || !row.SessionLive) {
 					b.Fatalf("union %v, session live %v", row.RolePermissions, row.SessionLive)
 				}

@@ -83,7 +83,7 @@ func (s *Server) listInitiatives(c *fiber.Ctx) error {
 		return err
 	}
 	ctx, p := c.UserContext(), principal(c)
-	rows, err := db.Q.InitiativeList(ctx, tx(c), dbsqlc.InitiativeListParams{
+	rows, err := db.Q.InitiativeList(ctx, requestTx(c), dbsqlc.InitiativeListParams{
 		TenantID: p.TenantID, Status: status, Industry: industry, Sort: sort, SortDesc: order == "desc",
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size),
 	})
@@ -94,7 +94,7 @@ func (s *Server) listInitiatives(c *fiber.Ctx) error {
 		func(r dbsqlc.InitiativeListRow) int64 { return r.Total },
 		func(r dbsqlc.InitiativeListRow) initiative.View { return initiative.ViewOf(r.Initiative) },
 		func() (int64, error) {
-			return db.Q.InitiativeCount(ctx, tx(c), dbsqlc.InitiativeCountParams{TenantID: p.TenantID, Status: status, Industry: industry})
+			return db.Q.InitiativeCount(ctx, requestTx(c), dbsqlc.InitiativeCountParams{TenantID: p.TenantID, Status: status, Industry: industry})
 		})
 }
 
@@ -107,7 +107,7 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 	if err := b.Done(); err != nil {
 		return err
 	}
-	out, err := initiative.Create(c.UserContext(), tx(c), initiativeActor(c), []initiative.Fields{f})
+	out, err := initiative.Create(c.UserContext(), requestTx(c), initiativeActor(c), []initiative.Fields{f})
 	if err = firstInitiativeError(out, err); err != nil {
 		return err
 	}
@@ -142,9 +142,9 @@ func loadInitiative(c *fiber.Ctx, forUpdate bool) (dbsqlc.Initiative, error) {
 	params := dbsqlc.InitiativeGetParams{TenantID: principal(c).TenantID, ID: id}
 	var in dbsqlc.Initiative
 	if forUpdate {
-		in, err = db.Q.InitiativeGetForUpdate(c.UserContext(), tx(c), dbsqlc.InitiativeGetForUpdateParams(params))
+		in, err = db.Q.InitiativeGetForUpdate(c.UserContext(), requestTx(c), dbsqlc.InitiativeGetForUpdateParams(params))
 	} else {
-		in, err = db.Q.InitiativeGet(c.UserContext(), tx(c), params)
+		in, err = db.Q.InitiativeGet(c.UserContext(), requestTx(c), params)
 	}
 	return in, found("initiative", err)
 }
@@ -185,17 +185,17 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	projects, err := db.Q.ProjectListByInitiative(ctx, t, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	ctx, tx := c.UserContext(), requestTx(c)
+	projects, err := db.Q.ProjectListByInitiative(ctx, tx, dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err != nil {
 		return err
 	}
-	history, err := db.Q.InitiativeStatusHistoryList(ctx, t, dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	history, err := db.Q.InitiativeStatusHistoryList(ctx, tx, dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err != nil {
 		return err
 	}
 	now := time.Now()
-	rows, err := initiativevalue.Load(ctx, t, in.TenantID, in.ID, now)
+	rows, err := initiativevalue.Load(ctx, tx, in.TenantID, in.ID, now)
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	activity := initiative.Measure(statuses, changes, now)
 	out.Metrics.ProjectsTotal, out.Metrics.ProjectsActive = activity.ProjectsTotal, activity.ProjectsActive
 	out.Metrics.StatusChanges, out.Metrics.DaysInCurrentState = activity.StatusChanges, activity.DaysInCurrentState
-	review, err := db.Q.InitiativeReviewLatest(ctx, t, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	review, err := db.Q.InitiativeReviewLatest(ctx, tx, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err == nil {
 		out.Review = &reviewJSON{WorkflowID: review.WorkflowID, StartedAt: timestamp(review.StartedAt), RemindersSent: int(review.RemindersSent),
 			LastReminderAt: optTimestamp(review.LastReminderAt), DecidedAt: optTimestamp(review.DecidedAt), Decision: review.Decision}
@@ -247,7 +247,7 @@ func (s *Server) updateInitiative(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	out, err := initiative.Replace(c.UserContext(), tx(c), initiativeActor(c), []initiative.Replacement{{Current: in, Fields: f, Replace: replace}})
+	out, err := initiative.Replace(c.UserContext(), requestTx(c), initiativeActor(c), []initiative.Replacement{{Current: in, Fields: f, Replace: replace}})
 	if err = firstInitiativeError(out, err); err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func (s *Server) changeInitiativeStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := initiative.ChangeStatus(c.UserContext(), tx(c), initiativeActor(c), []initiative.StatusChange{{Current: in, To: r.To, Reason: r.Reason}})
+	out, err := initiative.ChangeStatus(c.UserContext(), requestTx(c), initiativeActor(c), []initiative.StatusChange{{Current: in, To: r.To, Reason: r.Reason}})
 	if err = firstInitiativeError(out, err); err != nil {
 		return err
 	}
@@ -280,7 +280,7 @@ func (s *Server) archiveInitiative(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := initiative.ChangeStatus(c.UserContext(), tx(c), initiativeActor(c),
+	out, err := initiative.ChangeStatus(c.UserContext(), requestTx(c), initiativeActor(c),
 		[]initiative.StatusChange{{Current: in, To: initiative.Archived, Reason: "deleted", Deleting: true}})
 	if err = firstInitiativeError(out, err); err != nil {
 		return err
@@ -293,7 +293,7 @@ func (s *Server) initiativeStatusHistory(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rows, err := db.Q.InitiativeStatusHistoryList(c.UserContext(), tx(c), dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	rows, err := db.Q.InitiativeStatusHistoryList(c.UserContext(), requestTx(c), dbsqlc.InitiativeStatusHistoryListParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err != nil {
 		return err
 	}
@@ -315,7 +315,7 @@ func (s *Server) listProjects(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rows, err := db.Q.ProjectListByInitiative(c.UserContext(), tx(c), dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
+	rows, err := db.Q.ProjectListByInitiative(c.UserContext(), requestTx(c), dbsqlc.ProjectListByInitiativeParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err != nil {
 		return err
 	}
@@ -341,7 +341,7 @@ func (s *Server) createProject(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	created, err := initiative.AddProjects(c.UserContext(), tx(c), in, []initiative.ProjectFields{f})
+	created, err := initiative.AddProjects(c.UserContext(), requestTx(c), in, []initiative.ProjectFields{f})
 	if err != nil {
 		return initiativeError(err)
 	}

@@ -18,8 +18,8 @@ import (
 func BenchmarkInitiativeList(b *testing.B) {
 	app := newBenchApp(b)
 	ctx, pool, tenant, keys, s := app.ctx, app.pool, app.tenant, app.keys, app.server
-	if err := db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
-		_, err := t.Exec(ctx, `INSERT INTO initiatives (tenant_id, name, description, owner_id) SELECT $1, 'Initiative ' || g, 'A bench initiative', 'bench' FROM generate_series(1, 944) g`, tenant)
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO initiatives (tenant_id, name, description, owner_id) SELECT $1, 'Initiative ' || g, 'A bench initiative', 'bench' FROM generate_series(1, 944) g`, tenant)
 		return err
 	}); err != nil {
 		b.Fatal(err)

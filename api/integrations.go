@@ -271,7 +271,7 @@ func (s *Server) readIntegrationFields(c *fiber.Ctx, mode string, current *dbsql
 			}
 			if f.provider == provider.Jira {
 				id, _ := uuid.Parse(fmt.Sprint(norm["initiative_id"]))
-				if _, err := db.Q.InitiativeGet(c.UserContext(), tx(c), dbsqlc.InitiativeGetParams{TenantID: principal(c).TenantID, ID: id}); db.IsNotFound(err) {
+				if _, err := db.Q.InitiativeGet(c.UserContext(), requestTx(c), dbsqlc.InitiativeGetParams{TenantID: principal(c).TenantID, ID: id}); db.IsNotFound(err) {
 					b.Fail("config.initiative_id", "invalid_value", "no initiative of this tenant has this id")
 				} else if err != nil {
 					return f, err
@@ -353,8 +353,8 @@ func (s *Server) listIntegrations(c *fiber.Ctx) error {
 	if err := q.done(); err != nil {
 		return err
 	}
-	p, ctx, t, now := principal(c), c.UserContext(), tx(c), time.Now()
-	rows, err := db.Q.IntegrationList(ctx, t, dbsqlc.IntegrationListParams{TenantID: p.TenantID, State: state, Provider: prov,
+	p, ctx, tx, now := principal(c), c.UserContext(), requestTx(c), time.Now()
+	rows, err := db.Q.IntegrationList(ctx, tx, dbsqlc.IntegrationListParams{TenantID: p.TenantID, State: state, Provider: prov,
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
@@ -365,7 +365,7 @@ func (s *Server) listIntegrations(c *fiber.Ctx) error {
 			return toIntegrationJSON(r.Integration, s.Webhooks.Secrets, now)
 		},
 		func() (int64, error) {
-			return db.Q.IntegrationCount(ctx, t, dbsqlc.IntegrationCountParams{TenantID: p.TenantID, State: state, Provider: prov})
+			return db.Q.IntegrationCount(ctx, tx, dbsqlc.IntegrationCountParams{TenantID: p.TenantID, State: state, Provider: prov})
 		})
 }
 
@@ -401,7 +401,7 @@ func (s *Server) createIntegration(c *fiber.Ctx) error {
 	if f.state != nil {
 		state = integration.State(*f.state)
 	}
-	in, err := integration.Create(c.UserContext(), tx(c), s.Webhooks.Secrets, principal(c).TenantID, integration.Input{
+	in, err := integration.Create(c.UserContext(), requestTx(c), s.Webhooks.Secrets, principal(c).TenantID, integration.Input{
 		Provider: f.provider, Name: *f.name, State: state, Config: f.config, Token: f.sent.AccessToken, Secrets: f.secrets, Schedule: *f.schedule,
 	})
 	if err != nil {
@@ -417,10 +417,10 @@ func loadIntegration(c *fiber.Ctx, forUpdate bool) (dbsqlc.Integration, error) {
 		return dbsqlc.Integration{}, err
 	}
 	if forUpdate {
-		in, err := integration.Lock(c.UserContext(), tx(c), principal(c).TenantID, id)
+		in, err := integration.Lock(c.UserContext(), requestTx(c), principal(c).TenantID, id)
 		return in, integrationError(err)
 	}
-	in, err := db.Q.IntegrationGet(c.UserContext(), tx(c), dbsqlc.IntegrationGetParams{TenantID: principal(c).TenantID, ID: id})
+	in, err := db.Q.IntegrationGet(c.UserContext(), requestTx(c), dbsqlc.IntegrationGetParams{TenantID: principal(c).TenantID, ID: id})
 	return in, found("integration", err)
 }
 
@@ -458,7 +458,7 @@ func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 	if err != nil {
 		return err
 	}
-	in, err := integration.LockForChange(c.UserContext(), tx(c), principal(c).TenantID, id)
+	in, err := integration.LockForChange(c.UserContext(), requestTx(c), principal(c).TenantID, id)
 	if err != nil {
 		return integrationError(err)
 	}
@@ -470,7 +470,7 @@ func (s *Server) updateIntegration(c *fiber.Ctx, mode string) error {
 	if f.state != nil {
 		to = new(integration.State(*f.state))
 	}
-	updated, err := integration.Update(c.UserContext(), tx(c), s.Webhooks.Secrets, in, integration.Change{
+	updated, err := integration.Update(c.UserContext(), requestTx(c), s.Webhooks.Secrets, in, integration.Change{
 		Name: f.name, State: to, Config: f.config, Sent: f.sent, Secrets: f.secrets, Cleared: f.cleared, Schedule: f.schedule,
 	})
 	if err != nil {
@@ -489,7 +489,7 @@ func (s *Server) deleteIntegration(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := integration.Disconnect(c.UserContext(), tx(c), in); err != nil {
+	if err := integration.Disconnect(c.UserContext(), requestTx(c), in); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -505,8 +505,8 @@ func (s *Server) listSyncs(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.SyncList(ctx, t, dbsqlc.SyncListParams{TenantID: in.TenantID, IntegrationID: in.ID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
+	ctx, tx := c.UserContext(), requestTx(c)
+	rows, err := db.Q.SyncList(ctx, tx, dbsqlc.SyncListParams{TenantID: in.TenantID, IntegrationID: in.ID, PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
 	}
@@ -514,7 +514,7 @@ func (s *Server) listSyncs(c *fiber.Ctx) error {
 		func(r dbsqlc.SyncListRow) int64 { return r.Total },
 		func(r dbsqlc.SyncListRow) syncJSON { return toSyncJSON(r.IntegrationSync) },
 		func() (int64, error) {
-			return db.Q.SyncCount(ctx, t, dbsqlc.SyncCountParams{TenantID: in.TenantID, IntegrationID: in.ID})
+			return db.Q.SyncCount(ctx, tx, dbsqlc.SyncCountParams{TenantID: in.TenantID, IntegrationID: in.ID})
 		})
 }
 
@@ -530,7 +530,7 @@ func (s *Server) getSync(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sync, err := db.Q.SyncGet(c.UserContext(), tx(c), dbsqlc.SyncGetParams{TenantID: in.TenantID, ID: id})
+	sync, err := db.Q.SyncGet(c.UserContext(), requestTx(c), dbsqlc.SyncGetParams{TenantID: in.TenantID, ID: id})
 	if err == nil && sync.IntegrationID != in.ID {
 		err = pgx.ErrNoRows
 	}
@@ -553,7 +553,7 @@ func (s *Server) triggerSync(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sync, _, err := integration.QueueSync(c.UserContext(), tx(c), principal(c).TenantID, id, principal(c).Subject)
+	sync, _, err := integration.QueueSync(c.UserContext(), requestTx(c), principal(c).TenantID, id, principal(c).Subject)
 	if err != nil {
 		return syncQueueError(err)
 	}

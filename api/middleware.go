@@ -54,8 +54,8 @@ func (p *Principal) Has(perm rbac.Permission) bool { return p.Permissions[perm] 
 
 func principal(c *fiber.Ctx) *Principal { return c.Locals(localPrincipal).(*Principal) }
 
-// tx is the request's tenant-scoped transaction.
-func tx(c *fiber.Ctx) pgx.Tx { return c.Locals(localTx).(pgx.Tx) }
+// requestTx is the request's tenant-scoped transaction.
+func requestTx(c *fiber.Ctx) pgx.Tx { return c.Locals(localTx).(pgx.Tx) }
 
 // requestID is the request's correlation id. Requests refused before any
 // middleware ran (a body over the limit) get one here.
@@ -316,33 +316,33 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 	// opens after endTx) records its writes in the audit log as p's, with the request id.
 	ctx := db.WithActor(c.UserContext(), p.Subject, requestID(c))
 	c.SetUserContext(ctx)
-	t, err := db.BeginTenant(ctx, s.Pool, p.TenantID)
+	tx, err := db.BeginTenant(ctx, s.Pool, p.TenantID)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = t.Rollback(context.WithoutCancel(ctx)) }()
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 
 	// One query: the user (or service client), its status and the permission union (identity.go).
-	if err := s.resolveCaller(ctx, t, p); err != nil {
+	if err := s.resolveCaller(ctx, tx, p); err != nil {
 		return err
 	}
-	c.Locals(localTx, t)
+	c.Locals(localTx, tx)
 	if err := c.Next(); err != nil {
 		return err
 	}
 	if c.Locals(localTx) == nil || c.Response().StatusCode() >= 400 {
 		return nil // ended early by the handler (endTx), or rolled back by the defer
 	}
-	return t.Commit(ctx)
+	return tx.Commit(ctx)
 }
 
 // endTx commits the request's transaction before the handler goes on to wait
 // on the outside world (a webhook receiver may take 30 s): an open transaction
-// would hold a pooled connection all that time. The handler must not use tx(c) after it.
+// would hold a pooled connection all that time. The handler must not use requestTx(c) after it.
 func endTx(c *fiber.Ctx) error {
-	t := tx(c)
+	tx := requestTx(c)
 	c.Locals(localTx, nil)
-	return t.Commit(c.UserContext())
+	return tx.Commit(c.UserContext())
 }
 
 // require refuses callers without the permission.
@@ -459,7 +459,7 @@ func (s *Server) idempotency(c *fiber.Ctx) error {
 	}
 	p, ctx := principal(c), c.UserContext()
 	req := idempotency.Request{Method: c.Method(), Path: c.Path(), Hash: idempotency.Hash(c.Method(), c.OriginalURL(), p.Subject, c.Body())}
-	action, answer, err := idempotency.Begin(ctx, tx(c), p.TenantID, key, req)
+	action, answer, err := idempotency.Begin(ctx, requestTx(c), p.TenantID, key, req)
 	switch {
 	case errors.Is(err, idempotency.ErrMismatch):
 		return Invalid(FieldError{Field: idempotency.Header, Code: "idempotency_key_reused", Message: err.Error()})
@@ -477,7 +477,7 @@ func (s *Server) idempotency(c *fiber.Ctx) error {
 		if err != nil || !idempotency.Stores(c.Response().StatusCode(), false) {
 			return err // rolled back with the change: a retry runs again
 		}
-		return finishIdempotency(ctx, tx(c), p.TenantID, key, c)
+		return finishIdempotency(ctx, requestTx(c), p.TenantID, key, c)
 	}
 	if err != nil {
 		if herr := s.app.ErrorHandler(c, err); herr != nil {

@@ -251,7 +251,7 @@ func found(what string, err error) error {
 // limits count under the lock, and archiving waits for the write. Whether it
 // is writable is the child group's rule.
 func lockInitiative(c *fiber.Ctx, id uuid.UUID) (dbsqlc.Initiative, error) {
-	in, err := db.Q.InitiativeGetForUpdate(c.UserContext(), tx(c), dbsqlc.InitiativeGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
+	in, err := db.Q.InitiativeGetForUpdate(c.UserContext(), requestTx(c), dbsqlc.InitiativeGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
 	return in, found("initiative", err)
 }
 

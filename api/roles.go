@@ -63,7 +63,7 @@ func (s *Server) listRoles(c *fiber.Ctx) error {
 		}
 	}
 	if builtIn != "true" {
-		rows, err := db.Q.RoleList(c.UserContext(), tx(c), principal(c).TenantID)
+		rows, err := db.Q.RoleList(c.UserContext(), requestTx(c), principal(c).TenantID)
 		if err != nil {
 			return err
 		}
@@ -90,13 +90,13 @@ func loadRole(c *fiber.Ctx, forUpdate bool) (*rbac.BuiltinRole, dbsqlc.Role, err
 		return nil, dbsqlc.Role{}, NotFound("role")
 	}
 	if forUpdate {
-		r, err := rbac.LockRole(c.UserContext(), tx(c), principal(c).TenantID, id)
+		r, err := rbac.LockRole(c.UserContext(), requestTx(c), principal(c).TenantID, id)
 		if err != nil {
 			return nil, r, identityError(err)
 		}
 		return nil, r, checkIfMatch(c, r.UpdatedAt)
 	}
-	r, err := db.Q.RoleGet(c.UserContext(), tx(c), dbsqlc.RoleGetParams{TenantID: principal(c).TenantID, ID: id})
+	r, err := db.Q.RoleGet(c.UserContext(), requestTx(c), dbsqlc.RoleGetParams{TenantID: principal(c).TenantID, ID: id})
 	return nil, r, found("role", err)
 }
 
@@ -150,7 +150,7 @@ func (s *Server) createRole(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	r, err := rbac.CreateRole(c.UserContext(), tx(c), principal(c).actor(), rbac.RoleInput{
+	r, err := rbac.CreateRole(c.UserContext(), requestTx(c), principal(c).actor(), rbac.RoleInput{
 		Name: *f.name, Description: deref(f.description), Permissions: f.permissions,
 	})
 	if err != nil {
@@ -186,7 +186,7 @@ func (s *Server) updateRole(c *fiber.Ctx, replace bool) error {
 	if f.has["permissions"] {
 		next.Permissions = f.permissions
 	}
-	updated, err := rbac.UpdateRole(c.UserContext(), tx(c), principal(c).actor(), r, next)
+	updated, err := rbac.UpdateRole(c.UserContext(), requestTx(c), principal(c).actor(), r, next)
 	if err != nil {
 		return identityError(err)
 	}
@@ -201,7 +201,7 @@ func (s *Server) deleteRole(c *fiber.Ctx) error {
 	if builtin != nil {
 		return Conflict("built-in role %s cannot be deleted", builtin.Name)
 	}
-	if err := rbac.DeleteRole(c.UserContext(), tx(c), r); err != nil {
+	if err := rbac.DeleteRole(c.UserContext(), requestTx(c), r); err != nil {
 		return identityError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -54,7 +54,7 @@ func (s *Server) createServiceClient(c *fiber.Ctx) error {
 	if err := b.Done(); err != nil {
 		return err
 	}
-	row, secret, err := credential.CreateServiceClient(c.UserContext(), tx(c), principal(c).actor(), credential.ClientInput{Name: *name, Roles: roles, Permissions: perms})
+	row, secret, err := credential.CreateServiceClient(c.UserContext(), requestTx(c), principal(c).actor(), credential.ClientInput{Name: *name, Roles: roles, Permissions: perms})
 	if err != nil {
 		return identityError(err)
 	}
@@ -69,7 +69,7 @@ func (s *Server) listServiceClients(c *fiber.Ctx) error {
 	if err := q.done(); err != nil {
 		return err
 	}
-	rows, err := db.Q.ServiceClientList(c.UserContext(), tx(c), dbsqlc.ServiceClientListParams{
+	rows, err := db.Q.ServiceClientList(c.UserContext(), requestTx(c), dbsqlc.ServiceClientListParams{
 		TenantID: principal(c).TenantID, PageLimit: int32(size), PageOffset: int32((page - 1) * size),
 	})
 	if err != nil {
@@ -78,7 +78,7 @@ func (s *Server) listServiceClients(c *fiber.Ctx) error {
 	return paginate(c, page, size, rows,
 		func(r dbsqlc.ServiceClientListRow) int64 { return r.Total },
 		func(r dbsqlc.ServiceClientListRow) serviceClientJSON { return toServiceClientJSON(r.ServiceClient) },
-		func() (int64, error) { return db.Q.ServiceClientCount(c.UserContext(), tx(c), principal(c).TenantID) })
+		func() (int64, error) { return db.Q.ServiceClientCount(c.UserContext(), requestTx(c), principal(c).TenantID) })
 }
 
 func (s *Server) getServiceClient(c *fiber.Ctx) error {
@@ -86,7 +86,7 @@ func (s *Server) getServiceClient(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	row, err := db.Q.ServiceClientGet(c.UserContext(), tx(c), dbsqlc.ServiceClientGetParams{TenantID: principal(c).TenantID, ID: id})
+	row, err := db.Q.ServiceClientGet(c.UserContext(), requestTx(c), dbsqlc.ServiceClientGetParams{TenantID: principal(c).TenantID, ID: id})
 	if err := found("service client", err); err != nil {
 		return err
 	}
@@ -99,12 +99,12 @@ func (s *Server) revokeServiceClient(c *fiber.Ctx) error {
 		return err
 	}
 	// The only change a client sees is this revocation (conditional below), so the check holds to the write.
-	if row, err := db.Q.ServiceClientGet(c.UserContext(), tx(c), dbsqlc.ServiceClientGetParams{TenantID: principal(c).TenantID, ID: id}); err == nil {
+	if row, err := db.Q.ServiceClientGet(c.UserContext(), requestTx(c), dbsqlc.ServiceClientGetParams{TenantID: principal(c).TenantID, ID: id}); err == nil {
 		if err := checkIfMatch(c, row.CreatedAt); err != nil {
 			return err
 		}
 	}
-	if err := credential.RevokeServiceClient(c.UserContext(), tx(c), principal(c).TenantID, id); err != nil {
+	if err := credential.RevokeServiceClient(c.UserContext(), requestTx(c), principal(c).TenantID, id); err != nil {
 		return identityError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -54,7 +54,7 @@ func (s *Server) getSettings(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	r, err := settings.LoadRecord(c.UserContext(), tx(c), principal(c).TenantID)
+	r, err := settings.LoadRecord(c.UserContext(), requestTx(c), principal(c).TenantID)
 	if err != nil {
 		return err
 	}
@@ -82,12 +82,12 @@ func (s *Server) replaceSettings(c *fiber.Ctx) error {
 		return err
 	}
 	ctx, tenant := c.UserContext(), principal(c).TenantID
-	if cur, err := settings.LoadForUpdate(ctx, tx(c), tenant); err != nil { // If-Match holds to the write
+	if cur, err := settings.LoadForUpdate(ctx, requestTx(c), tenant); err != nil { // If-Match holds to the write
 		return err
 	} else if err := checkIfMatch(c, settingsVersion(cur)); err != nil {
 		return err
 	}
-	saved, cleared, err := settings.Save(ctx, tx(c), tenant, next)
+	saved, cleared, err := settings.Save(ctx, requestTx(c), tenant, next)
 	if err != nil {
 		return err
 	}
@@ -134,8 +134,8 @@ func (s *Server) listFxRates(c *fiber.Ctx) error {
 		return InvalidParameter("query parameter to (%s) is before from (%s)", *to, *from)
 	}
 	p.FromPeriod, p.ToPeriod = finance.FirstDayOf(from), finance.FirstDayOf(to)
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.FxRatePage(ctx, t, dbsqlc.FxRatePageParams{
+	ctx, tx := c.UserContext(), requestTx(c)
+	rows, err := db.Q.FxRatePage(ctx, tx, dbsqlc.FxRatePageParams{
 		TenantID: p.TenantID, Currency: p.Currency, FromPeriod: p.FromPeriod, ToPeriod: p.ToPeriod,
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size),
 	})
@@ -147,7 +147,7 @@ func (s *Server) listFxRates(c *fiber.Ctx) error {
 		func(r dbsqlc.FxRatePageRow) fxRateJSON {
 			return fxRateJSON{Currency: r.FxRate.Currency, Period: finance.MonthOfTime(r.FxRate.Period).String(), Rate: money.Stored(r.FxRate.Rate), UpdatedAt: timestamp(r.FxRate.UpdatedAt)}
 		},
-		func() (int64, error) { return db.Q.FxRateCount(ctx, t, dbsqlc.FxRateCountParams(p)) })
+		func() (int64, error) { return db.Q.FxRateCount(ctx, tx, dbsqlc.FxRateCountParams(p)) })
 }
 
 // putFxRates upserts the rates sent; rates not sent stay as they are.
@@ -160,7 +160,7 @@ func (s *Server) putFxRates(c *fiber.Ctx) error {
 	if err := b.Done(); err != nil {
 		return err
 	}
-	base, saved, err := settings.SaveRates(c.UserContext(), tx(c), principal(c).TenantID, in)
+	base, saved, err := settings.SaveRates(c.UserContext(), requestTx(c), principal(c).TenantID, in)
 	if err != nil {
 		return err
 	}

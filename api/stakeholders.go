@@ -112,8 +112,8 @@ func (s *Server) listStakeholders(c *fiber.Ctx) error {
 	}
 	now := time.Now()
 	p.Today = now.UTC().Truncate(24 * time.Hour)
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.StakeholderList(ctx, t, p)
+	ctx, tx := c.UserContext(), requestTx(c)
+	rows, err := db.Q.StakeholderList(ctx, tx, p)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (s *Server) listStakeholders(c *fiber.Ctx) error {
 		func(r dbsqlc.StakeholderListRow) int64 { return r.Total },
 		func(r dbsqlc.StakeholderListRow) stakeholder.View { return stakeholder.ViewOf(r.Stakeholder, now) },
 		func() (int64, error) {
-			return db.Q.StakeholderCount(ctx, t, dbsqlc.StakeholderCountParams{TenantID: p.TenantID, InitiativeID: p.InitiativeID,
+			return db.Q.StakeholderCount(ctx, tx, dbsqlc.StakeholderCountParams{TenantID: p.TenantID, InitiativeID: p.InitiativeID,
 				Influences: p.Influences, Interests: p.Interests, AtRisk: p.AtRisk, Today: p.Today, Q: p.Q})
 		})
 }
@@ -160,7 +160,7 @@ func loadStakeholder(c *fiber.Ctx) (dbsqlc.Stakeholder, error) {
 	if err != nil {
 		return dbsqlc.Stakeholder{}, err
 	}
-	s, err := db.Q.StakeholderGet(c.UserContext(), tx(c), dbsqlc.StakeholderGetParams{TenantID: principal(c).TenantID, ID: id})
+	s, err := db.Q.StakeholderGet(c.UserContext(), requestTx(c), dbsqlc.StakeholderGetParams{TenantID: principal(c).TenantID, ID: id})
 	return s, found("stakeholder", err)
 }
 
@@ -171,7 +171,7 @@ func loadLockedStakeholder(c *fiber.Ctx) (dbsqlc.StakeholderGetLockedRow, error)
 	if err != nil {
 		return dbsqlc.StakeholderGetLockedRow{}, err
 	}
-	row, err := db.Q.StakeholderGetLocked(c.UserContext(), tx(c), dbsqlc.StakeholderGetLockedParams{TenantID: principal(c).TenantID, ID: id})
+	row, err := db.Q.StakeholderGetLocked(c.UserContext(), requestTx(c), dbsqlc.StakeholderGetLockedParams{TenantID: principal(c).TenantID, ID: id})
 	if err := found("stakeholder", err); err != nil {
 		return row, err
 	}
@@ -190,7 +190,7 @@ func (s *Server) createStakeholder(c *fiber.Ctx) error {
 	if err != nil {
 		return NotFound("initiative")
 	}
-	out, err := stakeholder.Create(c.UserContext(), tx(c), stakeholderActor(c), []stakeholder.New{{InitiativeID: initiativeID, Body: f}})
+	out, err := stakeholder.Create(c.UserContext(), requestTx(c), stakeholderActor(c), []stakeholder.New{{InitiativeID: initiativeID, Body: f}})
 	if err = firstStakeholderError(out, err); err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (s *Server) updateStakeholder(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	out, err := stakeholder.Replace(c.UserContext(), tx(c), stakeholderActor(c), []stakeholder.Replacement{
+	out, err := stakeholder.Replace(c.UserContext(), requestTx(c), stakeholderActor(c), []stakeholder.Replacement{
 		{Current: cur.Stakeholder, InitiativeStatus: initiative.Status(cur.InitiativeStatus), Body: f, Full: replace}})
 	if err = firstStakeholderError(out, err); err != nil {
 		return err
@@ -244,7 +244,7 @@ func (s *Server) deleteStakeholder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := stakeholder.Delete(c.UserContext(), tx(c), cur.Stakeholder, initiative.Status(cur.InitiativeStatus)); err != nil {
+	if err := stakeholder.Delete(c.UserContext(), requestTx(c), cur.Stakeholder, initiative.Status(cur.InitiativeStatus)); err != nil {
 		return stakeholderError(err)
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -266,7 +266,7 @@ func (s *Server) logEngagement(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := stakeholder.LogEngagements(c.UserContext(), tx(c), stakeholderActor(c), time.Now(),
+	out, err := stakeholder.LogEngagements(c.UserContext(), requestTx(c), stakeholderActor(c), time.Now(),
 		[]stakeholder.EngagementEntry{{StakeholderID: cur.Stakeholder.ID, Engagement: e}})
 	if err == nil {
 		err = out[0].Err
@@ -287,8 +287,8 @@ func (s *Server) listEngagements(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.EngagementList(ctx, t, dbsqlc.EngagementListParams{TenantID: cur.TenantID, StakeholderID: cur.ID,
+	ctx, tx := c.UserContext(), requestTx(c)
+	rows, err := db.Q.EngagementList(ctx, tx, dbsqlc.EngagementListParams{TenantID: cur.TenantID, StakeholderID: cur.ID,
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size)})
 	if err != nil {
 		return err
@@ -299,6 +299,6 @@ func (s *Server) listEngagements(c *fiber.Ctx) error {
 			return stakeholder.EngagementViewOf(r.StakeholderEngagement)
 		},
 		func() (int64, error) {
-			return db.Q.EngagementCount(ctx, t, dbsqlc.EngagementCountParams{TenantID: cur.TenantID, StakeholderID: cur.ID})
+			return db.Q.EngagementCount(ctx, tx, dbsqlc.EngagementCountParams{TenantID: cur.TenantID, StakeholderID: cur.ID})
 		})
 }

@@ -30,30 +30,30 @@ func BenchmarkStakeholderList(b *testing.B) {
 	sentiments := []string{"positive", "neutral", "cautious", "negative"}
 	influences := validation.Names(stakeholder.Influences)
 	var initiativeID uuid.UUID
-	err := db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
-		in, err := db.Q.InitiativeCreate(ctx, t, dbsqlc.InitiativeCreateParams{TenantID: tenant, Name: "Bench"})
+	err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		in, err := db.Q.InitiativeCreate(ctx, tx, dbsqlc.InitiativeCreateParams{TenantID: tenant, Name: "Bench"})
 		if err != nil {
 			return err
 		}
 		initiativeID = in.ID
 		for i := range stakeholder.MaxPerInitiative {
-			row, err := db.Q.StakeholderCreate(ctx, t, dbsqlc.StakeholderCreateParams{TenantID: tenant, InitiativeID: in.ID, Name: fmt.Sprintf("Stakeholder %03d", i),
+			row, err := db.Q.StakeholderCreate(ctx, tx, dbsqlc.StakeholderCreateParams{TenantID: tenant, InitiativeID: in.ID, Name: fmt.Sprintf("Stakeholder %03d", i),
 				Email: fmt.Sprintf("s%d@example.com", i), Influence: influences[i%4], Interest: []string{"low", "medium", "high"}[i%3]})
 			if err != nil {
 				return err
 			}
 			for j := range 3 {
-				if _, err := db.Q.EngagementCreate(ctx, t, dbsqlc.EngagementCreateParams{TenantID: tenant, StakeholderID: row.ID, Type: "meeting",
+				if _, err := db.Q.EngagementCreate(ctx, tx, dbsqlc.EngagementCreateParams{TenantID: tenant, StakeholderID: row.ID, Type: "meeting",
 					Date: today.AddDate(0, 0, -(i%90)-10*j), Sentiment: sentiments[(i+j)%4], RecordedBy: "bench"}); err != nil {
 					return err
 				}
 			}
-			refreshed, err := db.Q.StakeholdersRefreshEngagementSummary(ctx, t, dbsqlc.StakeholdersRefreshEngagementSummaryParams{TenantID: tenant, Ids: []uuid.UUID{row.ID}})
+			refreshed, err := db.Q.StakeholdersRefreshEngagementSummary(ctx, tx, dbsqlc.StakeholdersRefreshEngagementSummaryParams{TenantID: tenant, Ids: []uuid.UUID{row.ID}})
 			if err != nil {
 				return err
 			}
 			row = refreshed[0]
-			if _, err := db.Q.StakeholderSetAtRiskFrom(ctx, t, dbsqlc.StakeholderSetAtRiskFromParams{TenantID: tenant, ID: row.ID,
+			if _, err := db.Q.StakeholderSetAtRiskFrom(ctx, tx, dbsqlc.StakeholderSetAtRiskFromParams{TenantID: tenant, ID: row.ID,
 				AtRiskFrom: stakeholder.AtRiskFrom(stakeholder.Influence(row.Influence), stakeholder.StoredEngagements(row).Engagements(), row.CreatedAt)}); err != nil {
 				return err
 			}
@@ -75,8 +75,8 @@ func BenchmarkStakeholderList(b *testing.B) {
 		b.Run(c.name+"/sql_baseline", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				err := db.InTenant(ctx, pool, tenant, func(t pgx.Tx) error {
-					rows, err := db.Q.StakeholderList(ctx, t, dbsqlc.StakeholderListParams{TenantID: tenant, InitiativeID: &initiativeID, AtRisk: c.atRisk,
+				err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+					rows, err := db.Q.StakeholderList(ctx, tx, dbsqlc.StakeholderListParams{TenantID: tenant, InitiativeID: &initiativeID, AtRisk: c.atRisk,
 						Today: today, Sort: "created_at", SortDesc: true, PageLimit: 500})
 					want = len(rows)
 					return err

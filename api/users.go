@@ -65,7 +65,7 @@ func (s *Server) listUsers(c *fiber.Ctx) error {
 		return err
 	}
 	ctx, p := c.UserContext(), principal(c)
-	rows, err := db.Q.UserList(ctx, tx(c), dbsqlc.UserListParams{
+	rows, err := db.Q.UserList(ctx, requestTx(c), dbsqlc.UserListParams{
 		TenantID: p.TenantID, Status: status, Role: role, PageLimit: int32(size), PageOffset: int32((page - 1) * size),
 	})
 	if err != nil {
@@ -75,7 +75,7 @@ func (s *Server) listUsers(c *fiber.Ctx) error {
 		func(r dbsqlc.UserListRow) int64 { return r.Total },
 		func(r dbsqlc.UserListRow) userJSON { return toUserJSON(r.User) },
 		func() (int64, error) {
-			return db.Q.UserCount(ctx, tx(c), dbsqlc.UserCountParams{TenantID: p.TenantID, Status: status, Role: role})
+			return db.Q.UserCount(ctx, requestTx(c), dbsqlc.UserCountParams{TenantID: p.TenantID, Status: status, Role: role})
 		})
 }
 
@@ -87,13 +87,13 @@ func loadUser(c *fiber.Ctx, forUpdate, admins bool) (dbsqlc.User, error) {
 		return dbsqlc.User{}, err
 	}
 	if forUpdate {
-		u, err := user.Lock(c.UserContext(), tx(c), principal(c).TenantID, id, admins)
+		u, err := user.Lock(c.UserContext(), requestTx(c), principal(c).TenantID, id, admins)
 		if err != nil {
 			return u, identityError(err)
 		}
 		return u, checkIfMatch(c, u.UpdatedAt)
 	}
-	u, err := db.Q.UserGet(c.UserContext(), tx(c), dbsqlc.UserGetParams{TenantID: principal(c).TenantID, ID: id})
+	u, err := db.Q.UserGet(c.UserContext(), requestTx(c), dbsqlc.UserGetParams{TenantID: principal(c).TenantID, ID: id})
 	return u, found("user", err)
 }
 
@@ -119,7 +119,7 @@ func (s *Server) inviteUser(c *fiber.Ctx) error {
 	if err := b.Done(); err != nil {
 		return err
 	}
-	u, err := user.Invite(c.UserContext(), tx(c), principal(c).actor(), user.InviteInput{Email: *email, Name: name, Roles: roles}, showUser)
+	u, err := user.Invite(c.UserContext(), requestTx(c), principal(c).actor(), user.InviteInput{Email: *email, Name: name, Roles: roles}, showUser)
 	if err != nil {
 		return identityError(err)
 	}
@@ -147,7 +147,7 @@ func (s *Server) patchUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	updated, err := user.Update(c.UserContext(), tx(c), principal(c).actor(), u, user.Change{Name: name, SetName: hasName, Roles: roles, SetRoles: hasRoles})
+	updated, err := user.Update(c.UserContext(), requestTx(c), principal(c).actor(), u, user.Change{Name: name, SetName: hasName, Roles: roles, SetRoles: hasRoles})
 	if err != nil {
 		return identityError(err)
 	}
@@ -159,7 +159,7 @@ func (s *Server) deactivateUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	updated, err := user.Deactivate(c.UserContext(), tx(c), principal(c).actor(), u, showUser)
+	updated, err := user.Deactivate(c.UserContext(), requestTx(c), principal(c).actor(), u, showUser)
 	if err != nil {
 		return identityError(err)
 	}
@@ -171,7 +171,7 @@ func (s *Server) reactivateUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	updated, err := user.Reactivate(c.UserContext(), tx(c), u)
+	updated, err := user.Reactivate(c.UserContext(), requestTx(c), u)
 	if err != nil {
 		return identityError(err)
 	}
@@ -185,7 +185,7 @@ func (s *Server) endUserSessions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := user.EndSessions(c.UserContext(), tx(c), u); err != nil {
+	if err := user.EndSessions(c.UserContext(), requestTx(c), u); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -196,7 +196,7 @@ func (s *Server) listUserSessions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rows, err := db.Q.SessionListLive(c.UserContext(), tx(c), dbsqlc.SessionListLiveParams{TenantID: u.TenantID, UserID: u.ID})
+	rows, err := db.Q.SessionListLive(c.UserContext(), requestTx(c), dbsqlc.SessionListLiveParams{TenantID: u.TenantID, UserID: u.ID})
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func toDeliveryJSON(d dbsqlc.WebhookDelivery, attempts []dbsqlc.WebhookDeliveryA
 
 // lastDeliveries loads the last_delivery field of the given webhooks.
 func lastDeliveries(c *fiber.Ctx, ids ...uuid.UUID) (map[uuid.UUID]*lastDeliveryJSON, error) {
-	rows, err := db.Q.WebhookLastDeliveries(c.UserContext(), tx(c), dbsqlc.WebhookLastDeliveriesParams{TenantID: principal(c).TenantID, WebhookIds: ids})
+	rows, err := db.Q.WebhookLastDeliveries(c.UserContext(), requestTx(c), dbsqlc.WebhookLastDeliveriesParams{TenantID: principal(c).TenantID, WebhookIds: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ func (s *Server) listWebhooks(c *fiber.Ctx) error {
 		return err
 	}
 	p := principal(c)
-	rows, err := db.Q.WebhookList(c.UserContext(), tx(c), dbsqlc.WebhookListParams{
+	rows, err := db.Q.WebhookList(c.UserContext(), requestTx(c), dbsqlc.WebhookListParams{
 		TenantID: p.TenantID, Active: active, PageLimit: int32(size), PageOffset: int32((page - 1) * size),
 	})
 	if err != nil {
@@ -201,7 +201,7 @@ func (s *Server) listWebhooks(c *fiber.Ctx) error {
 		func(r dbsqlc.WebhookListRow) int64 { return r.Total },
 		func(r dbsqlc.WebhookListRow) webhookJSON { return toWebhookJSON(r.Webhook, last[r.Webhook.ID]) },
 		func() (int64, error) {
-			return db.Q.WebhookCount(c.UserContext(), tx(c), dbsqlc.WebhookCountParams{TenantID: p.TenantID, Active: active})
+			return db.Q.WebhookCount(c.UserContext(), requestTx(c), dbsqlc.WebhookCountParams{TenantID: p.TenantID, Active: active})
 		})
 }
 
@@ -210,7 +210,7 @@ func (s *Server) createWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	w, err := s.Webhooks.CreateWebhook(c.UserContext(), tx(c), principal(c).actor(), dispatch.WebhookInput{
+	w, err := s.Webhooks.CreateWebhook(c.UserContext(), requestTx(c), principal(c).actor(), dispatch.WebhookInput{
 		URL: *f.url, Events: f.events, Secret: *f.secret, Active: f.active,
 	})
 	if errors.Is(err, dispatch.ErrWebhookLimit) {
@@ -229,7 +229,7 @@ func (s *Server) loadWebhook(c *fiber.Ctx, forUpdate bool) (dbsqlc.Webhook, erro
 		return dbsqlc.Webhook{}, err
 	}
 	if forUpdate {
-		w, err := dispatch.LockWebhook(c.UserContext(), tx(c), principal(c).TenantID, id)
+		w, err := dispatch.LockWebhook(c.UserContext(), requestTx(c), principal(c).TenantID, id)
 		if errors.Is(err, dispatch.ErrWebhookNotFound) {
 			return w, NotFound("webhook")
 		}
@@ -238,7 +238,7 @@ func (s *Server) loadWebhook(c *fiber.Ctx, forUpdate bool) (dbsqlc.Webhook, erro
 		}
 		return w, checkIfMatch(c, w.UpdatedAt)
 	}
-	w, err := db.Q.WebhookGet(c.UserContext(), tx(c), dbsqlc.WebhookGetParams{TenantID: principal(c).TenantID, ID: id})
+	w, err := db.Q.WebhookGet(c.UserContext(), requestTx(c), dbsqlc.WebhookGetParams{TenantID: principal(c).TenantID, ID: id})
 	return w, found("webhook", err)
 }
 
@@ -270,7 +270,7 @@ func (s *Server) updateWebhook(c *fiber.Ctx, replace bool) error {
 	if err != nil {
 		return err
 	}
-	updated, err := s.Webhooks.UpdateWebhook(c.UserContext(), tx(c), principal(c).actor(), w, dispatch.WebhookChange{
+	updated, err := s.Webhooks.UpdateWebhook(c.UserContext(), requestTx(c), principal(c).actor(), w, dispatch.WebhookChange{
 		URL: f.url, Events: f.events, Secret: f.secret, Active: f.active,
 	})
 	if err != nil {
@@ -288,7 +288,7 @@ func (s *Server) deleteWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	err = dispatch.DeleteWebhook(c.UserContext(), tx(c), w)
+	err = dispatch.DeleteWebhook(c.UserContext(), requestTx(c), w)
 	if errors.Is(err, dispatch.ErrWebhookNotFound) {
 		return NotFound("webhook")
 	}
@@ -315,8 +315,8 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	rows, err := db.Q.WebhookDeliveryList(ctx, t, dbsqlc.WebhookDeliveryListParams{
+	ctx, tx := c.UserContext(), requestTx(c)
+	rows, err := db.Q.WebhookDeliveryList(ctx, tx, dbsqlc.WebhookDeliveryListParams{
 		TenantID: w.TenantID, WebhookID: w.ID, Status: status, EventType: eventType,
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size),
 	})
@@ -327,7 +327,7 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 	for i, r := range rows {
 		ids[i] = r.WebhookDelivery.ID
 	}
-	attempts, err := db.Q.WebhookDeliveryAttemptList(ctx, t, dbsqlc.WebhookDeliveryAttemptListParams{TenantID: w.TenantID, DeliveryIds: ids})
+	attempts, err := db.Q.WebhookDeliveryAttemptList(ctx, tx, dbsqlc.WebhookDeliveryAttemptListParams{TenantID: w.TenantID, DeliveryIds: ids})
 	if err != nil {
 		return err
 	}
@@ -341,7 +341,7 @@ func (s *Server) listDeliveries(c *fiber.Ctx) error {
 			return toDeliveryJSON(r.WebhookDelivery, byDelivery[r.WebhookDelivery.ID])
 		},
 		func() (int64, error) {
-			return db.Q.WebhookDeliveryCount(ctx, t, dbsqlc.WebhookDeliveryCountParams{TenantID: w.TenantID, WebhookID: w.ID, Status: status, EventType: eventType})
+			return db.Q.WebhookDeliveryCount(ctx, tx, dbsqlc.WebhookDeliveryCountParams{TenantID: w.TenantID, WebhookID: w.ID, Status: status, EventType: eventType})
 		})
 }
 
@@ -354,12 +354,12 @@ func (s *Server) getDelivery(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.UserContext(), tx(c)
-	d, err := db.Q.WebhookDeliveryGet(ctx, t, dbsqlc.WebhookDeliveryGetParams{TenantID: w.TenantID, WebhookID: w.ID, ID: id})
+	ctx, tx := c.UserContext(), requestTx(c)
+	d, err := db.Q.WebhookDeliveryGet(ctx, tx, dbsqlc.WebhookDeliveryGetParams{TenantID: w.TenantID, WebhookID: w.ID, ID: id})
 	if err := found("delivery", err); err != nil {
 		return err
 	}
-	attempts, err := db.Q.WebhookDeliveryAttemptList(ctx, t, dbsqlc.WebhookDeliveryAttemptListParams{TenantID: w.TenantID, DeliveryIds: []uuid.UUID{d.ID}})
+	attempts, err := db.Q.WebhookDeliveryAttemptList(ctx, tx, dbsqlc.WebhookDeliveryAttemptListParams{TenantID: w.TenantID, DeliveryIds: []uuid.UUID{d.ID}})
 	if err != nil {
 		return err
 	}

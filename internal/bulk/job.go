@@ -39,9 +39,9 @@ var errDiscard = errors.New("bulk: discard the writes")
 // which the outcomes are stored. heartbeat reports the rows processed.
 func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func(processed int)) (Outcome, error) {
 	var job dbsqlc.BulkJob
-	err := db.InTenant(ctx, j.Pool, tenantID, func(t pgx.Tx) error {
+	err := db.InTenant(ctx, j.Pool, tenantID, func(tx pgx.Tx) error {
 		var err error
-		job, err = db.Q.BulkJobStart(ctx, t, dbsqlc.BulkJobStartParams{TenantID: tenantID, ID: jobID})
+		job, err = db.Q.BulkJobStart(ctx, tx, dbsqlc.BulkJobStartParams{TenantID: tenantID, ID: jobID})
 		return err
 	})
 	if db.IsNotFound(err) {
@@ -60,13 +60,13 @@ func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func
 	if !o.DryRun && !o.Atomic {
 		for {
 			n := 0
-			err := db.InTenant(ctx, j.Pool, tenantID, func(t pgx.Tx) error {
-				results, err := j.chunk(ctx, t, imp, actor, o, job, 0)
+			err := db.InTenant(ctx, j.Pool, tenantID, func(tx pgx.Tx) error {
+				results, err := j.chunk(ctx, tx, imp, actor, o, job, 0)
 				n = len(results)
 				if err != nil || n == 0 {
 					return err
 				}
-				return record(ctx, t, job, results, &sum)
+				return record(ctx, tx, job, results, &sum)
 			})
 			if err != nil {
 				return Outcome{}, err
@@ -81,10 +81,10 @@ func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func
 	}
 	var all []Result
 	commit := false
-	err = db.InTenant(ctx, j.Pool, tenantID, func(t pgx.Tx) error {
+	err = db.InTenant(ctx, j.Pool, tenantID, func(tx pgx.Tx) error {
 		all = all[:0]
 		for from := 0; ; {
-			results, err := j.chunk(ctx, t, imp, actor, o, job, from)
+			results, err := j.chunk(ctx, tx, imp, actor, o, job, from)
 			if err != nil || len(results) == 0 {
 				if err != nil {
 					return err
@@ -98,7 +98,7 @@ func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func
 		if commit = o.Commit(Summarise(all)); !commit {
 			return errDiscard
 		}
-		return record(ctx, t, job, all, &sum)
+		return record(ctx, tx, job, all, &sum)
 	})
 	if err != nil && !errors.Is(err, errDiscard) {
 		return Outcome{}, err
@@ -106,7 +106,7 @@ func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func
 	if !commit { // the writes are gone; the outcomes say what would have happened
 		for from := 0; from < len(all); from += ChunkRows {
 			chunk := all[from:min(from+ChunkRows, len(all))]
-			if err := db.InTenant(ctx, j.Pool, tenantID, func(t pgx.Tx) error { return record(ctx, t, job, chunk, &sum) }); err != nil {
+			if err := db.InTenant(ctx, j.Pool, tenantID, func(tx pgx.Tx) error { return record(ctx, tx, job, chunk, &sum) }); err != nil {
 				return Outcome{}, err
 			}
 		}
@@ -115,8 +115,8 @@ func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func
 }
 
 // chunk imports the next rows without an outcome from index from on.
-func (j Jobs) chunk(ctx context.Context, t pgx.Tx, imp Importer, a Actor, o Options, job dbsqlc.BulkJob, from int) ([]Result, error) {
-	rows, err := db.Q.BulkJobRowsPending(ctx, t, dbsqlc.BulkJobRowsPendingParams{TenantID: job.TenantID, JobID: job.ID,
+func (j Jobs) chunk(ctx context.Context, tx pgx.Tx, imp Importer, a Actor, o Options, job dbsqlc.BulkJob, from int) ([]Result, error) {
+	rows, err := db.Q.BulkJobRowsPending(ctx, tx, dbsqlc.BulkJobRowsPendingParams{TenantID: job.TenantID, JobID: job.ID,
 		FromIdx: int32(from), PageLimit: ChunkRows})
 	if err != nil || len(rows) == 0 {
 		return nil, err
@@ -127,7 +127,7 @@ func (j Jobs) chunk(ctx context.Context, t pgx.Tx, imp Importer, a Actor, o Opti
 			return nil, fmt.Errorf("bulk job %s row %d: %w", job.ID, r.Idx, err)
 		}
 	}
-	results, err := imp(ctx, t, a, o, records, 0)
+	results, err := imp(ctx, tx, a, o, records, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (j Jobs) chunk(ctx context.Context, t pgx.Tx, imp Importer, a Actor, o Opti
 }
 
 // record stores outcomes and adds them to the job's counters.
-func record(ctx context.Context, t pgx.Tx, job dbsqlc.BulkJob, results []Result, sum *Summary) error {
+func record(ctx context.Context, tx pgx.Tx, job dbsqlc.BulkJob, results []Result, sum *Summary) error {
 	p := dbsqlc.BulkJobRowsRecordParams{TenantID: job.TenantID, JobID: job.ID}
 	var add Summary
 	for _, r := range results {
@@ -153,17 +153,17 @@ func record(ctx context.Context, t pgx.Tx, job dbsqlc.BulkJob, results []Result,
 		p.Idxs, p.Statuses, p.ResourceIds, p.Errors = append(p.Idxs, int32(r.Index)), append(p.Statuses, string(r.Status)), append(p.ResourceIds, id), append(p.Errors, errs)
 		add.Add(r.Status)
 	}
-	if err := db.Q.BulkJobRowsRecord(ctx, t, p); err != nil {
+	if err := db.Q.BulkJobRowsRecord(ctx, tx, p); err != nil {
 		return err
 	}
 	sum.Created, sum.Updated, sum.Unchanged, sum.Failed = sum.Created+add.Created, sum.Updated+add.Updated, sum.Unchanged+add.Unchanged, sum.Failed+add.Failed
-	return db.Q.BulkJobProgress(ctx, t, dbsqlc.BulkJobProgressParams{TenantID: job.TenantID, ID: job.ID, Processed: int32(len(results)),
+	return db.Q.BulkJobProgress(ctx, tx, dbsqlc.BulkJobProgressParams{TenantID: job.TenantID, ID: job.ID, Processed: int32(len(results)),
 		Created: int32(add.Created), Updated: int32(add.Updated), Unchanged: int32(add.Unchanged), Failed: int32(add.Failed)})
 }
 
 func (j Jobs) finish(ctx context.Context, job dbsqlc.BulkJob, sum Summary, committed bool) (Outcome, error) {
-	err := db.InTenant(ctx, j.Pool, job.TenantID, func(t pgx.Tx) error {
-		return db.Q.BulkJobFinish(ctx, t, dbsqlc.BulkJobFinishParams{TenantID: job.TenantID, ID: job.ID, Status: "succeeded"})
+	err := db.InTenant(ctx, j.Pool, job.TenantID, func(tx pgx.Tx) error {
+		return db.Q.BulkJobFinish(ctx, tx, dbsqlc.BulkJobFinishParams{TenantID: job.TenantID, ID: job.ID, Status: "succeeded"})
 	})
 	return Outcome{Found: true, Status: "succeeded", Committed: committed, Summary: sum}, err
 }
@@ -174,7 +174,7 @@ func (j Jobs) fail(ctx context.Context, job dbsqlc.BulkJob, reason string) (Outc
 
 // Fail marks a job failed with a reason a person understands.
 func (j Jobs) Fail(ctx context.Context, tenantID, jobID uuid.UUID, reason string) error {
-	return db.InTenant(ctx, j.Pool, tenantID, func(t pgx.Tx) error {
-		return db.Q.BulkJobFinish(ctx, t, dbsqlc.BulkJobFinishParams{TenantID: tenantID, ID: jobID, Status: "failed", Error: &reason})
+	return db.InTenant(ctx, j.Pool, tenantID, func(tx pgx.Tx) error {
+		return db.Q.BulkJobFinish(ctx, tx, dbsqlc.BulkJobFinishParams{TenantID: tenantID, ID: jobID, Status: "failed", Error: &reason})
 	})
 }
