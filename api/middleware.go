@@ -497,11 +497,11 @@ func (s *Server) idempotency(c *fiber.Ctx) error {
 // finishIdempotency stores the answer being sent under the request's key.
 func finishIdempotency(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, key string, c *fiber.Ctx) error {
 	answer := idempotency.Answer{Status: c.Response().StatusCode(), Body: c.Response().Body()}
-	c.Response().Header.VisitAll(func(k, v []byte) {
+	for k, v := range c.Response().Header.All() {
 		if idempotency.KeepHeader(string(k)) {
 			answer.Headers = append(answer.Headers, [2]string{string(k), string(v)})
 		}
-	})
+	}
 	return idempotency.Finish(context.WithoutCancel(ctx), tx, tenantID, key, answer)
 }
 

@@ -20,7 +20,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/valuecase/valuecase/db"
-	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/input"
 )
 
@@ -244,15 +243,6 @@ func found(what string, err error) error {
 		return NotFound(what)
 	}
 	return err
-}
-
-// lockInitiative finds an initiative of the tenant that a child record
-// (cost, benefit, stakeholder) is written under, locked for update: child
-// limits count under the lock, and archiving waits for the write. Whether it
-// is writable is the child group's rule.
-func lockInitiative(c *fiber.Ctx, id uuid.UUID) (dbsqlc.Initiative, error) {
-	in, err := db.Q.InitiativeGetForUpdate(c.UserContext(), requestTx(c), dbsqlc.InitiativeGetForUpdateParams{TenantID: principal(c).TenantID, ID: id})
-	return in, found("initiative", err)
 }
 
 // ---- body readers beyond text (body.text and friends are above) ----

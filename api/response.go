@@ -49,14 +49,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// truncate shortens s to n runes for a message, marking the cut.
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
 // ---- entity tags (see docs/api-conventions.md, "Concurrent edits") ----
 
 // recordETag is the strong entity tag of a single record's representation:

@@ -199,7 +199,11 @@ func runWorker(ctx context.Context, args []string) error {
 			log.Error("worker ops endpoint", "error", err)
 		}
 	}()
-	defer ops.Shutdown()
+	defer func() {
+		if err := ops.Shutdown(); err != nil {
+			log.Error("worker ops endpoint shutdown", "error", err)
+		}
+	}()
 
 	w := &worker.Worker{Config: cfg, Pool: pool, Temporal: tc, Log: log}
 	return w.Run(ctx)

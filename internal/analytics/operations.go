@@ -236,7 +236,7 @@ func AnalyseRealization(ctx context.Context, tx pgx.Tx, scope Scope, p Realizati
 		ids[i], out.Initiatives[i] = in.ID, InitiativeName{ID: in.ID, Name: in.Name}
 	}
 	out.Realization = ComputeRealization(ids, sums, benefits, current, fx)
-	out.Meta = Meta{BaseCurrency: st.BaseCurrency, AsOf: current, Missing: out.Realization.Missing}
+	out.Meta = Meta{BaseCurrency: st.BaseCurrency, AsOf: current, Missing: out.Missing}
 	return out, nil
 }
 

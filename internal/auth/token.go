@@ -112,7 +112,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (*Claims, error) {
 	}
 	claims := &Claims{}
 	if _, err := parser.ParseWithClaims(raw, claims, keyFor); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidToken, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
 	wantIss, wantAud := v.issuer, v.audience
 	if self {

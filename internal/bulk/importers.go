@@ -14,10 +14,3 @@ func Importers() map[Resource]Importer {
 type ConflictError struct{ Message string }
 
 func (e *ConflictError) Error() string { return e.Message }
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

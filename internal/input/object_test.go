@@ -2,6 +2,7 @@ package input
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestDoneNamesEveryFailureAndUnknownField(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("failures %v, want %v", got, want)
 	}
-	if _, ok := err.(validation.Errors); !ok {
+	if _, ok := errors.AsType[validation.Errors](err); !ok {
 		t.Fatalf("Done returned %T, want validation.Errors (the 422 of the error handler)", err)
 	}
 }

@@ -445,10 +445,10 @@ func (w *docxWriter) chart(part chartPart, heightMM float64, descr string) {
 	id := len(w.charts)
 	cx := int(float64(w.textW) / twipsPerMM * emuPerMM)
 	cy := int(heightMM * emuPerMM)
-	w.body.WriteString(fmt.Sprintf(`<w:p><w:pPr><w:pStyle w:val="Compact"/></w:pPr><w:r><w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0">`+
+	fmt.Fprintf(&w.body, `<w:p><w:pPr><w:pStyle w:val="Compact"/></w:pPr><w:r><w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0">`+
 		`<wp:extent cx="%d" cy="%d"/><wp:effectExtent l="0" t="0" r="0" b="0"/><wp:docPr id="%d" name="Chart %d" descr="%s"/>`+
 		`<wp:cNvGraphicFramePr/><a:graphic><a:graphicData uri="%s"><c:chart r:id="rIdChart%d"/></a:graphicData></a:graphic>`+
-		`</wp:inline></w:drawing></w:r></w:p>`, cx, cy, w.shapes, id, esc(descr), nsC, id))
+		`</wp:inline></w:drawing></w:r></w:p>`, cx, cy, w.shapes, id, esc(descr), nsC, id)
 }
 
 var sentimentGlyph = "●"

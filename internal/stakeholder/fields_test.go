@@ -46,7 +46,7 @@ func TestCheckFields(t *testing.T) {
 	if !slices.Equal(got2, want) {
 		t.Errorf("got %v, want %v", got2, want)
 	}
-	if _, err := CheckFields(Fields{Email: "a@b.co", Influence: InfluenceLow, Interest: "critical"}); !isFailure(err.(validation.Errors)[0], "interest", validation.CodeInvalidValue) {
+	if _, err := CheckFields(Fields{Email: "a@b.co", Influence: InfluenceLow, Interest: "critical"}); !isFirstFailure(err, "interest", validation.CodeInvalidValue) {
 		t.Errorf("interest critical: %v", err)
 	}
 }
@@ -137,4 +137,10 @@ func TestSummariseStored(t *testing.T) {
 		sum.LastEngagementAt != nil || !sum.AtRisk || *sum.AtRiskReason != NotEngaged {
 		t.Errorf("never engaged: %+v", sum)
 	}
+}
+
+// isFirstFailure: the first failure err lists is field's, with code.
+func isFirstFailure(err error, field, code string) bool {
+	errs, ok := errors.AsType[validation.Errors](err)
+	return ok && len(errs) > 0 && isFailure(errs[0], field, code)
 }

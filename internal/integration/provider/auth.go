@@ -173,8 +173,8 @@ func (a *authorizer) requestToken(ctx context.Context, cur Credentials) (Credent
 		if msg == "" {
 			msg = feedErrorMessage(r) // any other shape: its message, or the start of a text body
 		}
-		switch {
-		case r.status == http.StatusBadRequest || r.status == http.StatusUnauthorized || r.status == http.StatusForbidden:
+		switch r.status {
+		case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden:
 			return Credentials{}, fmt.Errorf("%w (%s refused the refresh token: %d %s)", ErrUnauthorized, a.grant.name, r.status, truncate(msg, 200))
 		}
 		return Credentials{}, statusError(a.grant.name, r, msg)
