@@ -78,7 +78,9 @@ func (s *Server) listServiceClients(c *fiber.Ctx) error {
 	return paginate(c, page, size, rows,
 		func(r dbsqlc.ServiceClientListRow) int64 { return r.Total },
 		func(r dbsqlc.ServiceClientListRow) serviceClientJSON { return toServiceClientJSON(r.ServiceClient) },
-		func() (int64, error) { return db.Q.ServiceClientCount(c.UserContext(), requestTx(c), principal(c).TenantID) })
+		func() (int64, error) {
+			return db.Q.ServiceClientCount(c.UserContext(), requestTx(c), principal(c).TenantID)
+		})
 }
 
 func (s *Server) getServiceClient(c *fiber.Ctx) error {
