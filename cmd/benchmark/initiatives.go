@@ -47,7 +47,7 @@ var (
 	// session (benchutil.Null) and the role Admin (a literal: pgbench has no array variables).
 	prologueBinds = map[string]string{"session_id": benchutil.Null, "token_roles": "'{Admin}'"}
 	// createInitiative, after the prologue.
-	createQueries = []string{"InitiativeLockTenantCreates", "InitiativeCountLive", "InitiativeCreate", "InitiativeStatusHistoryAdd", "OutboxInsert"}
+	createQueries = []string{"InitiativeLockTenantCreates", "InitiativeCountLive", "BulkInitiativesInsert", "BulkInitiativesHistoryAdd", "OutboxInsert"}
 	// listInitiatives, after the prologue (page 1: the window count gives the total).
 	listQueries = []string{"InitiativeList"}
 )
@@ -283,10 +283,14 @@ func (e *env) createScript(t benchutil.Tenant) (string, map[string]string, error
 	}
 	// Bindings of the parameters whose pgbench variable is not their own name.
 	binds := map[string]map[string]string{
-		"InitiativeCreate": {"industry": benchutil.Null, "segment": benchutil.Null, "owner_id": ":subject",
-			"expected_start_date": benchutil.Null + "::date", "expected_end_date": benchutil.Null + "::date"},
-		"InitiativeStatusHistoryAdd": {"initiative_id": ":ins_id", "from_status": benchutil.Null, "to_status": ":ins_status", "actor": ":subject"},
-		"OutboxInsert":               {"type": ":event_type", "data": ":event_data"},
+		// initiative.Create writes a batch of one: its arrays hold one element ('' is none).
+		"BulkInitiativesInsert": {"source": "''", "names": "ARRAY[:name::text]", "descriptions": "ARRAY[:description::text]",
+			"industries": "ARRAY['']", "segments": "ARRAY['']", "owner_ids": "ARRAY[:subject::text]",
+			"start_dates": "ARRAY['']", "end_dates": "ARRAY['']", "external_ids": "ARRAY['']"},
+		"BulkInitiativesHistoryAdd": {"initiative_ids": "ARRAY[:ins_id::uuid]", "kinds": "ARRAY['status']",
+			"from_statuses": "ARRAY['']", "to_statuses": "ARRAY[:ins_status::text]", "from_owners": "ARRAY['']",
+			"to_owners": "ARRAY['']", "reasons": "ARRAY[:reason::text]", "actor": ":subject"},
+		"OutboxInsert": {"type": ":event_type", "data": ":event_data"},
 	}
 	for _, name := range createQueries {
 		sql, err := e.queries.Get(name)
@@ -294,7 +298,7 @@ func (e *env) createScript(t benchutil.Tenant) (string, map[string]string, error
 			return "", nil, err
 		}
 		sql = benchutil.Bind(sql, binds[name])
-		if name == "InitiativeCreate" {
+		if name == "BulkInitiativesInsert" {
 			s.SQLGset(sql, "ins_") // RETURNING *: the new id and status for the next statements
 		} else {
 			s.SQL(sql)

@@ -30,7 +30,8 @@ func TestInitiativeScripts(t *testing.T) {
 		"BEGIN;\nSELECT set_config('app.tenant_id', :tenant_id, true);\n",
 		"pg_advisory_xact_lock(hashtextextended('initiative-create:' || (:tenant_id::uuid)::text, 0));",
 		"RETURNING * \\gset ins_\n",
-		"VALUES (:tenant_id, :ins_id, NULLIF(:null_param, '-'), :ins_status, :reason, :subject);",
+		"unnest(ARRAY[:name::text]::text[]) AS name",
+		"unnest(ARRAY[:ins_id::uuid]::uuid[]) AS initiative_id",
 		"COMMIT;\n",
 	} {
 		if !strings.Contains(script, want) {
