@@ -20,6 +20,7 @@ import (
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/internal/benchutil"
+	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/rbac"
 )
 
@@ -311,20 +312,8 @@ func (e *env) createScript(t benchutil.Tenant) (string, map[string]string, error
 	}
 	// The outbox data: the initiative as the API renders it (same fields and size).
 	now := time.Now().UTC().Format(time.RFC3339Nano)
-	data, _ := json.Marshal(struct {
-		ID                string  `json:"id"`
-		Name              string  `json:"name"`
-		Description       string  `json:"description"`
-		Status            string  `json:"status"`
-		Industry          *string `json:"industry"`
-		Segment           *string `json:"segment"`
-		OwnerID           *string `json:"owner_id"`
-		ExpectedStartDate *string `json:"expected_start_date"`
-		ExpectedEndDate   *string `json:"expected_end_date"`
-		CreatedAt         string  `json:"created_at"`
-		UpdatedAt         string  `json:"updated_at"`
-	}{ID: uuid.NewString(), Name: strconv.Itoa(initiativeNameMin), Description: benchDescription, Status: "draft",
-		OwnerID: &t.Subject, CreatedAt: now, UpdatedAt: now})
+	data, _ := json.Marshal(initiative.View{ID: uuid.NewString(), Name: strconv.Itoa(initiativeNameMin), Description: benchDescription,
+		Status: "draft", OwnerID: &t.Subject, CreatedAt: now, UpdatedAt: now})
 	return path, map[string]string{
 		"tenant_id": t.ID.String(), "subject": t.Subject, "description": benchDescription, "reason": "created",
 		"event_type": "initiative.created", "event_data": string(data),
