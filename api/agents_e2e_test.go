@@ -21,7 +21,7 @@ import (
 	"github.com/valuecase/valuecase/workflows"
 )
 
-// agentsStack is the API with a Temporal client (the workflow view reads visibility) on the
+// newAgentsStack is the API with a Temporal client (the workflow view reads visibility) on the
 // tests' dev server, outbound calls to loopback allowed (the feed fake).
 func newAgentsStack(t *testing.T, plan string) *testServer {
 	return newTestServer(t, plan, func(d *api.Deps) {

@@ -98,7 +98,7 @@ func (s *contractSpec) options() *openapi3filter.Options {
 	}
 }
 
-// contractOperations lists the document's operations as "METHOD /path" → operation.
+// operations lists the document's operations as "METHOD /path" → operation.
 func (s *contractSpec) operations() map[string]*openapi3.Operation {
 	out := map[string]*openapi3.Operation{}
 	for path, item := range s.doc.Paths.Map() {

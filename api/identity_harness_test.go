@@ -172,7 +172,7 @@ func (ts *testServer) events(eventType string) []map[string]any {
 	return out
 }
 
-// makeAdmin provisions the caller's user and stores the Admin role for it.
+// makeStoredAdmin provisions the caller's user and stores the Admin role for it.
 func (ts *testServer) makeStoredAdmin(c caller) string {
 	ts.t.Helper()
 	expect(ts.t, ts.do(&c, "GET", "/v1/users", nil), 200)

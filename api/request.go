@@ -197,7 +197,7 @@ func pathID(c *fiber.Ctx, name, what string) (uuid.UUID, error) {
 	return id, nil
 }
 
-// page is the list response meta of spec section 4.
+// pagination is the list response meta of spec section 4.
 type pagination struct {
 	Page       int   `json:"page"`
 	PageSize   int   `json:"page_size"`

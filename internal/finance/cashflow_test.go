@@ -131,8 +131,6 @@ func TestShocked(t *testing.T) {
 func d(v float64) decimal.Decimal { return decimal.NewFromFloat(v) }
 
 // ds is a series of test literals.
-
-// decEqual reports whether got holds exactly the amounts of want.
 func ds(vs ...float64) []decimal.Decimal {
 	out := make([]decimal.Decimal, len(vs))
 	for i, v := range vs {
@@ -141,6 +139,7 @@ func ds(vs ...float64) []decimal.Decimal {
 	return out
 }
 
+// decEqual reports whether got holds exactly the amounts of want.
 func decEqual(got []decimal.Decimal, want []float64) bool {
 	if len(got) != len(want) {
 		return false
