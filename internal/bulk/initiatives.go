@@ -83,7 +83,7 @@ func ImportInitiatives(ctx context.Context, tx pgx.Tx, a Actor, o Options, recor
 	created, err := initiative.Create(ctx, tx, actor, creates)
 	if errors.Is(err, initiative.ErrNameTaken) {
 		// Only if PostgreSQL's lower() pairs two names Go's does not.
-		return nil, fmt.Errorf("two initiatives of this import have the same name (names are unique ignoring case): %w", err)
+		return nil, &ConflictError{"two initiatives of this import have the same name (names are unique ignoring case)"}
 	}
 	if err != nil {
 		return nil, err
@@ -99,6 +99,9 @@ func ImportInitiatives(ctx context.Context, tx pgx.Tx, a Actor, o Options, recor
 		}
 	}
 	replaced, err := initiative.Replace(ctx, tx, actor, replacements)
+	if errors.Is(err, initiative.ErrNameTaken) {
+		return nil, &ConflictError{"two initiatives of this import have the same name (names are unique ignoring case)"}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -101,7 +101,7 @@ func ImportStakeholders(ctx context.Context, tx pgx.Tx, a Actor, o Options, reco
 	created, err := stakeholder.Create(ctx, tx, actor, creates)
 	if errors.Is(err, stakeholder.ErrEmailTaken) {
 		// Only if PostgreSQL's lower() pairs two addresses Go's does not.
-		return nil, fmt.Errorf("two stakeholders of this import: %w", err)
+		return nil, &ConflictError{"two stakeholders of this import have the same e-mail address in one initiative (addresses compare case-insensitively)"}
 	}
 	if err != nil {
 		return nil, err
@@ -117,6 +117,9 @@ func ImportStakeholders(ctx context.Context, tx pgx.Tx, a Actor, o Options, reco
 		}
 	}
 	replaced, err := stakeholder.Replace(ctx, tx, actor, replacements)
+	if errors.Is(err, stakeholder.ErrEmailTaken) {
+		return nil, &ConflictError{"two stakeholders of this import have the same e-mail address in one initiative (addresses compare case-insensitively)"}
+	}
 	if err != nil {
 		return nil, err
 	}
