@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 )
 
 const ingestionHealth = `-- name: IngestionHealth :many
@@ -1029,83 +1028,4 @@ func (q *Queries) SyncStart(ctx context.Context, db DBTX, arg SyncStartParams) (
 		&i.NextTryAt,
 	)
 	return i, err
-}
-
-const syncUpsertActuals = `-- name: SyncUpsertActuals :many
-WITH input AS (
-    SELECT unnest($1::uuid[]) AS benefit_id, unnest($2::date[]) AS period,
-           unnest($3::numeric[]) AS value, unnest($4::text[]) AS evidence_url
-), existing AS (
-    SELECT a.id, a.benefit_id, a.period, a.value, a.notes, a.evidence_url FROM benefit_actuals a
-    JOIN input i ON a.benefit_id = i.benefit_id AND a.period = i.period
-    WHERE a.tenant_id = $5
-), up AS (
-    INSERT INTO benefit_actuals AS t (tenant_id, benefit_id, period, value, evidence_url, recorded_by, source)
-    SELECT $5, i.benefit_id, i.period, i.value, nullif(i.evidence_url, ''), $6, $6 FROM input i
-    ON CONFLICT (tenant_id, benefit_id, period) DO UPDATE
-    SET value = excluded.value, evidence_url = excluded.evidence_url, recorded_by = excluded.recorded_by, source = excluded.source, updated_at = now()
-    WHERE (t.value, t.evidence_url) IS DISTINCT FROM (excluded.value, excluded.evidence_url)
-    RETURNING t.id, t.benefit_id, t.period, t.value
-), revised AS (
-    INSERT INTO benefit_actual_revisions (tenant_id, actual_id, old_value, new_value, old_notes, old_evidence_url, changed_by)
-    SELECT $5, e.id, e.value, u.value, e.notes, e.evidence_url, $6
-    FROM up u JOIN existing e ON e.id = u.id
-    RETURNING actual_id
-)
-SELECT i.benefit_id, i.period,
-       (CASE WHEN u.id IS NULL THEN 'unchanged' WHEN e.id IS NOT NULL THEN 'updated' ELSE 'created' END)::text AS outcome,
-       (SELECT count(*) FROM revised) AS revisions
-FROM input i
-LEFT JOIN up u ON u.benefit_id = i.benefit_id AND u.period = i.period
-LEFT JOIN existing e ON e.benefit_id = i.benefit_id AND e.period = i.period
-`
-
-type SyncUpsertActualsParams struct {
-	BenefitIds   []uuid.UUID
-	Periods      []time.Time
-	Vals         []decimal.Decimal
-	EvidenceUrls []string
-	TenantID     uuid.UUID
-	Source       string
-}
-
-type SyncUpsertActualsRow struct {
-	BenefitID interface{}
-	Period    interface{}
-	Outcome   string
-	Revisions int64
-}
-
-// One page of actuals in one statement: one value per benefit and period, as the API files them;
-// a changed value keeps the old one in benefit_actual_revisions (changed_by: the integration).
-func (q *Queries) SyncUpsertActuals(ctx context.Context, db DBTX, arg SyncUpsertActualsParams) ([]SyncUpsertActualsRow, error) {
-	rows, err := db.Query(ctx, syncUpsertActuals,
-		arg.BenefitIds,
-		arg.Periods,
-		arg.Vals,
-		arg.EvidenceUrls,
-		arg.TenantID,
-		arg.Source,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []SyncUpsertActualsRow{}
-	for rows.Next() {
-		var i SyncUpsertActualsRow
-		if err := rows.Scan(
-			&i.BenefitID,
-			&i.Period,
-			&i.Outcome,
-			&i.Revisions,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }

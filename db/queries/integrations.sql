@@ -138,36 +138,6 @@ FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
 WHERE b.tenant_id = @tenant_id AND (b.id::text = ANY(@keys::text[]) OR b.external_key = ANY(@keys::text[]));
 
--- name: SyncUpsertActuals :many
--- One page of actuals in one statement: one value per benefit and period, as the API files them;
--- a changed value keeps the old one in benefit_actual_revisions (changed_by: the integration).
-WITH input AS (
-    SELECT unnest(@benefit_ids::uuid[]) AS benefit_id, unnest(@periods::date[]) AS period,
-           unnest(@vals::numeric[]) AS value, unnest(@evidence_urls::text[]) AS evidence_url
-), existing AS (
-    SELECT a.id, a.benefit_id, a.period, a.value, a.notes, a.evidence_url FROM benefit_actuals a
-    JOIN input i ON a.benefit_id = i.benefit_id AND a.period = i.period
-    WHERE a.tenant_id = @tenant_id
-), up AS (
-    INSERT INTO benefit_actuals AS t (tenant_id, benefit_id, period, value, evidence_url, recorded_by, source)
-    SELECT @tenant_id, i.benefit_id, i.period, i.value, nullif(i.evidence_url, ''), @source, @source FROM input i
-    ON CONFLICT (tenant_id, benefit_id, period) DO UPDATE
-    SET value = excluded.value, evidence_url = excluded.evidence_url, recorded_by = excluded.recorded_by, source = excluded.source, updated_at = now()
-    WHERE (t.value, t.evidence_url) IS DISTINCT FROM (excluded.value, excluded.evidence_url)
-    RETURNING t.id, t.benefit_id, t.period, t.value
-), revised AS (
-    INSERT INTO benefit_actual_revisions (tenant_id, actual_id, old_value, new_value, old_notes, old_evidence_url, changed_by)
-    SELECT @tenant_id, e.id, e.value, u.value, e.notes, e.evidence_url, @source
-    FROM up u JOIN existing e ON e.id = u.id
-    RETURNING actual_id
-)
-SELECT i.benefit_id, i.period,
-       (CASE WHEN u.id IS NULL THEN 'unchanged' WHEN e.id IS NOT NULL THEN 'updated' ELSE 'created' END)::text AS outcome,
-       (SELECT count(*) FROM revised) AS revisions
-FROM input i
-LEFT JOIN up u ON u.benefit_id = i.benefit_id AND u.period = i.period
-LEFT JOIN existing e ON e.benefit_id = i.benefit_id AND e.period = i.period;
-
 -- name: SyncCancel :execrows
 -- Marks a queued or running sync canceled (its run was canceled); a finished one keeps its outcome.
 UPDATE integration_syncs SET status = 'canceled', error = @error, finished_at = now()
