@@ -297,7 +297,11 @@ func (e *env) syncInputs(ctx context.Context, tenantID uuid.UUID, pages [][]int)
 			if err != nil {
 				return actor, nil, err
 			}
-			in = append(in, benefit.ActualInput{BenefitID: id, Period: period, Value: v, EvidenceURL: &evidence})
+			input := benefit.ActualInput{BenefitID: id, Period: period, Value: v}
+			if evidence != "" { // as the sync reads a record: no evidence is none
+				input.EvidenceURL = &evidence
+			}
+			in = append(in, input)
 		}
 		inputs = append(inputs, in)
 	}
