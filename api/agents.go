@@ -21,6 +21,7 @@ import (
 	"github.com/valuecase/valuecase/internal/integration"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/runs"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 const (
@@ -93,7 +94,7 @@ func runURL(id string) string { return "/api/v1/agents/workflows/" + url.PathEsc
 func toRunJSON(r runs.Run) runJSON {
 	j := runJSON{
 		ID: r.ID, RunID: r.RunID, Kind: string(r.Kind), Status: string(r.Status), Summary: r.Subject.Summary,
-		ResourceURL: nonEmpty(r.Subject.ResourceURL()), StartedAt: timestamp(r.StartedAt), ClosedAt: optTimestamp(r.ClosedAt),
+		ResourceURL: nonEmpty(r.Subject.ResourceURL()), StartedAt: wire.Timestamp(r.StartedAt), ClosedAt: optTimestamp(r.ClosedAt),
 		LastFailure: nonEmpty(r.LastFailure), URL: runURL(r.ID),
 		Cancelable: r.Status == runs.Running && runs.CancelPermission(r.Kind) != "",
 	}
@@ -277,7 +278,7 @@ func (s *Server) getRun(c *fiber.Ctx) error {
 	for _, st := range d.Steps {
 		out.Steps = append(out.Steps, runStepJSON{
 			Type: string(st.Type), Name: st.Name, Description: st.Description, Status: st.Status, Attempts: st.Attempts,
-			StartedAt: timestamp(st.StartedAt), ClosedAt: optTimestamp(st.ClosedAt), FiresAt: optTimestamp(st.FiresAt),
+			StartedAt: wire.Timestamp(st.StartedAt), ClosedAt: optTimestamp(st.ClosedAt), FiresAt: optTimestamp(st.FiresAt),
 			NextAttemptAt: optTimestamp(st.NextAttemptAt), LastFailure: nonEmpty(st.LastFailure),
 		})
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/credential"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 const (
@@ -112,7 +113,7 @@ func (s *Server) verifyAPIKey(ctx context.Context, key credential.Parsed) (dbsql
 		var err error
 		row, err = credential.VerifyAPIKey(ctx, tx, key)
 		if expired, ok := errors.AsType[*credential.ExpiredError](err); ok {
-			return Unauthorized("the API key expired at %s", timestamp(expired.At))
+			return Unauthorized("the API key expired at %s", wire.Timestamp(expired.At))
 		}
 		switch {
 		case errors.Is(err, credential.ErrUnknown):
@@ -152,7 +153,7 @@ func toAPIKeyJSON(k dbsqlc.APIKey) apiKeyJSON {
 	prefix := credential.Parsed{Kind: credential.APIKey, Tenant: k.TenantID, ID: k.PublicID}.Prefix()
 	return apiKeyJSON{
 		ID: k.ID.String(), Name: k.Name, Prefix: prefix, Scopes: k.Scopes, Status: status, CreatedBy: k.CreatedBy,
-		CreatedAt: timestamp(k.CreatedAt), LastUsedAt: optTimestamp(k.LastUsedAt), ExpiresAt: timestamp(k.ExpiresAt),
+		CreatedAt: wire.Timestamp(k.CreatedAt), LastUsedAt: optTimestamp(k.LastUsedAt), ExpiresAt: wire.Timestamp(k.ExpiresAt),
 	}
 }
 

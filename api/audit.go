@@ -16,6 +16,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // maxAuditPageSize bounds a page of audit events (as the value-model lists).
@@ -42,7 +43,7 @@ type auditEventJSON struct {
 }
 
 func toAuditEventJSON(e dbsqlc.AuditEvent) auditEventJSON {
-	return auditEventJSON{ID: strconv.FormatInt(e.ID, 10), OccurredAt: timestamp(e.OccurredAt), Actor: e.Actor, RequestID: e.RequestID,
+	return auditEventJSON{ID: strconv.FormatInt(e.ID, 10), OccurredAt: wire.Timestamp(e.OccurredAt), Actor: e.Actor, RequestID: e.RequestID,
 		Action: e.Action, ResourceType: e.ResourceType, ResourceID: e.ResourceID,
 		ChangedFields: nonNil(e.ChangedFields), Changes: e.Changes}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/valuecase/valuecase/internal/settings"
 	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/valuation"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 const maxBenefitPageSize = 500
@@ -82,7 +83,7 @@ func toBenefitJSON(b dbsqlc.Benefit, plan []dbsqlc.BenefitPlanEntry) benefitJSON
 		Category: b.Category, ExpectedValue: money.Stored(b.ExpectedValue), Currency: b.Currency, Unit: b.Unit,
 		MeasurementFrequency: b.MeasurementFrequency, ExpectedStartDate: b.ExpectedStartDate.Format(time.DateOnly),
 		ExpectedEndDate: optDate(b.ExpectedEndDate), Status: b.Status, OwnerID: b.OwnerID, ExternalKey: b.ExternalKey,
-		CreatedAt: timestamp(b.CreatedAt), UpdatedAt: timestamp(b.UpdatedAt),
+		CreatedAt: wire.Timestamp(b.CreatedAt), UpdatedAt: wire.Timestamp(b.UpdatedAt),
 	}
 	for _, e := range plan {
 		out.Plan = append(out.Plan, planEntryJSON{Period: finance.MonthOfTime(e.Period).String(), Expected: money.Stored(e.Expected)})
@@ -119,11 +120,11 @@ func toActualJSON(a dbsqlc.BenefitActual, revisions []dbsqlc.BenefitActualRevisi
 	out := actualJSON{
 		ID: a.ID.String(), BenefitID: a.BenefitID.String(), Period: finance.MonthOfTime(a.Period).String(), Value: money.Stored(a.Value),
 		Notes: a.Notes, EvidenceURL: a.EvidenceUrl, RecordedBy: a.RecordedBy, Source: a.Source,
-		CreatedAt: timestamp(a.CreatedAt), UpdatedAt: timestamp(a.UpdatedAt), Revisions: []revisionJSON{},
+		CreatedAt: wire.Timestamp(a.CreatedAt), UpdatedAt: wire.Timestamp(a.UpdatedAt), Revisions: []revisionJSON{},
 	}
 	for _, r := range revisions {
 		out.Revisions = append(out.Revisions, revisionJSON{OldValue: money.Stored(r.OldValue), NewValue: money.Stored(r.NewValue), OldNotes: r.OldNotes,
-			OldEvidenceURL: r.OldEvidenceUrl, ChangedBy: r.ChangedBy, ChangedAt: timestamp(r.ChangedAt)})
+			OldEvidenceURL: r.OldEvidenceUrl, ChangedBy: r.ChangedBy, ChangedAt: wire.Timestamp(r.ChangedAt)})
 	}
 	return out
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 const maxBulkJobPageSize = 500
@@ -239,7 +240,7 @@ func toBulkJobJSON(j dbsqlc.BulkJob) bulkJobJSON {
 	out := bulkJobJSON{ID: j.ID.String(), Resource: j.Resource, Mode: j.Mode, DryRun: j.DryRun, Atomic: j.Atomic,
 		Status: j.Status, Processed: int(j.Processed),
 		Summary: bulk.Summary{Total: int(j.Total), Created: int(j.Created), Updated: int(j.Updated), Unchanged: int(j.Unchanged), Failed: int(j.Failed)},
-		Error:   j.Error, RequestedBy: j.RequestedBy, CreatedAt: timestamp(j.CreatedAt), StartedAt: optTimestamp(j.StartedAt),
+		Error:   j.Error, RequestedBy: j.RequestedBy, CreatedAt: wire.Timestamp(j.CreatedAt), StartedAt: optTimestamp(j.StartedAt),
 		FinishedAt: optTimestamp(j.FinishedAt), ResultsURL: "/v1/bulk/jobs/" + j.ID.String() + "/results"}
 	if j.Total > 0 {
 		out.Progress = int(j.Processed * 100 / j.Total)

@@ -17,6 +17,7 @@ import (
 	"github.com/valuecase/valuecase/internal/export"
 	"github.com/valuecase/valuecase/internal/initiativevalue"
 	"github.com/valuecase/valuecase/internal/money"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // Where a case's figures in a diff come from.
@@ -81,7 +82,7 @@ func loadDiffSide(c *fiber.Ctx, row dbsqlc.BusinessCase, now time.Time) (diffSid
 				return side, err
 			}
 		}
-		side.json.AsOf = timestamp(snap.AsOf)
+		side.json.AsOf = wire.Timestamp(snap.AsOf)
 		in, ok, err := export.FrozenInputs(ctx, tx, row.TenantID, row.ID)
 		if err != nil {
 			return side, err
@@ -104,7 +105,7 @@ func loadDiffSide(c *fiber.Ctx, row dbsqlc.BusinessCase, now time.Time) (diffSid
 	if err != nil {
 		return side, err
 	}
-	side.json.Source, side.json.AsOf, side.json.BaseCurrency = diffSourceLive, timestamp(now.UTC()), in.BaseCurrency
+	side.json.Source, side.json.AsOf, side.json.BaseCurrency = diffSourceLive, wire.Timestamp(now.UTC()), in.BaseCurrency
 	if len(missing) > 0 {
 		// Never a partial figure: null, and no attribution.
 		side.missingFX = true

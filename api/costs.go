@@ -16,6 +16,7 @@ import (
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 const maxCostPageSize = 500
@@ -48,7 +49,7 @@ func toCostJSON(c dbsqlc.InitiativeCost) costJSON {
 	out := costJSON{
 		ID: c.ID.String(), InitiativeID: c.InitiativeID.String(), Name: c.Name, Category: c.Category,
 		Amount: money.Amount(c.Amount, c.Currency), Currency: c.Currency, Period: finance.MonthOfTime(c.Period).String(),
-		Recurrence: c.Recurrence, CreatedAt: timestamp(c.CreatedAt), UpdatedAt: timestamp(c.UpdatedAt),
+		Recurrence: c.Recurrence, CreatedAt: wire.Timestamp(c.CreatedAt), UpdatedAt: wire.Timestamp(c.UpdatedAt),
 	}
 	if c.EndPeriod != nil {
 		out.EndPeriod = new(finance.MonthOfTime(*c.EndPeriod).String())

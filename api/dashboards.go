@@ -24,6 +24,7 @@ import (
 	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 const maxDashboardPageSize = 200
@@ -57,7 +58,7 @@ type dashboardJSON struct {
 // readDashboard (a JSON array of dashboard.Widget), so they always decode.
 func toDashboardJSON(d dbsqlc.Dashboard) dashboardJSON {
 	out := dashboardJSON{ID: d.ID.String(), Name: d.Name, Description: d.Description, Visibility: d.Visibility, OwnerID: d.OwnerID,
-		CreatedAt: timestamp(d.CreatedAt), UpdatedAt: timestamp(d.UpdatedAt), Widgets: []dashboard.Widget{}}
+		CreatedAt: wire.Timestamp(d.CreatedAt), UpdatedAt: wire.Timestamp(d.UpdatedAt), Widgets: []dashboard.Widget{}}
 	_ = json.Unmarshal(d.Widgets, &out.Widgets)
 	for i := range out.Widgets {
 		if out.Widgets[i].Params == nil {

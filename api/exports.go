@@ -20,6 +20,7 @@ import (
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/render"
 	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 const maxExportPageSize = 100
@@ -56,7 +57,7 @@ func toExportJSON(r dbsqlc.ExportGetRow) exportJSON {
 	j := exportJSON{
 		ID: r.ID.String(), BusinessCaseID: r.BusinessCaseID.String(), Format: r.Format, IncludeAppendices: r.IncludeAppendices,
 		Watermark: r.Watermark, Status: r.Status, Progress: r.Progress, StatusURL: status, Size: r.Size, Sha256: r.Sha256, Error: r.Error,
-		CreatedAt: timestamp(r.CreatedAt), StartedAt: optTimestamp(r.StartedAt), FinishedAt: optTimestamp(r.FinishedAt), ExpiresAt: optTimestamp(r.ExpiresAt),
+		CreatedAt: wire.Timestamp(r.CreatedAt), StartedAt: optTimestamp(r.StartedAt), FinishedAt: optTimestamp(r.FinishedAt), ExpiresAt: optTimestamp(r.ExpiresAt),
 	}
 	if export.CheckDownload(export.Status(r.Status), r.ExpiresAt, time.Now()) == nil {
 		j.DownloadURL = new(status + "/download")

@@ -11,6 +11,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/initiative"
 	"github.com/valuecase/valuecase/internal/initiativevalue"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // Limits of section 8 and our own bounds on free text.
@@ -221,7 +222,7 @@ func (s *Server) getInitiative(c *fiber.Ctx) error {
 	out.Metrics.StatusChanges, out.Metrics.DaysInCurrentState = activity.StatusChanges, activity.DaysInCurrentState
 	review, err := db.Q.InitiativeReviewLatest(ctx, tx, dbsqlc.InitiativeReviewLatestParams{TenantID: in.TenantID, InitiativeID: in.ID})
 	if err == nil {
-		out.Review = &reviewJSON{WorkflowID: review.WorkflowID, StartedAt: timestamp(review.StartedAt), RemindersSent: int(review.RemindersSent),
+		out.Review = &reviewJSON{WorkflowID: review.WorkflowID, StartedAt: wire.Timestamp(review.StartedAt), RemindersSent: int(review.RemindersSent),
 			LastReminderAt: optTimestamp(review.LastReminderAt), DecidedAt: optTimestamp(review.DecidedAt), Decision: review.Decision}
 	} else if !db.IsNotFound(err) {
 		return err
@@ -301,7 +302,7 @@ func (s *Server) initiativeStatusHistory(c *fiber.Ctx) error {
 		Data []statusChangeJSON `json:"data"`
 	}{Data: make([]statusChangeJSON, 0, len(rows))}
 	for _, r := range rows {
-		e := statusChangeJSON{Kind: r.Kind, FromStatus: r.FromStatus, ToStatus: r.ToStatus, Reason: r.Reason, Actor: r.Actor, CreatedAt: timestamp(r.CreatedAt)}
+		e := statusChangeJSON{Kind: r.Kind, FromStatus: r.FromStatus, ToStatus: r.ToStatus, Reason: r.Reason, Actor: r.Actor, CreatedAt: wire.Timestamp(r.CreatedAt)}
 		if r.Kind == initiative.HistoryOwner {
 			e.FromOwnerID, e.ToOwnerID = r.FromOwner, r.ToOwner
 		}

@@ -28,6 +28,7 @@ import (
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/secretbox"
 	"github.com/valuecase/valuecase/internal/webhook"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 const (
@@ -103,11 +104,11 @@ func toIntegrationJSON(in dbsqlc.Integration, box *secretbox.Box, now time.Time)
 		SecretsSet:   integration.SecretsSet(box, in),
 		State:        in.State, LastError: in.LastError, Watermark: input.NoneIfBlank(&in.Watermark), LastSyncAt: optTimestamp(in.LastSyncAt),
 		SyncsURL:  "/v1/integrations/" + in.ID.String() + "/syncs",
-		CreatedAt: timestamp(in.CreatedAt), UpdatedAt: timestamp(in.UpdatedAt), DisconnectedAt: optTimestamp(in.DisconnectedAt),
+		CreatedAt: wire.Timestamp(in.CreatedAt), UpdatedAt: wire.Timestamp(in.UpdatedAt), DisconnectedAt: optTimestamp(in.DisconnectedAt),
 	}
 	if integration.State(in.State) == integration.Active {
 		if next := scheduleOf(in).Next(now, 1); len(next) == 1 {
-			j.NextSyncAt = new(timestamp(next[0]))
+			j.NextSyncAt = new(wire.Timestamp(next[0]))
 		}
 	}
 	return j
@@ -150,7 +151,7 @@ func toSyncJSON(s dbsqlc.IntegrationSync) syncJSON {
 		StatusURL: fmt.Sprintf("/v1/integrations/%s/syncs/%s", s.IntegrationID, s.ID),
 		Counts:    syncCountsJSON{Fetched: s.Fetched, Created: s.Created, Updated: s.Updated, Unchanged: s.Unchanged, Failed: s.Failed},
 		Pages:     s.Pages, Errors: errs, Error: s.Error, NextTryAt: optTimestamp(s.NextTryAt), Cursor: input.NoneIfBlank(&s.Cursor), Since: input.NoneIfBlank(&s.Since), Watermark: input.NoneIfBlank(&s.Watermark),
-		RequestedBy: s.RequestedBy, CreatedAt: timestamp(s.CreatedAt), StartedAt: optTimestamp(s.StartedAt), FinishedAt: optTimestamp(s.FinishedAt),
+		RequestedBy: s.RequestedBy, CreatedAt: wire.Timestamp(s.CreatedAt), StartedAt: optTimestamp(s.StartedAt), FinishedAt: optTimestamp(s.FinishedAt),
 	}
 }
 

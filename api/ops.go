@@ -13,6 +13,7 @@ import (
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/internal/integration"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 type dependencyState struct {
@@ -157,7 +158,7 @@ func (s *Server) ingestionHealth(c *fiber.Ctx) error {
 	for _, r := range rows {
 		p := providerHealthJSON{Provider: r.Provider, ActiveIntegrations: r.Active, IntegrationsInError: r.InError, OpenSyncs: r.OpenSyncs}
 		if r.LastStatus != "" {
-			p.LastSyncStatus, p.LastSyncFinishedAt = &r.LastStatus, new(timestamp(r.LastFinishedAt))
+			p.LastSyncStatus, p.LastSyncFinishedAt = &r.LastStatus, new(wire.Timestamp(r.LastFinishedAt))
 		}
 		inError += r.InError
 		providers = append(providers, p)

@@ -8,19 +8,18 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // The response side of the kit: how values are written in every resource.
-
-// timestamp writes an instant as RFC 3339 in UTC.
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // optTimestamp writes an optional instant; null when absent.
 func optTimestamp(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	s := timestamp(*t)
+	s := wire.Timestamp(*t)
 	return &s
 }
 

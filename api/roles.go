@@ -18,6 +18,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // roleNamePattern: letters, digits, space, dot, dash and underscore; starts
@@ -44,7 +45,7 @@ func builtinRoleJSON(r rbac.BuiltinRole) roleJSON {
 }
 
 func toRoleJSON(r dbsqlc.Role) roleJSON {
-	created, updated := timestamp(r.CreatedAt), timestamp(r.UpdatedAt)
+	created, updated := wire.Timestamp(r.CreatedAt), wire.Timestamp(r.UpdatedAt)
 	return roleJSON{ID: r.ID.String(), Name: r.Name, Description: r.Description, Permissions: rbac.SortPermissions(r.Permissions),
 		CreatedAt: &created, UpdatedAt: &updated}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/credential"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 type serviceClientJSON struct {
@@ -36,7 +37,7 @@ type serviceClientCreatedJSON struct {
 func toServiceClientJSON(sc dbsqlc.ServiceClient) serviceClientJSON {
 	return serviceClientJSON{
 		ID: sc.ID.String(), Name: sc.Name, ClientID: sc.ClientID, Roles: nonNil(sc.Roles), Permissions: rbac.SortPermissions(sc.Permissions),
-		CreatedBy: sc.CreatedBy, CreatedAt: timestamp(sc.CreatedAt), LastUsedAt: optTimestamp(sc.LastUsedAt),
+		CreatedBy: sc.CreatedBy, CreatedAt: wire.Timestamp(sc.CreatedAt), LastUsedAt: optTimestamp(sc.LastUsedAt),
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/settings"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 const maxFxRatePageSize = 500
@@ -145,7 +146,7 @@ func (s *Server) listFxRates(c *fiber.Ctx) error {
 	return paginate(c, page, size, rows,
 		func(r dbsqlc.FxRatePageRow) int64 { return r.Total },
 		func(r dbsqlc.FxRatePageRow) fxRateJSON {
-			return fxRateJSON{Currency: r.FxRate.Currency, Period: finance.MonthOfTime(r.FxRate.Period).String(), Rate: money.Stored(r.FxRate.Rate), UpdatedAt: timestamp(r.FxRate.UpdatedAt)}
+			return fxRateJSON{Currency: r.FxRate.Currency, Period: finance.MonthOfTime(r.FxRate.Period).String(), Rate: money.Stored(r.FxRate.Rate), UpdatedAt: wire.Timestamp(r.FxRate.UpdatedAt)}
 		},
 		func() (int64, error) { return db.Q.FxRateCount(ctx, tx, dbsqlc.FxRateCountParams(p)) })
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/user"
 	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 type userJSON struct {
@@ -36,7 +37,7 @@ func toUserJSON(u dbsqlc.User) userJSON {
 	return userJSON{
 		ID: u.ID.String(), Email: u.Email, Name: u.Name, Status: u.Status, Roles: nonNil(u.Roles), Subject: u.Subject,
 		InvitedBy: u.InvitedBy, DeactivatedAt: optTimestamp(u.DeactivatedAt),
-		CreatedAt: timestamp(u.CreatedAt), UpdatedAt: timestamp(u.UpdatedAt),
+		CreatedAt: wire.Timestamp(u.CreatedAt), UpdatedAt: wire.Timestamp(u.UpdatedAt),
 	}
 }
 
@@ -204,7 +205,7 @@ func (s *Server) listUserSessions(c *fiber.Ctx) error {
 		Data []sessionJSON `json:"data"`
 	}{Data: make([]sessionJSON, 0, len(rows))}
 	for _, r := range rows {
-		out.Data = append(out.Data, sessionJSON{ID: r.ID.String(), CreatedAt: timestamp(r.CreatedAt), LastUsedAt: timestamp(r.LastUsedAt), ExpiresAt: timestamp(r.ExpiresAt)})
+		out.Data = append(out.Data, sessionJSON{ID: r.ID.String(), CreatedAt: wire.Timestamp(r.CreatedAt), LastUsedAt: wire.Timestamp(r.LastUsedAt), ExpiresAt: wire.Timestamp(r.ExpiresAt)})
 	}
 	return c.JSON(out)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/webhook"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // Limits of spec section 8.
@@ -90,7 +91,7 @@ func toWebhookJSON(w dbsqlc.Webhook, last *lastDeliveryJSON) webhookJSON {
 	return webhookJSON{
 		ID: w.ID.String(), URL: w.URL, Events: w.Events, Active: w.Active, SecretHint: w.SecretHint,
 		DisabledAt: optTimestamp(w.DisabledAt), DisabledReason: w.DisabledReason, LastDelivery: last,
-		CreatedAt: timestamp(w.CreatedAt), UpdatedAt: timestamp(w.UpdatedAt),
+		CreatedAt: wire.Timestamp(w.CreatedAt), UpdatedAt: wire.Timestamp(w.UpdatedAt),
 	}
 }
 
@@ -99,11 +100,11 @@ func toDeliveryJSON(d dbsqlc.WebhookDelivery, attempts []dbsqlc.WebhookDeliveryA
 		ID: d.ID.String(), WebhookID: d.WebhookID.String(), EventID: d.EventID.String(), EventType: d.EventType,
 		Status: d.Status, AttemptCount: int(d.Attempts), LastAttemptAt: optTimestamp(d.LastAttemptAt),
 		NextAttemptAt: optTimestamp(d.NextAttemptAt), LastStatusCode: d.LastStatusCode, LastError: d.LastError,
-		CreatedAt: timestamp(d.CreatedAt), UpdatedAt: timestamp(d.UpdatedAt), Attempts: make([]attemptJSON, 0, len(attempts)),
+		CreatedAt: wire.Timestamp(d.CreatedAt), UpdatedAt: wire.Timestamp(d.UpdatedAt), Attempts: make([]attemptJSON, 0, len(attempts)),
 	}
 	for _, a := range attempts {
 		out.Attempts = append(out.Attempts, attemptJSON{
-			Attempt: int(a.Attempt), Trigger: a.Trigger, Outcome: a.Outcome, StartedAt: timestamp(a.StartedAt),
+			Attempt: int(a.Attempt), Trigger: a.Trigger, Outcome: a.Outcome, StartedAt: wire.Timestamp(a.StartedAt),
 			LatencyMS: a.LatencyMS, StatusCode: a.StatusCode, Error: a.Error, ResponseSnippet: a.ResponseSnippet,
 		})
 	}

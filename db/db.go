@@ -223,3 +223,12 @@ func init() {
 	// Register the pgx database/sql driver under "pgx" for goose and the test helpers.
 	_ = stdlib.GetDefaultDriver()
 }
+
+// DateText is a date as the text[] parameters of the multi-row statements
+// carry it ("" is none; the statement casts NULLIF(x, ”)::date).
+func DateText(d *time.Time) string {
+	if d == nil {
+		return ""
+	}
+	return d.Format(time.DateOnly)
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // Actor is who writes: the tenant and the subject recorded on the rows
@@ -262,6 +263,6 @@ func actualRecorded(l dbsqlc.BulkBenefitsLockedRow, a dbsqlc.BenefitActual, prev
 	if previous != nil {
 		e.PreviousValue, e.Corrected = new(previous.Value), true
 	}
-	e.Notes, e.EvidenceURL, e.RecordedBy, e.RecordedAt = a.Notes, a.EvidenceUrl, a.RecordedBy, a.UpdatedAt.UTC().Format(time.RFC3339Nano)
+	e.Notes, e.EvidenceURL, e.RecordedBy, e.RecordedAt = a.Notes, a.EvidenceUrl, a.RecordedBy, wire.Timestamp(a.UpdatedAt)
 	return e
 }

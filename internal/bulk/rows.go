@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -49,14 +48,6 @@ func RowID(rec Record) (id *uuid.UUID, ok bool) {
 		return nil, false
 	}
 	return &v, true
-}
-
-// DateText is a date as the text[] columns of the bulk statements carry it ("" is none).
-func DateText(d *time.Time) string {
-	if d == nil {
-		return ""
-	}
-	return d.Format(time.DateOnly)
 }
 
 // InitiativeRows is the first half of importing records that each belong to

@@ -12,6 +12,7 @@ import (
 	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // maxShortTextLen bounds an id or a level as a body sends it.
@@ -283,7 +284,7 @@ func ViewOf(b dbsqlc.BusinessCase) View {
 		ID: b.ID.String(), InitiativeID: b.InitiativeID.String(), Name: b.Name, Template: b.Template,
 		Sections: b.Sections, Content: Content{}, Status: b.Status, Version: b.Version,
 		SubmittedAt: optTimestamp(b.SubmittedAt), SubmittedBy: b.SubmittedBy,
-		CreatedBy: b.CreatedBy, CreatedAt: timestamp(b.CreatedAt), UpdatedAt: timestamp(b.UpdatedAt),
+		CreatedBy: b.CreatedBy, CreatedAt: wire.Timestamp(b.CreatedAt), UpdatedAt: wire.Timestamp(b.UpdatedAt),
 	}
 	for _, s := range def.Sections { // every listed section, empty until written
 		out.Content[s] = def.Content[s]
@@ -293,7 +294,7 @@ func ViewOf(b dbsqlc.BusinessCase) View {
 		out.PreviousVersionID = new(b.PreviousVersionID.String())
 	}
 	if b.Decision != nil && b.DecidedBy != nil && b.DecidedAt != nil {
-		out.Approval = &ApprovalView{Decision: *b.Decision, Level: b.ApprovalLevel, Notes: b.DecisionNotes, By: *b.DecidedBy, At: timestamp(*b.DecidedAt)}
+		out.Approval = &ApprovalView{Decision: *b.Decision, Level: b.ApprovalLevel, Notes: b.DecisionNotes, By: *b.DecidedBy, At: wire.Timestamp(*b.DecidedAt)}
 	}
 	if b.Snapshot != nil {
 		if snap, err := ReadSnapshot(b.Snapshot); err == nil {
@@ -305,15 +306,13 @@ func ViewOf(b dbsqlc.BusinessCase) View {
 
 // RoundViewOf is the resource of an approval round.
 func RoundViewOf(r dbsqlc.BusinessCaseApprovalRound) RoundView {
-	return RoundView{WorkflowID: r.WorkflowID, StartedAt: timestamp(r.StartedAt), RemindersSent: r.RemindersSent,
+	return RoundView{WorkflowID: r.WorkflowID, StartedAt: wire.Timestamp(r.StartedAt), RemindersSent: r.RemindersSent,
 		LastReminderAt: optTimestamp(r.LastReminderAt), EscalatedAt: optTimestamp(r.EscalatedAt), DecidedAt: optTimestamp(r.DecidedAt), Decision: r.Decision}
 }
-
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func optTimestamp(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	return new(timestamp(*t))
+	return new(wire.Timestamp(*t))
 }

@@ -3,9 +3,11 @@ package initiative
 import (
 	"time"
 
+	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/validation"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // Bounds on the free text of an initiative and its projects.
@@ -125,7 +127,7 @@ func Merge(current dbsqlc.Initiative, f Fields, replace bool) dbsqlc.Initiative 
 func Same(current, next dbsqlc.Initiative) bool {
 	return current.Name == next.Name && current.Description == next.Description && current.Status == next.Status &&
 		text(current.Industry) == text(next.Industry) && text(current.Segment) == text(next.Segment) && text(current.OwnerID) == text(next.OwnerID) &&
-		dateText(current.ExpectedStartDate) == dateText(next.ExpectedStartDate) && dateText(current.ExpectedEndDate) == dateText(next.ExpectedEndDate)
+		db.DateText(current.ExpectedStartDate) == db.DateText(next.ExpectedStartDate) && db.DateText(current.ExpectedEndDate) == db.DateText(next.ExpectedEndDate)
 }
 
 // View is the initiative resource as the API shows it and its events carry it.
@@ -149,7 +151,7 @@ func ViewOf(in dbsqlc.Initiative) View {
 		ID: in.ID.String(), Name: in.Name, Description: in.Description, Status: in.Status,
 		Industry: in.Industry, Segment: in.Segment, OwnerID: in.OwnerID,
 		ExpectedStartDate: optDate(in.ExpectedStartDate), ExpectedEndDate: optDate(in.ExpectedEndDate),
-		CreatedAt: timestamp(in.CreatedAt), UpdatedAt: timestamp(in.UpdatedAt),
+		CreatedAt: wire.Timestamp(in.CreatedAt), UpdatedAt: wire.Timestamp(in.UpdatedAt),
 	}
 }
 
@@ -167,25 +169,14 @@ type ProjectView struct {
 // ProjectViewOf is the resource of a stored project.
 func ProjectViewOf(p dbsqlc.Project) ProjectView {
 	return ProjectView{ID: p.ID.String(), InitiativeID: p.InitiativeID.String(), Name: p.Name, Description: p.Description,
-		Status: p.Status, CreatedAt: timestamp(p.CreatedAt), UpdatedAt: timestamp(p.UpdatedAt)}
+		Status: p.Status, CreatedAt: wire.Timestamp(p.CreatedAt), UpdatedAt: wire.Timestamp(p.UpdatedAt)}
 }
-
-// timestamp writes an instant as the API does: RFC 3339 in UTC.
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func optDate(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
 	return new(t.Format(time.DateOnly))
-}
-
-// dateText is a date as the text[] columns of the batch statements carry it ("" is none).
-func dateText(d *time.Time) string {
-	if d == nil {
-		return ""
-	}
-	return d.Format(time.DateOnly)
 }
 
 func text(s *string) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // The operations on initiatives: batch-first, in the caller's transaction,
@@ -82,7 +83,7 @@ func Create(ctx context.Context, tx pgx.Tx, actor Actor, items []Fields) ([]Outc
 			owner = text(f.OwnerID)
 		}
 		ins.OwnerIds, ins.ExternalIds = append(ins.OwnerIds, owner), append(ins.ExternalIds, f.ExternalID)
-		ins.StartDates, ins.EndDates = append(ins.StartDates, dateText(next.ExpectedStartDate)), append(ins.EndDates, dateText(next.ExpectedEndDate))
+		ins.StartDates, ins.EndDates = append(ins.StartDates, db.DateText(next.ExpectedStartDate)), append(ins.EndDates, db.DateText(next.ExpectedEndDate))
 	}
 	if len(rows) == 0 {
 		return out, nil
@@ -228,7 +229,7 @@ func apply(ctx context.Context, tx pgx.Tx, actor Actor, changes []change) ([]dbs
 		upd.Ids, upd.Names, upd.Descriptions = append(upd.Ids, n.ID), append(upd.Names, n.Name), append(upd.Descriptions, n.Description)
 		upd.Statuses, upd.Industries = append(upd.Statuses, n.Status), append(upd.Industries, text(n.Industry))
 		upd.Segments, upd.OwnerIds = append(upd.Segments, text(n.Segment)), append(upd.OwnerIds, text(n.OwnerID))
-		upd.StartDates, upd.EndDates = append(upd.StartDates, dateText(n.ExpectedStartDate)), append(upd.EndDates, dateText(n.ExpectedEndDate))
+		upd.StartDates, upd.EndDates = append(upd.StartDates, db.DateText(n.ExpectedStartDate)), append(upd.EndDates, db.DateText(n.ExpectedEndDate))
 	}
 	list, err := db.Q.BulkInitiativesUpdate(ctx, tx, upd)
 	if db.IsUniqueViolation(err, "initiatives_tenant_name") {
@@ -254,7 +255,7 @@ func apply(ctx context.Context, tx pgx.Tx, actor Actor, changes []change) ([]dbs
 				archived = append(archived, in.ID)
 			}
 			data, err := json.Marshal(StatusChangedEvent{InitiativeID: in.ID.String(), FromStatus: Status(was.Status),
-				ToStatus: Status(in.Status), Reason: c.reason, Actor: actor.Subject, ChangedAt: timestamp(in.UpdatedAt), Initiative: ViewOf(in)})
+				ToStatus: Status(in.Status), Reason: c.reason, Actor: actor.Subject, ChangedAt: wire.Timestamp(in.UpdatedAt), Initiative: ViewOf(in)})
 			if err != nil {
 				return nil, err
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/input"
+	"github.com/valuecase/valuecase/internal/wire"
 )
 
 // Bounds of the free text of a body.
@@ -137,7 +138,7 @@ func ViewOf(s dbsqlc.Stakeholder, now time.Time) View {
 		ID: s.ID.String(), InitiativeID: s.InitiativeID.String(), Name: s.Name, Email: s.Email, Role: s.Role, Department: s.Department,
 		Influence: s.Influence, Interest: s.Interest, Notes: s.Notes, Quadrant: string(sum.Quadrant), EngagementCount: sum.EngagementCount,
 		SentimentTrend: string(sum.SentimentTrend), AtRisk: sum.AtRisk,
-		CreatedAt: timestamp(s.CreatedAt), UpdatedAt: timestamp(s.UpdatedAt),
+		CreatedAt: wire.Timestamp(s.CreatedAt), UpdatedAt: wire.Timestamp(s.UpdatedAt),
 	}
 	if sum.LastEngagementAt != nil {
 		out.LastEngagementAt = new(sum.LastEngagementAt.Format(time.DateOnly))
@@ -166,7 +167,7 @@ type EngagementView struct {
 // EngagementViewOf is the resource of a stored engagement.
 func EngagementViewOf(e dbsqlc.StakeholderEngagement) EngagementView {
 	return EngagementView{ID: e.ID.String(), StakeholderID: e.StakeholderID.String(), Type: e.Type, Date: e.Date.Format(time.DateOnly),
-		Sentiment: e.Sentiment, Notes: e.Notes, RecordedBy: e.RecordedBy, CreatedAt: timestamp(e.CreatedAt)}
+		Sentiment: e.Sentiment, Notes: e.Notes, RecordedBy: e.RecordedBy, CreatedAt: wire.Timestamp(e.CreatedAt)}
 }
 
 // EngagementLogged answers the logging of an engagement and is the data of
@@ -175,8 +176,6 @@ type EngagementLogged struct {
 	EngagementView
 	Stakeholder View `json:"stakeholder"`
 }
-
-func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func text(s *string) string {
 	if s == nil {

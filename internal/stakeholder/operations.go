@@ -97,7 +97,7 @@ func Create(ctx context.Context, tx pgx.Tx, actor Actor, items []New) ([]Outcome
 		// Every locked row carries the transaction's time: the new record's created_at.
 		atRisk := AtRiskFrom(Influence(next.Influence), nil, in.StampedAt)
 		ins.Ids, ins.InitiativeIds = append(ins.Ids, uuid.New()), append(ins.InitiativeIds, in.ID)
-		ins.AtRiskFroms = append(ins.AtRiskFroms, dateText(atRisk))
+		ins.AtRiskFroms = append(ins.AtRiskFroms, db.DateText(atRisk))
 		ins.Names, ins.Emails = append(ins.Names, next.Name), append(ins.Emails, next.Email)
 		ins.Roles, ins.Departments = append(ins.Roles, text(next.Role)), append(ins.Departments, text(next.Department))
 		ins.Influences, ins.Interests = append(ins.Influences, next.Influence), append(ins.Interests, next.Interest)
@@ -156,7 +156,7 @@ func Replace(ctx context.Context, tx pgx.Tx, actor Actor, items []Replacement) (
 		}
 		at = append(at, i)
 		upd.Ids = append(upd.Ids, cur.ID)
-		upd.AtRiskFroms = append(upd.AtRiskFroms, dateText(AtRiskFrom(Influence(next.Influence), StoredEngagements(cur).Engagements(), cur.CreatedAt)))
+		upd.AtRiskFroms = append(upd.AtRiskFroms, db.DateText(AtRiskFrom(Influence(next.Influence), StoredEngagements(cur).Engagements(), cur.CreatedAt)))
 		upd.Names, upd.Emails = append(upd.Names, next.Name), append(upd.Emails, next.Email)
 		upd.Roles, upd.Departments = append(upd.Roles, text(next.Role)), append(upd.Departments, text(next.Department))
 		upd.Influences, upd.Interests = append(upd.Influences, next.Influence), append(upd.Interests, next.Interest)
@@ -298,7 +298,7 @@ func LogEngagements(ctx context.Context, tx pgx.Tx, actor Actor, now time.Time, 
 	risk := dbsqlc.BulkStakeholdersSetAtRiskFromParams{TenantID: actor.TenantID}
 	for _, row := range refreshed {
 		risk.Ids = append(risk.Ids, row.ID)
-		risk.AtRiskFroms = append(risk.AtRiskFroms, dateText(AtRiskFrom(Influence(row.Influence), StoredEngagements(row).Engagements(), row.CreatedAt)))
+		risk.AtRiskFroms = append(risk.AtRiskFroms, db.DateText(AtRiskFrom(Influence(row.Influence), StoredEngagements(row).Engagements(), row.CreatedAt)))
 	}
 	final, err := db.Q.BulkStakeholdersSetAtRiskFrom(ctx, tx, risk)
 	if err != nil {
@@ -321,11 +321,4 @@ func LogEngagements(ctx context.Context, tx pgx.Tx, actor Actor, now time.Time, 
 		}
 	}
 	return out, outbox.WriteMany(ctx, tx, actor.TenantID, outbox.StakeholderEngagement, events)
-}
-
-func dateText(d *time.Time) string {
-	if d == nil {
-		return ""
-	}
-	return d.Format(time.DateOnly)
 }
