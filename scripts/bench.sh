@@ -8,7 +8,7 @@
 #   API         bin/valuecase api on a free 127.0.0.1 port, LOG_LEVEL=warn (no access log), its
 #               own keys in .data/bench-keys, TEMPORAL_ADDRESS a port nothing listens on (CRUD
 #               does not need Temporal; /health says "degraded"); stopped on exit
-#   Temporal    for the export, sync, fairness and workflows suites (BENCH_SUITES with one of them,
+#   Temporal    for the export, sync, fairness, workflows and scaling suites (BENCH_SUITES with one of them,
 #               or all): a dev server (bin/temporal, in memory, a free port); each suite starts its
 #               own worker against it; with the workflows suite the API's TEMPORAL_ADDRESS is it too
 #
@@ -128,10 +128,10 @@ notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for
 
 # --- Temporal, for the export and sync suites (their workers are started by the suites) ---------
 export_args=()
-if [[ " $suites " == *" export "* || " $suites " == *" sync "* || " $suites " == *" fairness "* || " $suites " == *" workflows "* || " $suites " == *" all "* ]]; then
+if [[ " $suites " == *" export "* || " $suites " == *" sync "* || " $suites " == *" fairness "* || " $suites " == *" workflows "* || " $suites " == *" scaling "* || " $suites " == *" all "* ]]; then
 	ensure_temporal_cli
 	dev_port="$(bin/benchmark free-port)"
-	log "starting a Temporal dev server on 127.0.0.1:$dev_port for the export/sync/fairness/workflows suites (in memory; log: $bench_dir/temporal.log)"
+	log "starting a Temporal dev server on 127.0.0.1:$dev_port for the export/sync/fairness/workflows/scaling suites (in memory; log: $bench_dir/temporal.log)"
 	bin/temporal server start-dev --ip 127.0.0.1 --port "$dev_port" --headless --log-level warn \
 		--namespace default "${VC_TEMPORAL_DEV_FLAGS[@]}" \
 		>"$bench_dir/temporal.log" 2>&1 </dev/null &

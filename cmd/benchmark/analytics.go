@@ -78,11 +78,12 @@ func runAnalytics(ctx context.Context, e *env) error {
 			return err
 		}
 	}
-	one, err := e.seedAnalytics(ctx, t)
+	one, err := e.seedAnalytics(ctx, t, analyticsInitiatives)
 	if err != nil {
 		return err
 	}
-	if err := e.checkAnalytics(ctx, t); err != nil {
+	largeAnalyticsTenant = &seededAnalytics{tenant: t, initiative: one} // the scaling suite's 100x
+	if err := e.checkAnalytics(ctx, t, analyticsInitiatives); err != nil {
 		e.fail("analytics", "check", err.Error())
 	}
 	now := time.Now().UTC()
@@ -135,14 +136,15 @@ func (e *env) analyticsScript(name string, queries []string, binds map[string]st
 	return path, s.Write(path)
 }
 
-// seedAnalytics writes the large tenant in SQL (the API would take hours to
+// seedAnalytics writes the large tenant (or, for the scaling suite, one of
+// initiatives initiatives shaped alike) in SQL (the API would take hours to
 // take 360,000 actuals within its rate limits); the rollup triggers run as
 // for any writer. It returns the id of one initiative.
-func (e *env) seedAnalytics(ctx context.Context, t benchutil.Tenant) (string, error) {
+func (e *env) seedAnalytics(ctx context.Context, t benchutil.Tenant, initiatives int) (string, error) {
 	start := time.Now()
 	var one string
 	err := db.InTenant(ctx, e.pool, t.ID, func(tx pgx.Tx) error {
-		for i := range analyticsInitiatives {
+		for i := range initiatives {
 			in, err := db.Q.InitiativeCreate(ctx, tx, dbsqlc.InitiativeCreateParams{TenantID: t.ID, Name: fmt.Sprintf("Initiative %04d", i)})
 			if err != nil {
 				return err
@@ -185,7 +187,7 @@ func (e *env) seedAnalytics(ctx context.Context, t benchutil.Tenant) (string, er
 			return "", err
 		}
 	}
-	logf("analytics: %d initiatives × %d benefits × %d monthly actuals written in %s, tenant %s", analyticsInitiatives, analyticsBenefits, analyticsMonths,
+	logf("analytics: %d initiatives × %d benefits × %d monthly actuals written in %s, tenant %s", initiatives, analyticsBenefits, analyticsMonths,
 		time.Since(start).Round(time.Millisecond), t.ID)
 	return one, nil
 }
@@ -194,7 +196,7 @@ func (e *env) seedAnalytics(ctx context.Context, t benchutil.Tenant) (string, er
 // fresh GROUP BY of the actuals, that benefit_actual_stats and
 // benefit_measured_expectations equal a fresh recomputation, and that the API's realised to date is the sum of every stored
 // actual (Σ over 10,000 benefits of Σ_{m=0..35} (900 + m) = 10,000 × 33,030).
-func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
+func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant, initiatives int) error {
 	var diff []dbsqlc.AnalyticsRollupCheckRow
 	var statsDiff []dbsqlc.AnalyticsActualStatsCheckRow
 	var portfolioDiff []dbsqlc.AnalyticsPortfolioRollupCheckRow
@@ -231,7 +233,7 @@ func (e *env) checkAnalytics(ctx context.Context, t benchutil.Tenant) error {
 	if len(statsDiff) > 0 {
 		return fmt.Errorf("benefit_actual_stats differs from a fresh recomputation for %d benefits", len(statsDiff))
 	}
-	want := float64(analyticsInitiatives*analyticsBenefits) * (analyticsMonths*900 + analyticsMonths*(analyticsMonths-1)/2)
+	want := float64(initiatives*analyticsBenefits) * (analyticsMonths*900 + analyticsMonths*(analyticsMonths-1)/2)
 	if stored != want {
 		return fmt.Errorf("stored actuals sum to %.2f, want %.2f", stored, want)
 	}

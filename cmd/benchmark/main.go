@@ -53,6 +53,7 @@ var suites = []suite{
 	syncSuite,
 	workflowsSuite,
 	fairnessSuite,
+	scalingSuite,
 }
 
 // env is what every suite gets: the shared settings and connections.

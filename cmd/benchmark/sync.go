@@ -78,7 +78,7 @@ func runSync(ctx context.Context, e *env) error {
 		syncPagesSeen                          int
 	)
 	apiSide := func(r int) error {
-		t, err := e.syncTenant(ctx, r, "api")
+		t, err := e.syncTenant(ctx, r, "api", syncRecords)
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func runSync(ctx context.Context, e *env) error {
 		var fresh, resync []benchutil.Sample
 		for i, want := range []string{"created", "unchanged"} {
 			start := time.Now()
-			st, err := e.syncOnce(ctx, t, in.ID)
+			st, err := e.syncOnce(ctx, t, in.ID, 120*time.Second)
 			end := time.Now()
 			if err == nil && (st.Status != "succeeded" || st.Counts[want] != syncRecords || st.Counts["fetched"] != syncRecords) {
 				err = fmt.Errorf("sync %s, counts %v; want %d %s", st.Status, st.Counts, syncRecords, want)
@@ -113,7 +113,7 @@ func runSync(ctx context.Context, e *env) error {
 		return nil
 	}
 	dbSide := func(r int) error {
-		t, err := e.syncTenant(ctx, r, "sql")
+		t, err := e.syncTenant(ctx, r, "sql", syncRecords)
 		if err != nil {
 			return err
 		}
@@ -233,9 +233,9 @@ func syncPages(records, size int) [][]int {
 	return out
 }
 
-// syncTenant is a fresh tenant with an initiative and the benefits the feed's
-// rows name (external keys B-0 …, monthly from 2024-01).
-func (e *env) syncTenant(ctx context.Context, round int, side string) (benchutil.Tenant, error) {
+// syncTenant is a fresh tenant with an initiative and the benefits the rows
+// of a feed of records name (external keys B-0 …, monthly from 2024-01).
+func (e *env) syncTenant(ctx context.Context, round int, side string, records int) (benchutil.Tenant, error) {
 	perms := []string{string(rbac.AdminConfig), string(rbac.InitiativesWrite), string(rbac.InitiativesRead)}
 	t, err := benchutil.NewTenant(ctx, e.pool, e.keys, fmt.Sprintf("bench sync %d %s %s", round+1, side, time.Now().UTC().Format(time.RFC3339Nano)), benchSubject, []string{rbac.RoleAdmin}, perms)
 	if err != nil {
@@ -251,7 +251,7 @@ func (e *env) syncTenant(ctx context.Context, round int, side string) (benchutil
 		_, err := tx.Exec(ctx, `INSERT INTO benefits (tenant_id, initiative_id, name, category, expected_value, currency, unit,
 			measurement_frequency, expected_start_date, owner_id, external_key)
 			SELECT $1, $2, 'Benefit ' || g, 'cost_savings', 1000, 'EUR', 'currency', 'monthly', '2024-01-01', $3, 'B-' || g
-			FROM generate_series(0, $4 - 1) g`, t.ID, in.ID, t.Subject, (syncRecords+11)/12)
+			FROM generate_series(0, $4 - 1) g`, t.ID, in.ID, t.Subject, (records+11)/12)
 		return err
 	})
 	return t, err
@@ -315,15 +315,16 @@ type syncStatus struct {
 	Error  *string        `json:"error"`
 }
 
-// syncOnce starts a sync of integration id and polls its status URL until it finished.
-func (e *env) syncOnce(ctx context.Context, t benchutil.Tenant, id string) (syncStatus, error) {
+// syncOnce starts a sync of integration id and polls its status URL until it
+// finished, for at most timeout.
+func (e *env) syncOnce(ctx context.Context, t benchutil.Tenant, id string, timeout time.Duration) (syncStatus, error) {
 	var created struct {
 		StatusURL string `json:"status_url"`
 	}
 	if err := e.post(ctx, t, "/v1/integrations/"+id+"/sync", nil, &created); err != nil {
 		return syncStatus{}, err
 	}
-	deadline := time.Now().Add(120 * time.Second)
+	deadline := time.Now().Add(timeout)
 	for {
 		body, status, err := e.getBody(ctx, t, created.StatusURL)
 		if err != nil {
@@ -340,7 +341,7 @@ func (e *env) syncOnce(ctx context.Context, t benchutil.Tenant, id string) (sync
 			return st, fmt.Errorf("sync failed: %v", deref(st.Error))
 		}
 		if time.Now().After(deadline) {
-			return st, fmt.Errorf("sync still %s after 120 s (is the worker running?)", st.Status)
+			return st, fmt.Errorf("sync still %s after %s (is the worker running?)", st.Status, timeout)
 		}
 		select {
 		case <-ctx.Done():

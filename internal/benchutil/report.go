@@ -119,6 +119,7 @@ type Report struct {
 	Machine    Machine           `json:"machine"`
 	Settings   map[string]string `json:"settings"`
 	Runs       []Comparison      `json:"runs"`
+	Scaling    []Scaling         `json:"scaling,omitempty"`
 	Notes      []string          `json:"notes"`
 	// Errors lists failed requests or transactions; a report with any is not a result.
 	Errors []string `json:"errors"`
@@ -166,6 +167,7 @@ func (r *Report) Print(w io.Writer) {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}
 	}
+	printScaling(w, r.Scaling)
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w, "\nNotes:")
 		for _, n := range r.Notes {

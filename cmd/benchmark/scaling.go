@@ -1,0 +1,341 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/internal/benchutil"
+	"github.com/valuecase/valuecase/internal/integration/provider/providertest"
+	"github.com/valuecase/valuecase/internal/rbac"
+)
+
+var scalingSuite = suite{
+	name: "scaling",
+	help: "time per unit as the work grows: portfolio realisation, trends and ROI at 10, 100 and 1,000 initiatives; bulk import of 10,000, 100,000 and 500,000 actuals (API + worker on a Temporal dev server); an http_feed sync of 10,000 and 100,000 records",
+	run:  runScaling,
+}
+
+// seededAnalytics is a tenant seedAnalytics wrote, with one of its initiatives.
+type seededAnalytics struct {
+	tenant     benchutil.Tenant
+	initiative string
+}
+
+// largeAnalyticsTenant is the analytics suite's 1,000-initiative tenant when
+// that suite ran earlier in this invocation: the scaling suite measures it as
+// its 100x instead of seeding another (two minutes).
+var largeAnalyticsTenant *seededAnalytics
+
+// The analytics scales: 1x is a 10-initiative tenant shaped like the
+// analytics suite's (10 monthly benefits × 36 actuals and a cost each).
+var analyticsScales = []struct {
+	scale       string
+	initiatives int
+}{{"1x", 10}, {"10x", 100}, {"100x", analyticsInitiatives}}
+
+// analyticsScalingRounds: each round reads every endpoint once at every
+// scale, so a slow spell of the shared machine lands on all of them.
+const analyticsScalingRounds = 11
+
+// The bulk import scales: at most bulk.MaxSyncRows (10,000) records are
+// answered in the request, more become a job on the worker.
+var bulkScales = []struct {
+	scale            string
+	records, samples int
+}{{"1x", 10_000, 3}, {"10x", 100_000, 1}, {"50x", 500_000, 1}}
+
+var syncScales = []struct {
+	scale            string
+	records, samples int
+}{{"1x", 10_000, 3}, {"10x", 100_000, 1}}
+
+func runScaling(ctx context.Context, e *env) error {
+	if exportTemporal == "" {
+		return errors.New("the scaling suite needs a Temporal frontend (--temporal or BENCH_TEMPORAL_ADDRESS; make bench starts a dev server): bulk jobs and syncs run on a worker")
+	}
+	if err := e.scaleAnalytics(ctx); err != nil {
+		return err
+	}
+	stopWorker, workerPID, err := e.startWorker(ctx, "scaling", exportTemporal)
+	if err != nil {
+		return err
+	}
+	defer stopWorker()
+	// Earlier suites' events are published first, so no job or sync queues behind them.
+	if err := e.waitOutboxDrained(ctx, 2*time.Minute); err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second) // the worker's Temporal pollers
+	if err := e.scaleBulk(ctx); err != nil {
+		return err
+	}
+	if err := e.scaleSync(ctx); err != nil {
+		return err
+	}
+	if kb, err := vmHWM(workerPID); err == nil {
+		e.report.Notes = append(e.report.Notes, fmt.Sprintf("scaling: the worker's peak RSS (VmHWM; a `valuecase worker` started for the suite's bulk jobs and syncs) is %.1f MB", float64(kb)/1024))
+	}
+	return nil
+}
+
+// scaleAnalytics reads portfolio realisation, trends and ROI of tenants of
+// 10, 100 and 1,000 initiatives.
+func (e *env) scaleAnalytics(ctx context.Context) error {
+	load := benchutil.LoadAvg()
+	tenants := make([]benchutil.Tenant, len(analyticsScales))
+	for i, sc := range analyticsScales {
+		if sc.initiatives == analyticsInitiatives && largeAnalyticsTenant != nil {
+			logf("scaling: the analytics suite's tenant %s is the %s", largeAnalyticsTenant.tenant.ID, sc.scale)
+			tenants[i] = largeAnalyticsTenant.tenant
+			continue
+		}
+		name := fmt.Sprintf("bench scaling analytics %d %s", sc.initiatives, time.Now().UTC().Format(time.RFC3339Nano))
+		t, err := benchutil.NewTenant(ctx, e.pool, e.keys, name, benchSubject, []string{rbac.RoleAdmin}, []string{string(rbac.AnalyticsRead)})
+		if err != nil {
+			return err
+		}
+		if _, err := e.seedAnalytics(ctx, t, sc.initiatives); err != nil {
+			return err
+		}
+		if err := e.checkAnalytics(ctx, t, sc.initiatives); err != nil {
+			e.fail("scaling analytics "+sc.scale, "check", err.Error())
+		}
+		tenants[i] = t
+	}
+	reads := []struct{ name, path string }{
+		{"GET /v1/analytics/realization (portfolio)", "/v1/analytics/realization"},
+		{"GET /v1/analytics/trends (36 months by category)", "/v1/analytics/trends?from=2023-01&to=2025-12&group_by=category"},
+		{"GET /v1/analytics/roi (portfolio)", "/v1/analytics/roi"},
+	}
+	// samples[read][scale]
+	samples := make([][][]time.Duration, len(reads))
+	for i := range samples {
+		samples[i] = make([][]time.Duration, len(analyticsScales))
+	}
+	const warmup = 2
+	for r := range warmup + analyticsScalingRounds {
+		for s := range analyticsScales {
+			for i, rd := range reads {
+				start := time.Now()
+				body, status, err := e.getBody(ctx, tenants[s], rd.path)
+				took := time.Since(start)
+				if err != nil {
+					return err
+				}
+				if status != http.StatusOK {
+					e.fail("scaling "+rd.name, analyticsScales[s].scale, fmt.Sprintf("%d %.300s", status, body))
+					continue
+				}
+				if r >= warmup {
+					samples[i][s] = append(samples[i][s], took)
+				}
+			}
+		}
+	}
+	for i, rd := range reads {
+		tab := benchutil.Scaling{Name: rd.name, Unit: "initiative", PerUnitIn: "ms"}
+		for s, sc := range analyticsScales {
+			tab.Add(sc.scale, sc.initiatives, samples[i][s])
+		}
+		if i == 0 {
+			tab.Notes = append(tab.Notes, fmt.Sprintf("tenants of 10, 100 and 1,000 initiatives, each initiative 10 monthly USD benefits × 36 actuals (2023-01 .. 2025-12) and a one-off cost, written by seedAnalytics and checked by checkAnalytics; 1 client, %d rounds after %d warm-up rounds, each round one request per endpoint and scale; total = the request's time (HTTP included); load average %s at the start", analyticsScalingRounds, warmup, load))
+		}
+		if largeAnalyticsTenant != nil && i == 0 {
+			tab.Notes = append(tab.Notes, "the 100x tenant is the analytics suite's, which ran earlier in this invocation")
+		}
+		e.report.Scaling = append(e.report.Scaling, tab)
+	}
+	return nil
+}
+
+// scaleBulk imports 10,000, 100,000 and 500,000 new actuals as one CSV
+// POST /v1/bulk/import each, the two larger as jobs followed to the end.
+func (e *env) scaleBulk(ctx context.Context) error {
+	load := benchutil.LoadAvg()
+	perms := []string{string(rbac.InitiativesWrite), string(rbac.BenefitsRead), string(rbac.BenefitsWrite)}
+	tab := benchutil.Scaling{Name: "POST /v1/bulk/import (actuals, CSV)", Unit: "record", PerUnitIn: "µs"}
+	// A long upload: the shared client gives up after 30 s.
+	client := &http.Client{Timeout: 10 * time.Minute, Transport: e.client.Transport}
+	var sizes []string
+	for _, sc := range bulkScales {
+		t, err := benchutil.NewTenant(ctx, e.pool, e.keys, fmt.Sprintf("bench scaling bulk %d %s", sc.records, time.Now().UTC().Format(time.RFC3339Nano)), benchSubject, []string{rbac.RoleAdmin}, perms)
+		if err != nil {
+			return err
+		}
+		var took []time.Duration
+		for n := range sc.samples {
+			body, err := e.scalingCSV(ctx, t, sc.records, n)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				sizes = append(sizes, fmt.Sprintf("%.1f MB", float64(len(body))/(1<<20)))
+			}
+			d, err := e.importCSV(ctx, client, t, body, sc.records)
+			if err != nil {
+				e.fail("scaling bulk import "+sc.scale, fmt.Sprintf("sample %d", n+1), err.Error())
+				continue
+			}
+			logf("scaling: bulk import of %d actuals, sample %d: %s", sc.records, n+1, d.Round(time.Millisecond))
+			took = append(took, d)
+			// Nothing subscribes to the imports' events: publish what the relay has not
+			// yet, so it does not expand them inside the next measurement.
+			if err := db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
+				_, err := tx.Exec(ctx, `UPDATE outbox_events SET published_at = now() WHERE tenant_id = $1 AND published_at IS NULL`, t.ID)
+				return err
+			}); err != nil {
+				return err
+			}
+		}
+		if len(took) > 0 {
+			tab.Add(sc.scale, sc.records, took)
+		}
+	}
+	tab.Notes = append(tab.Notes,
+		fmt.Sprintf("each sample: new actuals of fresh monthly benefits (40 per 10,000 records, 250 months each from 2000-01, as the bulk suite's bulkRecords), one CSV body (%v), mode create, on an Enterprise Plus tenant (the 5/min bulk limit does not apply to it); load average %s at the start", sizes, load),
+		"10,000 records are answered in the request (total = the POST); more become a job (total = POST → 202 → GET /v1/bulk/jobs/{id} every 100 ms until succeeded): the request stores the rows in bulk_job_rows, the outbox relay starts the workflow, the worker's activity imports 10,000 rows per transaction; the relay expands each committed chunk's events meanwhile",
+	)
+	e.report.Scaling = append(e.report.Scaling, tab)
+	return nil
+}
+
+// scalingCSV is a CSV body of records new actuals for benefits created for
+// it: bulkRecords' 10,000 rows for each 40 benefits, each 40 in their own
+// initiative.
+func (e *env) scalingCSV(ctx context.Context, t benchutil.Tenant, records, sample int) ([]byte, error) {
+	var body bytes.Buffer
+	body.Grow(records * 70)
+	body.WriteString("benefit_id,period,value,notes\n")
+	for g := range records / bulkRows {
+		var initID uuid.UUID
+		if err := db.InTenant(ctx, e.pool, t.ID, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, `INSERT INTO initiatives (tenant_id, name) VALUES ($1, $2) RETURNING id`, t.ID, fmt.Sprintf("Scaling %d.%d", sample, g)).Scan(&initID)
+		}); err != nil {
+			return nil, err
+		}
+		benefits, err := e.bulkBenefits(ctx, t, initID, g, "scaling")
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range bulkRecords(benefits) {
+			fmt.Fprintf(&body, "%s,%s,%s,%s\n", r["benefit_id"], r["period"], strconv.FormatFloat(r["value"].(float64), 'f', -1, 64), r["notes"])
+		}
+	}
+	return body.Bytes(), nil
+}
+
+// importCSV posts one import and, when it became a job, follows the job to
+// its end; every record must be created. It returns the time to the end.
+func (e *env) importCSV(ctx context.Context, client *http.Client, t benchutil.Tenant, body []byte, records int) (time.Duration, error) {
+	req, err := e.request(ctx, http.MethodPost, "/v1/bulk/import?resource=actuals&mode=create", t, body)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "text/csv")
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	_ = resp.Body.Close()
+	type outcome struct {
+		ID        string  `json:"id"`
+		Status    string  `json:"status"`
+		Committed *bool   `json:"committed"`
+		Error     *string `json:"error"`
+		Summary   struct {
+			Created int `json:"created"`
+			Failed  int `json:"failed"`
+		} `json:"summary"`
+	}
+	var got outcome
+	if err := json.Unmarshal(data, &got); err != nil {
+		return 0, fmt.Errorf("%s: %.300s", resp.Status, data)
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusAccepted:
+		deadline := start.Add(max(2*time.Minute, time.Duration(records)*2*time.Millisecond))
+		for got.Status != "succeeded" && got.Status != "failed" {
+			if time.Now().After(deadline) {
+				return 0, fmt.Errorf("job %s still %s after %s (is the worker running?)", got.ID, got.Status, time.Since(start).Round(time.Second))
+			}
+			select {
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+			b, status, err := e.getBody(ctx, t, "/v1/bulk/jobs/"+got.ID)
+			if err != nil {
+				return 0, err
+			}
+			if status != http.StatusOK || json.Unmarshal(b, &got) != nil {
+				return 0, fmt.Errorf("GET /v1/bulk/jobs/%s: %d %.300s", got.ID, status, b)
+			}
+		}
+	default:
+		return 0, fmt.Errorf("%s: %.300s", resp.Status, data)
+	}
+	took := time.Since(start)
+	if got.Committed == nil || !*got.Committed || got.Summary.Created != records {
+		return 0, fmt.Errorf("%d records: status %q, committed %v, created %d, failed %d, error %q", records, got.Status, got.Committed, got.Summary.Created, got.Summary.Failed, deref(got.Error))
+	}
+	return took, nil
+}
+
+// scaleSync syncs 10,000 and 100,000 records of the fake http_feed, each
+// sync on a fresh tenant with the benefits the feed names.
+func (e *env) scaleSync(ctx context.Context) error {
+	load := benchutil.LoadAvg()
+	tab := benchutil.Scaling{Name: "http_feed sync (fresh)", Unit: "record", PerUnitIn: "µs"}
+	for _, sc := range syncScales {
+		feed := providertest.NewFeed(nil, providertest.Options{Records: sc.records, PageSize: syncPageSize})
+		var took []time.Duration
+		for n := range sc.samples {
+			t, err := e.syncTenant(ctx, n, "scaling", sc.records)
+			if err != nil {
+				feed.Close()
+				return err
+			}
+			var in struct {
+				ID string `json:"id"`
+			}
+			if err := e.post(ctx, t, "/v1/integrations", map[string]any{"provider": "http_feed", "name": "Finance feed (bench)",
+				"config": map[string]any{"instance_url": feed.URL, "oauth_token": feed.Token()}}, &in); err != nil {
+				feed.Close()
+				return err
+			}
+			start := time.Now()
+			st, err := e.syncOnce(ctx, t, in.ID, max(2*time.Minute, time.Duration(sc.records)*5*time.Millisecond))
+			d := time.Since(start)
+			if err == nil && (st.Status != "succeeded" || st.Counts["created"] != sc.records) {
+				err = fmt.Errorf("sync %s, counts %v; want %d created", st.Status, st.Counts, sc.records)
+			}
+			if err != nil {
+				e.fail("scaling sync "+sc.scale, fmt.Sprintf("sample %d", n+1), err.Error())
+				continue
+			}
+			logf("scaling: sync of %d records, sample %d: %s", sc.records, n+1, d.Round(time.Millisecond))
+			took = append(took, d)
+		}
+		feed.Close()
+		if len(took) > 0 {
+			tab.Add(sc.scale, sc.records, took)
+		}
+	}
+	tab.Notes = append(tab.Notes, fmt.Sprintf("each sample: a fresh tenant with the benefits the feed names (one per 12 records), the integration created through the API, then POST /v1/integrations/{id}/sync → the status URL says succeeded with every record created (polled every 25 ms), as the sync suite; pages of %d from the fake feed in the benchmark process; load average %s at the start", syncPageSize, load))
+	e.report.Scaling = append(e.report.Scaling, tab)
+	return nil
+}
