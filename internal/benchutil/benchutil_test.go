@@ -314,3 +314,34 @@ func TestAlternate(t *testing.T) {
 		t.Errorf("round ratios %v", res.RoundRatios)
 	}
 }
+
+// A scaling table's per-unit time is the median sample over the units, and
+// each row's ratio is against the first row's per-unit time.
+func TestScalingAdd(t *testing.T) {
+	s := Scaling{Name: "import", Unit: "record", PerUnitIn: "µs"}
+	s.Add("1x", 10_000, []time.Duration{3 * time.Second, time.Second, 2 * time.Second}) // median 2 s: 200 µs a record
+	s.Add("10x", 100_000, []time.Duration{10 * time.Second})                           // 100 µs a record
+	s.Add("50x", 500_000, []time.Duration{150 * time.Second})                          // 300 µs a record
+	want := []ScalingRow{
+		{Scale: "1x", Units: 10_000, Samples: 3, TotalMS: 2000, PerUnit: 200, Ratio: 1},
+		{Scale: "10x", Units: 100_000, Samples: 1, TotalMS: 10_000, PerUnit: 100, Ratio: 0.5},
+		{Scale: "50x", Units: 500_000, Samples: 1, TotalMS: 150_000, PerUnit: 300, Ratio: 1.5},
+	}
+	for i, w := range want {
+		if s.Rows[i] != w {
+			t.Errorf("row %d = %+v, want %+v", i, s.Rows[i], w)
+		}
+	}
+	ms := Scaling{Name: "realisation", Unit: "initiative", PerUnitIn: "ms"}
+	ms.Add("1x", 10, []time.Duration{5 * time.Millisecond})
+	if ms.Rows[0].PerUnit != 0.5 {
+		t.Errorf("5 ms over 10 initiatives = %v ms each, want 0.5", ms.Rows[0].PerUnit)
+	}
+	var b strings.Builder
+	(&Report{Scaling: []Scaling{s, ms}}).Print(&b)
+	for _, line := range []string{"500,000 records", "300 µs/record", "1.50x", "0.500 ms/initiative"} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("the printed report lacks %q:\n%s", line, b.String())
+		}
+	}
+}
