@@ -94,7 +94,10 @@ func runScaling(ctx context.Context, e *env) error {
 func (e *env) scaleAnalytics(ctx context.Context) error {
 	load := benchutil.LoadAvg()
 	tenants := make([]benchutil.Tenant, len(analyticsScales))
-	for i, sc := range analyticsScales {
+	// Largest first: seedAnalytics ends with ANALYZE, and the benefits' triggers plan the next
+	// seeding's 10,000 benefits as a nested loop when the statistics say 1,100 (minutes, not seconds).
+	for i := len(analyticsScales) - 1; i >= 0; i-- {
+		sc := analyticsScales[i]
 		if sc.initiatives == analyticsInitiatives && largeAnalyticsTenant != nil {
 			logf("scaling: the analytics suite's tenant %s is the %s", largeAnalyticsTenant.tenant.ID, sc.scale)
 			tenants[i] = largeAnalyticsTenant.tenant
@@ -118,11 +121,12 @@ func (e *env) scaleAnalytics(ctx context.Context) error {
 		{"GET /v1/analytics/trends (36 months by category)", "/v1/analytics/trends?from=2023-01&to=2025-12&group_by=category"},
 		{"GET /v1/analytics/roi (portfolio)", "/v1/analytics/roi"},
 	}
-	// samples[read][scale]
-	samples := make([][][]time.Duration, len(reads))
+	// samples[read][scale], and the requests that failed (the analytics deadline) with their times
+	samples, failed := make([][][]time.Duration, len(reads)), make([][][]time.Duration, len(reads))
 	for i := range samples {
-		samples[i] = make([][]time.Duration, len(analyticsScales))
+		samples[i], failed[i] = make([][]time.Duration, len(analyticsScales)), make([][]time.Duration, len(analyticsScales))
 	}
+	var failures []string
 	const warmup = 2
 	for r := range warmup + analyticsScalingRounds {
 		for s := range analyticsScales {
@@ -133,12 +137,14 @@ func (e *env) scaleAnalytics(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				if status != http.StatusOK {
-					e.fail("scaling "+rd.name, analyticsScales[s].scale, fmt.Sprintf("%d %.300s", status, body))
-					continue
-				}
-				if r >= warmup {
+				switch {
+				case r < warmup:
+				case status == http.StatusOK:
 					samples[i][s] = append(samples[i][s], took)
+				case status == http.StatusServiceUnavailable: // past ANALYTICS_TIMEOUT: a lower bound, shown as one
+					failed[i][s] = append(failed[i][s], took)
+				default:
+					e.fail("scaling "+rd.name, analyticsScales[s].scale, fmt.Sprintf("%d %.300s", status, body))
 				}
 			}
 		}
@@ -146,7 +152,17 @@ func (e *env) scaleAnalytics(ctx context.Context) error {
 	for i, rd := range reads {
 		tab := benchutil.Scaling{Name: rd.name, Unit: "initiative", PerUnitIn: "ms"}
 		for s, sc := range analyticsScales {
-			tab.Add(sc.scale, sc.initiatives, samples[i][s])
+			switch {
+			case len(samples[i][s]) > 0:
+				tab.Add(sc.scale, sc.initiatives, samples[i][s])
+			case len(failed[i][s]) > 0:
+				tab.AddAtLeast(sc.scale, sc.initiatives, failed[i][s])
+			}
+			if n := len(failed[i][s]); n > 0 {
+				msg := fmt.Sprintf("at %s, %d of %d requests answered 503 past the API's analytics deadline (ANALYTICS_TIMEOUT)", sc.scale, n, n+len(samples[i][s]))
+				tab.Notes = append(tab.Notes, msg)
+				failures = append(failures, rd.name+" "+msg)
+			}
 		}
 		if i == 0 {
 			tab.Notes = append(tab.Notes, fmt.Sprintf("tenants of 10, 100 and 1,000 initiatives, each initiative 10 monthly USD benefits × 36 actuals (2023-01 .. 2025-12) and a one-off cost, written by seedAnalytics and checked by checkAnalytics; 1 client, %d rounds after %d warm-up rounds, each round one request per endpoint and scale; total = the request's time (HTTP included); load average %s at the start", analyticsScalingRounds, warmup, load))
@@ -155,6 +171,9 @@ func (e *env) scaleAnalytics(ctx context.Context) error {
 			tab.Notes = append(tab.Notes, "the 100x tenant is the analytics suite's, which ran earlier in this invocation")
 		}
 		e.report.Scaling = append(e.report.Scaling, tab)
+	}
+	for _, f := range failures {
+		e.report.Notes = append(e.report.Notes, "scaling: "+f+"; its row shows the time until then as a lower bound (≥)")
 	}
 	return nil
 }

@@ -320,8 +320,8 @@ func TestAlternate(t *testing.T) {
 func TestScalingAdd(t *testing.T) {
 	s := Scaling{Name: "import", Unit: "record", PerUnitIn: "µs"}
 	s.Add("1x", 10_000, []time.Duration{3 * time.Second, time.Second, 2 * time.Second}) // median 2 s: 200 µs a record
-	s.Add("10x", 100_000, []time.Duration{10 * time.Second})                           // 100 µs a record
-	s.Add("50x", 500_000, []time.Duration{150 * time.Second})                          // 300 µs a record
+	s.Add("10x", 100_000, []time.Duration{10 * time.Second})                            // 100 µs a record
+	s.Add("50x", 500_000, []time.Duration{150 * time.Second})                           // 300 µs a record
 	want := []ScalingRow{
 		{Scale: "1x", Units: 10_000, Samples: 3, TotalMS: 2000, PerUnit: 200, Ratio: 1},
 		{Scale: "10x", Units: 100_000, Samples: 1, TotalMS: 10_000, PerUnit: 100, Ratio: 0.5},
@@ -337,9 +337,13 @@ func TestScalingAdd(t *testing.T) {
 	if ms.Rows[0].PerUnit != 0.5 {
 		t.Errorf("5 ms over 10 initiatives = %v ms each, want 0.5", ms.Rows[0].PerUnit)
 	}
+	ms.AddAtLeast("100x", 1000, []time.Duration{5 * time.Second}) // every request gave up at a 5 s deadline
+	if r := ms.Rows[1]; !r.AtLeast || r.PerUnit != 5 || r.Ratio != 10 {
+		t.Errorf("a scale that never finished = %+v, want at least 5 ms an initiative, 10x", r)
+	}
 	var b strings.Builder
 	(&Report{Scaling: []Scaling{s, ms}}).Print(&b)
-	for _, line := range []string{"500,000 records", "300 µs/record", "1.50x", "0.500 ms/initiative"} {
+	for _, line := range []string{"500,000 records", "300 µs/record", "1.50x", "0.500 ms/initiative", "≥ 5.000 ms/initiative", "≥ 10.00x"} {
 		if !strings.Contains(b.String(), line) {
 			t.Errorf("the printed report lacks %q:\n%s", line, b.String())
 		}

@@ -35,6 +35,9 @@ type ScalingRow struct {
 	// Ratio is PerUnit over the first row's: above 1, each unit costs more
 	// at this scale than at the smallest.
 	Ratio float64 `json:"per_unit_ratio"`
+	// AtLeast: no sample finished (each ended at a deadline), so the times
+	// are lower bounds.
+	AtLeast bool `json:"at_least,omitempty"`
 }
 
 // Add appends a scale measured as samples (at least one; their median
@@ -56,6 +59,13 @@ func (s *Scaling) Add(scale string, units int, samples []time.Duration) {
 	s.Rows = append(s.Rows, row)
 }
 
+// AddAtLeast appends a scale none of whose samples finished: the times
+// until each was given up on (a deadline) are lower bounds.
+func (s *Scaling) AddAtLeast(scale string, units int, failed []time.Duration) {
+	s.Add(scale, units, failed)
+	s.Rows[len(s.Rows)-1].AtLeast = true
+}
+
 // printScaling writes the scaling tables as one table, then their notes.
 func printScaling(w io.Writer, tables []Scaling) {
 	if len(tables) == 0 {
@@ -70,8 +80,12 @@ func printScaling(w io.Writer, tables []Scaling) {
 			if i == 0 {
 				name = s.Name
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%d\t%.1f\t%s %s/%s\t%.2fx\t\n", name, r.Scale, thousands(r.Units), s.Unit+plural(r.Units), r.Samples, r.TotalMS,
-				perUnitText(r.PerUnit), s.PerUnitIn, s.Unit, r.Ratio)
+			atLeast := ""
+			if r.AtLeast {
+				atLeast = "≥ "
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%d\t%s%.1f\t%s%s %s/%s\t%s%.2fx\t\n", name, r.Scale, thousands(r.Units), s.Unit+plural(r.Units), r.Samples, atLeast, r.TotalMS,
+				atLeast, perUnitText(r.PerUnit), s.PerUnitIn, s.Unit, atLeast, r.Ratio)
 		}
 	}
 	_ = tw.Flush()
