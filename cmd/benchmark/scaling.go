@@ -369,7 +369,7 @@ func (e *env) scaleSync(ctx context.Context) error {
 				return err
 			}
 			start := time.Now()
-			st, err := e.syncOnce(ctx, t, in.ID, max(2*time.Minute, time.Duration(sc.records)*5*time.Millisecond))
+			st, err := e.syncOnce(ctx, t, in.ID, max(2*time.Minute, time.Duration(sc.records)*20*time.Millisecond))
 			d := time.Since(start)
 			if err == nil && (st.Status != "succeeded" || st.Counts["created"] != sc.records) {
 				err = fmt.Errorf("sync %s, counts %v; want %d created", st.Status, st.Counts, sc.records)
