@@ -35,8 +35,8 @@ type ScalingRow struct {
 	// Ratio is PerUnit over the first row's: above 1, each unit costs more
 	// at this scale than at the smallest.
 	Ratio float64 `json:"per_unit_ratio"`
-	// AtLeast: no sample finished (each ended at a deadline), so the times
-	// are lower bounds.
+	// AtLeast: some samples did not finish (they ended at a deadline), so
+	// the times are lower bounds.
 	AtLeast bool `json:"at_least,omitempty"`
 }
 
@@ -59,8 +59,8 @@ func (s *Scaling) Add(scale string, units int, samples []time.Duration) {
 	s.Rows = append(s.Rows, row)
 }
 
-// AddAtLeast appends a scale none of whose samples finished: the times
-// until each was given up on (a deadline) are lower bounds.
+// AddAtLeast appends a scale some of whose samples did not finish: with the
+// times until they were given up on (a deadline), the median is a lower bound.
 func (s *Scaling) AddAtLeast(scale string, units int, failed []time.Duration) {
 	s.Add(scale, units, failed)
 	s.Rows[len(s.Rows)-1].AtLeast = true
