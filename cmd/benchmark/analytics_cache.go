@@ -22,7 +22,7 @@ const (
 	realizationManyClients = 200
 	// pgbenchSpareConnections are left to the API, the bench's own pool and other sessions
 	// when pgbench takes what max_connections allows.
-	pgbenchSpareConnections = 20
+	pgbenchSpareConnections = 40
 )
 
 // runAnalyticsCache adds the cold and the 200-client realisation runs on
