@@ -107,9 +107,13 @@ func (c *reportCache) put(k cacheKey, report any) {
 	c.trim()
 }
 
+// cachedKinds are the analyses that cache (set at package init, read-only after).
+var cachedKinds = map[string]bool{}
+
 // cached is operation run through the cache: kind names the analysis
 // (one kind per operation); the report it returns is shared, read-only.
 func cached[P, R any](kind string, operation func(context.Context, pgx.Tx, Scope, P) (R, error)) func(context.Context, pgx.Tx, Scope, P) (R, error) {
+	cachedKinds[kind] = true
 	return func(ctx context.Context, tx pgx.Tx, scope Scope, p P) (R, error) {
 		r, err := reports.do(ctx, tx, scope, kind, p, func() (any, error) { return operation(ctx, tx, scope, p) })
 		if err != nil {
@@ -118,6 +122,22 @@ func cached[P, R any](kind string, operation func(context.Context, pgx.Tx, Scope
 		}
 		return r.(R), nil
 	}
+}
+
+// Rendered is render's rendering (the API's JSON body) of the report of
+// analysis kind with parameters p, kept in the cache beside the reports
+// under the same rules when the analysis caches (else rendered every time):
+// render is called on a miss and must read the report in tx (through the
+// operation) and render only it.
+func Rendered[P any](ctx context.Context, tx pgx.Tx, scope Scope, kind string, p P, render func() ([]byte, error)) ([]byte, error) {
+	if !cachedKinds[kind] {
+		return render()
+	}
+	r, err := reports.do(ctx, tx, scope, kind+" rendered", p, func() (any, error) { return render() })
+	if err != nil {
+		return nil, err
+	}
+	return r.([]byte), nil
 }
 
 // do answers from the cache or computes (once for concurrent misses of a
