@@ -7,6 +7,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -24,14 +25,14 @@ import (
 // operation (internal/analytics) and writes its JSON.
 func (s *Server) analyticsRoutes(v1 fiber.Router) {
 	read := s.require(rbac.AnalyticsRead)
-	v1.Get("/analytics/roi", read, s.analyticsDeadline, analyse(analytics.ROIParamNames, analytics.ParseROIParams, analytics.AnalyseROI, roiEnvelope))
+	v1.Get("/analytics/roi", read, s.analyticsDeadline, analyse("roi", analytics.ROIParamNames, analytics.ParseROIParams, analytics.AnalyseROI, roiEnvelope))
 	v1.Get("/analytics/realization", read, s.analyticsDeadline,
-		analyse(analytics.RealizationParamNames, analytics.ParseRealizationParams, analytics.AnalyseRealization, realizationEnvelope))
-	v1.Get("/analytics/trends", read, s.analyticsDeadline, analyse(analytics.TrendsParamNames, analytics.ParseTrendsParams, analytics.AnalyseTrends, trendsEnvelope))
+		analyse("realization", analytics.RealizationParamNames, analytics.ParseRealizationParams, analytics.AnalyseRealization, realizationEnvelope))
+	v1.Get("/analytics/trends", read, s.analyticsDeadline, analyse("trends", analytics.TrendsParamNames, analytics.ParseTrendsParams, analytics.AnalyseTrends, trendsEnvelope))
 	v1.Get("/analytics/forecasts", read, s.analyticsDeadline, // analytics_insights.go
-		analyse(analytics.ForecastsParamNames, analytics.ParseForecastsParams, analytics.AnalyseForecasts, forecastsEnvelope))
+		analyse("forecasts", analytics.ForecastsParamNames, analytics.ParseForecastsParams, analytics.AnalyseForecasts, forecastsEnvelope))
 	v1.Get("/analytics/benchmarks", read, s.analyticsDeadline,
-		analyse(analytics.BenchmarksParamNames, analytics.ParseBenchmarksParams, analytics.AnalyseBenchmarks, benchmarksEnvelope))
+		analyse("benchmarks", analytics.BenchmarksParamNames, analytics.ParseBenchmarksParams, analytics.AnalyseBenchmarks, benchmarksEnvelope))
 }
 
 // analyticsMetaJSON is the meta of every analytics response.
@@ -122,8 +123,10 @@ func analyticsError(err error) error {
 }
 
 // analyse is an analytics handler: parse the query into typed parameters,
-// run the operation in the request's transaction, respond with its JSON.
-func analyse[P, R, J any](names []string, parse func(analytics.Values) (P, error),
+// run the operation in the request's transaction, respond with its JSON,
+// the body kept in the report cache (analytics.Rendered) under kind, the
+// analysis's name.
+func analyse[P, R, J any](kind string, names []string, parse func(analytics.Values) (P, error),
 	operation func(context.Context, pgx.Tx, analytics.Scope, P) (R, error), toJSON func(R) J) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		v, err := analyticsValues(c, names)
@@ -134,11 +137,19 @@ func analyse[P, R, J any](names []string, parse func(analytics.Values) (P, error
 		if err != nil {
 			return analyticsError(err)
 		}
-		r, err := operation(c.UserContext(), requestTx(c), analyticsScope(c), p)
+		ctx, tx, scope := c.UserContext(), requestTx(c), analyticsScope(c)
+		body, err := analytics.Rendered(ctx, tx, scope, kind, p, func() ([]byte, error) {
+			r, err := operation(ctx, tx, scope, p)
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(toJSON(r))
+		})
 		if err != nil {
 			return analyticsError(err)
 		}
-		return c.JSON(toJSON(r))
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Send(body)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/valuecase/valuecase/api"
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/internal/analytics"
 	"github.com/valuecase/valuecase/internal/auth"
 	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/ratelimit"
@@ -147,6 +148,7 @@ func runAPI(ctx context.Context, args []string) error {
 		deps.Limits, deps.Concurrency = shared, shared
 		log.Info("rate limits shared through Redis")
 	}
+	analytics.SetCacheEntries(cfg.AnalyticsCacheEntries)
 	srv := api.New(deps)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.App().Listen(cfg.HTTPAddr) }()

@@ -332,6 +332,25 @@ func (q *Queries) AnalyticsCosts(ctx context.Context, db DBTX, arg AnalyticsCost
 	return items, nil
 }
 
+const analyticsDataVersion = `-- name: AnalyticsDataVersion :one
+SELECT coalesce((SELECT v.version FROM analytics_data_versions v WHERE v.tenant_id = $1), 0)::bigint AS version,
+       coalesce(current_setting('vc.analytics_pending', true), '') <> '' AS pending
+`
+
+type AnalyticsDataVersionRow struct {
+	Version int64
+	Pending bool
+}
+
+// The tenant's analytics data version (0 before its first write; migration 00040) and whether
+// this transaction itself wrote an input the version does not count until it commits.
+func (q *Queries) AnalyticsDataVersion(ctx context.Context, db DBTX, tenantID uuid.UUID) (AnalyticsDataVersionRow, error) {
+	row := db.QueryRow(ctx, analyticsDataVersion, tenantID)
+	var i AnalyticsDataVersionRow
+	err := row.Scan(&i.Version, &i.Pending)
+	return i, err
+}
+
 const analyticsForecastAccuracy = `-- name: AnalyticsForecastAccuracy :many
 WITH bens AS MATERIALIZED (
   -- Per benefit once: its group, its first and last period, its even spread and whether a plan replaces it.

@@ -25,6 +25,11 @@ type APIKey struct {
 	RevokedAt  *time.Time
 }
 
+type AnalyticsDataVersion struct {
+	TenantID uuid.UUID
+	Version  int64
+}
+
 type AuditEvent struct {
 	TenantID      uuid.UUID
 	ID            int64

@@ -423,3 +423,9 @@ ORDER BY 1, 2;
 -- The analysis's deadline for every later statement of the transaction (transaction-local):
 -- PostgreSQL cancels a statement that runs past it (57014).
 SELECT set_config('statement_timeout', (@timeout_ms::bigint)::text, true);
+
+-- name: AnalyticsDataVersion :one
+-- The tenant's analytics data version (0 before its first write; migration 00040) and whether
+-- this transaction itself wrote an input the version does not count until it commits.
+SELECT coalesce((SELECT v.version FROM analytics_data_versions v WHERE v.tenant_id = @tenant_id), 0)::bigint AS version,
+       coalesce(current_setting('vc.analytics_pending', true), '') <> '' AS pending;

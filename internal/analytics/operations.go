@@ -64,8 +64,11 @@ type ROIReport struct {
 	Meta             Meta
 }
 
-// AnalyseROI is the ROI analysis of the initiative named or the portfolio.
-func AnalyseROI(ctx context.Context, tx pgx.Tx, scope Scope, p ROIParams) (ROIReport, error) {
+// AnalyseROI is analyseROI through the report cache (cache.go).
+var AnalyseROI = cached("roi", analyseROI)
+
+// analyseROI is the ROI analysis of the initiative named or the portfolio.
+func analyseROI(ctx context.Context, tx pgx.Tx, scope Scope, p ROIParams) (ROIReport, error) {
 	current := scope.current()
 	st, err := settings.Load(ctx, tx, scope.Tenant)
 	if err != nil {
@@ -175,7 +178,10 @@ type RealizationReport struct {
 	Meta Meta
 }
 
-// AnalyseRealization is expected against realised to date of the initiative
+// AnalyseRealization is analyseRealization through the report cache (cache.go).
+var AnalyseRealization = cached("realization", analyseRealization)
+
+// analyseRealization is expected against realised to date of the initiative
 // named or the portfolio, like for like (ComputeRealization: the initiative
 // detail's comparison per benefit, summed). One pass in SQL sums the money
 // benefits in the base currency per initiative and category from each
@@ -184,7 +190,7 @@ type RealizationReport struct {
 // actual after this month) and the benefits the at-risk rule may hold for:
 // those are read one by one (AnalyticsRealizationBenefits), the first
 // compared from their actuals.
-func AnalyseRealization(ctx context.Context, tx pgx.Tx, scope Scope, p RealizationParams) (RealizationReport, error) {
+func analyseRealization(ctx context.Context, tx pgx.Tx, scope Scope, p RealizationParams) (RealizationReport, error) {
 	tenant, only := scope.Tenant, p.InitiativeID
 	current := scope.current()
 	st, err := settings.Load(ctx, tx, tenant)
@@ -322,9 +328,12 @@ type TrendsReport struct {
 	Meta    Meta
 }
 
-// AnalyseTrends is the monthly series of expected against actual; actuals
+// AnalyseTrends is analyseTrends through the report cache (cache.go).
+var AnalyseTrends = cached("trends", analyseTrends)
+
+// analyseTrends is the monthly series of expected against actual; actuals
 // are summed from the portfolio month rollup (by initiative: the month rows).
-func AnalyseTrends(ctx context.Context, tx pgx.Tx, scope Scope, p TrendsParams) (TrendsReport, error) {
+func analyseTrends(ctx context.Context, tx pgx.Tx, scope Scope, p TrendsParams) (TrendsReport, error) {
 	tenant, groupBy := scope.Tenant, p.GroupBy
 	current := scope.current()
 	h, err := ParseTrendRange(p.From, p.To, current)
@@ -438,11 +447,14 @@ func accuracyOf(r dbsqlc.AnalyticsForecastAccuracyRow) Accuracy {
 		AbsError: r.AbsError, AbsExpected: r.AbsExpected, Expected: r.Expected, Actual: r.Actual})
 }
 
-// AnalyseForecasts is the forecast accuracy of the portfolio (initiatives
+// AnalyseForecasts is analyseForecasts through the report cache (cache.go).
+var AnalyseForecasts = cached("forecasts", analyseForecasts)
+
+// analyseForecasts is the forecast accuracy of the portfolio (initiatives
 // not archived; money benefits not cancelled) per group, over every period
 // with an actual through the current month, and the damped-trend forecast of
 // its monthly realised value for the next p.Horizon months.
-func AnalyseForecasts(ctx context.Context, tx pgx.Tx, scope Scope, p ForecastsParams) (ForecastsReport, error) {
+func analyseForecasts(ctx context.Context, tx pgx.Tx, scope Scope, p ForecastsParams) (ForecastsReport, error) {
 	tenant := scope.Tenant
 	current := scope.current()
 	out := ForecastsReport{GroupBy: p.GroupBy, Horizon: p.Horizon, Groups: []AccuracyGroup{}}
@@ -593,6 +605,8 @@ type BenchmarksReport struct {
 // and each operator-loaded dataset source (at least 5 values). Computing it
 // refreshes the tenant's own figures of every metric in that industry
 // (peer_metric_snapshots), which is how other tenants see it as a peer.
+// Not cached (cache.go): it writes, and reads other tenants' figures and
+// the operator's datasets, which no tenant's data version counts.
 func AnalyseBenchmarks(ctx context.Context, tx pgx.Tx, scope Scope, p BenchmarksParams) (BenchmarksReport, error) {
 	tenant := scope.Tenant
 	current := scope.current()
