@@ -316,10 +316,8 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 	// opens after endTx) records its writes in the audit log as p's, with the request id.
 	ctx := db.WithActor(c.UserContext(), p.Subject, requestID(c))
 	c.SetUserContext(ctx)
-	tx, err := db.BeginTenant(ctx, s.Pool, p.TenantID)
-	if err != nil {
-		return err
-	}
+	// The BEGIN and tenant setting go with the caller's query below: one round trip for the three.
+	tx := db.BeginTenantDeferred(ctx, s.Pool, p.TenantID)
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 
 	// One query: the user (or service client), its status and the permission union (identity.go).

@@ -17,6 +17,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/benchutil"
+	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/rbac"
 )
 
@@ -35,14 +36,27 @@ const (
 	analyticsMonths      = 36
 )
 
-// The SQL each endpoint runs after the request prologue, in order
-// (internal/analytics: AnalyseRealization, AnalyseTrends, AnalyseROI; realisation reads
-// its benefits one by one only when the sums name some, and this tenant has none to name).
+// The SQL each endpoint runs after the request prologue, in order: the
+// analysis's deadline (api analyticsDeadline), then internal/analytics's
+// AnalyseRealization, AnalyseTrends, AnalyseROI (realisation reads its benefits
+// one by one only when the sums name some, and this tenant has none to name; ROI
+// ends with the forecast accuracy of its confidence, forecastWAPE).
 var (
-	realizationQueries = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "FxRateList"}
-	trendsQueries      = []string{"SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
-	roiQueries         = []string{"SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList"}
+	realizationQueries = []string{"AnalyticsStatementTimeout", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "FxRateList"}
+	trendsQueries      = []string{"AnalyticsStatementTimeout", "SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
+	roiQueries         = []string{"AnalyticsStatementTimeout", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList", "AnalyticsForecastAccuracy"}
 )
+
+// analyticsQueryBinds are the parameters of a query the same in every run,
+// as the API passes them.
+var analyticsQueryBinds = map[string]map[string]string{
+	// The API's default deadline (the bench sets no ANALYTICS_TIMEOUT).
+	"AnalyticsStatementTimeout": {"timeout_ms": strconv.FormatInt(config.DefaultAnalyticsTimeout.Milliseconds(), 10)},
+	// Every rate of the tenant: no filter (NULL parameters).
+	"FxRateList": {"currency": benchutil.Null, "from_period": benchutil.Null, "to_period": benchutil.Null},
+	// ROI's forecastWAPE over a lifetime window: no group, no lower bound, through the current month.
+	"AnalyticsForecastAccuracy": {"group_by": "''", "from_period": benchutil.Null},
+}
 
 // analyticsClients: the targets are per-request latencies (p95, p99),
 // so one client measures them; more clients on a small machine would measure
@@ -127,8 +141,8 @@ func (e *env) analyticsScript(name string, queries []string, binds map[string]st
 			return "", err
 		}
 		b := binds
-		if q == "FxRateList" { // every rate of the tenant: no filter (NULL parameters)
-			b = map[string]string{"currency": benchutil.Null, "from_period": benchutil.Null, "to_period": benchutil.Null}
+		if fixed, ok := analyticsQueryBinds[q]; ok {
+			b = fixed
 		}
 		s.SQL(benchutil.Bind(sql, b))
 	}

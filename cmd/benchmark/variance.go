@@ -28,6 +28,11 @@ var varianceSuite = suite{
 // (fiscal year), its plan, and its actuals in the fiscal year.
 var varianceQueries = []string{"BenefitGet", "SettingsGet", "BenefitPlanList", "ActualListInRange"}
 
+// benefitGetQueries are what getBenefit runs after the request prologue: the
+// fixed part of a variance request (HTTP, token, tenant, transaction, one
+// short statement, JSON) measured on its own beside it.
+var benefitGetQueries = []string{"BenefitGet"}
+
 // variancePeriods is the number of monthly actuals the benefit has: the five
 // years of the analytics history, ending last month.
 const variancePeriods = 60
@@ -52,12 +57,23 @@ func runVariance(ctx context.Context, e *env) error {
 
 	now := time.Now().UTC()
 	yearStart := time.Date(now.Year(), 1, 1, 0, 0, 0, 0, time.UTC) // the API's fiscal year (the tenant keeps the default, January)
-	script, vars, err := e.varianceScript(t, benefitID, yearStart)
+	script, vars, err := e.varianceScript(t, benefitID, yearStart, "benefit-variance", varianceQueries)
 	if err != nil {
 		return err
 	}
 	pool := e.poolTracker()
 	got, err := e.compareGET(ctx, run, "", path, t, c, pool, "benefit-variance", script, vars)
+	if err != nil {
+		return err
+	}
+	// The fixed part: the same tenant and benefit, the prologue and one statement.
+	const fixedRun = "GET /v1/benefits/{id} (variance's fixed part)"
+	fixedScript, _, err := e.varianceScript(t, benefitID, yearStart, "benefit-get", benefitGetQueries)
+	if err != nil {
+		return err
+	}
+	fixedPool := e.poolTracker()
+	fixed, err := e.compareGET(ctx, fixedRun, "", "/v1/benefits/"+benefitID, t, c, fixedPool, "benefit-get", fixedScript, vars)
 	if err != nil {
 		return err
 	}
@@ -67,9 +83,24 @@ func runVariance(ctx context.Context, e *env) error {
 		c, got,
 		fmt.Sprintf("duration-based: %s per side and round; one monthly benefit with %d actuals (the 5-year history, through last month) and no plan; the report is the default one: the current fiscal year through its last actual", slice, variancePeriods),
 		"the API also computes the report (expected per period from finance.Benefit.ExpectedFor, variance, trend) and renders it as JSON; pgbench only runs the SQL",
+		fixedCostNote(got, fixed),
 		pool.note(),
+	), benchutil.NewComparison(fixedRun,
+		"pgbench {BEGIN; set tenant; "+joinNames(txPrologue, benefitGetQueries)+"; COMMIT}",
+		c, fixed,
+		fmt.Sprintf("duration-based: %s per side and round; the variance run's benefit, read alone: what every authenticated read pays whatever its SQL (HTTP, token, tenant, rate limit, the tenant transaction, JSON)", slice),
+		fixedPool.note(),
 	))
 	return nil
+}
+
+// fixedCostNote sets the variance's ratio beside its fixed part's: per
+// request, the API's share of the time over pgbench's for both runs of the
+// same run (latency at p50).
+func fixedCostNote(variance, fixed benchutil.Compared) string {
+	v, f := variance, fixed
+	return fmt.Sprintf("the fixed part of a request (the GET /v1/benefits/{id} run: prologue and one short statement) costs the API p50 %.2f ms against pgbench's %.2f ms (%.2fx throughput); the variance adds %.2f ms to it on the API, %.2f ms on pgbench: where the SQL is this short, the ratio is bounded by the fixed part's",
+		f.API.P50MS, f.Baseline.P50MS, f.API.PerSecond/max(f.Baseline.PerSecond, 1e-9), v.API.P50MS-f.API.P50MS, v.Baseline.P50MS-f.Baseline.P50MS)
 }
 
 // seedVarianceBenefit creates, through the API, an initiative and a monthly
@@ -169,21 +200,22 @@ func (e *env) checkVariance(ctx context.Context, t benchutil.Tenant, path string
 	return nil
 }
 
-// varianceScript is benefitVariance's transaction as a pgbench script.
-func (e *env) varianceScript(t benchutil.Tenant, benefitID string, yearStart time.Time) (string, map[string]string, error) {
+// varianceScript is benefitVariance's transaction (or another read of the
+// benefit: queries after the prologue) as a pgbench script.
+func (e *env) varianceScript(t benchutil.Tenant, benefitID string, yearStart time.Time, name string, queries []string) (string, map[string]string, error) {
 	s := benchutil.NewScript("tenant_id", "subject", "id", "benefit_id", "benefit_ids", "from_period", "to_period")
 	if err := e.prologue(s); err != nil {
 		return "", nil, err
 	}
-	for _, name := range varianceQueries {
-		sql, err := e.queries.Get(name)
+	for _, q := range queries {
+		sql, err := e.queries.Get(q)
 		if err != nil {
 			return "", nil, err
 		}
 		s.SQL(benchutil.Bind(sql, nil))
 	}
 	s.SQL("COMMIT")
-	path := filepath.Join(e.workDir, "benefit-variance.pgbench")
+	path := filepath.Join(e.workDir, name+".pgbench")
 	if err := s.Write(path); err != nil {
 		return "", nil, err
 	}
