@@ -115,17 +115,27 @@ func (r *Relay) Run(ctx context.Context) error {
 	freed := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	idle := r.PollEvery
 	for {
-		more := false
+		claimed, backlog := false, false
 		for _, l := range lanes {
 			free := cap(l.slots) - len(l.slots)
-			if free == 0 {
+			// Within ClaimEvery of its last claim a lane claims again only with a backlog
+			// and a quarter of its slots free: freed slots gather into one claim instead of
+			// one claim per finished event (a claim reads the pending indexes; claiming per
+			// event cost about as much as handling it).
+			recent := time.Since(l.claimedAt) < ClaimEvery
+			if free == 0 || recent && (!l.backlog || free < min(r.Batch, cap(l.slots)/4)) {
+				backlog = backlog || l.backlog
 				continue
 			}
-			rows, err := r.claim(ctx, l.starts, min(free, r.Batch))
+			want := min(free, r.Batch)
+			rows, err := r.claim(ctx, l.starts, want)
 			if err != nil && ctx.Err() == nil {
 				r.Log.Error("outbox relay: claim", "error", err)
 			}
+			l.claimedAt, l.backlog = time.Now(), len(rows) == want // slots were the limit: more may be waiting
+			claimed, backlog = claimed || len(rows) > 0, backlog || l.backlog
 			for _, row := range rows {
 				l.slots <- struct{}{}
 				wg.Add(1)
@@ -141,26 +151,41 @@ func (r *Relay) Run(ctx context.Context) error {
 					}
 				}()
 			}
-			if len(rows) > 0 && len(rows) == free {
-				more = true // slots were the limit: more may be waiting
-			}
 		}
-		if more {
-			continue
+		// A backlog: claim as slots free up. Events flowing: look again after
+		// ClaimEvery (their handling frees nothing new to claim). Idle: poll, less
+		// often the longer nothing comes, up to PollEvery.
+		var wait <-chan struct{}
+		next := r.PollEvery
+		switch {
+		case backlog:
+			wait, next = freed, ClaimEvery
+		case claimed:
+			next, idle = ClaimEvery, ClaimEvery
+		default:
+			idle = min(2*idle, r.PollEvery)
+			next = idle
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-freed:
-		case <-time.After(r.PollEvery):
+		case <-wait:
+		case <-time.After(next):
 		}
 	}
 }
 
+// ClaimEvery is how often a relay claims while events keep coming: often
+// enough to add little to their delivery, seldom enough that a claim takes
+// several events.
+const ClaimEvery = 10 * time.Millisecond
+
 // lane is one lane's handling slots.
 type lane struct {
-	starts bool
-	slots  chan struct{}
+	starts    bool
+	slots     chan struct{}
+	backlog   bool      // the last claim filled every free slot
+	claimedAt time.Time // of the last claim
 }
 
 // claim leases up to n due events of one lane, in one round trip (the claim
