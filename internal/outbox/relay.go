@@ -152,16 +152,18 @@ func (r *Relay) Run(ctx context.Context) error {
 				}()
 			}
 		}
-		// A backlog: claim as slots free up. Events flowing: look again after
-		// ClaimEvery (their handling frees nothing new to claim). Idle: poll, less
-		// often the longer nothing comes, up to PollEvery.
+		// A backlog: claim as slots free up. Otherwise poll (freed slots bring
+		// nothing new to claim): twice as often after a claim that found events,
+		// down to every ClaimEvery, half as often after an empty one, up to
+		// PollEvery, so that claims stay near one per event or fewer at any rate.
 		var wait <-chan struct{}
-		next := r.PollEvery
+		next := ClaimEvery
 		switch {
 		case backlog:
-			wait, next = freed, ClaimEvery
+			wait = freed
 		case claimed:
-			next, idle = ClaimEvery, ClaimEvery
+			idle = max(idle/2, ClaimEvery)
+			next = idle
 		default:
 			idle = min(2*idle, r.PollEvery)
 			next = idle
