@@ -123,10 +123,11 @@ func runWebhooks(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	stopWorker, _, err := e.startWorker(ctx, "webhook deliveries", "")
+	stopWorker, workerPID, err := e.startWorker(ctx, "webhook deliveries", "")
 	if err != nil {
 		return err
 	}
+	api := apiPID()
 	defer func() { stopWorker() }() // the drain below starts another
 	if err := e.waitOutboxDrained(ctx, 2*time.Minute); err != nil {
 		return err
@@ -139,6 +140,8 @@ func runWebhooks(ctx context.Context, e *env) error {
 	deliveriesPerRound := events * webhookSubs
 	var lost, dups, bad int
 	var commitRates []float64
+	var cpu cpuUse // API rounds, from the first create to the last arrival
+	cpuEvents := 0
 
 	// commitEvents creates `events` initiatives through the API, each client on tenants of its
 	// own; it returns the tenants and when each create's 201 arrived (initiative id → time).
@@ -197,6 +200,7 @@ func runWebhooks(ctx context.Context, e *env) error {
 
 	apiSide := func(ctx context.Context, r int) ([]benchutil.Sample, int, error) {
 		rc.reset()
+		cpuStart := e.sampleCPU(ctx, api, workerPID)
 		tenants, committed, failures, err := commitEvents(ctx, r)
 		if err != nil {
 			return nil, 0, err
@@ -221,6 +225,8 @@ func runWebhooks(ctx context.Context, e *env) error {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		cpu.add(e.sampleCPU(ctx, api, workerPID).since(cpuStart))
+		cpuEvents += len(committed)
 		time.Sleep(200 * time.Millisecond) // late duplicates would show now
 		samples, missing, err := e.deliverySamples(ctx, rc, tenants, committed)
 		if err != nil {
@@ -333,6 +339,7 @@ func runWebhooks(ctx context.Context, e *env) error {
 	drainNote := fmt.Sprintf("backlog drain: %d events (%d creates failed) committed with the worker stopped, then %d deliveries in %s from the start of a fresh worker process to the last arrival = %.0f deliveries/s (target at least 1,000; the first arrived %s after the process start); %d lost, %d duplicated, %d badly signed",
 		len(drainCommitted), drainFailures, len(drainSamples), lastArrival.Sub(drainStart).Round(time.Millisecond), drainRate, firstArrival.Sub(drainStart).Round(time.Millisecond), drainMissing, drainDups, drainBad)
 	logf("%s: %s", run, drainNote)
+	logf("%s: %s", run, cpuNote(cpu, cpuEvents, webhookSubs))
 	if drainMissing+drainDups+drainBad > 0 {
 		e.fail(run, "backlog drain", fmt.Sprintf("%d deliveries lost, %d duplicated, %d badly signed", drainMissing, drainDups, drainBad))
 	}
@@ -343,6 +350,7 @@ func runWebhooks(ctx context.Context, e *env) error {
 		"baseline side: one sample per POST, from send to the receiver's answer (16 workers, whatever the clients column says)",
 		fmt.Sprintf("events committed per second through the API, by round: %s (deliveries cannot outpace the commits)", formatRates(commitRates)),
 		drainNote,
+		cpuNote(cpu, cpuEvents, webhookSubs),
 	)
 	cmp.SideNames = []string{"deliveries (commit→receipt)", "direct POSTs (no DB)"}
 	e.report.Runs = append(e.report.Runs, cmp)

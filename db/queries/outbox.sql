@@ -24,13 +24,18 @@ WITH RECURSIVE tenants AS (
         ORDER BY o.seq
         LIMIT @batch_size) c
     WHERE t.tenant_id IS NOT NULL
+), picked AS (
+    -- The batch, before locking: a LIMIT the planner sees keeps the lock step a nested loop
+    -- over the primary key. Joined to every offered event it became a scan of every pending
+    -- one (70-90 ms for a 3,000-event backlog when outbox_events had no statistics yet).
+    -- Events another relay is claiming at this instant are skipped, not replaced.
+    SELECT f.seq, f.turn FROM offered f ORDER BY f.turn, f.seq LIMIT @batch_size
 )
 UPDATE outbox_events SET locked_until = now() + make_interval(secs => @lease_seconds::float8)
 WHERE seq IN (
-    SELECT o.seq FROM outbox_events o JOIN offered f ON f.seq = o.seq
+    SELECT o.seq FROM outbox_events o JOIN picked f ON f.seq = o.seq
     WHERE o.published_at IS NULL AND (o.locked_until IS NULL OR o.locked_until < now())
     ORDER BY f.turn, f.seq
-    LIMIT @batch_size
     FOR UPDATE OF o SKIP LOCKED)
 RETURNING seq, id, tenant_id, type, data, created_at, handled_by, attempts;
 
@@ -43,13 +48,14 @@ WITH offered AS (
     FROM outbox_events o
     WHERE o.type = ANY (@start_types::text[]) AND o.published_at IS NULL AND o.next_attempt_at <= now()
       AND (o.locked_until IS NULL OR o.locked_until < now())
+), picked AS ( -- as in OutboxClaim
+    SELECT f.seq, f.turn FROM offered f ORDER BY f.turn, f.seq LIMIT @batch_size
 )
 UPDATE outbox_events SET locked_until = now() + make_interval(secs => @lease_seconds::float8)
 WHERE seq IN (
-    SELECT o.seq FROM outbox_events o JOIN offered f ON f.seq = o.seq
+    SELECT o.seq FROM outbox_events o JOIN picked f ON f.seq = o.seq
     WHERE o.published_at IS NULL AND (o.locked_until IS NULL OR o.locked_until < now())
     ORDER BY f.turn, f.seq
-    LIMIT @batch_size
     FOR UPDATE OF o SKIP LOCKED)
 RETURNING seq, id, tenant_id, type, data, created_at, handled_by, attempts;
 

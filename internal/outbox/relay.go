@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/valuecase/valuecase/db"
@@ -36,7 +35,9 @@ type Relay struct {
 	// Parallel is how many events are handled at once (default 64). A slow
 	// handler (a receiver taking its 30 s) holds one slot, not the others.
 	Parallel int
-	// PollEvery bounds the delay when a notification is missed (default 1s).
+	// PollEvery is how often an idle relay looks for due events (default 50ms): the
+	// longest an event committed while the relay is idle waits to be claimed. Writers do
+	// not NOTIFY (see Run).
 	PollEvery time.Duration
 	// StartTypes are the event types that start or signal workflows (an
 	// export, a sync, an approval): they have a lane of their own, claimed
@@ -81,7 +82,7 @@ func (r *Relay) defaults() {
 		r.Parallel = 64
 	}
 	if r.PollEvery <= 0 {
-		r.PollEvery = time.Second
+		r.PollEvery = DefaultPollEvery
 	}
 	if r.StartSlots <= 0 {
 		r.StartSlots = 16
@@ -94,30 +95,47 @@ func (r *Relay) defaults() {
 	}
 }
 
-// Run relays until ctx ends. It wakes on every commit of an event (LISTEN) and
-// polls as a fallback, so nothing waits longer than PollEvery. Events are
-// claimed into free handling slots as they come: a slow event never holds up
-// the ones behind it. Each lane (workflow starts, deliveries) has slots of
-// its own, and the start lane is claimed first.
+// DefaultPollEvery is Relay.PollEvery's default.
+const DefaultPollEvery = 50 * time.Millisecond
+
+// Run relays until ctx ends. Events are claimed into free handling slots as
+// they come: a slow event never holds up the ones behind it. Each lane
+// (workflow starts, deliveries) has slots of its own, and the start lane is
+// claimed first. A busy relay claims again as slots free up; an idle one polls
+// every PollEvery (an empty claim: one round trip reading the pending indexes).
+//
+// It does not LISTEN for a NOTIFY from the writers: PostgreSQL serialises the
+// commits of every notifying transaction of the cluster on one lock held
+// through the commit's WAL flush, so a NOTIFY per event made concurrent
+// commits of different tenants flush one at a time instead of together
+// (group commit), capping the API's event writes near one per fsync.
 func (r *Relay) Run(ctx context.Context) error {
 	r.defaults()
-	wake := make(chan struct{}, 1)
-	go r.listen(ctx, wake)
 	lanes := []*lane{{starts: true, slots: make(chan struct{}, r.StartSlots)}, {slots: make(chan struct{}, r.Parallel)}}
 	freed := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	idle := r.PollEvery
 	for {
-		more := false
+		claimed, backlog := false, false
 		for _, l := range lanes {
 			free := cap(l.slots) - len(l.slots)
-			if free == 0 {
+			// Within ClaimEvery of its last claim a lane claims again only with a backlog
+			// and a quarter of its slots free: freed slots gather into one claim instead of
+			// one claim per finished event (a claim reads the pending indexes; claiming per
+			// event cost about as much as handling it).
+			recent := time.Since(l.claimedAt) < ClaimEvery
+			if free == 0 || recent && (!l.backlog || free < min(r.Batch, cap(l.slots)/4)) {
+				backlog = backlog || l.backlog
 				continue
 			}
-			rows, err := r.claim(ctx, l.starts, min(free, r.Batch))
+			want := min(free, r.Batch)
+			rows, err := r.claim(ctx, l.starts, want)
 			if err != nil && ctx.Err() == nil {
 				r.Log.Error("outbox relay: claim", "error", err)
 			}
+			l.claimedAt, l.backlog = time.Now(), len(rows) == want // slots were the limit: more may be waiting
+			claimed, backlog = claimed || len(rows) > 0, backlog || l.backlog
 			for _, row := range rows {
 				l.slots <- struct{}{}
 				wg.Add(1)
@@ -133,81 +151,63 @@ func (r *Relay) Run(ctx context.Context) error {
 					}
 				}()
 			}
-			if len(rows) > 0 && len(rows) == free {
-				more = true // slots were the limit: more may be waiting
-			}
 		}
-		if more {
-			continue
+		// A backlog: claim as slots free up. Otherwise poll (freed slots bring
+		// nothing new to claim): twice as often after a claim that found events,
+		// down to every ClaimEvery, half as often after an empty one, up to
+		// PollEvery, so that claims stay near one per event or fewer at any rate.
+		var wait <-chan struct{}
+		next := ClaimEvery
+		switch {
+		case backlog:
+			wait = freed
+		case claimed:
+			idle = max(idle/2, ClaimEvery)
+			next = idle
+		default:
+			idle = min(2*idle, r.PollEvery)
+			next = idle
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-wake:
-		case <-freed:
-		case <-time.After(r.PollEvery):
+		case <-wait:
+		case <-time.After(next):
 		}
 	}
 }
+
+// ClaimEvery is how often a relay claims while events keep coming: often
+// enough to add little to their delivery, seldom enough that a claim takes
+// several events.
+const ClaimEvery = 10 * time.Millisecond
 
 // lane is one lane's handling slots.
 type lane struct {
-	starts bool
-	slots  chan struct{}
+	starts    bool
+	slots     chan struct{}
+	backlog   bool      // the last claim filled every free slot
+	claimedAt time.Time // of the last claim
 }
 
-// claim leases up to n due events of one lane.
+// claim leases up to n due events of one lane, in one round trip (the claim
+// is one statement). It commits without waiting for the WAL flush: a lease
+// lost in a database crash only lets the event be claimed again, and handlers
+// are idempotent.
 func (r *Relay) claim(ctx context.Context, starts bool, n int) ([]dbsqlc.OutboxClaimRow, error) {
-	var claimed []dbsqlc.OutboxClaimRow
-	err := db.InSystem(ctx, r.Pool, func(tx pgx.Tx) error {
-		if !starts {
-			var err error
-			claimed, err = db.Q.OutboxClaim(ctx, tx, dbsqlc.OutboxClaimParams{StartTypes: r.StartTypes, LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
-			return err
-		}
-		if len(r.StartTypes) == 0 {
-			return nil
-		}
-		rows, err := db.Q.OutboxClaimStarts(ctx, tx, dbsqlc.OutboxClaimStartsParams{StartTypes: r.StartTypes, LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
-		for _, row := range rows {
-			claimed = append(claimed, dbsqlc.OutboxClaimRow(row))
-		}
-		return err
-	})
-	return claimed, err
-}
-
-func (r *Relay) listen(ctx context.Context, wake chan<- struct{}) {
-	for ctx.Err() == nil {
-		err := func() error {
-			conn, err := r.Pool.Acquire(ctx)
-			if err != nil {
-				return err
-			}
-			defer conn.Release()
-			if _, err := conn.Exec(ctx, "LISTEN outbox_events"); err != nil {
-				return err
-			}
-			for {
-				if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
-					// The connection's LISTEN state is unknown now: don't return it to the pool.
-					_ = conn.Conn().Close(context.Background())
-					return err
-				}
-				select {
-				case wake <- struct{}{}:
-				default:
-				}
-			}
-		}()
-		if ctx.Err() == nil {
-			r.Log.Warn("outbox listen interrupted; polling until it is back", "error", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-		}
+	q := db.OneTripSystem(r.Pool, true)
+	if !starts {
+		return db.Q.OutboxClaim(ctx, q, dbsqlc.OutboxClaimParams{StartTypes: r.StartTypes, LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
 	}
+	if len(r.StartTypes) == 0 {
+		return nil, nil
+	}
+	rows, err := db.Q.OutboxClaimStarts(ctx, q, dbsqlc.OutboxClaimStartsParams{StartTypes: r.StartTypes, LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
+	claimed := make([]dbsqlc.OutboxClaimRow, 0, len(rows))
+	for _, row := range rows {
+		claimed = append(claimed, dbsqlc.OutboxClaimRow(row))
+	}
+	return claimed, err
 }
 
 // RunOnce claims one batch of due events and handles all of it before it
