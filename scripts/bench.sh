@@ -7,7 +7,8 @@
 #               on every run
 #   API         bin/valuecase api on a free 127.0.0.1 port, LOG_LEVEL=warn (no access log), its
 #               own keys in .data/bench-keys, TEMPORAL_ADDRESS a port nothing listens on (CRUD
-#               does not need Temporal; /health says "degraded"); stopped on exit
+#               does not need Temporal; /health says "degraded"); stopped on exit; its pid goes
+#               to bin/benchmark, which prints its peak RSS (and the workers') by suite
 #   Temporal    for the export, sync, fairness and workflows suites (BENCH_SUITES with one of them,
 #               or all): a dev server (bin/temporal, in memory, a free port); each suite starts its
 #               own worker against it; with the workflows suite the API's TEMPORAL_ADDRESS is it too
@@ -174,7 +175,7 @@ fi
 log "benchmark: $BENCH_CONCURRENCY clients, $BENCH_DURATION per side of each duration-based run, suites: $suites"
 rc=0
 # shellcheck disable=SC2086 # suites is a space-separated list
-bin/benchmark --api "$api_url" --keys-dir "$keys_dir" --pgbench "$pgbench" --out "$bench_dir/results.json" \
+bin/benchmark --api "$api_url" --api-pid "$api_pid" --keys-dir "$keys_dir" --pgbench "$pgbench" --out "$bench_dir/results.json" \
 	"${notes[@]}" "${export_args[@]}" $suites || rc=$?
 
 if ! kill -0 "$api_pid" 2>/dev/null; then
