@@ -242,15 +242,6 @@ func (c *concat) Next() (Record, error) {
 	return c.rest.Next()
 }
 
-// DecodeRecords reads a JSON array of objects.
-func DecodeRecords(raw json.RawMessage) ([]Record, error) {
-	r, err := NewJSONRecords(raw)
-	if err != nil {
-		return nil, err
-	}
-	return ReadRecords(r, MaxRows+1)
-}
-
 // NewJSONRecords reads a JSON array of objects element by element.
 func NewJSONRecords(raw json.RawMessage) (Records, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
