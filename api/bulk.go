@@ -9,6 +9,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,6 +29,7 @@ import (
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/internal/bulk"
+	"github.com/valuecase/valuecase/internal/input"
 	"github.com/valuecase/valuecase/internal/rbac"
 	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/wire"
@@ -111,9 +113,15 @@ func (s *Server) bulkImport(c *fiber.Ctx) error {
 	if !utf8.Valid(c.Body()) {
 		return InvalidParameter("request body is not valid UTF-8")
 	}
-	o, records, err := readBulkImport(c, format)
+	o, source, err := readBulkImport(c, format)
 	if err != nil {
 		return err
+	}
+	// Up to one record past what is answered at once: more become a job, which reads and
+	// stores the rest chunk by chunk instead of holding every record decoded.
+	records, err := bulk.ReadRecords(source, bulk.MaxSyncRows+1)
+	if err != nil {
+		return bulkParseError(err)
 	}
 	res := bulkResources[o.Resource] // every resource of the enum has one (TestBulkEveryResourceBuilt)
 	p := principal(c)
@@ -124,7 +132,7 @@ func (s *Server) bulkImport(c *fiber.Ctx) error {
 		return InvalidParameter("request body holds no records")
 	}
 	if len(records) > bulk.MaxSyncRows {
-		return s.startBulkJob(c, o, records)
+		return s.startBulkJob(c, o, bulk.Concat(records, source))
 	}
 	ctx := c.UserContext()
 	sp, err := requestTx(c).Begin(ctx) // a savepoint: a dry run or a failed atomic import rolls back to it
@@ -149,16 +157,16 @@ func (s *Server) bulkImport(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// readBulkImport reads the options and records: from a JSON body
+// readBulkImport reads the options, and opens the records: from a JSON body
 // {resource, mode, dry_run, atomic, records}, or from the query for NDJSON and CSV.
-func readBulkImport(c *fiber.Ctx, format bulk.Format) (bulk.Options, []bulk.Record, error) {
+func readBulkImport(c *fiber.Ctx, format bulk.Format) (bulk.Options, bulk.Records, error) {
 	o := bulk.Options{Mode: bulk.Create}
 	q := parseQuery(c)
 	if format == bulk.JSON {
 		if err := q.done(); err != nil {
 			return o, nil, err
 		}
-		b, err := parseBody(c)
+		b, err := parseBulkJSONBody(c)
 		if err != nil {
 			return o, nil, err
 		}
@@ -176,7 +184,7 @@ func readBulkImport(c *fiber.Ctx, format bulk.Format) (bulk.Options, []bulk.Reco
 			o.Mode = bulk.Mode(*mode)
 		}
 		o.DryRun, o.Atomic = dry != nil && *dry, atomic != nil && *atomic
-		records, err := bulk.DecodeRecords(b.Raw("records"))
+		records, err := bulk.NewJSONRecords(b.Raw("records"))
 		return o, records, bulkParseError(err)
 	}
 	resource, ok := q.str("resource")
@@ -193,15 +201,49 @@ func readBulkImport(c *fiber.Ctx, format bulk.Format) (bulk.Options, []bulk.Reco
 		return o, nil, InvalidParameter("query parameter resource is required for %s bodies (one of %s)", format, strings.Join(bulkResourceNames, ", "))
 	}
 	o.Resource = bulk.Resource(resource)
-	var records []bulk.Record
-	var err error
 	if format == bulk.NDJSON {
-		records, err = bulk.ParseNDJSON(c.Body())
-	} else {
-		records, err = bulk.ParseCSV(c.Body(), bulkResources[o.Resource].columns)
+		return o, bulk.NewNDJSONRecords(c.Body()), nil
 	}
+	records, err := bulk.NewCSVRecords(c.Body(), bulkResources[o.Resource].columns)
 	return o, records, bulkParseError(err)
 }
+
+// parseBulkJSONBody reads a JSON import's body with parseBody's checks and
+// answers, but leaves each field's value where it is in the body instead of
+// copying it: the records array may be 50 MB, and is read record by record.
+func parseBulkJSONBody(c *fiber.Ctx) (*input.Object, error) {
+	raw := bytes.TrimSpace(c.Body())
+	if len(raw) == 0 {
+		return nil, InvalidParameter("the body must be one JSON object")
+	}
+	if at := loneSurrogate(raw); at >= 0 {
+		return nil, InvalidParameter("request body is not valid UTF-8: a lone surrogate escape at byte %d", at)
+	}
+	var fields map[string]inPlaceJSON
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+			return nil, InvalidParameter("request body must be a JSON object")
+		}
+		if syn, ok := errors.AsType[*json.SyntaxError](err); ok && strings.Contains(syn.Error(), "after top-level value") {
+			return nil, InvalidParameter("request body must hold exactly one JSON object")
+		}
+		return nil, InvalidParameter("request body is not valid JSON: %s", jsonErrorText(err))
+	}
+	if fields == nil { // the body was `null`
+		return nil, InvalidParameter("request body must be a JSON object")
+	}
+	out := make(map[string]json.RawMessage, len(fields))
+	for k, v := range fields {
+		out[k] = json.RawMessage(v)
+	}
+	return input.New(out), nil
+}
+
+// inPlaceJSON is a JSON value left in the request body: json.Unmarshal hands
+// an Unmarshaler a slice of its input, and the body outlives the handler.
+type inPlaceJSON []byte
+
+func (v *inPlaceJSON) UnmarshalJSON(b []byte) error { *v = b; return nil }
 
 // bulkParseError: a body that holds no records is a 400; too many records a 422 on records.
 func bulkParseError(err error) error {
@@ -256,11 +298,11 @@ func toBulkJobJSON(j dbsqlc.BulkJob) bulkJobJSON {
 
 // startBulkJob stores the job and its rows with the event that starts the
 // workflow (bulk.StartJob), and answers 202 with where to follow it.
-func (s *Server) startBulkJob(c *fiber.Ctx, o bulk.Options, records []bulk.Record) error {
+func (s *Server) startBulkJob(c *fiber.Ctx, o bulk.Options, records bulk.Records) error {
 	p := principal(c)
 	job, err := bulk.StartJob(c.UserContext(), requestTx(c), bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}, o, records)
 	if err != nil {
-		return err
+		return bulkParseError(err) // a record past the first chunk may not read: the transaction writes nothing
 	}
 	c.Location("/v1/bulk/jobs/" + job.ID.String())
 	return c.Status(fiber.StatusAccepted).JSON(toBulkJobJSON(job))

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/internal/bulk"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/worker"
@@ -427,6 +428,36 @@ func TestBulkImportJobEndToEnd(t *testing.T) {
 	}
 	if n := len(ts.do(&other, "GET", "/v1/bulk/jobs", nil).json(t)["data"].([]any)); n != 0 {
 		t.Errorf("another tenant lists %d jobs", n)
+	}
+}
+
+// TestBulkImportJobRejectsLateRecords: a job's records are read and stored
+// chunk by chunk, yet a record past the first chunk that does not read, or
+// one past 500,000, still fails the whole request and stores no job.
+func TestBulkImportJobRejectsLateRecords(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	lines := strings.Repeat("{}\n", 12_000)
+	r := ts.do(&admin, "POST", "/v1/bulk/import?resource=actuals", lines+"[1]\n", "Content-Type", "application/x-ndjson")
+	expect(t, r, 400, "INVALID_PARAMETER")
+	if !strings.Contains(string(r.body), "line 12001") {
+		t.Errorf("want the line in the message: %s", r.body)
+	}
+	r = ts.do(&admin, "POST", "/v1/bulk/import", `{"resource":"actuals","records":[`+strings.Repeat("{},", 11_000)+`1]}`, "Content-Type", "application/json")
+	expect(t, r, 400, "INVALID_PARAMETER")
+	if !strings.Contains(string(r.body), "records[11000] must be a JSON object") {
+		t.Errorf("want the record's index in the message: %s", r.body)
+	}
+	r = ts.do(&admin, "POST", "/v1/bulk/import?resource=actuals", strings.Repeat("{}\n", bulk.MaxRows+1), "Content-Type", "application/x-ndjson")
+	expect(t, r, 422)
+	if !strings.Contains(string(r.body), "too_many") {
+		t.Errorf("want too_many: %s", r.body)
+	}
+	if n := countRows(t, ts, ts.tenant, `SELECT count(*) FROM bulk_jobs`); n != 0 {
+		t.Errorf("%d jobs stored, want none", n)
+	}
+	if n := countRows(t, ts, ts.tenant, `SELECT count(*) FROM bulk_job_rows`); n != 0 {
+		t.Errorf("%d job rows stored, want none", n)
 	}
 }
 

@@ -7,7 +7,8 @@
 #               on every run
 #   API         bin/valuecase api on a free 127.0.0.1 port, LOG_LEVEL=warn (no access log), its
 #               own keys in .data/bench-keys, TEMPORAL_ADDRESS a port nothing listens on (CRUD
-#               does not need Temporal; /health says "degraded"); stopped on exit
+#               does not need Temporal; /health says "degraded"); stopped on exit; its pid goes
+#               to bin/benchmark, which prints its peak RSS (and the workers') by suite
 #   Temporal    for the export, sync, fairness, workflows and scaling suites (BENCH_SUITES with one of them,
 #               or all): a dev server (bin/temporal, in memory, a free port); each suite starts its
 #               own worker against it; with the workflows suite the API's TEMPORAL_ADDRESS is it too
@@ -26,6 +27,7 @@
 #                      pages of 200)
 #   BENCH_POOL_MAX_CONNS  the API's pool size (pool_max_conns; default 2 per CPU: see below)
 #   BENCH_API_GOMAXPROCS  the API's GOMAXPROCS (default half the CPUs, at least 1: see below)
+#   BENCH_API_GOMEMLIMIT  the API's GOMEMLIMIT, Go's soft memory limit (default 140MiB; "off": none)
 #
 # The API, PostgreSQL and the load share one machine here, so the API runs as configured for a
 # host it shares with its database (docs/configuration.md, "Sizing"): Go gets half the cores (GOMAXPROCS) and
@@ -123,8 +125,12 @@ api_pool="${BENCH_POOL_MAX_CONNS:-$((2 * cpus))}"
 [[ $api_pool =~ ^[1-9][0-9]*$ ]] || die "BENCH_POOL_MAX_CONNS must be a positive integer"
 api_gomaxprocs="${BENCH_API_GOMAXPROCS:-$((cpus > 1 ? cpus / 2 : 1))}"
 [[ $api_gomaxprocs =~ ^[1-9][0-9]*$ ]] || die "BENCH_API_GOMAXPROCS must be a positive integer"
+# Go's soft memory limit: the GC collects before the heap doubles past it, so a 50 MB bulk import
+# body (held for the request) does not take the API's RSS past the 200 MB goal (docs/configuration.md).
+api_gomemlimit="${BENCH_API_GOMEMLIMIT:-140MiB}"
+[[ $api_gomemlimit =~ ^[1-9][0-9]*(B|KiB|MiB|GiB)$ || $api_gomemlimit == off ]] || die "BENCH_API_GOMEMLIMIT must be a size such as 140MiB, or off"
 api_database_url+="&pool_max_conns=$api_pool"
-notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for a host it shares with its database (docs/configuration.md, Sizing): GOMAXPROCS=$api_gomaxprocs of $cpus CPUs, a pool of $api_pool connections (BENCH_API_GOMAXPROCS, BENCH_POOL_MAX_CONNS)")
+notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for a host it shares with its database (docs/configuration.md, Sizing): GOMAXPROCS=$api_gomaxprocs of $cpus CPUs, a pool of $api_pool connections, GOMEMLIMIT=$api_gomemlimit (BENCH_API_GOMAXPROCS, BENCH_POOL_MAX_CONNS, BENCH_API_GOMEMLIMIT)")
 
 # --- Temporal, for the export and sync suites (their workers are started by the suites) ---------
 export_args=()
@@ -150,7 +156,7 @@ if [[ $temporal_port != "${dev_port:-}" ]]; then
 	notes+=(--note "the API's TEMPORAL_ADDRESS points at an unused port: its CRUD does not touch Temporal")
 fi
 log "starting the API on $api_url (log: $api_log; LOG_LEVEL=warn: no access log during the measurement)"
-GOMAXPROCS="$api_gomaxprocs" DATABASE_URL="$api_database_url" HTTP_ADDR="127.0.0.1:$api_port" LOG_LEVEL=warn AUTH_SIGNING_KEYS_DIR="$keys_dir" \
+GOMAXPROCS="$api_gomaxprocs" GOMEMLIMIT="$api_gomemlimit" DATABASE_URL="$api_database_url" HTTP_ADDR="127.0.0.1:$api_port" LOG_LEVEL=warn AUTH_SIGNING_KEYS_DIR="$keys_dir" \
 	TEMPORAL_ADDRESS="127.0.0.1:$temporal_port" OUTBOUND_ALLOW_PRIVATE_NETWORKS=true \
 	bin/valuecase api >"$api_log" 2>&1 </dev/null &
 api_pid=$!
@@ -174,7 +180,7 @@ fi
 log "benchmark: $BENCH_CONCURRENCY clients, $BENCH_DURATION per side of each duration-based run, suites: $suites"
 rc=0
 # shellcheck disable=SC2086 # suites is a space-separated list
-bin/benchmark --api "$api_url" --keys-dir "$keys_dir" --pgbench "$pgbench" --out "$bench_dir/results.json" \
+bin/benchmark --api "$api_url" --api-pid "$api_pid" --keys-dir "$keys_dir" --pgbench "$pgbench" --out "$bench_dir/results.json" \
 	"${notes[@]}" "${export_args[@]}" $suites || rc=$?
 
 if ! kill -0 "$api_pid" 2>/dev/null; then

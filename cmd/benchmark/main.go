@@ -71,6 +71,7 @@ type env struct {
 	client      *http.Client
 	queries     benchutil.Queries
 	report      *benchutil.Report
+	rss         *benchutil.RSSWatch // peaks of the API and the workers, by suite
 }
 
 // logf prints progress to stderr.
@@ -143,6 +144,7 @@ func run(args []string) error {
 		warmup      = fs.Int("warmup", envInt("BENCH_WARMUP", 3), "first requests/transactions of each worker/client not measured [BENCH_WARMUP]")
 		pgbench     = fs.String("pgbench", envOr("PGBENCH", "pgbench"), "pgbench binary [PGBENCH]")
 		queriesDir  = fs.String("queries", "db/queries", "directory of the sqlc query files")
+		apiPID      = fs.Int("api-pid", envInt("BENCH_API_PID", 0), "the API's process id, for its peak RSS by suite (0: not measured) [BENCH_API_PID]")
 		out         = fs.String("out", envOr("BENCH_OUT", ".data/bench/results.json"), "JSON results file [BENCH_OUT]")
 		notes       multiFlag
 	)
@@ -217,10 +219,20 @@ func run(args []string) error {
 		},
 		Notes: append(notes, commonNotes(*concurrency, *warmup, *rounds)...),
 	}
+	e.rss = benchutil.NewRSSWatch(*apiPID)
+	defer e.rss.Close()
 	for _, s := range chosen {
 		logf("suite %s", s.name)
-		if err := s.run(ctx, e); err != nil {
+		e.rss.BeginSuite(s.name)
+		err := s.run(ctx, e)
+		peak := e.rss.EndSuite()
+		e.report.Memory = append(e.report.Memory, peak)
+		if err != nil {
 			return fmt.Errorf("suite %s: %w", s.name, err)
+		}
+		logf("suite %s: peak RSS API %.1f MB, worker %.1f MB", s.name, peak.APIMB, peak.WorkerMB)
+		if !peak.Pass {
+			e.fail(s.name, "memory", fmt.Sprintf("peak RSS API %.1f MB, worker %.1f MB: over the %d MB goal", peak.APIMB, peak.WorkerMB, benchutil.RSSLimitMB))
 		}
 	}
 	e.report.FinishedAt = time.Now().UTC()

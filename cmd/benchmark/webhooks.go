@@ -430,7 +430,8 @@ func (e *env) deliverySamples(ctx context.Context, rc *hookReceiver, tenants [][
 // startWorker runs `valuecase worker` on the benchmark database with private
 // targets allowed (the receiver is on 127.0.0.1), against the Temporal at
 // temporalAddress (empty: none, a port nothing listens on); errors it logs
-// fail run. It returns the process id too.
+// fail run. It returns the process id too. Every suite starts its workers
+// here, so the peak RSS table covers them all.
 func (e *env) startWorker(ctx context.Context, run, temporalAddress string) (func(), int, error) {
 	if _, err := os.Stat(webhookValuecase); err != nil {
 		return nil, 0, fmt.Errorf("--valuecase %s: %w (make bench builds it)", webhookValuecase, err)
@@ -459,7 +460,9 @@ func (e *env) startWorker(ctx context.Context, run, temporalAddress string) (fun
 		return nil, 0, err
 	}
 	logf("worker started (pid %d, log %s)", cmd.Process.Pid, logPath)
+	e.rss.WorkerStarted(cmd.Process.Pid)
 	return func() {
+		e.rss.WorkerStopping(cmd.Process.Pid)
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(done) }()

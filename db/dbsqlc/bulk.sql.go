@@ -1008,6 +1008,45 @@ func (q *Queries) BulkJobRowsRecord(ctx context.Context, db DBTX, arg BulkJobRow
 	return err
 }
 
+const bulkJobSetTotal = `-- name: BulkJobSetTotal :one
+UPDATE bulk_jobs SET total = $1 WHERE tenant_id = $2 AND id = $3
+RETURNING tenant_id, id, resource, mode, dry_run, atomic, status, total, processed, created, updated, unchanged, failed, error, requested_by, created_at, started_at, finished_at, requested_roles
+`
+
+type BulkJobSetTotalParams struct {
+	Total    int32
+	TenantID uuid.UUID
+	ID       uuid.UUID
+}
+
+// The record count of a job whose records were stored as they were read.
+func (q *Queries) BulkJobSetTotal(ctx context.Context, db DBTX, arg BulkJobSetTotalParams) (BulkJob, error) {
+	row := db.QueryRow(ctx, bulkJobSetTotal, arg.Total, arg.TenantID, arg.ID)
+	var i BulkJob
+	err := row.Scan(
+		&i.TenantID,
+		&i.ID,
+		&i.Resource,
+		&i.Mode,
+		&i.DryRun,
+		&i.Atomic,
+		&i.Status,
+		&i.Total,
+		&i.Processed,
+		&i.Created,
+		&i.Updated,
+		&i.Unchanged,
+		&i.Failed,
+		&i.Error,
+		&i.RequestedBy,
+		&i.CreatedAt,
+		&i.StartedAt,
+		&i.FinishedAt,
+		&i.RequestedRoles,
+	)
+	return i, err
+}
+
 const bulkJobStart = `-- name: BulkJobStart :one
 UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, now())
 WHERE tenant_id = $1 AND id = $2 AND status IN ('queued', 'running')

@@ -54,6 +54,11 @@ INSERT INTO bulk_jobs (tenant_id, resource, mode, dry_run, atomic, total, reques
 VALUES (@tenant_id, @resource, @mode, @dry_run, @atomic, @total, @requested_by, coalesce(@requested_roles::text[], '{}'))
 RETURNING *;
 
+-- name: BulkJobSetTotal :one
+-- The record count of a job whose records were stored as they were read.
+UPDATE bulk_jobs SET total = @total WHERE tenant_id = @tenant_id AND id = @id
+RETURNING *;
+
 -- name: BulkJobGet :one
 SELECT * FROM bulk_jobs WHERE tenant_id = @tenant_id AND id = @id;
 

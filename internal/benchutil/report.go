@@ -121,6 +121,8 @@ type Report struct {
 	Runs       []Comparison      `json:"runs"`
 	Scaling    []Scaling         `json:"scaling,omitempty"`
 	Notes      []string          `json:"notes"`
+	// Memory is the peak resident set of the API and the workers, by suite.
+	Memory []MemoryPeak `json:"memory"`
 	// Errors lists failed requests or transactions; a report with any is not a result.
 	Errors []string `json:"errors"`
 }
@@ -152,6 +154,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(tw, "\t%s\t\t\t\t%.2fx\t%.2fx\t%.2fx\t%.2fx\t\n", ratio, c.Ratios.PerSecond, c.Ratios.P50, c.Ratios.P95, c.Ratios.P99)
 	}
 	_ = tw.Flush()
+	printMemory(w, r.Memory)
 	for _, c := range r.Runs {
 		fmt.Fprintf(w, "\n%s\n  baseline: %s\n", c.Name, c.Baseline)
 		ratios := make([]string, len(c.RoundRatios))

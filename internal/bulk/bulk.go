@@ -199,50 +199,121 @@ func (e *ParseError) Error() string {
 // ErrTooManyRows: more than MaxRows records.
 var ErrTooManyRows = fmt.Errorf("an import holds at most %d records", MaxRows)
 
-// DecodeRecords reads a JSON array of objects.
-func DecodeRecords(raw json.RawMessage) ([]Record, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
-		return nil, &ParseError{Message: "records must be an array of objects"}
-	}
-	if len(items) > MaxRows {
-		return nil, ErrTooManyRows
-	}
-	out := make([]Record, len(items))
-	for i, it := range items {
-		if err := json.Unmarshal(it, &out[i]); err != nil || out[i] == nil {
-			return nil, &ParseError{Message: fmt.Sprintf("records[%d] must be a JSON object", i)}
+// Records reads the records of a body one at a time, so that an import of
+// MaxRows records never holds them all decoded at once: the request keeps at
+// most MaxSyncRows+1, and a job stores them chunk by chunk (StartJob).
+// Past MaxRows records Next returns ErrTooManyRows; a body that cannot be read
+// as records, a *ParseError.
+type Records interface {
+	// Next returns the next record, or io.EOF after the last.
+	Next() (Record, error)
+}
+
+// ReadRecords reads up to n records; fewer: the body has no more.
+func ReadRecords(r Records, n int) ([]Record, error) {
+	var out []Record
+	for len(out) < n {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
 		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
 	}
 	return out, nil
 }
 
+// Concat reads the records already read, then the rest.
+func Concat(read []Record, rest Records) Records { return &concat{read: read, rest: rest} }
+
+type concat struct {
+	read []Record
+	rest Records
+}
+
+func (c *concat) Next() (Record, error) {
+	if len(c.read) > 0 {
+		r := c.read[0]
+		c.read[0], c.read = nil, c.read[1:] // a stored chunk's records can go
+		return r, nil
+	}
+	return c.rest.Next()
+}
+
+// NewJSONRecords reads a JSON array of objects element by element.
+func NewJSONRecords(raw json.RawMessage) (Records, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, &ParseError{Message: "records must be an array of objects"}
+	}
+	return &jsonRecords{dec: dec}, nil
+}
+
+type jsonRecords struct {
+	dec  *json.Decoder
+	n    int
+	done bool // the closing bracket was read
+}
+
+func (j *jsonRecords) Next() (Record, error) {
+	if j.done {
+		return nil, io.EOF
+	}
+	if !j.dec.More() {
+		if t, err := j.dec.Token(); err != nil || t != json.Delim(']') {
+			return nil, &ParseError{Message: "records must be an array of objects"}
+		}
+		j.done = true
+		return nil, io.EOF
+	}
+	if j.n == MaxRows {
+		return nil, ErrTooManyRows
+	}
+	var r Record
+	if err := j.dec.Decode(&r); err != nil || r == nil {
+		return nil, &ParseError{Message: fmt.Sprintf("records[%d] must be a JSON object", j.n)}
+	}
+	j.n++
+	return r, nil
+}
+
 // ParseNDJSON reads one JSON object per line; blank lines are skipped.
-func ParseNDJSON(raw []byte) ([]Record, error) {
-	var out []Record
-	line := 0
-	for len(raw) > 0 {
-		line++
+func ParseNDJSON(raw []byte) ([]Record, error) { return ReadRecords(NewNDJSONRecords(raw), MaxRows+1) }
+
+// NewNDJSONRecords reads one JSON object per line, line by line.
+func NewNDJSONRecords(raw []byte) Records { return &ndjsonRecords{raw: raw} }
+
+type ndjsonRecords struct {
+	raw     []byte
+	line, n int
+}
+
+func (d *ndjsonRecords) Next() (Record, error) {
+	for len(d.raw) > 0 {
+		d.line++
 		var l []byte
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			l, raw = raw[:i], raw[i+1:]
+		if i := bytes.IndexByte(d.raw, '\n'); i >= 0 {
+			l, d.raw = d.raw[:i], d.raw[i+1:]
 		} else {
-			l, raw = raw, nil
+			l, d.raw = d.raw, nil
 		}
 		l = bytes.TrimSpace(l)
 		if len(l) == 0 {
 			continue
 		}
-		if len(out) == MaxRows {
+		if d.n == MaxRows {
 			return nil, ErrTooManyRows
 		}
 		var r Record
 		if err := json.Unmarshal(l, &r); err != nil || r == nil {
-			return nil, &ParseError{Line: line, Message: "must be one JSON object"}
+			return nil, &ParseError{Line: d.line, Message: "must be one JSON object"}
 		}
-		out = append(out, r)
+		d.n++
+		return r, nil
 	}
-	return out, nil
+	return nil, io.EOF
 }
 
 // Kind is how a CSV cell becomes a JSON value.
@@ -260,6 +331,15 @@ type Columns map[string]Kind
 // ParseCSV reads a header row of field names, then one record per row. An
 // empty cell is an absent field (export writes null and "" that way).
 func ParseCSV(raw []byte, cols Columns) ([]Record, error) {
+	r, err := NewCSVRecords(raw, cols)
+	if err != nil {
+		return nil, err
+	}
+	return ReadRecords(r, MaxRows+1)
+}
+
+// NewCSVRecords reads the header row, then the records row by row (as ParseCSV).
+func NewCSVRecords(raw []byte, cols Columns) (Records, error) {
 	r := csv.NewReader(bytes.NewReader(raw))
 	r.ReuseRecord = true
 	header, err := r.Read()
@@ -276,27 +356,36 @@ func ParseCSV(raw []byte, cols Columns) ([]Record, error) {
 			return nil, &ParseError{Line: 1, Message: fmt.Sprintf("column %d of the header is empty or repeated", i+1)}
 		}
 	}
-	var out []Record
-	for {
-		row, err := r.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, csvError(err)
-		}
-		if len(out) == MaxRows {
-			return nil, ErrTooManyRows
-		}
-		rec := make(Record, len(row))
-		for i, cell := range row {
-			if cell == "" {
-				continue
-			}
-			rec[names[i]] = cellJSON(unneutralise(cell), cols[names[i]])
-		}
-		out = append(out, rec)
+	return &csvRecords{r: r, names: names, cols: cols}, nil
+}
+
+type csvRecords struct {
+	r     *csv.Reader
+	names []string
+	cols  Columns
+	n     int
+}
+
+func (c *csvRecords) Next() (Record, error) {
+	row, err := c.r.Read()
+	if err == io.EOF {
+		return nil, io.EOF
 	}
+	if err != nil {
+		return nil, csvError(err)
+	}
+	if c.n == MaxRows {
+		return nil, ErrTooManyRows
+	}
+	c.n++
+	rec := make(Record, len(row))
+	for i, cell := range row {
+		if cell == "" {
+			continue
+		}
+		rec[c.names[i]] = cellJSON(unneutralise(cell), c.cols[c.names[i]])
+	}
+	return rec, nil
 }
 
 func csvError(err error) error {

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -159,5 +160,33 @@ func TestCSVFormulaNeutralisedAndRoundTrips(t *testing.T) {
 		if string(recs[i]["value"]) != "-5" {
 			t.Errorf("-5 read back as %s", recs[i]["value"])
 		}
+	}
+}
+
+// A job reads its records chunk by chunk: every reader keeps answering io.EOF
+// once the body has ended.
+func TestRecordsEndForGood(t *testing.T) {
+	j, err := NewJSONRecords(json.RawMessage(`[{"a":1}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCSVRecords([]byte("a\n1\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]Records{"json": j, "csv": c, "ndjson": NewNDJSONRecords([]byte("{\"a\":1}\n"))} {
+		first, err := ReadRecords(r, 5)
+		if err != nil || len(first) != 1 {
+			t.Fatalf("%s: %v %v", name, first, err)
+		}
+		for range 2 {
+			if rec, err := r.Next(); err != io.EOF {
+				t.Errorf("%s: after the end got %v %v, want io.EOF", name, rec, err)
+			}
+		}
+	}
+	r := Concat([]Record{{"a": json.RawMessage("0")}}, NewNDJSONRecords([]byte("{\"a\":1}")))
+	if all, err := ReadRecords(r, 5); err != nil || len(all) != 2 || string(all[0]["a"]) != "0" || string(all[1]["a"]) != "1" {
+		t.Errorf("Concat: %v %v", all, err)
 	}
 }

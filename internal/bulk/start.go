@@ -19,27 +19,40 @@ type ImportRequestedEvent struct {
 }
 
 // StartJob stores an import too large for one request as a job with its
-// records (in chunks of ChunkRows), and the event whose handler starts the
-// workflow that runs it.
-func StartJob(ctx context.Context, tx pgx.Tx, a Actor, o Options, records []Record) (dbsqlc.BulkJob, error) {
+// records, read and stored ChunkRows at a time (so the request holds one chunk,
+// not 500,000 records), and the event whose handler starts the workflow that
+// runs it. A record that cannot be read fails it (*ParseError, ErrTooManyRows):
+// the caller's transaction then writes nothing.
+func StartJob(ctx context.Context, tx pgx.Tx, a Actor, o Options, records Records) (dbsqlc.BulkJob, error) {
 	job, err := db.Q.BulkJobCreate(ctx, tx, dbsqlc.BulkJobCreateParams{TenantID: a.TenantID, Resource: string(o.Resource), Mode: string(o.Mode),
-		DryRun: o.DryRun, Atomic: o.Atomic, Total: int32(len(records)), RequestedBy: a.Subject, RequestedRoles: a.Roles})
+		DryRun: o.DryRun, Atomic: o.Atomic, Total: 0, RequestedBy: a.Subject, RequestedRoles: a.Roles})
 	if err != nil {
 		return job, err
 	}
-	for from := 0; from < len(records); from += ChunkRows {
-		chunk := records[from:min(from+ChunkRows, len(records))]
+	total := 0
+	for {
+		chunk, err := ReadRecords(records, ChunkRows)
+		if err != nil || len(chunk) == 0 {
+			if err != nil {
+				return job, err
+			}
+			break
+		}
 		raw, idxs := make([][]byte, len(chunk)), make([]int32, len(chunk))
 		for i, r := range chunk {
 			if raw[i], err = json.Marshal(r); err != nil {
 				return job, err
 			}
-			idxs[i] = int32(from + i)
+			idxs[i] = int32(total + i)
 		}
 		if err := db.Q.BulkJobRowsInsert(ctx, tx, dbsqlc.BulkJobRowsInsertParams{TenantID: a.TenantID, JobID: job.ID, Idxs: idxs, Records: raw}); err != nil {
 			return job, err
 		}
+		total += len(chunk)
 	}
-	_, err = outbox.Write(ctx, tx, a.TenantID, outbox.BulkImportRequested, ImportRequestedEvent{ID: job.ID.String(), Resource: job.Resource, Total: len(records)})
+	if job, err = db.Q.BulkJobSetTotal(ctx, tx, dbsqlc.BulkJobSetTotalParams{TenantID: a.TenantID, ID: job.ID, Total: int32(total)}); err != nil {
+		return job, err
+	}
+	_, err = outbox.Write(ctx, tx, a.TenantID, outbox.BulkImportRequested, ImportRequestedEvent{ID: job.ID.String(), Resource: job.Resource, Total: total})
 	return job, err
 }
