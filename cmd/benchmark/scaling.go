@@ -68,7 +68,7 @@ func runScaling(ctx context.Context, e *env) error {
 	if err := e.scaleAnalytics(ctx); err != nil {
 		return err
 	}
-	stopWorker, workerPID, err := e.startWorker(ctx, "scaling", exportTemporal)
+	stopWorker, _, err := e.startWorker(ctx, "scaling", exportTemporal)
 	if err != nil {
 		return err
 	}
@@ -83,9 +83,6 @@ func runScaling(ctx context.Context, e *env) error {
 	}
 	if err := e.scaleSync(ctx); err != nil {
 		return err
-	}
-	if kb, err := vmHWM(workerPID); err == nil {
-		e.report.Notes = append(e.report.Notes, fmt.Sprintf("scaling: the worker's peak RSS (VmHWM; a `valuecase worker` started for the suite's bulk jobs and syncs) is %.1f MB", float64(kb)/1024))
 	}
 	return nil
 }
