@@ -58,14 +58,18 @@ func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func
 	actor := Actor{TenantID: tenantID, Subject: job.RequestedBy, Roles: job.RequestedRoles}
 	sum := Summary{Total: int(job.Total), Created: int(job.Created), Updated: int(job.Updated), Unchanged: int(job.Unchanged), Failed: int(job.Failed)}
 	if !o.DryRun && !o.Atomic {
-		for {
-			n := 0
+		// Rows are taken in index order and a chunk's outcomes commit with its writes, so every
+		// row below the next index has one: starting each read there keeps a chunk's read from
+		// walking the rows already done (quadratic in the job's size otherwise).
+		for next := int(job.Processed); ; {
+			n, last := 0, 0
 			err := db.InTenant(ctx, j.Pool, tenantID, func(tx pgx.Tx) error {
-				results, err := j.chunk(ctx, tx, imp, actor, o, job, 0)
+				results, err := j.chunk(ctx, tx, imp, actor, o, job, next)
 				n = len(results)
 				if err != nil || n == 0 {
 					return err
 				}
+				last = results[n-1].Index
 				return record(ctx, tx, job, results, &sum)
 			})
 			if err != nil {
@@ -74,6 +78,7 @@ func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func
 			if n == 0 {
 				break
 			}
+			next = last + 1
 			heartbeat(int(job.Processed) + n)
 			job.Processed += int32(n)
 		}
