@@ -76,13 +76,13 @@ func BenchmarkAnalyticsPortfolio(b *testing.B) {
 	} {
 		for _, mode := range []struct {
 			name    string
-			entries int
-		}{{"uncached", 0}, {"cached", analytics.DefaultCacheEntries}} {
-			analytics.SetCacheEntries(mode.entries)
+			bytes int64
+		}{{"uncached", 0}, {"cached", analytics.DefaultCacheBytes}} {
+			analytics.SetCacheBytes(mode.bytes)
 			benchRequest(b, c.name+"/"+mode.name, c.uri, tok, tenant.String(), handler)
 		}
 	}
-	analytics.SetCacheEntries(analytics.DefaultCacheEntries)
+	analytics.SetCacheBytes(analytics.DefaultCacheBytes)
 }
 
 // benchRequest runs GET uri through the app's handler.

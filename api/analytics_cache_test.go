@@ -32,9 +32,9 @@ func TestAnalyticsCacheAnswersEveryWrite(t *testing.T) {
 		for _, p := range paths {
 			first, again := ts.do(&admin, "GET", p, nil), ts.do(&admin, "GET", p, nil)
 			expect(t, first, 200)
-			analytics.SetCacheEntries(0)
+			analytics.SetCacheBytes(0)
 			fresh := ts.do(&admin, "GET", p, nil)
-			analytics.SetCacheEntries(analytics.DefaultCacheEntries)
+			analytics.SetCacheBytes(analytics.DefaultCacheBytes)
 			if !bytes.Equal(first.body, fresh.body) || !bytes.Equal(again.body, fresh.body) {
 				t.Errorf("%s: GET %s cached\n%s\nfresh\n%s", step, p, again.body, fresh.body)
 			}

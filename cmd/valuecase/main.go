@@ -148,7 +148,7 @@ func runAPI(ctx context.Context, args []string) error {
 		deps.Limits, deps.Concurrency = shared, shared
 		log.Info("rate limits shared through Redis")
 	}
-	analytics.SetCacheEntries(cfg.AnalyticsCacheEntries)
+	analytics.SetCacheBytes(int64(cfg.AnalyticsCacheMB) << 20)
 	srv := api.New(deps)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.App().Listen(cfg.HTTPAddr) }()

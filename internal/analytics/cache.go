@@ -18,6 +18,7 @@ import (
 	"container/list"
 	"context"
 	"encoding/json"
+	"math"
 	"sync"
 
 	"github.com/google/uuid"
@@ -27,8 +28,13 @@ import (
 	"github.com/valuecase/valuecase/internal/finance"
 )
 
-// DefaultCacheEntries is ANALYTICS_CACHE_ENTRIES's default.
-const DefaultCacheEntries = 256
+// DefaultCacheBytes is ANALYTICS_CACHE_MB's default, in bytes.
+const DefaultCacheBytes = 32 << 20
+
+// typedReportFactor is how much more memory a typed report holds than its
+// JSON encoding (decimals and slices of structs against digits in a text):
+// its size in the cache is its JSON length times this.
+const typedReportFactor = 3
 
 // cacheKey is what a report depends on.
 type cacheKey struct {
@@ -42,6 +48,7 @@ type cacheKey struct {
 type cacheEntry struct {
 	key    cacheKey
 	report any
+	size   int64 // its estimated bytes
 }
 
 // flight is one computation of a key that concurrent misses wait on.
@@ -52,25 +59,28 @@ type flight struct {
 	stored bool // computed at one version: waiters of the same version may take it
 }
 
-// reportCache is a bounded LRU of reports with its computations in flight.
+// reportCache is an LRU of reports bounded by their estimated bytes, with
+// its computations in flight.
 type reportCache struct {
 	mu      sync.Mutex
-	max     int
+	max     int64      // bytes
+	size    int64      // of the entries held
 	order   *list.List // of *cacheEntry, most recent first
 	entries map[cacheKey]*list.Element
 	flights map[cacheKey]*flight
 }
 
-func newReportCache(max int) *reportCache {
+func newReportCache(max int64) *reportCache {
 	return &reportCache{max: max, order: list.New(), entries: map[cacheKey]*list.Element{}, flights: map[cacheKey]*flight{}}
 }
 
 // reports is the process's cache of every analysis that caches.
-var reports = newReportCache(DefaultCacheEntries)
+var reports = newReportCache(DefaultCacheBytes)
 
-// SetCacheEntries bounds the process's report cache to n reports (0: no
-// cache); reports beyond it are dropped, least recently used first.
-func SetCacheEntries(n int) {
+// SetCacheBytes bounds the process's report cache to about n bytes of
+// reports (0: no cache); reports beyond it are dropped, least recently used
+// first.
+func SetCacheBytes(n int64) {
 	reports.mu.Lock()
 	defer reports.mu.Unlock()
 	reports.max = max(n, 0)
@@ -78,17 +88,35 @@ func SetCacheEntries(n int) {
 }
 
 func (c *reportCache) trim() {
-	for c.order.Len() > c.max {
-		e := c.order.Back()
-		c.order.Remove(e)
-		delete(c.entries, e.Value.(*cacheEntry).key)
+	for c.size > c.max {
+		c.remove(c.order.Back())
 	}
+}
+
+func (c *reportCache) remove(e *list.Element) {
+	ce := e.Value.(*cacheEntry)
+	c.order.Remove(e)
+	delete(c.entries, ce.key)
+	c.size -= ce.size
+}
+
+// sizeOf estimates the bytes a report holds: a rendering its length, a
+// typed report its JSON length times typedReportFactor.
+func sizeOf(report any) int64 {
+	if b, ok := report.([]byte); ok {
+		return int64(len(b))
+	}
+	b, err := json.Marshal(report)
+	if err != nil {
+		return math.MaxInt64 // unknown: not kept
+	}
+	return int64(len(b)) * typedReportFactor
 }
 
 // put stores a report and drops the tenant's reports of older versions
 // (no request reads them again).
-func (c *reportCache) put(k cacheKey, report any) {
-	if c.max == 0 {
+func (c *reportCache) put(k cacheKey, report any, size int64) {
+	if size > c.max/4 { // one report may not push out most of the others
 		return
 	}
 	if e, ok := c.entries[k]; ok {
@@ -98,12 +126,12 @@ func (c *reportCache) put(k cacheKey, report any) {
 	for e := c.order.Front(); e != nil; {
 		next := e.Next()
 		if old := e.Value.(*cacheEntry).key; old.tenant == k.tenant && old.version < k.version {
-			c.order.Remove(e)
-			delete(c.entries, old)
+			c.remove(e)
 		}
 		e = next
 	}
-	c.entries[k] = c.order.PushFront(&cacheEntry{key: k, report: report})
+	c.entries[k] = c.order.PushFront(&cacheEntry{key: k, report: report, size: size})
+	c.size += size
 	c.trim()
 }
 
@@ -181,15 +209,18 @@ func (c *reportCache) do(ctx context.Context, tx pgx.Tx, scope Scope, kind strin
 	c.mu.Unlock()
 
 	report, err := compute()
-	stored := false
+	stored, size := false, int64(0)
 	if err == nil {
 		after, verr := db.Q.AnalyticsDataVersion(ctx, tx, scope.Tenant)
 		stored = verr == nil && after.Version == v.Version
 	}
+	if stored {
+		size = sizeOf(report) // outside the lock: a large report's encoding takes a while
+	}
 	c.mu.Lock()
 	delete(c.flights, k)
 	if stored {
-		c.put(k, report)
+		c.put(k, report, size)
 	}
 	f.report, f.err, f.stored = report, err, stored
 	c.mu.Unlock()

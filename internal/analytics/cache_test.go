@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"errors"
+	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -298,7 +299,7 @@ func TestReportCacheVersionMovedDuringCompute(t *testing.T) {
 	ctx := context.Background()
 	f := newCacheFixture(t)
 	scope := Scope{Tenant: f.tenant, Now: time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)}
-	c := newReportCache(16)
+	c := newReportCache(1 << 20)
 	err := db.InTenant(ctx, f.pool, f.tenant, func(tx pgx.Tx) error {
 		_, err := c.do(ctx, tx, scope, "test", 1, func() (any, error) {
 			return "report", db.InTenant(ctx, f.pool, f.tenant, func(w pgx.Tx) error {
@@ -342,5 +343,48 @@ func TestReportCacheVersionMovedDuringCompute(t *testing.T) {
 	wg.Wait()
 	if n := computed.Load(); n != 1 {
 		t.Errorf("computed %d times for 20 concurrent misses, want 1", n)
+	}
+}
+
+// TestReportCacheBytesBound: the cache holds at most its budget of estimated
+// bytes, dropping the least recently used first, and never keeps a report
+// over a quarter of the budget.
+func TestReportCacheBytesBound(t *testing.T) {
+	c := newReportCache(1000)
+	key := func() cacheKey { return cacheKey{tenant: uuid.New(), version: 1, kind: "realization"} }
+	a, b, d := key(), key(), key()
+	c.put(a, []byte("a"), 200)
+	c.put(b, []byte("b"), 200)
+	c.put(key(), []byte("too large"), 251)
+	if c.order.Len() != 2 || c.size != 400 {
+		t.Fatalf("after two reports and one over a quarter: %d held, %d bytes", c.order.Len(), c.size)
+	}
+	c.order.MoveToFront(c.entries[a]) // a read again: b is now the least recently used
+	for range 3 {
+		c.put(key(), []byte("x"), 200)
+	}
+	c.put(d, []byte("d"), 200)
+	if _, ok := c.entries[b]; ok || c.size > 1000 {
+		t.Errorf("over budget: b still held (%v), %d bytes", ok, c.size)
+	}
+	if _, ok := c.entries[a]; !ok {
+		t.Error("the recently read report was dropped before older ones")
+	}
+	if got := sizeOf([]byte("12345")); got != 5 {
+		t.Errorf("sizeOf a rendering: %d", got)
+	}
+	if got := sizeOf(map[string]int{"n": 1}); got != int64(len(`{"n":1}`))*typedReportFactor {
+		t.Errorf("sizeOf a typed report: %d", got)
+	}
+}
+
+// TestEveryReportHasASize: each analysis's typed report encodes, so the
+// cache can weigh it and keep it.
+func TestEveryReportHasASize(t *testing.T) {
+	f := newCacheFixture(t)
+	for name, r := range f.analyses(t, time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC), false) {
+		if size := sizeOf(r); size == math.MaxInt64 || size <= 0 {
+			t.Errorf("%s: size %d (does not encode)", name, size)
+		}
 	}
 }

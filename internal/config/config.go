@@ -51,9 +51,9 @@ type Config struct {
 	// AnalyticsTimeout is the deadline of one analytics request (0 in a
 	// Config built by hand: DefaultAnalyticsTimeout).
 	AnalyticsTimeout time.Duration
-	// AnalyticsCacheEntries bounds the API process's cache of analysed
-	// reports (0: none); cmd/valuecase applies it.
-	AnalyticsCacheEntries int
+	// AnalyticsCacheMB bounds the API process's cache of analysed reports,
+	// in MiB (0: none); cmd/valuecase applies it.
+	AnalyticsCacheMB int
 }
 
 // DefaultRetentionEvery is RETENTION_EVERY's default (and the interval a
@@ -91,7 +91,7 @@ var Vars = []Var{
 	{"SECRETS_KEY", "", "base64 32-byte key encrypting secrets at rest (required outside local development)"},
 	{"REDIS_URL", "", "redis:// or rediss:// URL: rate and concurrency limits shared by every API instance (empty: each process counts alone)"},
 	{"ANALYTICS_TIMEOUT", "5s", "deadline of one /v1/analytics request (statement_timeout of its transaction too); past it: 503 SERVICE_UNAVAILABLE"},
-	{"ANALYTICS_CACHE_ENTRIES", "256", "reports the API keeps per tenant data version (realization, trends, ROI, forecasts; exact: a change of any input is a new version), least recently used dropped first; 0 turns the cache off"},
+	{"ANALYTICS_CACHE_MB", "32", "MiB of analysed reports the API keeps per tenant data version (realization, trends, ROI, forecasts; exact: a change of any input is a new version), least recently used dropped first; 0 turns the cache off"},
 	{"TRUSTED_PROXIES", "", "comma-separated CIDRs (or IPs) of reverse proxies whose X-Forwarded-For names the client IP"},
 	{"RETENTION_EVERY", "1h", "how often the maintenance/retention schedule removes rows past their retention"},
 	{"RETENTION_OUTBOX", "168h", "how long a published outbox event is kept"},
@@ -211,8 +211,8 @@ func Load() (Config, error) {
 	if c.AnalyticsTimeout, err = time.ParseDuration(get("ANALYTICS_TIMEOUT")); err != nil || c.AnalyticsTimeout < 100*time.Millisecond || c.AnalyticsTimeout > time.Minute {
 		bad("ANALYTICS_TIMEOUT", errors.New("want a duration from 100ms to 1m such as 5s"))
 	}
-	if c.AnalyticsCacheEntries, err = strconv.Atoi(get("ANALYTICS_CACHE_ENTRIES")); err != nil || c.AnalyticsCacheEntries < 0 || c.AnalyticsCacheEntries > 100000 {
-		bad("ANALYTICS_CACHE_ENTRIES", errors.New("want a whole number from 0 to 100000"))
+	if c.AnalyticsCacheMB, err = strconv.Atoi(get("ANALYTICS_CACHE_MB")); err != nil || c.AnalyticsCacheMB < 0 || c.AnalyticsCacheMB > 4096 {
+		bad("ANALYTICS_CACHE_MB", errors.New("want a whole number of MiB from 0 to 4096"))
 	}
 	for _, p := range list(get("TRUSTED_PROXIES")) {
 		prefix, err := netip.ParsePrefix(p)
