@@ -214,7 +214,7 @@ func ReadRecords(r Records, n int) ([]Record, error) {
 	var out []Record
 	for len(out) < n {
 		rec, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -180,7 +180,7 @@ func TestRecordsEndForGood(t *testing.T) {
 			t.Fatalf("%s: %v %v", name, first, err)
 		}
 		for range 2 {
-			if rec, err := r.Next(); err != io.EOF {
+			if rec, err := r.Next(); !errors.Is(err, io.EOF) {
 				t.Errorf("%s: after the end got %v %v, want io.EOF", name, rec, err)
 			}
 		}
