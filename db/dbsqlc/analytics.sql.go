@@ -374,7 +374,7 @@ WITH bens AS MATERIALIZED (
   JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id
   WHERE p.tenant_id = $2
   GROUP BY 1, 2
-), pairs AS MATERIALIZED (
+), pairs AS (
   SELECT b.group_key,
          a.value::float8 AS actual,
          CASE
@@ -434,6 +434,8 @@ type AnalyticsForecastAccuracyRow struct {
 // the plan does not list); else expected_value / 12 a month or / 4 a quarter. Actual and expected
 // of a period are in the benefit's currency, converted at the period's rate (1 for the base);
 // missing counts the periods without a rate (their amounts are left out of the sums).
+// bens is materialised (its EXISTS runs once a benefit, not once an actual); pairs is not, so the
+// aggregate consumes the join as it streams instead of writing every actual to a spilling tuplestore.
 func (q *Queries) AnalyticsForecastAccuracy(ctx context.Context, db DBTX, arg AnalyticsForecastAccuracyParams) ([]AnalyticsForecastAccuracyRow, error) {
 	rows, err := db.Query(ctx, analyticsForecastAccuracy,
 		arg.GroupBy,
@@ -764,6 +766,19 @@ func (q *Queries) AnalyticsMissingActualRatesInRange(ctx context.Context, db DBT
 		return nil, err
 	}
 	return items, nil
+}
+
+const analyticsNoJIT = `-- name: AnalyticsNoJIT :exec
+SELECT set_config('jit', 'off', true)
+`
+
+// No JIT compilation for the rest of the transaction (transaction-local). The planner's cost of a
+// scan of a large tenant's actuals passes jit_inline_above_cost and jit_optimize_above_cost, and
+// compiling then takes seconds (more than the scan itself, worse on a loaded host) while an
+// analysis's statements each run once: JIT only pays back over far more rows than a tenant has.
+func (q *Queries) AnalyticsNoJIT(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, analyticsNoJIT)
+	return err
 }
 
 const analyticsPlans = `-- name: AnalyticsPlans :many

@@ -180,6 +180,8 @@ ORDER BY p.benefit_id, p.period;
 -- the plan does not list); else expected_value / 12 a month or / 4 a quarter. Actual and expected
 -- of a period are in the benefit's currency, converted at the period's rate (1 for the base);
 -- missing counts the periods without a rate (their amounts are left out of the sums).
+-- bens is materialised (its EXISTS runs once a benefit, not once an actual); pairs is not, so the
+-- aggregate consumes the join as it streams instead of writing every actual to a spilling tuplestore.
 WITH bens AS MATERIALIZED (
   -- Per benefit once: its group, its first and last period, its even spread and whether a plan replaces it.
   SELECT b.id, b.currency,
@@ -202,7 +204,7 @@ WITH bens AS MATERIALIZED (
   JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id
   WHERE p.tenant_id = @tenant_id
   GROUP BY 1, 2
-), pairs AS MATERIALIZED (
+), pairs AS (
   SELECT b.group_key,
          a.value::float8 AS actual,
          CASE
@@ -418,6 +420,13 @@ CROSS JOIN LATERAL (
   LIMIT 2
 ) l
 ORDER BY 1, 2;
+
+-- name: AnalyticsNoJIT :exec
+-- No JIT compilation for the rest of the transaction (transaction-local). The planner's cost of a
+-- scan of a large tenant's actuals passes jit_inline_above_cost and jit_optimize_above_cost, and
+-- compiling then takes seconds (more than the scan itself, worse on a loaded host) while an
+-- analysis's statements each run once: JIT only pays back over far more rows than a tenant has.
+SELECT set_config('jit', 'off', true);
 
 -- name: AnalyticsStatementTimeout :exec
 -- The analysis's deadline for every later statement of the transaction (transaction-local):
