@@ -7,10 +7,15 @@
 -- benefits created in one statement took 7.6 s, 2,000 took 35.5 s, as superuser 8,334 took 5.9 s.
 -- Here every statement is driven by the array and reaches each benefit's rows by primary key (a
 -- LATERAL or EXISTS subquery that OFFSET 0 keeps from being flattened into a join the planner may
--- reorder, as migration 00021 did for the rollup) and the update takes the locked rows by tid: work in proportion to the benefits touched,
--- whatever the statistics say. The figures and the locking protocol are unchanged.
+-- reorder, as migration 00021 did for the rollup) and the update takes the locked rows by tid:
+-- work in proportion to the benefits touched, whatever the statistics say. The figures and the locking protocol are unchanged.
+-- plan_cache_mode = force_custom_plan: a generic plan (plpgsql's cached one after five calls)
+-- sees neither the tid array's size (it filtered a tenant scan by it, O(n²) again) nor which
+-- index finds one benefit (it took benefits_tenant_created and filtered on id); a custom plan
+-- costs far less than these statements' work.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION benefit_measured_refresh(tenants uuid[], benefits uuid[]) RETURNS void LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION benefit_measured_refresh(tenants uuid[], benefits uuid[]) RETURNS void LANGUAGE plpgsql
+SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
     locked tid[]; -- the touched rows, locked by this transaction until it ends
 BEGIN

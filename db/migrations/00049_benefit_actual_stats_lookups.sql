@@ -7,8 +7,13 @@
 -- actuals of 4,000 new benefits in one statement). As migration 00048 does for the measured
 -- expectations: the rows are locked through a LATERAL lookup by primary key driven by the array,
 -- and updated and deleted by their tids. The figures and the lock order are unchanged.
+-- plan_cache_mode = force_custom_plan: a generic plan (plpgsql's cached one after five calls)
+-- sees neither the tid array's size (it filtered a tenant scan by it, O(n²) again) nor which
+-- index finds one benefit (it took benefits_tenant_created and filtered on id); a custom plan
+-- costs far less than these statements' work.
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION benefit_actual_stats_refresh() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION benefit_actual_stats_refresh() RETURNS trigger LANGUAGE plpgsql
+SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
     -- The statement's change per touched (tenant, benefit), in key order: Σ new − Σ old values
     -- and the change of the count.
