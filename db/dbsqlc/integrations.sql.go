@@ -556,7 +556,10 @@ const syncBenefitsByKey = `-- name: SyncBenefitsByKey :many
 SELECT b.id, b.external_key, b.measurement_frequency, b.expected_start_date, i.status AS initiative_status
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-WHERE b.tenant_id = $1 AND (b.id::text = ANY($2::text[]) OR b.external_key = ANY($2::text[]))
+WHERE b.tenant_id = $1
+  AND (b.id = ANY(ARRAY(SELECT k::uuid FROM unnest($2::text[]) k
+                        WHERE k ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'))
+       OR (b.external_key IS NOT NULL AND b.external_key = ANY($2::text[])))
 `
 
 type SyncBenefitsByKeyParams struct {
@@ -572,7 +575,9 @@ type SyncBenefitsByKeyRow struct {
 	InitiativeStatus     string
 }
 
-// The benefits a feed page names, by id or external_key.
+// The benefits a feed page names, by id (a key that is a uuid's canonical text, as id::text would
+// print it; any other key is no id and never fails a cast) or external_key: two index lookups
+// (benefits_pkey, benefits_tenant_external_key) instead of a filter over all the tenant's benefits.
 func (q *Queries) SyncBenefitsByKey(ctx context.Context, db DBTX, arg SyncBenefitsByKeyParams) ([]SyncBenefitsByKeyRow, error) {
 	rows, err := db.Query(ctx, syncBenefitsByKey, arg.TenantID, arg.Keys)
 	if err != nil {

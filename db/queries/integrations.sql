@@ -132,11 +132,16 @@ WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running')
 RETURNING *;
 
 -- name: SyncBenefitsByKey :many
--- The benefits a feed page names, by id or external_key.
+-- The benefits a feed page names, by id (a key that is a uuid's canonical text, as id::text would
+-- print it; any other key is no id and never fails a cast) or external_key: two index lookups
+-- (benefits_pkey, benefits_tenant_external_key) instead of a filter over all the tenant's benefits.
 SELECT b.id, b.external_key, b.measurement_frequency, b.expected_start_date, i.status AS initiative_status
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-WHERE b.tenant_id = @tenant_id AND (b.id::text = ANY(@keys::text[]) OR b.external_key = ANY(@keys::text[]));
+WHERE b.tenant_id = @tenant_id
+  AND (b.id = ANY(ARRAY(SELECT k::uuid FROM unnest(@keys::text[]) k
+                        WHERE k ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'))
+       OR (b.external_key IS NOT NULL AND b.external_key = ANY(@keys::text[])));
 
 -- name: SyncCancel :execrows
 -- Marks a queued or running sync canceled (its run was canceled); a finished one keeps its outcome.

@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,5 +170,63 @@ func TestWritePageUpsertsIdempotently(t *testing.T) {
 	})
 	if !errors.Is(err, integration.ErrTargetGone) {
 		t.Errorf("a missing initiative: %v", err)
+	}
+}
+
+// A feed names a benefit by its id (the uuid's canonical text) or its external_key; a key that is
+// neither (not a uuid, a uuid of no benefit, an id in capitals) fails its item, never the page.
+func TestWritePageResolvesBenefitKeys(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	target := integration.Target{TenantID: tenant, IntegrationID: uuid.New(), Provider: provider.HTTPFeed}
+	uuidKey := uuid.New().String() // an external_key shaped like a uuid that is no benefit's id
+	var byID, byKey, byUUIDKey uuid.UUID
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		var ini uuid.UUID
+		if err := tx.QueryRow(ctx, "INSERT INTO initiatives (tenant_id, name, status) VALUES ($1, 'Feed', 'active') RETURNING id", tenant).Scan(&ini); err != nil {
+			return err
+		}
+		insert := `INSERT INTO benefits (tenant_id, initiative_id, name, category, expected_value, currency, unit, measurement_frequency, expected_start_date, owner_id, external_key)
+		           VALUES ($1, $2, $3, 'cost_savings', 1200, 'EUR', 'currency', 'monthly', '2026-01-01', 'owner', $4) RETURNING id`
+		if err := tx.QueryRow(ctx, insert, tenant, ini, "by id", nil).Scan(&byID); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, insert, tenant, ini, "by key", "K-1").Scan(&byKey); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, insert, tenant, ini, "by uuid key", uuidKey).Scan(&byUUIDKey)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	actual := func(id, key string) provider.Item {
+		return provider.Item{ExternalID: id, Actual: &provider.ActualFields{BenefitKey: key, Period: "2026-02", Value: "100"}}
+	}
+	var c integration.Counts
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		var err error
+		c, err = integration.WritePage(ctx, tx, target, []provider.Item{
+			actual("a", byID.String()), actual("b", " K-1 "), actual("c", uuidKey),
+			actual("d", "not-a-uuid"), actual("e", uuid.New().String()), actual("f", strings.ToUpper(byID.String())), actual("g", "k-1"),
+		}, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Created != 3 || c.Failed != 4 {
+		t.Fatalf("counts: %+v", c)
+	}
+	for i, e := range c.Errors {
+		if want := string(rune('d' + i)); e.ExternalID != want || !strings.HasPrefix(e.Message, "no benefit has the id or external_key") {
+			t.Errorf("error %d: %+v, want item %s not found", i, e, want)
+		}
+	}
+	for _, id := range []uuid.UUID{byID, byKey, byUUIDKey} {
+		var n int
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, "SELECT count(*) FROM benefit_actuals WHERE benefit_id = $1 AND period = '2026-02-01' AND value = 100", id).Scan(&n)
+		}); err != nil || n != 1 {
+			t.Errorf("benefit %s: %d actuals (%v)", id, n, err)
+		}
 	}
 }
