@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"time"
 
@@ -340,25 +339,12 @@ func (e *env) publishTenantEvents(ctx context.Context, tenantID uuid.UUID) error
 // sync on a fresh tenant with the benefits the feed names.
 func (e *env) scaleSync(ctx context.Context) error {
 	load := benchutil.LoadAvg()
-	// The feed's benefits (8,334 for 100,000 records) go in as the superuser when make bench
-	// gives one: under row security the benefits' measured-expectation trigger joins the new
-	// rows to the tenant's benefits in a nested loop (its estimate for the policy's tenant is one
-	// row), so one insert of n benefits takes O(n²): 1,000 took 7.6 s, 2,000 35 s, 8,334 6.5 min.
-	setup := e.pool
-	if u := os.Getenv("BENCH_COPY_DATABASE_URL"); u != "" {
-		p, err := db.NewPool(ctx, u)
-		if err != nil {
-			return err
-		}
-		defer p.Close()
-		setup = p
-	}
 	tab := benchutil.Scaling{Name: "http_feed sync (fresh)", Unit: "record", PerUnitIn: "µs"}
 	for _, sc := range syncScales {
 		feed := providertest.NewFeed(nil, providertest.Options{Records: sc.records, PageSize: syncPageSize})
 		var took []time.Duration
 		for n := range sc.samples {
-			t, err := e.syncTenant(ctx, setup, n, "scaling", sc.records)
+			t, err := e.syncTenant(ctx, e.pool, n, "scaling", sc.records)
 			if err != nil {
 				feed.Close()
 				return err
