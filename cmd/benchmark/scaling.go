@@ -344,7 +344,7 @@ func (e *env) scaleSync(ctx context.Context) error {
 		feed := providertest.NewFeed(nil, providertest.Options{Records: sc.records, PageSize: syncPageSize})
 		var took []time.Duration
 		for n := range sc.samples {
-			t, err := e.syncTenant(ctx, e.pool, n, "scaling", sc.records)
+			t, err := e.syncTenant(ctx, n, "scaling", sc.records)
 			if err != nil {
 				feed.Close()
 				return err

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
@@ -79,7 +78,7 @@ func runSync(ctx context.Context, e *env) error {
 		syncPagesSeen                          int
 	)
 	apiSide := func(r int) error {
-		t, err := e.syncTenant(ctx, e.pool, r, "api", syncRecords)
+		t, err := e.syncTenant(ctx, r, "api", syncRecords)
 		if err != nil {
 			return err
 		}
@@ -114,7 +113,7 @@ func runSync(ctx context.Context, e *env) error {
 		return nil
 	}
 	dbSide := func(r int) error {
-		t, err := e.syncTenant(ctx, e.pool, r, "sql", syncRecords)
+		t, err := e.syncTenant(ctx, r, "sql", syncRecords)
 		if err != nil {
 			return err
 		}
@@ -235,9 +234,8 @@ func syncPages(records, size int) [][]int {
 }
 
 // syncTenant is a fresh tenant with an initiative and the benefits the rows
-// of a feed of records name (external keys B-0 …, monthly from 2024-01),
-// inserted through pool.
-func (e *env) syncTenant(ctx context.Context, pool *pgxpool.Pool, round int, side string, records int) (benchutil.Tenant, error) {
+// of a feed of records name (external keys B-0 …, monthly from 2024-01).
+func (e *env) syncTenant(ctx context.Context, round int, side string, records int) (benchutil.Tenant, error) {
 	perms := []string{string(rbac.AdminConfig), string(rbac.InitiativesWrite), string(rbac.InitiativesRead)}
 	t, err := benchutil.NewTenant(ctx, e.pool, e.keys, fmt.Sprintf("bench sync %d %s %s", round+1, side, time.Now().UTC().Format(time.RFC3339Nano)), benchSubject, []string{rbac.RoleAdmin}, perms)
 	if err != nil {
@@ -249,7 +247,7 @@ func (e *env) syncTenant(ctx context.Context, pool *pgxpool.Pool, round int, sid
 	if err := e.post(ctx, t, "/v1/initiatives", map[string]any{"name": "Sync benchmark"}, &in); err != nil {
 		return t, err
 	}
-	err = db.InTenant(ctx, pool, t.ID, func(tx pgx.Tx) error {
+	err = db.InTenant(ctx, e.pool, t.ID, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO benefits (tenant_id, initiative_id, name, category, expected_value, currency, unit,
 			measurement_frequency, expected_start_date, owner_id, external_key)
 			SELECT $1, $2, 'Benefit ' || g, 'cost_savings', 1000, 'EUR', 'currency', 'monthly', '2024-01-01', $3, 'B-' || g
