@@ -75,7 +75,7 @@ func BenchmarkAnalyticsPortfolio(b *testing.B) {
 		{"trends_by_category", "/v1/analytics/trends?from=2023-01&to=2025-12&group_by=category"},
 	} {
 		for _, mode := range []struct {
-			name    string
+			name  string
 			bytes int64
 		}{{"uncached", 0}, {"cached", analytics.DefaultCacheBytes}} {
 			analytics.SetCacheBytes(mode.bytes)
