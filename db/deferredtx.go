@@ -107,25 +107,24 @@ func (t *deferredTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.
 }
 
 func (t *deferredTx) Commit(ctx context.Context) error {
-	if t.tx == nil {
-		if t.ended {
-			return pgx.ErrTxClosed
-		}
-		t.ended = true
-		return nil
-	}
-	return t.tx.Commit(ctx)
+	return t.end(func() error { return t.tx.Commit(ctx) })
 }
 
 func (t *deferredTx) Rollback(ctx context.Context) error {
-	if t.tx == nil {
-		if t.ended {
-			return pgx.ErrTxClosed
-		}
-		t.ended = true
-		return nil
+	return t.end(func() error { return t.tx.Rollback(ctx) })
+}
+
+// end ends the transaction with end once it has begun; one that never ran a
+// statement has nothing to end (and ends once).
+func (t *deferredTx) end(end func() error) error {
+	if t.tx != nil {
+		return end()
 	}
-	return t.tx.Rollback(ctx)
+	if t.ended {
+		return pgx.ErrTxClosed
+	}
+	t.ended = true
+	return nil
 }
 
 func (t *deferredTx) Begin(ctx context.Context) (pgx.Tx, error) {
