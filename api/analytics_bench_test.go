@@ -88,6 +88,7 @@ func BenchmarkAnalyticsPortfolio(b *testing.B) {
 // benchRequest runs GET uri through the app's handler.
 func benchRequest(b *testing.B, name, uri, tok, tenant string, handler fasthttp.RequestHandler) {
 	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
 		var req fasthttp.Request
 		req.SetRequestURI(uri)
 		req.Header.SetMethod("GET")

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/valyala/fasthttp"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -48,19 +47,5 @@ func BenchmarkAnalyticsROIInitiative(b *testing.B) {
 		b.Fatal(err)
 	}
 	tok, _ := keys.Mint(auth.MintOptions{Subject: "bench", TenantID: tenant.String(), Permissions: []string{"analytics:read"}, TTL: time.Hour})
-	handler := s.App().Handler()
-	b.ReportAllocs()
-	var req fasthttp.Request
-	req.SetRequestURI("/v1/analytics/roi?initiative_id=" + one)
-	req.Header.SetMethod("GET")
-	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("X-Tenant-ID", tenant.String())
-	var rc fasthttp.RequestCtx
-	for b.Loop() {
-		rc.Init(&req, nil, nil)
-		handler(&rc)
-		if st := rc.Response.StatusCode(); st != 200 {
-			b.Fatalf("status %d: %.300s", st, rc.Response.Body())
-		}
-	}
+	benchRequest(b, "roi_initiative", "/v1/analytics/roi?initiative_id="+one, tok, tenant.String(), s.App().Handler())
 }

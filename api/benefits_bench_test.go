@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
-	"github.com/valyala/fasthttp"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -54,22 +53,7 @@ func BenchmarkBenefitVariance(b *testing.B) {
 		{"variance", "/v1/benefits/" + benefit.ID.String() + "/variance"},
 		{"get_benefit", "/v1/benefits/" + benefit.ID.String()},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			var req fasthttp.Request
-			req.SetRequestURI(c.uri)
-			req.Header.SetMethod("GET")
-			req.Header.Set("Authorization", "Bearer "+tok)
-			req.Header.Set("X-Tenant-ID", tenant.String())
-			var rc fasthttp.RequestCtx
-			for b.Loop() {
-				rc.Init(&req, nil, nil)
-				handler(&rc)
-				if st := rc.Response.StatusCode(); st != 200 {
-					b.Fatalf("status %d: %.300s", st, rc.Response.Body())
-				}
-			}
-		})
+		benchRequest(b, c.name, c.uri, tok, tenant.String(), handler)
 	}
 	b.Run("variance/sql_baseline", func(b *testing.B) {
 		b.ReportAllocs()
