@@ -21,7 +21,6 @@ import (
 	"github.com/valuecase/valuecase/internal/finance"
 	"github.com/valuecase/valuecase/internal/money"
 	"github.com/valuecase/valuecase/internal/rbac"
-	"github.com/valuecase/valuecase/internal/settings"
 	"github.com/valuecase/valuecase/internal/validation"
 	"github.com/valuecase/valuecase/internal/valuation"
 	"github.com/valuecase/valuecase/internal/wire"
@@ -479,39 +478,24 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 	if err := q.done(); err != nil {
 		return err
 	}
-	b, err := loadBenefit(c)
+	id, err := pathID(c, "id", "benefit")
 	if err != nil {
 		return err
 	}
-	ctx, tx, now := c.UserContext(), requestTx(c), time.Now()
-	set, err := settings.Load(ctx, tx, b.TenantID)
-	if err != nil {
-		return err
-	}
-	vq.FYStartMonth = set.FiscalYearStartMonth
-	f := benefit.Frequency(b.MeasurementFrequency)
-	year, err := benefit.VarianceWindow(f, vq, nil, now) // the parameters and the year's months, before reading actuals
+	now := time.Now()
+	rows, err := benefit.ReadVariance(c.UserContext(), requestTx(c), principal(c).TenantID, id, vq, now)
 	if pe, ok := errors.AsType[*benefit.ParamError](err); ok {
 		return InvalidParameter("query parameter %s", pe.Error())
 	} else if err != nil {
-		return err
+		return found("benefit", err)
 	}
-	plans, err := loadPlans(c, b.ID)
-	if err != nil {
-		return err
+	b, f := rows.Benefit, benefit.Frequency(rows.Benefit.MeasurementFrequency)
+	fb := valuation.FinanceBenefit(b, valuation.PlansByBenefit(rows.Plan)[b.ID], map[finance.Month]decimal.Decimal{})
+	periods := rows.ActualPeriods()
+	for i, a := range rows.Actuals {
+		fb.Actuals[periods[i]] = a.Value
 	}
-	rows, err := db.Q.ActualListInRange(ctx, tx, dbsqlc.ActualListInRangeParams{TenantID: b.TenantID, BenefitID: b.ID,
-		FromPeriod: benefit.Normalise(f, year.FirstMonth).FirstDay(), ToPeriod: year.LastMonth.FirstDay()})
-	if err != nil {
-		return err
-	}
-	fb := valuation.FinanceBenefit(b, valuation.PlansByBenefit(plans[b.ID])[b.ID], map[finance.Month]decimal.Decimal{})
-	periods := make([]finance.Month, len(rows))
-	for i, r := range rows {
-		periods[i] = finance.MonthOfTime(r.Period)
-		fb.Actuals[periods[i]] = r.Value
-	}
-	w, err := benefit.VarianceWindow(f, vq, periods, now)
+	w, err := benefit.VarianceWindow(f, rows.Query, periods, now)
 	if err != nil {
 		return err
 	}
