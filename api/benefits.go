@@ -241,15 +241,15 @@ func (s *Server) getBenefit(c *fiber.Ctx) error {
 	if err := parseQuery(c).done(); err != nil {
 		return err
 	}
-	b, err := loadBenefit(c)
+	id, err := pathID(c, "id", "benefit")
 	if err != nil {
 		return err
 	}
-	plans, err := loadPlans(c, b.ID)
+	b, plan, err := benefit.Read(c.UserContext(), requestTx(c), principal(c).TenantID, id)
 	if err != nil {
-		return err
+		return found("benefit", err)
 	}
-	return sendRecord(c, b.UpdatedAt, toBenefitJSON(b, plans[b.ID]))
+	return sendRecord(c, b.UpdatedAt, toBenefitJSON(b, plan))
 }
 
 func (s *Server) createBenefit(c *fiber.Ctx) error {

@@ -57,7 +57,9 @@ func TestPipeline(t *testing.T) {
 	var after int
 	err = db.Pipeline(ctx, tx,
 		func(q dbsqlc.DBTX) error { return q.QueryRow(ctx, "SELECT 1 WHERE false").Scan(new(int)) },
-		func(q dbsqlc.DBTX) error { return q.QueryRow(ctx, "SELECT count(*)::int FROM pipeline_probe").Scan(&after) })
+		func(q dbsqlc.DBTX) error {
+			return q.QueryRow(ctx, "SELECT count(*)::int FROM pipeline_probe").Scan(&after)
+		})
 	if !errors.Is(err, pgx.ErrNoRows) || after != 0 {
 		t.Fatalf("no row: %v, then %d", err, after)
 	}

@@ -253,7 +253,7 @@ func commonNotes(concurrency, warmup, rounds int) []string {
 		benchutil.LimitsNote,
 		fmt.Sprintf("both sides: %d concurrent clients in a closed loop (HTTP keep-alive workers; pgbench -M prepared clients, as pgx prepares its statements); in each round the first %d requests/transactions of each client are warm-up and not measured", concurrency, warmup),
 		fmt.Sprintf("each run has %d rounds per side, alternating which side goes first (API, pgbench; pgbench, API; ...), so a slow spell of the machine does not land on one side only", rounds),
-		"the API sends BEGIN and the tenant setting with the request's first statement (UserAuthenticate) as one pipelined batch (db.BeginTenantDeferred: one round trip for the three); the pgbench scripts send them as three statements, the rest of each transaction statement by statement on both sides",
+		"the API sends BEGIN and the tenant setting with the request's first statement (UserAuthenticate) as one pipelined batch (db.BeginTenantDeferred: one round trip for the three); the pgbench scripts send them as three statements, the rest of each transaction statement by statement on both sides unless a run's notes say the API pipelines more",
 		"throughput = measured requests / measured time (per round: first measured start to last measured end; summed over rounds); p50/p99 by nearest rank over all rounds; both sides computed the same way, from per-request timings and from pgbench's per-transaction log (-l)",
 		"the load generator, pgbench, the API and PostgreSQL share this machine's CPUs, and other work on it (see the load average) adds noise: compare the ratios of one run, not absolute numbers across runs",
 	}
