@@ -249,7 +249,7 @@ func (e *env) scaleBulk(ctx context.Context) error {
 	}
 	tab.Notes = append(tab.Notes,
 		fmt.Sprintf("each sample: new actuals of fresh monthly benefits (40 per 10,000 records, 250 months each from 2000-01, as the bulk suite's bulkRecords), one CSV body (%v), mode create, on an Enterprise Plus tenant (the 5/min bulk limit does not apply to it); load average %s at the start", sizes, load),
-		"10,000 records are answered in the request (total = the POST); more become a job (total = POST → 202 → GET /v1/bulk/jobs/{id} every 100 ms until succeeded): the request stores the rows in bulk_job_rows, the outbox relay starts the workflow, the worker's activity imports 10,000 rows per transaction; the relay expands each committed chunk's events meanwhile",
+		"10,000 records are answered in the request (total = the POST); more become a job (total = POST → 202 → GET /v1/bulk/jobs/{id} every 100 ms until succeeded): the request stores the records in bulk_job_chunks (one row per 10,000), the outbox relay starts the workflow, the worker's activity imports 10,000 rows per transaction; the relay expands each committed chunk's events meanwhile",
 	)
 	e.report.Scaling = append(e.report.Scaling, tab)
 	return nil
