@@ -386,9 +386,10 @@ func (s *Server) bulkJobResults(c *fiber.Ctx) error {
 	return paginate(c, page, size, rows,
 		func(r dbsqlc.BulkJobResultsRow) int64 { return r.Total },
 		func(r dbsqlc.BulkJobResultsRow) bulk.Result {
-			out := bulk.Result{Index: int(r.Idx), Status: bulk.Status(deref(r.Status)), ID: r.ResourceID, Errors: []bulk.FieldError{}}
-			if len(r.Errors) > 0 {
-				_ = json.Unmarshal(r.Errors, &out.Errors)
+			var out bulk.Result
+			_ = json.Unmarshal(r.Result, &out) // bulk.record wrote it
+			if out.Errors == nil {
+				out.Errors = []bulk.FieldError{}
 			}
 			return out
 		},

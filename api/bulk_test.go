@@ -419,6 +419,16 @@ func TestBulkImportJobEndToEnd(t *testing.T) {
 	if bad["index"] != 10_020.0 || bad["status"] != "error" || bad["id"] != nil || res["meta"].(map[string]any)["pagination"].(map[string]any)["total"] != 10_050.0 {
 		t.Errorf("results page 21: row %v, meta %v", bad, res["meta"])
 	}
+	// A page across the chunks' boundary (10,000): every index once, in order.
+	across := ts.do(&admin, "GET", loc+"/results?page=34&page_size=300", nil).json(t)["data"].([]any)
+	for i, d := range across {
+		if d.(map[string]any)["index"] != float64(9_900+i) {
+			t.Fatalf("results page 34 of 300: row %d is %v", i, d)
+		}
+	}
+	if len(across) != 150 {
+		t.Errorf("results page 34 of 300: %d rows, want 150", len(across))
+	}
 	if first := ts.do(&admin, "GET", loc+"/results?page_size=1", nil).json(t)["data"].([]any)[0].(map[string]any); first["status"] != "created" || first["id"] == nil {
 		t.Errorf("first result: %v", first)
 	}
@@ -456,7 +466,7 @@ func TestBulkImportJobRejectsLateRecords(t *testing.T) {
 	if n := countRows(t, ts, ts.tenant, `SELECT count(*) FROM bulk_jobs`); n != 0 {
 		t.Errorf("%d jobs stored, want none", n)
 	}
-	if n := countRows(t, ts, ts.tenant, `SELECT count(*) FROM bulk_job_rows`); n != 0 {
+	if n := countRows(t, ts, ts.tenant, `SELECT count(*) FROM bulk_job_chunks`); n != 0 {
 		t.Errorf("%d job rows stored, want none", n)
 	}
 }

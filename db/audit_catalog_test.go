@@ -15,7 +15,7 @@ import (
 // table that forgets them fails here.
 var notAudited = []string{
 	"audit_events", "outbox_events", "webhook_deliveries", "webhook_delivery_attempts", "idempotency_keys",
-	"integration_syncs", "bulk_jobs", "bulk_job_rows", "auth_sessions", "refresh_tokens",
+	"integration_syncs", "bulk_jobs", "bulk_job_chunks", "auth_sessions", "refresh_tokens",
 	"initiative_status_history", "benefit_actual_revisions", "initiative_owner_history", "initiative_reviews",
 	"business_case_approval_rounds", "business_case_documents", "benefit_actual_months", "benefit_actual_stats", "benefit_actual_portfolio_months",
 	"benefit_measured_expectations",

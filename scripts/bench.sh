@@ -25,6 +25,7 @@
 #   BENCH_EXPORTS      exports per format, side and round of the export suite (default 3)
 #   BENCH_SYNC_RECORDS, BENCH_SYNC_PAGE_SIZE  the sync suite's fake feed (default 10000 records,
 #                      pages of 200)
+#   BENCH_SCALING_PARTS  the scaling suite's parts (default analytics,bulk,sync)
 #   BENCH_POOL_MAX_CONNS  the API's pool size (pool_max_conns; default 2 per CPU: see below)
 #   BENCH_API_GOMAXPROCS  the API's GOMAXPROCS (default half the CPUs, at least 1: see below)
 #   BENCH_API_GOMEMLIMIT  the API's GOMEMLIMIT, Go's soft memory limit (default 140MiB; "off": none)

@@ -35,7 +35,7 @@ type BulkImportInput struct {
 }
 
 // BulkImportWorkflow runs the job's one activity; the rows, their outcomes
-// and the progress are in PostgreSQL (bulk_jobs, bulk_job_rows). A retried
+// and the progress are in PostgreSQL (bulk_jobs, bulk_job_chunks). A retried
 // activity resumes where the last committed chunk ended.
 func BulkImportWorkflow(ctx workflow.Context, in BulkImportInput) (bulk.Outcome, error) {
 	var a *activities.BulkActivities

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,7 +26,18 @@ import (
 var scalingSuite = suite{
 	name: "scaling",
 	help: "time per unit as the work grows: portfolio realisation, trends and ROI at 10, 100 and 1,000 initiatives; bulk import of 10,000, 100,000 and 500,000 actuals (API + worker on a Temporal dev server); an http_feed sync of 10,000 and 100,000 records",
-	run:  runScaling,
+	flags: func(fs *flag.FlagSet) {
+		fs.StringVar(&scalingParts, "scaling-parts", envOr("BENCH_SCALING_PARTS", "analytics,bulk,sync"), "scaling: the parts to run, a comma-separated subset of analytics,bulk,sync [BENCH_SCALING_PARTS]")
+	},
+	run: runScaling,
+}
+
+// scalingParts are the parts of the scaling suite to run.
+var scalingParts string
+
+// scalingPart reports whether the part is among --scaling-parts.
+func scalingPart(name string) bool {
+	return slices.Contains(strings.Split(strings.ReplaceAll(scalingParts, " ", ""), ","), name)
 }
 
 // seededAnalytics is a tenant seedAnalytics wrote, with one of its initiatives.
@@ -64,8 +78,18 @@ func runScaling(ctx context.Context, e *env) error {
 	if exportTemporal == "" {
 		return errors.New("the scaling suite needs a Temporal frontend (--temporal or BENCH_TEMPORAL_ADDRESS; make bench starts a dev server): bulk jobs and syncs run on a worker")
 	}
-	if err := e.scaleAnalytics(ctx); err != nil {
-		return err
+	for _, p := range strings.Split(strings.ReplaceAll(scalingParts, " ", ""), ",") {
+		if p != "analytics" && p != "bulk" && p != "sync" {
+			return fmt.Errorf("--scaling-parts: unknown part %q (have analytics, bulk, sync)", p)
+		}
+	}
+	if scalingPart("analytics") {
+		if err := e.scaleAnalytics(ctx); err != nil {
+			return err
+		}
+	}
+	if !scalingPart("bulk") && !scalingPart("sync") {
+		return nil
 	}
 	stopWorker, _, err := e.startWorker(ctx, "scaling", exportTemporal)
 	if err != nil {
@@ -77,11 +101,15 @@ func runScaling(ctx context.Context, e *env) error {
 		return err
 	}
 	time.Sleep(2 * time.Second) // the worker's Temporal pollers
-	if err := e.scaleBulk(ctx); err != nil {
-		return err
+	if scalingPart("bulk") {
+		if err := e.scaleBulk(ctx); err != nil {
+			return err
+		}
 	}
-	if err := e.scaleSync(ctx); err != nil {
-		return err
+	if scalingPart("sync") {
+		if err := e.scaleSync(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -221,7 +249,7 @@ func (e *env) scaleBulk(ctx context.Context) error {
 	}
 	tab.Notes = append(tab.Notes,
 		fmt.Sprintf("each sample: new actuals of fresh monthly benefits (40 per 10,000 records, 250 months each from 2000-01, as the bulk suite's bulkRecords), one CSV body (%v), mode create, on an Enterprise Plus tenant (the 5/min bulk limit does not apply to it); load average %s at the start", sizes, load),
-		"10,000 records are answered in the request (total = the POST); more become a job (total = POST → 202 → GET /v1/bulk/jobs/{id} every 100 ms until succeeded): the request stores the rows in bulk_job_rows, the outbox relay starts the workflow, the worker's activity imports 10,000 rows per transaction; the relay expands each committed chunk's events meanwhile",
+		"10,000 records are answered in the request (total = the POST); more become a job (total = POST → 202 → GET /v1/bulk/jobs/{id} every 100 ms until succeeded): the request stores the records in bulk_job_chunks (one row per 10,000), the outbox relay starts the workflow, the worker's activity imports 10,000 rows per transaction; the relay expands each committed chunk's events meanwhile",
 	)
 	e.report.Scaling = append(e.report.Scaling, tab)
 	return nil

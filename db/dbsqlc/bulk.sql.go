@@ -616,6 +616,81 @@ func (q *Queries) BulkInitiativesLocked(ctx context.Context, db DBTX, arg BulkIn
 	return items, nil
 }
 
+const bulkJobChunkInsert = `-- name: BulkJobChunkInsert :exec
+INSERT INTO bulk_job_chunks (tenant_id, job_id, first_idx, size, records)
+VALUES ($1, $2, $3, jsonb_array_length($4::jsonb), $4::jsonb)
+`
+
+type BulkJobChunkInsertParams struct {
+	TenantID uuid.UUID
+	JobID    uuid.UUID
+	FirstIdx int32
+	Records  []byte
+}
+
+// Stores a chunk of a job's records (a JSON array, in the order sent) from its first index on.
+func (q *Queries) BulkJobChunkInsert(ctx context.Context, db DBTX, arg BulkJobChunkInsertParams) error {
+	_, err := db.Exec(ctx, bulkJobChunkInsert,
+		arg.TenantID,
+		arg.JobID,
+		arg.FirstIdx,
+		arg.Records,
+	)
+	return err
+}
+
+const bulkJobChunkPending = `-- name: BulkJobChunkPending :one
+SELECT first_idx, records FROM bulk_job_chunks
+WHERE tenant_id = $1 AND job_id = $2 AND outcomes IS NULL AND first_idx >= $3
+ORDER BY first_idx
+LIMIT 1
+`
+
+type BulkJobChunkPendingParams struct {
+	TenantID uuid.UUID
+	JobID    uuid.UUID
+	FromIdx  int32
+}
+
+type BulkJobChunkPendingRow struct {
+	FirstIdx int32
+	Records  []byte
+}
+
+// The first chunk of a job without outcomes from index from_idx on.
+func (q *Queries) BulkJobChunkPending(ctx context.Context, db DBTX, arg BulkJobChunkPendingParams) (BulkJobChunkPendingRow, error) {
+	row := db.QueryRow(ctx, bulkJobChunkPending, arg.TenantID, arg.JobID, arg.FromIdx)
+	var i BulkJobChunkPendingRow
+	err := row.Scan(&i.FirstIdx, &i.Records)
+	return i, err
+}
+
+const bulkJobChunkRecord = `-- name: BulkJobChunkRecord :execrows
+UPDATE bulk_job_chunks SET outcomes = $1::jsonb
+WHERE tenant_id = $2 AND job_id = $3 AND first_idx = $4 AND size = jsonb_array_length($1::jsonb)
+`
+
+type BulkJobChunkRecordParams struct {
+	Outcomes []byte
+	TenantID uuid.UUID
+	JobID    uuid.UUID
+	FirstIdx int32
+}
+
+// Stores the outcomes of a chunk's records (a JSON array in the records' order).
+func (q *Queries) BulkJobChunkRecord(ctx context.Context, db DBTX, arg BulkJobChunkRecordParams) (int64, error) {
+	result, err := db.Exec(ctx, bulkJobChunkRecord,
+		arg.Outcomes,
+		arg.TenantID,
+		arg.JobID,
+		arg.FirstIdx,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const bulkJobCount = `-- name: BulkJobCount :one
 SELECT count(*) FROM bulk_jobs WHERE tenant_id = $1 AND resource = ANY ($2::text[])
 `
@@ -840,7 +915,8 @@ func (q *Queries) BulkJobProgress(ctx context.Context, db DBTX, arg BulkJobProgr
 }
 
 const bulkJobResultCount = `-- name: BulkJobResultCount :one
-SELECT count(*) FROM bulk_job_rows WHERE tenant_id = $1 AND job_id = $2 AND status IS NOT NULL
+SELECT coalesce(sum(size), 0)::bigint FROM bulk_job_chunks
+WHERE tenant_id = $1 AND job_id = $2 AND outcomes IS NOT NULL
 `
 
 type BulkJobResultCountParams struct {
@@ -850,17 +926,21 @@ type BulkJobResultCountParams struct {
 
 func (q *Queries) BulkJobResultCount(ctx context.Context, db DBTX, arg BulkJobResultCountParams) (int64, error) {
 	row := db.QueryRow(ctx, bulkJobResultCount, arg.TenantID, arg.JobID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
 }
 
 const bulkJobResults = `-- name: BulkJobResults :many
-SELECT idx, status, resource_id, errors, count(*) OVER () AS total
-FROM bulk_job_rows
-WHERE tenant_id = $1 AND job_id = $2 AND status IS NOT NULL
-ORDER BY idx
-LIMIT $4 OFFSET $3
+SELECT o.value::jsonb AS result,
+       (SELECT coalesce(sum(t.size), 0) FROM bulk_job_chunks t
+        WHERE t.tenant_id = $1 AND t.job_id = $2 AND t.outcomes IS NOT NULL)::bigint AS total
+FROM bulk_job_chunks c
+CROSS JOIN LATERAL jsonb_array_elements(c.outcomes) WITH ORDINALITY o(value, pos)
+WHERE c.tenant_id = $1 AND c.job_id = $2 AND c.outcomes IS NOT NULL
+  AND c.first_idx + c.size > $3::integer AND c.first_idx < $3::integer + $4::integer
+  AND c.first_idx + o.pos > $3::integer AND c.first_idx + o.pos <= $3::integer + $4::integer
+ORDER BY c.first_idx, o.pos
 `
 
 type BulkJobResultsParams struct {
@@ -871,13 +951,12 @@ type BulkJobResultsParams struct {
 }
 
 type BulkJobResultsRow struct {
-	Idx        int32
-	Status     *string
-	ResourceID *uuid.UUID
-	Errors     []byte
-	Total      int64
+	Result []byte
+	Total  int64
 }
 
+// A page of a job's outcomes by index. Chunks get their outcomes in index order (or all at once),
+// so the outcomes stored are those of the first records, and an outcome's position is its index.
 func (q *Queries) BulkJobResults(ctx context.Context, db DBTX, arg BulkJobResultsParams) ([]BulkJobResultsRow, error) {
 	rows, err := db.Query(ctx, bulkJobResults,
 		arg.TenantID,
@@ -892,13 +971,7 @@ func (q *Queries) BulkJobResults(ctx context.Context, db DBTX, arg BulkJobResult
 	items := []BulkJobResultsRow{}
 	for rows.Next() {
 		var i BulkJobResultsRow
-		if err := rows.Scan(
-			&i.Idx,
-			&i.Status,
-			&i.ResourceID,
-			&i.Errors,
-			&i.Total,
-		); err != nil {
+		if err := rows.Scan(&i.Result, &i.Total); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -907,105 +980,6 @@ func (q *Queries) BulkJobResults(ctx context.Context, db DBTX, arg BulkJobResult
 		return nil, err
 	}
 	return items, nil
-}
-
-const bulkJobRowsInsert = `-- name: BulkJobRowsInsert :exec
-INSERT INTO bulk_job_rows (tenant_id, job_id, idx, record)
-SELECT $1, $2, unnest($3::integer[]), unnest($4::jsonb[])
-`
-
-type BulkJobRowsInsertParams struct {
-	TenantID uuid.UUID
-	JobID    uuid.UUID
-	Idxs     []int32
-	Records  [][]byte
-}
-
-// Stores a chunk of a job's records with their positions in the order sent.
-func (q *Queries) BulkJobRowsInsert(ctx context.Context, db DBTX, arg BulkJobRowsInsertParams) error {
-	_, err := db.Exec(ctx, bulkJobRowsInsert,
-		arg.TenantID,
-		arg.JobID,
-		arg.Idxs,
-		arg.Records,
-	)
-	return err
-}
-
-const bulkJobRowsPending = `-- name: BulkJobRowsPending :many
-SELECT idx, record FROM bulk_job_rows
-WHERE tenant_id = $1 AND job_id = $2 AND status IS NULL AND idx >= $3
-ORDER BY idx
-LIMIT $4
-`
-
-type BulkJobRowsPendingParams struct {
-	TenantID  uuid.UUID
-	JobID     uuid.UUID
-	FromIdx   int32
-	PageLimit int32
-}
-
-type BulkJobRowsPendingRow struct {
-	Idx    int32
-	Record []byte
-}
-
-// The next rows of a job without an outcome, in order.
-func (q *Queries) BulkJobRowsPending(ctx context.Context, db DBTX, arg BulkJobRowsPendingParams) ([]BulkJobRowsPendingRow, error) {
-	rows, err := db.Query(ctx, bulkJobRowsPending,
-		arg.TenantID,
-		arg.JobID,
-		arg.FromIdx,
-		arg.PageLimit,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []BulkJobRowsPendingRow{}
-	for rows.Next() {
-		var i BulkJobRowsPendingRow
-		if err := rows.Scan(&i.Idx, &i.Record); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const bulkJobRowsRecord = `-- name: BulkJobRowsRecord :exec
-UPDATE bulk_job_rows r
-SET status = k.status, resource_id = k.resource_id, errors = k.errors
-FROM (SELECT unnest($3::integer[]) AS idx, unnest($4::text[]) AS status,
-             NULLIF(unnest($5::uuid[]), '00000000-0000-0000-0000-000000000000') AS resource_id,
-             unnest($6::jsonb[]) AS errors) k
-WHERE r.tenant_id = $1 AND r.job_id = $2 AND r.idx = k.idx
-`
-
-type BulkJobRowsRecordParams struct {
-	TenantID    uuid.UUID
-	JobID       uuid.UUID
-	Idxs        []int32
-	Statuses    []string
-	ResourceIds []uuid.UUID
-	Errors      [][]byte
-}
-
-// Stores the outcomes of a chunk of rows.
-func (q *Queries) BulkJobRowsRecord(ctx context.Context, db DBTX, arg BulkJobRowsRecordParams) error {
-	_, err := db.Exec(ctx, bulkJobRowsRecord,
-		arg.TenantID,
-		arg.JobID,
-		arg.Idxs,
-		arg.Statuses,
-		arg.ResourceIds,
-		arg.Errors,
-	)
-	return err
 }
 
 const bulkJobSetTotal = `-- name: BulkJobSetTotal :one

@@ -180,14 +180,13 @@ type BulkJob struct {
 	RequestedRoles []string
 }
 
-type BulkJobRow struct {
-	TenantID   uuid.UUID
-	JobID      uuid.UUID
-	Idx        int32
-	Record     []byte
-	Status     *string
-	ResourceID *uuid.UUID
-	Errors     []byte
+type BulkJobChunk struct {
+	TenantID uuid.UUID
+	JobID    uuid.UUID
+	FirstIdx int32
+	Size     int32
+	Records  []byte
+	Outcomes []byte
 }
 
 type BusinessCase struct {

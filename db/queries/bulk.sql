@@ -72,10 +72,10 @@ LIMIT @page_limit OFFSET @page_offset;
 -- name: BulkJobCount :one
 SELECT count(*) FROM bulk_jobs WHERE tenant_id = @tenant_id AND resource = ANY (@resources::text[]);
 
--- name: BulkJobRowsInsert :exec
--- Stores a chunk of a job's records with their positions in the order sent.
-INSERT INTO bulk_job_rows (tenant_id, job_id, idx, record)
-SELECT @tenant_id, @job_id, unnest(@idxs::integer[]), unnest(@records::jsonb[]);
+-- name: BulkJobChunkInsert :exec
+-- Stores a chunk of a job's records (a JSON array, in the order sent) from its first index on.
+INSERT INTO bulk_job_chunks (tenant_id, job_id, first_idx, size, records)
+VALUES (@tenant_id, @job_id, @first_idx, jsonb_array_length(@records::jsonb), @records::jsonb);
 
 -- name: BulkJobStart :one
 -- Moves a queued (or, after a worker restart, running) job to running; a finished one stays.
@@ -83,21 +83,17 @@ UPDATE bulk_jobs SET status = 'running', started_at = coalesce(started_at, now()
 WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running')
 RETURNING *;
 
--- name: BulkJobRowsPending :many
--- The next rows of a job without an outcome, in order.
-SELECT idx, record FROM bulk_job_rows
-WHERE tenant_id = @tenant_id AND job_id = @job_id AND status IS NULL AND idx >= @from_idx
-ORDER BY idx
-LIMIT @page_limit;
+-- name: BulkJobChunkPending :one
+-- The first chunk of a job without outcomes from index from_idx on.
+SELECT first_idx, records FROM bulk_job_chunks
+WHERE tenant_id = @tenant_id AND job_id = @job_id AND outcomes IS NULL AND first_idx >= @from_idx
+ORDER BY first_idx
+LIMIT 1;
 
--- name: BulkJobRowsRecord :exec
--- Stores the outcomes of a chunk of rows.
-UPDATE bulk_job_rows r
-SET status = k.status, resource_id = k.resource_id, errors = k.errors
-FROM (SELECT unnest(@idxs::integer[]) AS idx, unnest(@statuses::text[]) AS status,
-             NULLIF(unnest(@resource_ids::uuid[]), '00000000-0000-0000-0000-000000000000') AS resource_id,
-             unnest(@errors::jsonb[]) AS errors) k
-WHERE r.tenant_id = @tenant_id AND r.job_id = @job_id AND r.idx = k.idx;
+-- name: BulkJobChunkRecord :execrows
+-- Stores the outcomes of a chunk's records (a JSON array in the records' order).
+UPDATE bulk_job_chunks SET outcomes = @outcomes::jsonb
+WHERE tenant_id = @tenant_id AND job_id = @job_id AND first_idx = @first_idx AND size = jsonb_array_length(@outcomes::jsonb);
 
 -- name: BulkJobProgress :exec
 UPDATE bulk_jobs
@@ -110,14 +106,21 @@ UPDATE bulk_jobs SET status = @status, error = sqlc.narg('error'), finished_at =
 WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
 
 -- name: BulkJobResults :many
-SELECT idx, status, resource_id, errors, count(*) OVER () AS total
-FROM bulk_job_rows
-WHERE tenant_id = @tenant_id AND job_id = @job_id AND status IS NOT NULL
-ORDER BY idx
-LIMIT @page_limit OFFSET @page_offset;
+-- A page of a job's outcomes by index. Chunks get their outcomes in index order (or all at once),
+-- so the outcomes stored are those of the first records, and an outcome's position is its index.
+SELECT o.value::jsonb AS result,
+       (SELECT coalesce(sum(t.size), 0) FROM bulk_job_chunks t
+        WHERE t.tenant_id = @tenant_id AND t.job_id = @job_id AND t.outcomes IS NOT NULL)::bigint AS total
+FROM bulk_job_chunks c
+CROSS JOIN LATERAL jsonb_array_elements(c.outcomes) WITH ORDINALITY o(value, pos)
+WHERE c.tenant_id = @tenant_id AND c.job_id = @job_id AND c.outcomes IS NOT NULL
+  AND c.first_idx + c.size > sqlc.arg(page_offset)::integer AND c.first_idx < sqlc.arg(page_offset)::integer + sqlc.arg(page_limit)::integer
+  AND c.first_idx + o.pos > sqlc.arg(page_offset)::integer AND c.first_idx + o.pos <= sqlc.arg(page_offset)::integer + sqlc.arg(page_limit)::integer
+ORDER BY c.first_idx, o.pos;
 
 -- name: BulkJobResultCount :one
-SELECT count(*) FROM bulk_job_rows WHERE tenant_id = @tenant_id AND job_id = @job_id AND status IS NOT NULL;
+SELECT coalesce(sum(size), 0)::bigint FROM bulk_job_chunks
+WHERE tenant_id = @tenant_id AND job_id = @job_id AND outcomes IS NOT NULL;
 
 -- name: BulkInitiativesLocked :many
 -- The initiatives a stakeholders or benefits import names, locked for update in id order as the

@@ -15,7 +15,8 @@ import (
 )
 
 // Jobs runs stored import jobs (the bulk-import workflow's activity is an
-// adapter over Run). The rows and their outcomes live in bulk_job_rows.
+// adapter over Run). The records and their outcomes live in bulk_job_chunks,
+// one row per chunk of ChunkRows records.
 type Jobs struct {
 	Pool      *pgxpool.Pool
 	Importers map[Resource]Importer
@@ -58,9 +59,8 @@ func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func
 	actor := Actor{TenantID: tenantID, Subject: job.RequestedBy, Roles: job.RequestedRoles}
 	sum := Summary{Total: int(job.Total), Created: int(job.Created), Updated: int(job.Updated), Unchanged: int(job.Unchanged), Failed: int(job.Failed)}
 	if !o.DryRun && !o.Atomic {
-		// Rows are taken in index order and a chunk's outcomes commit with its writes, so every
-		// row below the next index has one: starting each read there keeps a chunk's read from
-		// walking the rows already done (quadratic in the job's size otherwise).
+		// Chunks are taken in index order and a chunk's outcomes commit with its writes, so every
+		// chunk below the next index has them: each read starts there.
 		for next := int(job.Processed); ; {
 			n, last := 0, 0
 			err := db.InTenant(ctx, j.Pool, tenantID, func(tx pgx.Tx) error {
@@ -119,50 +119,59 @@ func (j Jobs) Run(ctx context.Context, tenantID, jobID uuid.UUID, heartbeat func
 	return j.finish(ctx, job, sum, commit)
 }
 
-// chunk imports the next rows without an outcome from index from on.
+// chunk imports the first chunk without outcomes from index from on.
 func (j Jobs) chunk(ctx context.Context, tx pgx.Tx, imp Importer, a Actor, o Options, job dbsqlc.BulkJob, from int) ([]Result, error) {
-	rows, err := db.Q.BulkJobRowsPending(ctx, tx, dbsqlc.BulkJobRowsPendingParams{TenantID: job.TenantID, JobID: job.ID,
-		FromIdx: int32(from), PageLimit: ChunkRows})
-	if err != nil || len(rows) == 0 {
+	c, err := db.Q.BulkJobChunkPending(ctx, tx, dbsqlc.BulkJobChunkPendingParams{TenantID: job.TenantID, JobID: job.ID, FromIdx: int32(from)})
+	if db.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
 		return nil, err
 	}
-	records := make([]Record, len(rows))
-	for i, r := range rows {
-		if err := json.Unmarshal(r.Record, &records[i]); err != nil {
-			return nil, fmt.Errorf("bulk job %s row %d: %w", job.ID, r.Idx, err)
-		}
+	var records []Record
+	if err := json.Unmarshal(c.Records, &records); err != nil {
+		return nil, fmt.Errorf("bulk job %s chunk at %d: %w", job.ID, c.FirstIdx, err)
+	}
+	if len(records) == 0 {
+		return nil, fmt.Errorf("bulk job %s chunk at %d holds no records", job.ID, c.FirstIdx)
 	}
 	results, err := imp(ctx, tx, a, o, records, 0)
 	if err != nil {
 		return nil, err
 	}
 	for i := range results {
-		results[i].Index = int(rows[i].Idx)
+		results[i].Index = int(c.FirstIdx) + i
 	}
 	return results, nil
 }
 
-// record stores outcomes and adds them to the job's counters.
+// record stores the outcomes of whole chunks (results in index order, from a
+// chunk's first record on) and adds them to the job's counters.
 func record(ctx context.Context, tx pgx.Tx, job dbsqlc.BulkJob, results []Result, sum *Summary) error {
-	p := dbsqlc.BulkJobRowsRecordParams{TenantID: job.TenantID, JobID: job.ID}
 	var add Summary
 	for _, r := range results {
-		errs, err := json.Marshal(r.Errors)
+		add.Add(r.Status)
+	}
+	processed := len(results)
+	for len(results) > 0 {
+		first := results[0].Index
+		n := min(ChunkRows-first%ChunkRows, len(results)) // StartJob stores chunks of ChunkRows from index 0 on
+		outcomes, err := json.Marshal(results[:n])
 		if err != nil {
 			return err
 		}
-		id := uuid.Nil
-		if r.ID != nil {
-			id = *r.ID
+		stored, err := db.Q.BulkJobChunkRecord(ctx, tx, dbsqlc.BulkJobChunkRecordParams{TenantID: job.TenantID, JobID: job.ID,
+			FirstIdx: int32(first), Outcomes: outcomes})
+		if err != nil {
+			return err
 		}
-		p.Idxs, p.Statuses, p.ResourceIds, p.Errors = append(p.Idxs, int32(r.Index)), append(p.Statuses, string(r.Status)), append(p.ResourceIds, id), append(p.Errors, errs)
-		add.Add(r.Status)
-	}
-	if err := db.Q.BulkJobRowsRecord(ctx, tx, p); err != nil {
-		return err
+		if stored != 1 {
+			return fmt.Errorf("bulk job %s: no chunk of %d records at %d for the outcomes", job.ID, n, first)
+		}
+		results = results[n:]
 	}
 	sum.Created, sum.Updated, sum.Unchanged, sum.Failed = sum.Created+add.Created, sum.Updated+add.Updated, sum.Unchanged+add.Unchanged, sum.Failed+add.Failed
-	return db.Q.BulkJobProgress(ctx, tx, dbsqlc.BulkJobProgressParams{TenantID: job.TenantID, ID: job.ID, Processed: int32(len(results)),
+	return db.Q.BulkJobProgress(ctx, tx, dbsqlc.BulkJobProgressParams{TenantID: job.TenantID, ID: job.ID, Processed: int32(processed),
 		Created: int32(add.Created), Updated: int32(add.Updated), Unchanged: int32(add.Unchanged), Failed: int32(add.Failed)})
 }
 

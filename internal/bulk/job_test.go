@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/db/dbtest"
 )
 
@@ -74,10 +75,82 @@ func TestJobResumesAfterAFailedChunk(t *testing.T) {
 		t.Errorf("outcome %+v, want %d created of %d", out, total, total)
 	}
 	var withOutcome int
+	var inOrder bool
 	err = db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `SELECT count(*) FROM bulk_job_rows WHERE job_id = $1 AND status = 'created'`, jobID).Scan(&withOutcome)
+		return tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE o.v ->> 'status' = 'created'), coalesce(bool_and((o.v ->> 'index')::int = c.first_idx + o.n - 1), false)
+			FROM bulk_job_chunks c, jsonb_array_elements(c.outcomes) WITH ORDINALITY o(v, n) WHERE c.job_id = $1`, jobID).Scan(&withOutcome, &inOrder)
 	})
-	if err != nil || withOutcome != total {
-		t.Errorf("%d rows with an outcome (%v), want %d", withOutcome, err, total)
+	if err != nil || withOutcome != total || !inOrder {
+		t.Errorf("%d rows with an outcome, in order %v (%v), want %d", withOutcome, inOrder, err, total)
+	}
+}
+
+// TestAtomicJobStoresEveryOutcome: an atomic job with a failing row writes
+// nothing, and then stores the outcome of every row of every chunk, which the
+// results read back by index across the chunks' boundaries.
+func TestAtomicJobStoresEveryOutcome(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "enterprise_plus")
+	const total = 2*ChunkRows + 50
+	lines := make([]byte, 0, total*12)
+	for i := range total {
+		lines = fmt.Appendf(lines, "{\"n\":%d}\n", i)
+	}
+	a := Actor{TenantID: tenant, Subject: "importer", Roles: []string{"admin"}}
+	var jobID uuid.UUID
+	err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		job, err := StartJob(ctx, tx, a, Options{Resource: Actuals, Mode: Create, Atomic: true}, NewNDJSONRecords(lines))
+		jobID = job.ID
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importer := func(_ context.Context, _ pgx.Tx, _ Actor, _ Options, records []Record, offset int) ([]Result, error) {
+		results := NewResults(len(records), offset)
+		for i, r := range records {
+			if string(r["n"]) == fmt.Sprint(ChunkRows+7) {
+				results[i].Fail([]FieldError{{Field: "n", Code: "invalid_value", Message: "no"}})
+				continue
+			}
+			results[i].Status, results[i].ID = Created, new(uuid.New())
+		}
+		return results, nil
+	}
+	out, err := Jobs{Pool: pool, Importers: map[Resource]Importer{Actuals: importer}}.Run(ctx, tenant, jobID, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Committed || out.Summary.Failed != 1 || out.Summary.Created != total-1 {
+		t.Fatalf("outcome %+v, want not committed, 1 failed of %d", out, total)
+	}
+	err = db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		for _, page := range []struct{ offset, limit, want int }{{0, 500, 500}, {ChunkRows - 3, 10, 10}, {2*ChunkRows - 5, 500, 55}, {total, 500, 0}} {
+			rows, err := db.Q.BulkJobResults(ctx, tx, dbsqlc.BulkJobResultsParams{TenantID: tenant, JobID: jobID, PageOffset: int32(page.offset), PageLimit: int32(page.limit)})
+			if err != nil {
+				return err
+			}
+			if len(rows) != page.want {
+				t.Errorf("page at %d: %d rows, want %d", page.offset, len(rows), page.want)
+			}
+			for i, r := range rows {
+				var got Result
+				if err := json.Unmarshal(r.Result, &got); err != nil {
+					return err
+				}
+				wantStatus := Created
+				if got.Index == ChunkRows+7 {
+					wantStatus = Failed
+				}
+				if got.Index != page.offset+i || got.Status != wantStatus || r.Total != total {
+					t.Errorf("page at %d, row %d: %+v (total %d)", page.offset, i, got, r.Total)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -38,14 +38,11 @@ func StartJob(ctx context.Context, tx pgx.Tx, a Actor, o Options, records Record
 			}
 			break
 		}
-		raw, idxs := make([][]byte, len(chunk)), make([]int32, len(chunk))
-		for i, r := range chunk {
-			if raw[i], err = json.Marshal(r); err != nil {
-				return job, err
-			}
-			idxs[i] = int32(total + i)
+		raw, err := json.Marshal(chunk)
+		if err != nil {
+			return job, err
 		}
-		if err := db.Q.BulkJobRowsInsert(ctx, tx, dbsqlc.BulkJobRowsInsertParams{TenantID: a.TenantID, JobID: job.ID, Idxs: idxs, Records: raw}); err != nil {
+		if err := db.Q.BulkJobChunkInsert(ctx, tx, dbsqlc.BulkJobChunkInsertParams{TenantID: a.TenantID, JobID: job.ID, FirstIdx: int32(total), Records: raw}); err != nil {
 			return job, err
 		}
 		total += len(chunk)
