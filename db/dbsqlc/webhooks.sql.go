@@ -475,55 +475,86 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, db DBTX, arg WebhookD
 	return items, nil
 }
 
-const webhookDeliveryRecordAttempt = `-- name: WebhookDeliveryRecordAttempt :one
-WITH d AS (
+const webhookDeliveryRecordAttempts = `-- name: WebhookDeliveryRecordAttempts :many
+WITH k AS (
+    SELECT unnest($1::uuid[]) AS id, unnest($2::text[]) AS trigger, unnest($3::text[]) AS outcome,
+           unnest($4::timestamptz[]) AS started_at, unnest($5::float8[]) AS latency_ms,
+           unnest($6::int[]) AS status_code, unnest($7::text[]) AS error,
+           unnest($8::text[]) AS response_snippet, unnest($9::text[]) AS status,
+           unnest($10::bool[]) AS retry_scheduled, unnest($11::bool[]) AS has_next,
+           unnest($12::timestamptz[]) AS next_attempt_at
+), d AS (
     UPDATE webhook_deliveries wd
-    SET attempts = wd.attempts + 1, status = $8, locked_until = NULL, retry_scheduled = $9,
-        last_attempt_at = $3, next_attempt_at = $10,
-        last_status_code = $5, last_error = $6, updated_at = now()
-    WHERE wd.tenant_id = $11 AND wd.id = $12
-    RETURNING wd.tenant_id, wd.id, wd.attempts
+    SET attempts = wd.attempts + 1, status = k.status, locked_until = NULL, retry_scheduled = k.retry_scheduled,
+        last_attempt_at = k.started_at, next_attempt_at = CASE WHEN k.has_next THEN k.next_attempt_at END,
+        last_status_code = NULLIF(k.status_code, 0), last_error = NULLIF(k.error, ''), updated_at = now()
+    FROM k
+    WHERE wd.tenant_id = $13 AND wd.id = k.id
+    RETURNING wd.tenant_id, wd.id, wd.attempts, wd.last_status_code, wd.last_error, k.trigger, k.outcome, k.started_at, k.latency_ms, k.response_snippet
 )
 INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, trigger, outcome, started_at, latency_ms, status_code, error, response_snippet)
-SELECT d.tenant_id, d.id, d.attempts, $1, $2, $3, $4, $5, $6, $7
+SELECT d.tenant_id, d.id, d.attempts, d.trigger, d.outcome, d.started_at, d.latency_ms, d.last_status_code, d.last_error, d.response_snippet
 FROM d
-RETURNING attempt
+RETURNING delivery_id, attempt
 `
 
-type WebhookDeliveryRecordAttemptParams struct {
-	Trigger         string
-	Outcome         string
-	StartedAt       time.Time
-	LatencyMS       float64
-	StatusCode      *int32
-	Error           *string
-	ResponseSnippet string
-	Status          string
-	RetryScheduled  bool
-	NextAttemptAt   *time.Time
-	TenantID        uuid.UUID
-	ID              uuid.UUID
+type WebhookDeliveryRecordAttemptsParams struct {
+	Ids              []uuid.UUID
+	Triggers         []string
+	Outcomes         []string
+	StartedAts       []time.Time
+	LatenciesMs      []float64
+	StatusCodes      []int32
+	Errors           []string
+	ResponseSnippets []string
+	Statuses         []string
+	RetryScheduled   []bool
+	HasNext          []bool
+	NextAttemptAts   []time.Time
+	TenantID         uuid.UUID
 }
 
-// Stores one attempt and the delivery's resulting state; returns the attempt's number.
-func (q *Queries) WebhookDeliveryRecordAttempt(ctx context.Context, db DBTX, arg WebhookDeliveryRecordAttemptParams) (int32, error) {
-	row := db.QueryRow(ctx, webhookDeliveryRecordAttempt,
-		arg.Trigger,
-		arg.Outcome,
-		arg.StartedAt,
-		arg.LatencyMS,
-		arg.StatusCode,
-		arg.Error,
-		arg.ResponseSnippet,
-		arg.Status,
+type WebhookDeliveryRecordAttemptsRow struct {
+	DeliveryID uuid.UUID
+	Attempt    int32
+}
+
+// Stores attempts of deliveries of the tenant (one per delivery: the relay's attempts 1 of an
+// event's deliveries together, or one attempt of the other paths) and each delivery's resulting
+// state, in one statement; returns each delivery's attempt number. A status code 0 and an error ”
+// are none; a delivery's next_attempt_at is set only where has_next.
+func (q *Queries) WebhookDeliveryRecordAttempts(ctx context.Context, db DBTX, arg WebhookDeliveryRecordAttemptsParams) ([]WebhookDeliveryRecordAttemptsRow, error) {
+	rows, err := db.Query(ctx, webhookDeliveryRecordAttempts,
+		arg.Ids,
+		arg.Triggers,
+		arg.Outcomes,
+		arg.StartedAts,
+		arg.LatenciesMs,
+		arg.StatusCodes,
+		arg.Errors,
+		arg.ResponseSnippets,
+		arg.Statuses,
 		arg.RetryScheduled,
-		arg.NextAttemptAt,
+		arg.HasNext,
+		arg.NextAttemptAts,
 		arg.TenantID,
-		arg.ID,
 	)
-	var attempt int32
-	err := row.Scan(&attempt)
-	return attempt, err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WebhookDeliveryRecordAttemptsRow{}
+	for rows.Next() {
+		var i WebhookDeliveryRecordAttemptsRow
+		if err := rows.Scan(&i.DeliveryID, &i.Attempt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const webhookDeliveryRetryScheduled = `-- name: WebhookDeliveryRetryScheduled :exec

@@ -77,20 +77,31 @@ WITH created AS (
 SELECT todo.id, todo.webhook_id, todo.status, todo.last_attempt_at, w.url, w.secret_sealed, w.active
 FROM todo JOIN webhooks w ON w.tenant_id = @tenant_id AND w.id = todo.webhook_id;
 
--- name: WebhookDeliveryRecordAttempt :one
--- Stores one attempt and the delivery's resulting state; returns the attempt's number.
-WITH d AS (
+-- name: WebhookDeliveryRecordAttempts :many
+-- Stores attempts of deliveries of the tenant (one per delivery: the relay's attempts 1 of an
+-- event's deliveries together, or one attempt of the other paths) and each delivery's resulting
+-- state, in one statement; returns each delivery's attempt number. A status code 0 and an error ''
+-- are none; a delivery's next_attempt_at is set only where has_next.
+WITH k AS (
+    SELECT unnest(@ids::uuid[]) AS id, unnest(@triggers::text[]) AS trigger, unnest(@outcomes::text[]) AS outcome,
+           unnest(@started_ats::timestamptz[]) AS started_at, unnest(@latencies_ms::float8[]) AS latency_ms,
+           unnest(@status_codes::int[]) AS status_code, unnest(@errors::text[]) AS error,
+           unnest(@response_snippets::text[]) AS response_snippet, unnest(@statuses::text[]) AS status,
+           unnest(@retry_scheduled::bool[]) AS retry_scheduled, unnest(@has_next::bool[]) AS has_next,
+           unnest(@next_attempt_ats::timestamptz[]) AS next_attempt_at
+), d AS (
     UPDATE webhook_deliveries wd
-    SET attempts = wd.attempts + 1, status = @status, locked_until = NULL, retry_scheduled = @retry_scheduled,
-        last_attempt_at = @started_at, next_attempt_at = sqlc.narg('next_attempt_at'),
-        last_status_code = sqlc.narg('status_code'), last_error = sqlc.narg('error'), updated_at = now()
-    WHERE wd.tenant_id = @tenant_id AND wd.id = @id
-    RETURNING wd.tenant_id, wd.id, wd.attempts
+    SET attempts = wd.attempts + 1, status = k.status, locked_until = NULL, retry_scheduled = k.retry_scheduled,
+        last_attempt_at = k.started_at, next_attempt_at = CASE WHEN k.has_next THEN k.next_attempt_at END,
+        last_status_code = NULLIF(k.status_code, 0), last_error = NULLIF(k.error, ''), updated_at = now()
+    FROM k
+    WHERE wd.tenant_id = @tenant_id AND wd.id = k.id
+    RETURNING wd.tenant_id, wd.id, wd.attempts, wd.last_status_code, wd.last_error, k.trigger, k.outcome, k.started_at, k.latency_ms, k.response_snippet
 )
 INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, trigger, outcome, started_at, latency_ms, status_code, error, response_snippet)
-SELECT d.tenant_id, d.id, d.attempts, @trigger, @outcome, @started_at, @latency_ms, sqlc.narg('status_code'), sqlc.narg('error'), @response_snippet
+SELECT d.tenant_id, d.id, d.attempts, d.trigger, d.outcome, d.started_at, d.latency_ms, d.last_status_code, d.last_error, d.response_snippet
 FROM d
-RETURNING attempt;
+RETURNING delivery_id, attempt;
 
 -- name: WebhookDeliveryRetryScheduled :exec
 UPDATE webhook_deliveries SET retry_scheduled = true, updated_at = now()
