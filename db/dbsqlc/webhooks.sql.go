@@ -489,7 +489,9 @@ WITH k AS (
         last_attempt_at = k.started_at, next_attempt_at = CASE WHEN k.has_next THEN k.next_attempt_at END,
         last_status_code = NULLIF(k.status_code, 0), last_error = NULLIF(k.error, ''), updated_at = now()
     FROM k
-    WHERE wd.tenant_id = $13 AND wd.id = k.id
+    -- id = ANY: an index condition, whatever the planner guesses of k's size (joined on k alone,
+    -- a generic plan read every delivery of the tenant).
+    WHERE wd.tenant_id = $13 AND wd.id = ANY ($1::uuid[]) AND wd.id = k.id
     RETURNING wd.tenant_id, wd.id, wd.attempts, wd.last_status_code, wd.last_error, k.trigger, k.outcome, k.started_at, k.latency_ms, k.response_snippet
 )
 INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, trigger, outcome, started_at, latency_ms, status_code, error, response_snippet)
