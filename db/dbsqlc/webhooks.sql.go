@@ -477,42 +477,40 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, db DBTX, arg WebhookD
 
 const webhookDeliveryRecordAttempts = `-- name: WebhookDeliveryRecordAttempts :many
 WITH k AS (
-    SELECT unnest($1::uuid[]) AS id, unnest($2::text[]) AS trigger, unnest($3::text[]) AS outcome,
-           unnest($4::timestamptz[]) AS started_at, unnest($5::float8[]) AS latency_ms,
-           unnest($6::int[]) AS status_code, unnest($7::text[]) AS error,
-           unnest($8::text[]) AS response_snippet, unnest($9::text[]) AS status,
-           unnest($10::bool[]) AS retry_scheduled, unnest($11::bool[]) AS has_next,
-           unnest($12::timestamptz[]) AS next_attempt_at
+    SELECT $5::uuid[] AS ids
 ), d AS (
     UPDATE webhook_deliveries wd
-    SET attempts = wd.attempts + 1, status = k.status, locked_until = NULL, retry_scheduled = k.retry_scheduled,
-        last_attempt_at = k.started_at, next_attempt_at = CASE WHEN k.has_next THEN k.next_attempt_at END,
-        last_status_code = NULLIF(k.status_code, 0), last_error = NULLIF(k.error, ''), updated_at = now()
+    SET attempts = wd.attempts + 1, status = ($6::text[])[array_position(k.ids, wd.id)], locked_until = NULL,
+        retry_scheduled = ($7::bool[])[array_position(k.ids, wd.id)],
+        last_attempt_at = ($8::timestamptz[])[array_position(k.ids, wd.id)],
+        next_attempt_at = CASE WHEN ($9::bool[])[array_position(k.ids, wd.id)]
+                               THEN ($10::timestamptz[])[array_position(k.ids, wd.id)] END,
+        last_status_code = NULLIF(($11::int[])[array_position(k.ids, wd.id)], 0),
+        last_error = NULLIF(($12::text[])[array_position(k.ids, wd.id)], ''), updated_at = now()
     FROM k
-    -- id = ANY: an index condition, whatever the planner guesses of k's size (joined on k alone,
-    -- a generic plan read every delivery of the tenant).
-    WHERE wd.tenant_id = $13 AND wd.id = ANY ($1::uuid[]) AND wd.id = k.id
-    RETURNING wd.tenant_id, wd.id, wd.attempts, wd.last_status_code, wd.last_error, k.trigger, k.outcome, k.started_at, k.latency_ms, k.response_snippet
+    WHERE wd.tenant_id = $13 AND wd.id = ANY ($5::uuid[])
+    RETURNING wd.tenant_id, wd.id, wd.attempts, wd.last_attempt_at, wd.last_status_code, wd.last_error, array_position(k.ids, wd.id) AS i
 )
 INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, trigger, outcome, started_at, latency_ms, status_code, error, response_snippet)
-SELECT d.tenant_id, d.id, d.attempts, d.trigger, d.outcome, d.started_at, d.latency_ms, d.last_status_code, d.last_error, d.response_snippet
+SELECT d.tenant_id, d.id, d.attempts, ($1::text[])[d.i], ($2::text[])[d.i], d.last_attempt_at,
+       ($3::float8[])[d.i], d.last_status_code, d.last_error, ($4::text[])[d.i]
 FROM d
 RETURNING delivery_id, attempt
 `
 
 type WebhookDeliveryRecordAttemptsParams struct {
-	Ids              []uuid.UUID
 	Triggers         []string
 	Outcomes         []string
-	StartedAts       []time.Time
 	LatenciesMs      []float64
-	StatusCodes      []int32
-	Errors           []string
 	ResponseSnippets []string
+	Ids              []uuid.UUID
 	Statuses         []string
 	RetryScheduled   []bool
+	StartedAts       []time.Time
 	HasNext          []bool
 	NextAttemptAts   []time.Time
+	StatusCodes      []int32
+	Errors           []string
 	TenantID         uuid.UUID
 }
 
@@ -524,21 +522,24 @@ type WebhookDeliveryRecordAttemptsRow struct {
 // Stores attempts of deliveries of the tenant (one per delivery: the relay's attempts 1 of an
 // event's deliveries together, or one attempt of the other paths) and each delivery's resulting
 // state, in one statement; returns each delivery's attempt number. A status code 0 and an error ”
-// are none; a delivery's next_attempt_at is set only where has_next.
+// are none; a delivery's next_attempt_at is set only where has_next. Each delivery takes the
+// values at its id's place in the arrays: the deliveries are found by their key alone
+// (tenant_id, id = ANY), whatever the planner guesses (joined to the unnested arrays, a generic
+// plan planned on a small table read every delivery of the tenant).
 func (q *Queries) WebhookDeliveryRecordAttempts(ctx context.Context, db DBTX, arg WebhookDeliveryRecordAttemptsParams) ([]WebhookDeliveryRecordAttemptsRow, error) {
 	rows, err := db.Query(ctx, webhookDeliveryRecordAttempts,
-		arg.Ids,
 		arg.Triggers,
 		arg.Outcomes,
-		arg.StartedAts,
 		arg.LatenciesMs,
-		arg.StatusCodes,
-		arg.Errors,
 		arg.ResponseSnippets,
+		arg.Ids,
 		arg.Statuses,
 		arg.RetryScheduled,
+		arg.StartedAts,
 		arg.HasNext,
 		arg.NextAttemptAts,
+		arg.StatusCodes,
+		arg.Errors,
 		arg.TenantID,
 	)
 	if err != nil {

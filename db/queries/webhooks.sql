@@ -81,27 +81,28 @@ FROM todo JOIN webhooks w ON w.tenant_id = @tenant_id AND w.id = todo.webhook_id
 -- Stores attempts of deliveries of the tenant (one per delivery: the relay's attempts 1 of an
 -- event's deliveries together, or one attempt of the other paths) and each delivery's resulting
 -- state, in one statement; returns each delivery's attempt number. A status code 0 and an error ''
--- are none; a delivery's next_attempt_at is set only where has_next.
+-- are none; a delivery's next_attempt_at is set only where has_next. Each delivery takes the
+-- values at its id's place in the arrays: the deliveries are found by their key alone
+-- (tenant_id, id = ANY), whatever the planner guesses (joined to the unnested arrays, a generic
+-- plan planned on a small table read every delivery of the tenant).
 WITH k AS (
-    SELECT unnest(@ids::uuid[]) AS id, unnest(@triggers::text[]) AS trigger, unnest(@outcomes::text[]) AS outcome,
-           unnest(@started_ats::timestamptz[]) AS started_at, unnest(@latencies_ms::float8[]) AS latency_ms,
-           unnest(@status_codes::int[]) AS status_code, unnest(@errors::text[]) AS error,
-           unnest(@response_snippets::text[]) AS response_snippet, unnest(@statuses::text[]) AS status,
-           unnest(@retry_scheduled::bool[]) AS retry_scheduled, unnest(@has_next::bool[]) AS has_next,
-           unnest(@next_attempt_ats::timestamptz[]) AS next_attempt_at
+    SELECT @ids::uuid[] AS ids
 ), d AS (
     UPDATE webhook_deliveries wd
-    SET attempts = wd.attempts + 1, status = k.status, locked_until = NULL, retry_scheduled = k.retry_scheduled,
-        last_attempt_at = k.started_at, next_attempt_at = CASE WHEN k.has_next THEN k.next_attempt_at END,
-        last_status_code = NULLIF(k.status_code, 0), last_error = NULLIF(k.error, ''), updated_at = now()
+    SET attempts = wd.attempts + 1, status = (@statuses::text[])[array_position(k.ids, wd.id)], locked_until = NULL,
+        retry_scheduled = (@retry_scheduled::bool[])[array_position(k.ids, wd.id)],
+        last_attempt_at = (@started_ats::timestamptz[])[array_position(k.ids, wd.id)],
+        next_attempt_at = CASE WHEN (@has_next::bool[])[array_position(k.ids, wd.id)]
+                               THEN (@next_attempt_ats::timestamptz[])[array_position(k.ids, wd.id)] END,
+        last_status_code = NULLIF((@status_codes::int[])[array_position(k.ids, wd.id)], 0),
+        last_error = NULLIF((@errors::text[])[array_position(k.ids, wd.id)], ''), updated_at = now()
     FROM k
-    -- id = ANY: an index condition, whatever the planner guesses of k's size (joined on k alone,
-    -- a generic plan read every delivery of the tenant).
-    WHERE wd.tenant_id = @tenant_id AND wd.id = ANY (@ids::uuid[]) AND wd.id = k.id
-    RETURNING wd.tenant_id, wd.id, wd.attempts, wd.last_status_code, wd.last_error, k.trigger, k.outcome, k.started_at, k.latency_ms, k.response_snippet
+    WHERE wd.tenant_id = @tenant_id AND wd.id = ANY (@ids::uuid[])
+    RETURNING wd.tenant_id, wd.id, wd.attempts, wd.last_attempt_at, wd.last_status_code, wd.last_error, array_position(k.ids, wd.id) AS i
 )
 INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, trigger, outcome, started_at, latency_ms, status_code, error, response_snippet)
-SELECT d.tenant_id, d.id, d.attempts, d.trigger, d.outcome, d.started_at, d.latency_ms, d.last_status_code, d.last_error, d.response_snippet
+SELECT d.tenant_id, d.id, d.attempts, (@triggers::text[])[d.i], (@outcomes::text[])[d.i], d.last_attempt_at,
+       (@latencies_ms::float8[])[d.i], d.last_status_code, d.last_error, (@response_snippets::text[])[d.i]
 FROM d
 RETURNING delivery_id, attempt;
 

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -174,26 +173,65 @@ func (d *Dispatcher) Handle(ctx context.Context, ev outbox.Event) error {
 		ID: ev.ID.String(), Type: ev.Type, CreatedAt: ev.CreatedAt, TenantID: ev.TenantID.String(), Data: ev.Data,
 	})
 
-	// Attempts 1 go out at once; their records are stored together, in one statement, when
-	// all have come back (the event is marked handled only after that in any case).
-	errs := make([]error, len(todo))
-	recs := make([]*stored, len(todo))
-	var wg sync.WaitGroup
+	// Attempts 1 go out at once. Their records are stored as they come back, those that come
+	// back within StoreWait of each other together, in one statement (a receiver that answers at
+	// once is recorded at once, not after a slow one: a crash in between would repeat it).
+	results := make(chan firstResult, len(todo))
 	for i, row := range todo { // at most 20 webhooks per tenant
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			r := firstResult{i: i}
 			if row.Status == StatusPending {
-				recs[i], errs[i] = d.firstAttempt(ctx, ev, row, payload, perr)
+				r.rec, r.err = d.firstAttempt(ctx, ev, row, payload, perr)
 			} else if row.LastAttemptAt != nil {
-				errs[i] = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: *row.LastAttemptAt}, row.ID)
+				r.err = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: *row.LastAttemptAt}, row.ID)
 			}
+			results <- r
 		}()
 	}
-	wg.Wait()
+	errs := make([]error, len(todo))
+	for received := 0; received < len(todo); {
+		batch := []firstResult{<-results}
+		received++
+		wait := time.NewTimer(StoreWait)
+	gather:
+		for received < len(todo) {
+			select {
+			case r := <-results:
+				batch = append(batch, r)
+				received++
+			case <-wait.C:
+				break gather
+			}
+		}
+		wait.Stop()
+		for _, r := range batch {
+			errs[r.i] = r.err
+		}
+		if err := d.storeFirstAttempts(ctx, ev, batch, errs); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// StoreWait is how long the relay waits, after one attempt 1 of an event came back, for the
+// others to come back and be stored in the same statement.
+const StoreWait = 5 * time.Millisecond
+
+// firstResult is what one delivery of Handle came back with: the attempt 1 to store, if any.
+type firstResult struct {
+	i   int // the delivery's place in the fan-out
+	rec *stored
+	err error
+}
+
+// storeFirstAttempts stores the attempts 1 of one event that came back together (one statement
+// for all but those that disable their webhook, which take a transaction) and hands the failed
+// ones to the retry schedule, setting errs[i] to a hand-over's error.
+func (d *Dispatcher) storeFirstAttempts(ctx context.Context, ev outbox.Event, batch []firstResult, errs []error) error {
 	var plain, disabling []stored
-	for _, r := range recs {
-		switch {
+	for _, b := range batch {
+		switch r := b.rec; {
 		case r == nil:
 		case r.disable == "":
 			plain = append(plain, *r)
@@ -203,7 +241,7 @@ func (d *Dispatcher) Handle(ctx context.Context, ev outbox.Event) error {
 	}
 	if len(plain) > 0 {
 		if _, err := d.storeAll(ctx, d.bookkeeping(ev.TenantID), ev.TenantID, plain); err != nil {
-			return errors.Join(append(errs, err)...)
+			return err
 		}
 	}
 	if len(disabling) > 0 { // two statements: one transaction
@@ -211,19 +249,20 @@ func (d *Dispatcher) Handle(ctx context.Context, ev outbox.Event) error {
 			_, err := d.storeAll(ctx, tx, ev.TenantID, disabling)
 			return err
 		}); err != nil {
-			return errors.Join(append(errs, err)...)
+			return err
 		}
 	}
-	for i, r := range recs {
+	for _, b := range batch {
+		r := b.rec
 		if r == nil {
 			continue
 		}
 		d.logAttempt(ev.TenantID, r.webhookID, ev.ID, 1, r.attempt)
 		if r.status == StatusRetrying {
-			errs[i] = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: r.webhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: r.attempt.StartedAt}, r.deliveryID)
+			errs[b.i] = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: r.webhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: r.attempt.StartedAt}, r.deliveryID)
 		}
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // firstAttempt makes attempt 1 of a delivery and returns its record for Handle to store
