@@ -36,20 +36,24 @@ type oneTrip struct {
 }
 
 // asyncCommitSQL lets the implicit transaction commit without waiting for the WAL flush.
-const asyncCommitSQL = "SELECT set_config('synchronous_commit', 'off', true)"
+const asyncCommitSQL = "set_config('synchronous_commit', 'off', true)"
 
-// send queues the prologue and the statement; prologue is how many results precede the statement's.
+// send queues the prologue and the statement; prologue is how many results precede the
+// statement's. The prologue is one statement: the scope's settings and, with asyncCommit, the
+// commit's (each statement of the batch costs the server a bind, a portal and a snapshot).
 func (o oneTrip) send(ctx context.Context, sql string, args []any) (br pgx.BatchResults, prologue int) {
 	b := &pgx.Batch{}
+	var setSQL string
+	var setArgs []any
 	if o.system {
-		b.Queue(systemScopeSQL)
+		setSQL = systemScopeSQL
 	} else {
-		setSQL, setArgs := setTenant(ctx, o.tenantID)
-		b.Queue(setSQL, setArgs...)
+		setSQL, setArgs = setTenant(ctx, o.tenantID)
 	}
 	if o.asyncCommit {
-		b.Queue(asyncCommitSQL)
+		setSQL += ", " + asyncCommitSQL
 	}
+	b.Queue(setSQL, setArgs...)
 	b.Queue(sql, args...)
 	return o.pool.SendBatch(ctx, b), b.Len() - 1
 }

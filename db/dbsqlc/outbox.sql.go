@@ -186,24 +186,6 @@ func (q *Queries) OutboxExpandBatch(ctx context.Context, db DBTX, seq int64) (in
 	return result.RowsAffected(), nil
 }
 
-const outboxHandled = `-- name: OutboxHandled :exec
-UPDATE outbox_events
-SET handled_by = $1, published_at = CASE WHEN $2::boolean THEN now() END, locked_until = NULL
-WHERE seq = $3
-`
-
-type OutboxHandledParams struct {
-	HandledBy []string
-	Done      bool
-	Seq       int64
-}
-
-// Records handlers that finished; publishes the event when all have.
-func (q *Queries) OutboxHandled(ctx context.Context, db DBTX, arg OutboxHandledParams) error {
-	_, err := db.Exec(ctx, outboxHandled, arg.HandledBy, arg.Done, arg.Seq)
-	return err
-}
-
 const outboxInsert = `-- name: OutboxInsert :one
 INSERT INTO outbox_events (tenant_id, type, data) VALUES ($1, $2, $3)
 RETURNING id, created_at
@@ -287,6 +269,26 @@ func (q *Queries) OutboxListByTenant(ctx context.Context, db DBTX, tenantID uuid
 		return nil, err
 	}
 	return items, nil
+}
+
+const outboxPublish = `-- name: OutboxPublish :exec
+UPDATE outbox_events o
+SET handled_by = o.handled_by || ARRAY(SELECT h FROM unnest($1::text[]) WITH ORDINALITY AS n (h, i)
+                                       WHERE h <> ALL (o.handled_by) ORDER BY n.i),
+    published_at = now(), locked_until = NULL
+WHERE o.seq = ANY ($2::bigint[]) AND o.published_at IS NULL
+`
+
+type OutboxPublishParams struct {
+	HandlerNames []string
+	Seqs         []int64
+}
+
+// Publishes events every handler finished, many in one statement (the relay gathers them): each
+// records the handlers @handler_names it had not recorded yet, after the ones it had.
+func (q *Queries) OutboxPublish(ctx context.Context, db DBTX, arg OutboxPublishParams) error {
+	_, err := db.Exec(ctx, outboxPublish, arg.HandlerNames, arg.Seqs)
+	return err
 }
 
 const outboxRetryLater = `-- name: OutboxRetryLater :exec

@@ -475,55 +475,89 @@ func (q *Queries) WebhookDeliveryList(ctx context.Context, db DBTX, arg WebhookD
 	return items, nil
 }
 
-const webhookDeliveryRecordAttempt = `-- name: WebhookDeliveryRecordAttempt :one
-WITH d AS (
+const webhookDeliveryRecordAttempts = `-- name: WebhookDeliveryRecordAttempts :many
+WITH k AS (
+    SELECT $5::uuid[] AS ids
+), d AS (
     UPDATE webhook_deliveries wd
-    SET attempts = wd.attempts + 1, status = $8, locked_until = NULL, retry_scheduled = $9,
-        last_attempt_at = $3, next_attempt_at = $10,
-        last_status_code = $5, last_error = $6, updated_at = now()
-    WHERE wd.tenant_id = $11 AND wd.id = $12
-    RETURNING wd.tenant_id, wd.id, wd.attempts
+    SET attempts = wd.attempts + 1, status = ($6::text[])[array_position(k.ids, wd.id)], locked_until = NULL,
+        retry_scheduled = ($7::bool[])[array_position(k.ids, wd.id)],
+        last_attempt_at = ($8::timestamptz[])[array_position(k.ids, wd.id)],
+        next_attempt_at = CASE WHEN ($9::bool[])[array_position(k.ids, wd.id)]
+                               THEN ($10::timestamptz[])[array_position(k.ids, wd.id)] END,
+        last_status_code = NULLIF(($11::int[])[array_position(k.ids, wd.id)], 0),
+        last_error = NULLIF(($12::text[])[array_position(k.ids, wd.id)], ''), updated_at = now()
+    FROM k
+    WHERE wd.tenant_id = $13 AND wd.id = ANY ($5::uuid[])
+    RETURNING wd.tenant_id, wd.id, wd.attempts, wd.last_attempt_at, wd.last_status_code, wd.last_error, array_position(k.ids, wd.id) AS i
 )
 INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, trigger, outcome, started_at, latency_ms, status_code, error, response_snippet)
-SELECT d.tenant_id, d.id, d.attempts, $1, $2, $3, $4, $5, $6, $7
+SELECT d.tenant_id, d.id, d.attempts, ($1::text[])[d.i], ($2::text[])[d.i], d.last_attempt_at,
+       ($3::float8[])[d.i], d.last_status_code, d.last_error, ($4::text[])[d.i]
 FROM d
-RETURNING attempt
+RETURNING delivery_id, attempt
 `
 
-type WebhookDeliveryRecordAttemptParams struct {
-	Trigger         string
-	Outcome         string
-	StartedAt       time.Time
-	LatencyMS       float64
-	StatusCode      *int32
-	Error           *string
-	ResponseSnippet string
-	Status          string
-	RetryScheduled  bool
-	NextAttemptAt   *time.Time
-	TenantID        uuid.UUID
-	ID              uuid.UUID
+type WebhookDeliveryRecordAttemptsParams struct {
+	Triggers         []string
+	Outcomes         []string
+	LatenciesMs      []float64
+	ResponseSnippets []string
+	Ids              []uuid.UUID
+	Statuses         []string
+	RetryScheduled   []bool
+	StartedAts       []time.Time
+	HasNext          []bool
+	NextAttemptAts   []time.Time
+	StatusCodes      []int32
+	Errors           []string
+	TenantID         uuid.UUID
 }
 
-// Stores one attempt and the delivery's resulting state; returns the attempt's number.
-func (q *Queries) WebhookDeliveryRecordAttempt(ctx context.Context, db DBTX, arg WebhookDeliveryRecordAttemptParams) (int32, error) {
-	row := db.QueryRow(ctx, webhookDeliveryRecordAttempt,
-		arg.Trigger,
-		arg.Outcome,
-		arg.StartedAt,
-		arg.LatencyMS,
-		arg.StatusCode,
-		arg.Error,
-		arg.ResponseSnippet,
-		arg.Status,
+type WebhookDeliveryRecordAttemptsRow struct {
+	DeliveryID uuid.UUID
+	Attempt    int32
+}
+
+// Stores attempts of deliveries of the tenant (one per delivery: the relay's attempts 1 of an
+// event's deliveries together, or one attempt of the other paths) and each delivery's resulting
+// state, in one statement; returns each delivery's attempt number. A status code 0 and an error ”
+// are none; a delivery's next_attempt_at is set only where has_next. Each delivery takes the
+// values at its id's place in the arrays: the deliveries are found by their key alone
+// (tenant_id, id = ANY), whatever the planner guesses (joined to the unnested arrays, a generic
+// plan planned on a small table read every delivery of the tenant).
+func (q *Queries) WebhookDeliveryRecordAttempts(ctx context.Context, db DBTX, arg WebhookDeliveryRecordAttemptsParams) ([]WebhookDeliveryRecordAttemptsRow, error) {
+	rows, err := db.Query(ctx, webhookDeliveryRecordAttempts,
+		arg.Triggers,
+		arg.Outcomes,
+		arg.LatenciesMs,
+		arg.ResponseSnippets,
+		arg.Ids,
+		arg.Statuses,
 		arg.RetryScheduled,
-		arg.NextAttemptAt,
+		arg.StartedAts,
+		arg.HasNext,
+		arg.NextAttemptAts,
+		arg.StatusCodes,
+		arg.Errors,
 		arg.TenantID,
-		arg.ID,
 	)
-	var attempt int32
-	err := row.Scan(&attempt)
-	return attempt, err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []WebhookDeliveryRecordAttemptsRow{}
+	for rows.Next() {
+		var i WebhookDeliveryRecordAttemptsRow
+		if err := rows.Scan(&i.DeliveryID, &i.Attempt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const webhookDeliveryRetryScheduled = `-- name: WebhookDeliveryRetryScheduled :exec

@@ -59,11 +59,14 @@ WHERE seq IN (
     FOR UPDATE OF o SKIP LOCKED)
 RETURNING seq, id, tenant_id, type, data, created_at, handled_by, attempts;
 
--- name: OutboxHandled :exec
--- Records handlers that finished; publishes the event when all have.
-UPDATE outbox_events
-SET handled_by = @handled_by, published_at = CASE WHEN @done::boolean THEN now() END, locked_until = NULL
-WHERE seq = @seq;
+-- name: OutboxPublish :exec
+-- Publishes events every handler finished, many in one statement (the relay gathers them): each
+-- records the handlers @handler_names it had not recorded yet, after the ones it had.
+UPDATE outbox_events o
+SET handled_by = o.handled_by || ARRAY(SELECT h FROM unnest(@handler_names::text[]) WITH ORDINALITY AS n (h, i)
+                                       WHERE h <> ALL (o.handled_by) ORDER BY n.i),
+    published_at = now(), locked_until = NULL
+WHERE o.seq = ANY (@seqs::bigint[]) AND o.published_at IS NULL;
 
 -- name: OutboxRetryLater :exec
 UPDATE outbox_events

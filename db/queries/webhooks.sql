@@ -77,20 +77,34 @@ WITH created AS (
 SELECT todo.id, todo.webhook_id, todo.status, todo.last_attempt_at, w.url, w.secret_sealed, w.active
 FROM todo JOIN webhooks w ON w.tenant_id = @tenant_id AND w.id = todo.webhook_id;
 
--- name: WebhookDeliveryRecordAttempt :one
--- Stores one attempt and the delivery's resulting state; returns the attempt's number.
-WITH d AS (
+-- name: WebhookDeliveryRecordAttempts :many
+-- Stores attempts of deliveries of the tenant (one per delivery: the relay's attempts 1 of an
+-- event's deliveries together, or one attempt of the other paths) and each delivery's resulting
+-- state, in one statement; returns each delivery's attempt number. A status code 0 and an error ''
+-- are none; a delivery's next_attempt_at is set only where has_next. Each delivery takes the
+-- values at its id's place in the arrays: the deliveries are found by their key alone
+-- (tenant_id, id = ANY), whatever the planner guesses (joined to the unnested arrays, a generic
+-- plan planned on a small table read every delivery of the tenant).
+WITH k AS (
+    SELECT @ids::uuid[] AS ids
+), d AS (
     UPDATE webhook_deliveries wd
-    SET attempts = wd.attempts + 1, status = @status, locked_until = NULL, retry_scheduled = @retry_scheduled,
-        last_attempt_at = @started_at, next_attempt_at = sqlc.narg('next_attempt_at'),
-        last_status_code = sqlc.narg('status_code'), last_error = sqlc.narg('error'), updated_at = now()
-    WHERE wd.tenant_id = @tenant_id AND wd.id = @id
-    RETURNING wd.tenant_id, wd.id, wd.attempts
+    SET attempts = wd.attempts + 1, status = (@statuses::text[])[array_position(k.ids, wd.id)], locked_until = NULL,
+        retry_scheduled = (@retry_scheduled::bool[])[array_position(k.ids, wd.id)],
+        last_attempt_at = (@started_ats::timestamptz[])[array_position(k.ids, wd.id)],
+        next_attempt_at = CASE WHEN (@has_next::bool[])[array_position(k.ids, wd.id)]
+                               THEN (@next_attempt_ats::timestamptz[])[array_position(k.ids, wd.id)] END,
+        last_status_code = NULLIF((@status_codes::int[])[array_position(k.ids, wd.id)], 0),
+        last_error = NULLIF((@errors::text[])[array_position(k.ids, wd.id)], ''), updated_at = now()
+    FROM k
+    WHERE wd.tenant_id = @tenant_id AND wd.id = ANY (@ids::uuid[])
+    RETURNING wd.tenant_id, wd.id, wd.attempts, wd.last_attempt_at, wd.last_status_code, wd.last_error, array_position(k.ids, wd.id) AS i
 )
 INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, trigger, outcome, started_at, latency_ms, status_code, error, response_snippet)
-SELECT d.tenant_id, d.id, d.attempts, @trigger, @outcome, @started_at, @latency_ms, sqlc.narg('status_code'), sqlc.narg('error'), @response_snippet
+SELECT d.tenant_id, d.id, d.attempts, (@triggers::text[])[d.i], (@outcomes::text[])[d.i], d.last_attempt_at,
+       (@latencies_ms::float8[])[d.i], d.last_status_code, d.last_error, (@response_snippets::text[])[d.i]
 FROM d
-RETURNING attempt;
+RETURNING delivery_id, attempt;
 
 -- name: WebhookDeliveryRetryScheduled :exec
 UPDATE webhook_deliveries SET retry_scheduled = true, updated_at = now()

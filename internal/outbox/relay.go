@@ -113,8 +113,18 @@ func (r *Relay) Run(ctx context.Context) error {
 	r.defaults()
 	lanes := []*lane{{starts: true, slots: make(chan struct{}, r.StartSlots)}, {slots: make(chan struct{}, r.Parallel)}}
 	freed := make(chan struct{}, 1)
+	published := make(chan int64, 4*r.Parallel)
+	publisherDone := make(chan struct{})
+	go func() {
+		defer close(publisherDone)
+		r.publisher(ctx, published)
+	}()
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		wg.Wait() // every handling has sent its mark
+		close(published)
+		<-publisherDone
+	}()
 	idle := r.PollEvery
 	for {
 		claimed, backlog := false, false
@@ -141,8 +151,12 @@ func (r *Relay) Run(ctx context.Context) error {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if err := r.handle(ctx, row); err != nil && ctx.Err() == nil {
+					done, err := r.handle(ctx, row)
+					if err != nil && ctx.Err() == nil {
 						r.Log.Error("outbox relay: record", "event_id", row.ID, "error", err)
+					}
+					if done {
+						published <- row.Seq
 					}
 					<-l.slots
 					select {
@@ -227,19 +241,29 @@ func (r *Relay) RunOnce(ctx context.Context) (int, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
+	var done []int64
 	for _, row := range claimed {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if err := r.handle(ctx, row); err != nil {
-				mu.Lock()
+			ok, err := r.handle(ctx, row)
+			mu.Lock()
+			if err != nil {
 				errs = append(errs, err)
-				mu.Unlock()
 			}
+			if ok {
+				done = append(done, row.Seq)
+			}
+			mu.Unlock()
 		}()
 	}
 	wg.Wait()
+	if len(done) > 0 {
+		if err := r.publish(ctx, done); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return len(claimed), errors.Join(errs...)
 }
 
@@ -256,9 +280,12 @@ func (r *Relay) Drain(ctx context.Context) (int, error) {
 	}
 }
 
-func (r *Relay) handle(ctx context.Context, row dbsqlc.OutboxClaimRow) error {
+// handle hands an event to the handlers that have not finished it and reports whether all
+// have: its publication is left to the caller, which gathers many into one statement
+// (publisher, publish). A handler's failure is recorded here, with the event's retry.
+func (r *Relay) handle(ctx context.Context, row dbsqlc.OutboxClaimRow) (bool, error) {
 	if row.Type == Batch {
-		return r.expand(ctx, row)
+		return false, r.expand(ctx, row)
 	}
 	ev := Event{ID: row.ID, TenantID: row.TenantID, Type: row.Type, Data: row.Data, CreatedAt: row.CreatedAt, Attempts: int(row.Attempts)}
 	done := slices.Clone(row.HandledBy)
@@ -273,19 +300,72 @@ func (r *Relay) handle(ctx context.Context, row dbsqlc.OutboxClaimRow) error {
 		}
 		done = append(done, h.Name())
 	}
-	// One statement in one round trip, committed without waiting for the WAL flush: lost
-	// in a database crash, the mark only makes the event come back, and handlers are
-	// idempotent (the webhook deliveries of an event are rows the next call finds).
-	q := db.OneTripSystem(r.Pool, true)
 	if len(failures) == 0 {
-		return db.Q.OutboxHandled(ctx, q, dbsqlc.OutboxHandledParams{Seq: row.Seq, HandledBy: done, Done: true})
+		return true, nil
 	}
 	err := errors.Join(failures...)
 	delay := Backoff(int(row.Attempts) + 1)
 	r.Log.Warn("outbox handler failed; retrying later", "event_id", ev.ID, "type", ev.Type, "retry_in", delay, "error", err)
-	return db.Q.OutboxRetryLater(ctx, q, dbsqlc.OutboxRetryLaterParams{
+	// One statement in one round trip, committed without waiting for the WAL flush: lost
+	// in a database crash, the record only makes the event come back sooner.
+	return false, db.Q.OutboxRetryLater(ctx, db.OneTripSystem(r.Pool, true), dbsqlc.OutboxRetryLaterParams{
 		Seq: row.Seq, HandledBy: done, DelaySeconds: delay.Seconds(), LastError: err.Error(),
 	})
+}
+
+// PublishEvery is how long the relay gathers the events its handlers finished before it
+// publishes them in one statement (publisher): an event waits that much longer, leased to this
+// relay, before it leaves the pending indexes; its deliveries are made already.
+const PublishEvery = 20 * time.Millisecond
+
+// publisher publishes the finished events sent on seqs, gathered over PublishEvery or a
+// Batch, until seqs is closed; then it publishes the rest. An event whose publication is lost
+// (a failed statement, a crash before it) comes back when its lease runs out and its handlers
+// find their work done (they are idempotent): at least once, as promised.
+func (r *Relay) publisher(ctx context.Context, seqs <-chan int64) {
+	var pending []int64
+	var due <-chan time.Time
+	flush := func() {
+		if len(pending) == 0 {
+			return
+		}
+		// On shutdown too: the handling is done, and the mark saves a repeat after restart.
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := r.publish(pctx, pending); err != nil {
+			r.Log.Error("outbox relay: publish", "events", len(pending), "error", err)
+		}
+		pending, due = pending[:0], nil
+	}
+	for {
+		select {
+		case seq, ok := <-seqs:
+			if !ok {
+				flush()
+				return
+			}
+			pending = append(pending, seq)
+			if len(pending) >= r.Batch {
+				flush()
+			} else if due == nil {
+				due = time.After(PublishEvery)
+			}
+		case <-due:
+			flush()
+		}
+	}
+}
+
+// publish marks events every handler finished as published, in one statement in one round
+// trip, committed without waiting for the WAL flush: lost in a database crash, the mark only
+// makes the events come back, and handlers are idempotent (the webhook deliveries of an event
+// are rows the next call finds).
+func (r *Relay) publish(ctx context.Context, seqs []int64) error {
+	names := make([]string, len(r.Handlers))
+	for i, h := range r.Handlers {
+		names[i] = h.Name()
+	}
+	return db.Q.OutboxPublish(ctx, db.OneTripSystem(r.Pool, true), dbsqlc.OutboxPublishParams{HandlerNames: names, Seqs: seqs})
 }
 
 // expand turns a batch row into its events, which come to the handlers as

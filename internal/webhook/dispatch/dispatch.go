@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -174,26 +173,103 @@ func (d *Dispatcher) Handle(ctx context.Context, ev outbox.Event) error {
 		ID: ev.ID.String(), Type: ev.Type, CreatedAt: ev.CreatedAt, TenantID: ev.TenantID.String(), Data: ev.Data,
 	})
 
-	errs := make([]error, len(todo))
-	var wg sync.WaitGroup
+	// Attempts 1 go out at once. Their records are stored as they come back, those that come
+	// back within StoreWait of each other together, in one statement (a receiver that answers at
+	// once is recorded at once, not after a slow one: a crash in between would repeat it).
+	results := make(chan firstResult, len(todo))
 	for i, row := range todo { // at most 20 webhooks per tenant
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			r := firstResult{i: i}
 			if row.Status == StatusPending {
-				errs[i] = d.firstAttempt(ctx, ev, row, payload, perr)
+				r.rec, r.err = d.firstAttempt(ctx, ev, row, payload, perr)
 			} else if row.LastAttemptAt != nil {
-				errs[i] = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: *row.LastAttemptAt}, row.ID)
+				r.err = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: *row.LastAttemptAt}, row.ID)
 			}
+			results <- r
 		}()
 	}
-	wg.Wait()
+	errs := make([]error, len(todo))
+	for received := 0; received < len(todo); {
+		batch := []firstResult{<-results}
+		received++
+		wait := time.NewTimer(StoreWait)
+	gather:
+		for received < len(todo) {
+			select {
+			case r := <-results:
+				batch = append(batch, r)
+				received++
+			case <-wait.C:
+				break gather
+			}
+		}
+		wait.Stop()
+		for _, r := range batch {
+			errs[r.i] = r.err
+		}
+		if err := d.storeFirstAttempts(ctx, ev, batch, errs); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+	}
 	return errors.Join(errs...)
 }
 
-func (d *Dispatcher) firstAttempt(ctx context.Context, ev outbox.Event, row dbsqlc.WebhookDeliveryFanOutRow, p webhook.Payload, perr error) error {
+// StoreWait is how long the relay waits, after one attempt 1 of an event came back, for the
+// others to come back and be stored in the same statement.
+const StoreWait = 5 * time.Millisecond
+
+// firstResult is what one delivery of Handle came back with: the attempt 1 to store, if any.
+type firstResult struct {
+	i   int // the delivery's place in the fan-out
+	rec *stored
+	err error
+}
+
+// storeFirstAttempts stores the attempts 1 of one event that came back together (one statement
+// for all but those that disable their webhook, which take a transaction) and hands the failed
+// ones to the retry schedule, setting errs[i] to a hand-over's error.
+func (d *Dispatcher) storeFirstAttempts(ctx context.Context, ev outbox.Event, batch []firstResult, errs []error) error {
+	var plain, disabling []stored
+	for _, b := range batch {
+		switch r := b.rec; {
+		case r == nil:
+		case r.disable == "":
+			plain = append(plain, *r)
+		default:
+			disabling = append(disabling, *r)
+		}
+	}
+	if len(plain) > 0 {
+		if _, err := d.storeAll(ctx, d.bookkeeping(ev.TenantID), ev.TenantID, plain); err != nil {
+			return err
+		}
+	}
+	if len(disabling) > 0 { // two statements: one transaction
+		if err := db.InTenant(ctx, d.Pool, ev.TenantID, func(tx pgx.Tx) error {
+			_, err := d.storeAll(ctx, tx, ev.TenantID, disabling)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	for _, b := range batch {
+		r := b.rec
+		if r == nil {
+			continue
+		}
+		d.logAttempt(ev.TenantID, r.webhookID, ev.ID, 1, r.attempt)
+		if r.status == StatusRetrying {
+			errs[b.i] = d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: r.webhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: r.attempt.StartedAt}, r.deliveryID)
+		}
+	}
+	return nil
+}
+
+// firstAttempt makes attempt 1 of a delivery and returns its record for Handle to store
+// (nil when there is none to store: the webhook was switched off, or shutting down).
+func (d *Dispatcher) firstAttempt(ctx context.Context, ev outbox.Event, row dbsqlc.WebhookDeliveryFanOutRow, p webhook.Payload, perr error) (*stored, error) {
 	if !row.Active { // reclaimed after a crash, and switched off since
-		return d.finish(ctx, ev.TenantID, row.ID, "the webhook was switched off before the event could be sent")
+		return nil, d.finish(ctx, ev.TenantID, row.ID, "the webhook was switched off before the event could be sent")
 	}
 	var a webhook.Attempt
 	if perr != nil {
@@ -201,13 +277,13 @@ func (d *Dispatcher) firstAttempt(ctx context.Context, ev outbox.Event, row dbsq
 	} else {
 		secret, err := d.openSecret(ev.TenantID, row.WebhookID, row.SecretSealed)
 		if err != nil {
-			return err // a configuration problem: keep the event until it is fixed
+			return nil, err // a configuration problem: keep the event until it is fixed
 		}
 		a = webhook.Deliver(ctx, d.Client, webhook.Target{URL: row.URL, Secret: secret}, p)
 		if ctx.Err() != nil {
 			// Shutting down: record nothing. The claim runs out and the
 			// event's next relay makes this attempt again (same event id).
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
 	rec := record{attempt: a, trigger: TriggerRelay}
@@ -224,23 +300,7 @@ func (d *Dispatcher) firstAttempt(ctx context.Context, ev outbox.Event, row dbsq
 		next := a.StartedAt.Add(d.Delays[0])
 		rec.next = &next
 	}
-	var err error
-	if rec.disable == "" {
-		_, err = d.store(ctx, d.bookkeeping(ev.TenantID), ev.TenantID, row.WebhookID, row.ID, rec)
-	} else { // two statements: one transaction
-		err = db.InTenant(ctx, d.Pool, ev.TenantID, func(tx pgx.Tx) error {
-			_, err := d.store(ctx, tx, ev.TenantID, row.WebhookID, row.ID, rec)
-			return err
-		})
-	}
-	if err != nil {
-		return err
-	}
-	d.logAttempt(ev.TenantID, row.WebhookID, ev.ID, 1, a)
-	if rec.status != StatusRetrying {
-		return nil
-	}
-	return d.handOver(ctx, Retry{TenantID: ev.TenantID, WebhookID: row.WebhookID, EventID: ev.ID, EventType: ev.Type, FirstAttemptAt: a.StartedAt}, row.ID)
+	return &stored{webhookID: row.WebhookID, deliveryID: row.ID, record: rec}, nil
 }
 
 // handOver starts the retry schedule and marks the delivery as handed over.
@@ -272,34 +332,61 @@ type record struct {
 
 // store writes an attempt (and disables the webhook when asked) in tx.
 func (d *Dispatcher) store(ctx context.Context, tx dbsqlc.DBTX, tenantID, webhookID, deliveryID uuid.UUID, r record) (int, error) {
-	a := r.attempt
-	var code *int32
-	if a.StatusCode != 0 {
-		c := int32(a.StatusCode)
-		code = &c
-	}
-	var errText *string
-	if a.Error != "" {
-		errText = &a.Error
-	}
-	n, err := db.Q.WebhookDeliveryRecordAttempt(ctx, tx, dbsqlc.WebhookDeliveryRecordAttemptParams{
-		TenantID: tenantID, ID: deliveryID, Trigger: r.trigger, Outcome: string(a.Outcome), StartedAt: a.StartedAt,
-		LatencyMS: float64(a.Latency.Microseconds()) / 1000, StatusCode: code, Error: errText, ResponseSnippet: a.ResponseSnippet,
-		Status: r.status, RetryScheduled: r.retryScheduled, NextAttemptAt: r.next,
-	})
+	n, err := d.storeAll(ctx, tx, tenantID, []stored{{webhookID: webhookID, deliveryID: deliveryID, record: r}})
 	if err != nil {
 		return 0, err
 	}
-	if r.disable != "" {
-		changed, err := db.Q.WebhookDisable(ctx, tx, dbsqlc.WebhookDisableParams{TenantID: tenantID, ID: webhookID, Reason: &r.disable})
+	return n[0], nil
+}
+
+// stored is one delivery's attempt for storeAll.
+type stored struct {
+	webhookID, deliveryID uuid.UUID
+	record
+}
+
+// storeAll writes attempts of several deliveries of the tenant in one statement
+// (the relay's attempts 1 of one event: one round trip, not one per delivery)
+// and disables the webhooks asked for; it returns each attempt's number, in order.
+func (d *Dispatcher) storeAll(ctx context.Context, tx dbsqlc.DBTX, tenantID uuid.UUID, recs []stored) ([]int, error) {
+	p := dbsqlc.WebhookDeliveryRecordAttemptsParams{TenantID: tenantID}
+	for _, r := range recs {
+		a := r.attempt
+		var next time.Time
+		if r.next != nil {
+			next = *r.next
+		}
+		p.Ids, p.Triggers, p.Outcomes = append(p.Ids, r.deliveryID), append(p.Triggers, r.trigger), append(p.Outcomes, string(a.Outcome))
+		p.StartedAts, p.LatenciesMs = append(p.StartedAts, a.StartedAt), append(p.LatenciesMs, float64(a.Latency.Microseconds())/1000)
+		p.StatusCodes, p.Errors = append(p.StatusCodes, int32(a.StatusCode)), append(p.Errors, a.Error) // 0 and "": none
+		p.ResponseSnippets, p.Statuses = append(p.ResponseSnippets, a.ResponseSnippet), append(p.Statuses, r.status)
+		p.RetryScheduled, p.HasNext, p.NextAttemptAts = append(p.RetryScheduled, r.retryScheduled), append(p.HasNext, r.next != nil), append(p.NextAttemptAts, next)
+	}
+	rows, err := db.Q.WebhookDeliveryRecordAttempts(ctx, tx, p)
+	if err != nil {
+		return nil, err
+	}
+	numbers := make([]int, len(recs))
+	for i, r := range recs {
+		k := slices.IndexFunc(rows, func(row dbsqlc.WebhookDeliveryRecordAttemptsRow) bool { return row.DeliveryID == r.deliveryID })
+		if k < 0 {
+			return nil, fmt.Errorf("dispatch: delivery %s: %w", r.deliveryID, pgx.ErrNoRows)
+		}
+		numbers[i] = int(rows[k].Attempt)
+	}
+	for _, r := range recs {
+		if r.disable == "" {
+			continue
+		}
+		changed, err := db.Q.WebhookDisable(ctx, tx, dbsqlc.WebhookDisableParams{TenantID: tenantID, ID: r.webhookID, Reason: &r.disable})
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		if changed > 0 {
-			d.Log.Warn("webhook disabled", "tenant_id", tenantID, "webhook_id", webhookID, "reason", r.disable)
+			d.Log.Warn("webhook disabled", "tenant_id", tenantID, "webhook_id", r.webhookID, "reason", r.disable)
 		}
 	}
-	return int(n), nil
+	return numbers, nil
 }
 
 func (d *Dispatcher) logAttempt(tenantID, webhookID, eventID uuid.UUID, n int, a webhook.Attempt) {
