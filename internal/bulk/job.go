@@ -135,14 +135,9 @@ func (j Jobs) chunk(ctx context.Context, tx pgx.Tx, imp Importer, a Actor, o Opt
 	if len(records) == 0 {
 		return nil, fmt.Errorf("bulk job %s chunk at %d holds no records", job.ID, c.FirstIdx)
 	}
-	results, err := imp(ctx, tx, a, o, records, 0)
-	if err != nil {
-		return nil, err
-	}
-	for i := range results {
-		results[i].Index = int(c.FirstIdx) + i
-	}
-	return results, nil
+	// The chunk's first index as the offset: results and the rows an error
+	// names (a duplicate's first row) count from the job's first record.
+	return imp(ctx, tx, a, o, records, int(c.FirstIdx))
 }
 
 // record stores the outcomes of whole chunks (results in index order, from a

@@ -42,7 +42,7 @@ func TestJobResumesAfterAFailedChunk(t *testing.T) {
 		return id
 	}()
 
-	var seen []int // the first index of each chunk the importer was given
+	var seen, offsets []int // the first index of each chunk the importer was given, and the offset it was given with it
 	calls, failOnCall := 0, 2
 	importer := func(_ context.Context, _ pgx.Tx, _ Actor, _ Options, records []Record, offset int) ([]Result, error) {
 		calls++
@@ -57,7 +57,7 @@ func TestJobResumesAfterAFailedChunk(t *testing.T) {
 		if err := json.Unmarshal(records[0]["n"], &first); err != nil {
 			return nil, err
 		}
-		seen = append(seen, first)
+		seen, offsets = append(seen, first), append(offsets, offset)
 		return results, nil
 	}
 	jobs := Jobs{Pool: pool, Importers: map[Resource]Importer{Actuals: importer}}
@@ -70,6 +70,9 @@ func TestJobResumesAfterAFailedChunk(t *testing.T) {
 	}
 	if want := []int{0, ChunkRows, 2 * ChunkRows}; !slices.Equal(seen, want) {
 		t.Errorf("chunks started at %v, want %v (each row once, the committed chunk not again)", seen, want)
+	}
+	if !slices.Equal(offsets, seen) {
+		t.Errorf("chunks given offsets %v, want their first indexes %v (the rows an error names count from the job's start)", offsets, seen)
 	}
 	if out.Status != "succeeded" || out.Summary.Total != total || out.Summary.Created != total {
 		t.Errorf("outcome %+v, want %d created of %d", out, total, total)
