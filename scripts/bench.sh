@@ -29,6 +29,7 @@
 #   BENCH_POOL_MAX_CONNS  the API's pool size (pool_max_conns; default 2 per CPU: see below)
 #   BENCH_API_GOMAXPROCS  the API's GOMAXPROCS (default half the CPUs, at least 1: see below)
 #   BENCH_API_GOMEMLIMIT  the API's GOMEMLIMIT, Go's soft memory limit (default 140MiB; "off": none)
+#   BENCH_WORKER_GOMEMLIMIT  the same for the workers the suites start (default 140MiB; "off": none)
 #
 # The API, PostgreSQL and the load share one machine here, so the API runs as configured for a
 # host it shares with its database (docs/configuration.md, "Sizing"): Go gets half the cores (GOMAXPROCS) and
@@ -130,8 +131,11 @@ api_gomaxprocs="${BENCH_API_GOMAXPROCS:-$((cpus > 1 ? cpus / 2 : 1))}"
 # body (held for the request) does not take the API's RSS past the 200 MB goal (docs/configuration.md).
 api_gomemlimit="${BENCH_API_GOMEMLIMIT:-140MiB}"
 [[ $api_gomemlimit =~ ^[1-9][0-9]*(B|KiB|MiB|GiB)$ || $api_gomemlimit == off ]] || die "BENCH_API_GOMEMLIMIT must be a size such as 140MiB, or off"
+worker_gomemlimit="${BENCH_WORKER_GOMEMLIMIT:-140MiB}"
+[[ $worker_gomemlimit =~ ^[1-9][0-9]*(B|KiB|MiB|GiB)$ || $worker_gomemlimit == off ]] || die "BENCH_WORKER_GOMEMLIMIT must be a size such as 140MiB, or off"
+export BENCH_WORKER_GOMEMLIMIT="$worker_gomemlimit" # bin/benchmark starts the workers with it
 api_database_url+="&pool_max_conns=$api_pool"
-notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for a host it shares with its database (docs/configuration.md, Sizing): GOMAXPROCS=$api_gomaxprocs of $cpus CPUs, a pool of $api_pool connections, GOMEMLIMIT=$api_gomemlimit (BENCH_API_GOMAXPROCS, BENCH_POOL_MAX_CONNS, BENCH_API_GOMEMLIMIT)")
+notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for a host it shares with its database (docs/configuration.md, Sizing): GOMAXPROCS=$api_gomaxprocs of $cpus CPUs, a pool of $api_pool connections, GOMEMLIMIT=$api_gomemlimit (BENCH_API_GOMAXPROCS, BENCH_POOL_MAX_CONNS, BENCH_API_GOMEMLIMIT); the suites' workers GOMEMLIMIT=$worker_gomemlimit (BENCH_WORKER_GOMEMLIMIT)")
 
 # --- Temporal, for the export and sync suites (their workers are started by the suites) ---------
 export_args=()

@@ -33,6 +33,8 @@ var (
 	webhookEvents    int
 	webhookSubs      int
 	webhookValuecase string
+	// workerGOMEMLIMIT is the GOMEMLIMIT of every worker the suites start ("off": none).
+	workerGOMEMLIMIT string
 )
 
 var webhooksSuite = suite{
@@ -42,6 +44,7 @@ var webhooksSuite = suite{
 		fs.IntVar(&webhookEvents, "webhook-events", envInt("BENCH_WEBHOOK_EVENTS", 3000), "webhooks: events committed through the API per round [BENCH_WEBHOOK_EVENTS]")
 		fs.IntVar(&webhookSubs, "webhook-subscriptions", envInt("BENCH_WEBHOOK_SUBSCRIPTIONS", 2), "webhooks: subscriptions per tenant, each a delivery of every event [BENCH_WEBHOOK_SUBSCRIPTIONS]")
 		fs.StringVar(&webhookValuecase, "valuecase", envOr("BENCH_VALUECASE", "bin/valuecase"), "webhooks: the binary whose `worker` the suite starts [BENCH_VALUECASE]")
+		fs.StringVar(&workerGOMEMLIMIT, "worker-gomemlimit", envOr("BENCH_WORKER_GOMEMLIMIT", "140MiB"), "the GOMEMLIMIT of the workers the suites start, as the API's (off: none) [BENCH_WORKER_GOMEMLIMIT]")
 	},
 	run: runWebhooks,
 }
@@ -453,6 +456,9 @@ func (e *env) startWorker(ctx context.Context, run, temporalAddress string) (fun
 	cmd.Env = append(os.Environ(),
 		"DATABASE_URL="+e.databaseURL, "TEMPORAL_ADDRESS="+temporalAddress, "WORKER_HTTP_ADDR="+port(),
 		"OUTBOUND_ALLOW_PRIVATE_NETWORKS=true", "LOG_LEVEL=warn")
+	if workerGOMEMLIMIT != "off" { // Go's soft memory limit, as the API's (docs/configuration.md, Sizing)
+		cmd.Env = append(cmd.Env, "GOMEMLIMIT="+workerGOMEMLIMIT)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

@@ -160,10 +160,11 @@ func loadInitiatives(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, only *uui
 			r.Plans = append(r.Plans, p)
 		}
 	}
+	// Grouped by benefit as read, not copied into each initiative's rows as stored actuals: the
+	// portfolio of 1,000 initiatives has 360,000, which took over 100 MB as rows.
+	grouped := valuation.Actuals{}
 	for _, a := range actuals {
-		if r := rows[initiativeOf[a.BenefitID]]; r != nil {
-			r.Actuals = append(r.Actuals, dbsqlc.BenefitActual{BenefitID: a.BenefitID, Period: a.Period, Value: a.Value})
-		}
+		grouped.Add(a.BenefitID, a.Period, a.Value)
 	}
 	for _, cost := range costs {
 		if r := rows[cost.InitiativeID]; r != nil {
@@ -172,7 +173,7 @@ func loadInitiatives(ctx context.Context, tx pgx.Tx, tenant uuid.UUID, only *uui
 	}
 	ins := make([]Initiative, len(ids))
 	for i, id := range ids {
-		ins[i] = Initiative{Benefits: valuation.MoneyBenefits(*rows[id]), Costs: valuation.Costs(*rows[id])}
+		ins[i] = Initiative{Benefits: valuation.MoneyBenefitsWith(*rows[id], grouped), Costs: valuation.Costs(*rows[id])}
 	}
 	return ids, ins, nil
 }

@@ -8,6 +8,7 @@ package valuation
 
 import (
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -35,28 +36,57 @@ type Rows struct {
 // a status that counts in totals (cancelled ones do not), with their plans
 // and actuals, in the finance core's terms.
 func MoneyBenefits(r Rows) []finance.Benefit {
+	return MoneyBenefitsWith(r, ActualsOf(r.Actuals))
+}
+
+// MoneyBenefitsWith is MoneyBenefits with the actuals given grouped instead
+// of read from r.Actuals (which it ignores): a reader of many initiatives
+// groups their actuals once as it reads them rather than keeping every one
+// as a stored row (1,000 initiatives: 360,000 rows).
+func MoneyBenefitsWith(r Rows, actuals Actuals) []finance.Benefit {
 	var out []finance.Benefit
-	r.EachMoneyBenefit(func(_ dbsqlc.Benefit, fb finance.Benefit) { out = append(out, fb) })
+	r.eachMoneyBenefit(actuals, func(_ dbsqlc.Benefit, fb finance.Benefit) { out = append(out, fb) })
 	return out
 }
 
 // EachMoneyBenefit calls f with every benefit that enters money figures, in
 // stored order, as stored and in the finance core's terms.
 func (r Rows) EachMoneyBenefit(f func(dbsqlc.Benefit, finance.Benefit)) {
+	r.eachMoneyBenefit(ActualsOf(r.Actuals), f)
+}
+
+func (r Rows) eachMoneyBenefit(actuals Actuals, f func(dbsqlc.Benefit, finance.Benefit)) {
 	plans := PlansByBenefit(r.Plans)
-	actuals := map[uuid.UUID]map[finance.Month]decimal.Decimal{}
-	for _, a := range r.Actuals {
-		if actuals[a.BenefitID] == nil {
-			actuals[a.BenefitID] = map[finance.Month]decimal.Decimal{}
-		}
-		actuals[a.BenefitID][finance.MonthOfTime(a.Period)] = a.Value
-	}
 	for _, b := range r.Benefits {
 		if benefit.Unit(b.Unit) != benefit.UnitCurrency || b.Currency == nil || !benefit.Status(b.Status).CountsInTotals() {
 			continue
 		}
 		f(b, FinanceBenefit(b, plans[b.ID], actuals[b.ID]))
 	}
+}
+
+// Actuals are actual values by benefit and month, as finance.Benefit holds
+// them (Actuals[id] is benefit id's).
+type Actuals map[uuid.UUID]map[finance.Month]decimal.Decimal
+
+// ActualsOf groups stored actuals by benefit and month.
+func ActualsOf(rows []dbsqlc.BenefitActual) Actuals {
+	out := Actuals{}
+	for _, a := range rows {
+		out.Add(a.BenefitID, a.Period, a.Value)
+	}
+	return out
+}
+
+// Add files one actual: benefit's value for the month of period (a later
+// one for the same month replaces it).
+func (a Actuals) Add(benefitID uuid.UUID, period time.Time, value decimal.Decimal) {
+	m := a[benefitID]
+	if m == nil {
+		m = map[finance.Month]decimal.Decimal{}
+		a[benefitID] = m
+	}
+	m[finance.MonthOfTime(period)] = value
 }
 
 // FinanceBenefit is a stored benefit in the finance core's terms, whatever
