@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -39,8 +40,11 @@ func writePDF(ctx context.Context, out io.Writer, p *plan, pr *progress) error {
 	}
 	f := gofpdf.New(orientation, "mm", "A4", "")
 	f.SetCompression(true)
-	f.AddUTF8FontFromBytes(pdfFont, "", dejaVuSans)
-	f.AddUTF8FontFromBytes(pdfFont, "B", dejaVuSansBold)
+	// Copies: gofpdf pads the font's tables by appending to slices of the
+	// bytes it is given, which writes into the shared embedded font while
+	// another export renders.
+	f.AddUTF8FontFromBytes(pdfFont, "", bytes.Clone(dejaVuSans))
+	f.AddUTF8FontFromBytes(pdfFont, "B", bytes.Clone(dejaVuSansBold))
 	w := &pdfWriter{f: f, p: p, c: p.c, left: 18, top: 20, bot: 18, scale: scale}
 	w.pageW, w.pageH = f.GetPageSize()
 	w.cw = w.pageW - 2*w.left
