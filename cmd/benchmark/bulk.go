@@ -134,10 +134,7 @@ func runBulk(ctx context.Context, e *env) error {
 	}
 	// Nothing subscribes to the imports' events: publish them unrelayed, or the workers of the
 	// suites that follow would expand and relay 40,000 of them inside their own measurements.
-	if err := db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE outbox_events SET published_at = now() WHERE tenant_id = $1 AND published_at IS NULL`, t.ID)
-		return err
-	}); err != nil {
+	if err := e.publishTenantEvents(ctx, t.ID); err != nil {
 		return err
 	}
 	slowest := time.Duration(0)

@@ -146,10 +146,7 @@ func runFairness(ctx context.Context, e *env) error {
 	e.report.Runs = append(e.report.Runs, c)
 	// Leave no backlog for the suites after this one (they wait for an empty outbox): the
 	// receiver refuses for good, so A's events are published unrelayed.
-	return db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, "UPDATE outbox_events SET published_at = now() WHERE tenant_id = $1 AND published_at IS NULL", a.ID)
-		return err
-	})
+	return e.publishTenantEvents(ctx, a.ID)
 }
 
 // exportStart requests a PDF export and waits until it leaves queued.

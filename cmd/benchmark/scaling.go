@@ -349,7 +349,10 @@ func (e *env) publishTenantEvents(ctx context.Context, tenantID uuid.UUID) error
 	for quiet := 0; quiet < 3; {
 		var n int64
 		if err := db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
-			tag, err := tx.Exec(ctx, `UPDATE outbox_events SET published_at = now() WHERE tenant_id = $1 AND published_at IS NULL`, tenantID)
+			// Locked in seq order, as the relay's OutboxPublish locks its events: two
+			// updates of overlapping events never deadlock.
+			tag, err := tx.Exec(ctx, `UPDATE outbox_events SET published_at = now()
+				WHERE seq IN (SELECT seq FROM outbox_events WHERE tenant_id = $1 AND published_at IS NULL ORDER BY seq FOR UPDATE)`, tenantID)
 			n = tag.RowsAffected()
 			return err
 		}); err != nil {

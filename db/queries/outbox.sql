@@ -61,12 +61,18 @@ RETURNING seq, id, tenant_id, type, data, created_at, handled_by, attempts;
 
 -- name: OutboxPublish :exec
 -- Publishes events every handler finished, many in one statement (the relay gathers them): each
--- records the handlers @handler_names it had not recorded yet, after the ones it had.
+-- records the handlers @handler_names it had not recorded yet, after the ones it had. The rows are
+-- locked in seq order, as every statement that updates many events does, so two of them never
+-- wait on each other in a cycle (a deadlock).
+WITH target AS (
+    SELECT seq FROM outbox_events WHERE seq = ANY (@seqs::bigint[]) AND published_at IS NULL ORDER BY seq FOR UPDATE
+)
 UPDATE outbox_events o
 SET handled_by = o.handled_by || ARRAY(SELECT h FROM unnest(@handler_names::text[]) WITH ORDINALITY AS n (h, i)
                                        WHERE h <> ALL (o.handled_by) ORDER BY n.i),
     published_at = now(), locked_until = NULL
-WHERE o.seq = ANY (@seqs::bigint[]) AND o.published_at IS NULL;
+FROM target
+WHERE o.seq = target.seq;
 
 -- name: OutboxRetryLater :exec
 UPDATE outbox_events
