@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -25,22 +26,7 @@ func TestJobResumesAfterAFailedChunk(t *testing.T) {
 	pool := dbtest.NewPool(t)
 	tenant := dbtest.NewTenant(t, pool, "enterprise_plus")
 	const total = 2*ChunkRows + 50
-	lines := make([]byte, 0, total*12)
-	for i := range total {
-		lines = fmt.Appendf(lines, "{\"n\":%d}\n", i)
-	}
-	a := Actor{TenantID: tenant, Subject: "importer", Roles: []string{"admin"}}
-	jobID := func() (id uuid.UUID) {
-		err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
-			job, err := StartJob(ctx, tx, a, Options{Resource: Actuals, Mode: Create}, NewNDJSONRecords(lines))
-			id = job.ID
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}()
+	jobID := startNumberedJob(t, pool, tenant, Options{Resource: Actuals, Mode: Create}, total)
 
 	var seen, offsets []int // the first index of each chunk the importer was given, and the offset it was given with it
 	calls, failOnCall := 0, 2
@@ -96,20 +82,7 @@ func TestAtomicJobStoresEveryOutcome(t *testing.T) {
 	pool := dbtest.NewPool(t)
 	tenant := dbtest.NewTenant(t, pool, "enterprise_plus")
 	const total = 2*ChunkRows + 50
-	lines := make([]byte, 0, total*12)
-	for i := range total {
-		lines = fmt.Appendf(lines, "{\"n\":%d}\n", i)
-	}
-	a := Actor{TenantID: tenant, Subject: "importer", Roles: []string{"admin"}}
-	var jobID uuid.UUID
-	err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
-		job, err := StartJob(ctx, tx, a, Options{Resource: Actuals, Mode: Create, Atomic: true}, NewNDJSONRecords(lines))
-		jobID = job.ID
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	jobID := startNumberedJob(t, pool, tenant, Options{Resource: Actuals, Mode: Create, Atomic: true}, total)
 	importer := func(_ context.Context, _ pgx.Tx, _ Actor, _ Options, records []Record, offset int) ([]Result, error) {
 		results := NewResults(len(records), offset)
 		for i, r := range records {
@@ -156,4 +129,25 @@ func TestAtomicJobStoresEveryOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// startNumberedJob starts a job of total NDJSON records {"n": index} for the
+// tenant's admin.
+func startNumberedJob(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, o Options, total int) uuid.UUID {
+	t.Helper()
+	lines := make([]byte, 0, total*12)
+	for i := range total {
+		lines = fmt.Appendf(lines, "{\"n\":%d}\n", i)
+	}
+	a := Actor{TenantID: tenant, Subject: "importer", Roles: []string{"admin"}}
+	var id uuid.UUID
+	err := db.InTenant(context.Background(), pool, tenant, func(tx pgx.Tx) error {
+		job, err := StartJob(context.Background(), tx, a, o, NewNDJSONRecords(lines))
+		id = job.ID
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
