@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,13 +31,8 @@ var scalingSuite = suite{
 	run: runScaling,
 }
 
-// scalingParts are the parts of the scaling suite to run.
+// scalingParts are the parts of the scaling suite to run (--scaling-parts).
 var scalingParts string
-
-// scalingPart reports whether the part is among --scaling-parts.
-func scalingPart(name string) bool {
-	return slices.Contains(strings.Split(strings.ReplaceAll(scalingParts, " ", ""), ","), name)
-}
 
 // seededAnalytics is a tenant seedAnalytics wrote, with one of its initiatives.
 type seededAnalytics struct {
@@ -78,17 +72,19 @@ func runScaling(ctx context.Context, e *env) error {
 	if exportTemporal == "" {
 		return errors.New("the scaling suite needs a Temporal frontend (--temporal or BENCH_TEMPORAL_ADDRESS; make bench starts a dev server): bulk jobs and syncs run on a worker")
 	}
+	part := map[string]bool{}
 	for _, p := range strings.Split(strings.ReplaceAll(scalingParts, " ", ""), ",") {
 		if p != "analytics" && p != "bulk" && p != "sync" {
 			return fmt.Errorf("--scaling-parts: unknown part %q (have analytics, bulk, sync)", p)
 		}
+		part[p] = true
 	}
-	if scalingPart("analytics") {
+	if part["analytics"] {
 		if err := e.scaleAnalytics(ctx); err != nil {
 			return err
 		}
 	}
-	if !scalingPart("bulk") && !scalingPart("sync") {
+	if !part["bulk"] && !part["sync"] {
 		return nil
 	}
 	stopWorker, _, err := e.startWorker(ctx, "scaling", exportTemporal)
@@ -101,12 +97,12 @@ func runScaling(ctx context.Context, e *env) error {
 		return err
 	}
 	time.Sleep(2 * time.Second) // the worker's Temporal pollers
-	if scalingPart("bulk") {
+	if part["bulk"] {
 		if err := e.scaleBulk(ctx); err != nil {
 			return err
 		}
 	}
-	if scalingPart("sync") {
+	if part["sync"] {
 		if err := e.scaleSync(ctx); err != nil {
 			return err
 		}
