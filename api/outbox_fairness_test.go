@@ -71,7 +71,10 @@ func TestExportStartsWhileAnotherTenantDrainsABacklog(t *testing.T) {
 			at = "now() + interval '1 day'"
 		}
 		if err := db.InSystem(context.Background(), ts.pool, func(tx pgx.Tx) error {
-			_, err := tx.Exec(context.Background(), "UPDATE outbox_events SET next_attempt_at = "+at+" WHERE tenant_id = $1 AND published_at IS NULL", tenantA.tenant)
+			// Locked in seq order, as the relay's OutboxPublish locks the events it
+			// publishes meanwhile: in any other order the two deadlock.
+			_, err := tx.Exec(context.Background(), `UPDATE outbox_events SET next_attempt_at = `+at+`
+				WHERE seq IN (SELECT seq FROM outbox_events WHERE tenant_id = $1 AND published_at IS NULL ORDER BY seq FOR UPDATE)`, tenantA.tenant)
 			return err
 		}); err != nil {
 			t.Fatal(err)

@@ -99,7 +99,9 @@ func runFairness(ctx context.Context, e *env) error {
 			if parked {
 				at = "now() + interval '1 day'"
 			}
-			_, err := tx.Exec(ctx, "UPDATE outbox_events SET next_attempt_at = "+at+" WHERE tenant_id = $1 AND published_at IS NULL", a.ID)
+			// Locked in seq order, as the relay's OutboxPublish locks its events.
+			_, err := tx.Exec(ctx, `UPDATE outbox_events SET next_attempt_at = `+at+`
+				WHERE seq IN (SELECT seq FROM outbox_events WHERE tenant_id = $1 AND published_at IS NULL ORDER BY seq FOR UPDATE)`, a.ID)
 			return err
 		})
 		if err == nil {
