@@ -393,6 +393,29 @@ func TestLiveInitiativeCap(t *testing.T) {
 	ts.createInitiative(admin, map[string]any{"name": "number 1001"})
 }
 
+// Creates at once near the cap: the per-tenant lock makes each count the
+// initiatives the others committed, so exactly the places left are taken.
+func TestLiveInitiativeCapUnderConcurrentCreates(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	err := db.InTenant(context.Background(), ts.pool, ts.tenant, func(tx pgx.Tx) error {
+		_, err := tx.Exec(context.Background(), "INSERT INTO initiatives (tenant_id, name) SELECT $1, 'bulk ' || g FROM generate_series(1, 990) g", ts.tenant)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := raceStatuses(30, func(i int) int {
+		return ts.do(&admin, "POST", "/v1/initiatives", map[string]any{"name": fmt.Sprintf("raced %d", i)}).status
+	})
+	if got[201] != 10 || got[409] != 20 {
+		t.Fatalf("creates %v, want 10 201 and 20 409", got)
+	}
+	if n := countRows(t, ts, ts.tenant, "SELECT count(*) FROM initiatives WHERE status <> 'archived'"); n != 1000 {
+		t.Fatalf("%d live initiatives, want 1000", n)
+	}
+}
+
 func authMint(c caller, ttl time.Duration) auth.MintOptions {
 	return auth.MintOptions{Subject: c.sub, TenantID: c.tenant.String(), Roles: c.roles, Permissions: c.permissions, TTL: ttl}
 }

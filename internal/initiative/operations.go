@@ -55,11 +55,17 @@ func checkDates(in dbsqlc.Initiative) error {
 // its create lock. Names must be new (an import sorts out its duplicates first).
 func Create(ctx context.Context, tx pgx.Tx, actor Actor, items []Fields) ([]Outcome, error) {
 	out := make([]Outcome, len(items))
-	if err := db.Q.InitiativeLockTenantCreates(ctx, tx, actor.TenantID); err != nil {
-		return nil, err
-	}
-	live, err := db.Q.InitiativeCountLive(ctx, tx, actor.TenantID)
-	if err != nil {
+	// The tenant's create lock, then the count it guards, in one round trip: a
+	// pipeline runs its statements in order, and the count's snapshot is taken
+	// once the lock is held.
+	var live int64
+	if err := db.Pipeline(ctx, tx,
+		func(q dbsqlc.DBTX) error { return db.Q.InitiativeLockTenantCreates(ctx, q, actor.TenantID) },
+		func(q dbsqlc.DBTX) (err error) {
+			live, err = db.Q.InitiativeCountLive(ctx, q, actor.TenantID)
+			return err
+		},
+	); err != nil {
 		return nil, err
 	}
 	ins := dbsqlc.BulkInitiativesInsertParams{TenantID: actor.TenantID, Source: actor.Source}
@@ -109,10 +115,13 @@ func Create(ctx context.Context, tx pgx.Tx, actor Actor, items []Fields) ([]Outc
 			return nil, err
 		}
 	}
-	if err := hist.write(ctx, tx, actor); err != nil {
-		return nil, err
-	}
-	return out, outbox.WriteMany(ctx, tx, actor.TenantID, outbox.InitiativeCreated, events)
+	// The history and the events in one round trip.
+	return out, db.Pipeline(ctx, tx,
+		func(q dbsqlc.DBTX) error { return hist.write(ctx, q, actor) },
+		func(q dbsqlc.DBTX) error {
+			return outbox.WriteMany(ctx, q, actor.TenantID, outbox.InitiativeCreated, events)
+		},
+	)
 }
 
 // Replacement is a replace (PUT, an import row) or a PATCH of an initiative
@@ -286,7 +295,7 @@ func (h *history) add(id uuid.UUID, kind, fromStatus, toStatus, fromOwner, toOwn
 	h.Reasons = append(h.Reasons, reason)
 }
 
-func (h *history) write(ctx context.Context, tx pgx.Tx, actor Actor) error {
+func (h *history) write(ctx context.Context, tx dbsqlc.DBTX, actor Actor) error {
 	if len(h.Kinds) == 0 {
 		return nil
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/valuecase/valuecase/db"
@@ -65,8 +64,9 @@ type Event struct {
 	Attempts  int // earlier relay attempts that left a handler unfinished
 }
 
-// Write records an event inside the caller's tenant transaction.
-func Write(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, eventType string, data any) (Event, error) {
+// Write records an event inside the caller's tenant transaction (tx: the
+// transaction, or a db.Pipeline step's q within it).
+func Write(ctx context.Context, tx dbsqlc.DBTX, tenantID uuid.UUID, eventType string, data any) (Event, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return Event{}, err
@@ -87,8 +87,9 @@ const Batch = "outbox.batch"
 // batch row (one JSON array: 10,000 rows cost the import ~0.3 s, the batch
 // ~35 ms) that the relay expands after commit into one row per event, in
 // order, before any handler sees them (migration 00020). One event is written
-// as Write writes it.
-func WriteMany(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, eventType string, data [][]byte) error {
+// as Write writes it, in one statement either way (a db.Pipeline step can
+// run it).
+func WriteMany(ctx context.Context, tx dbsqlc.DBTX, tenantID uuid.UUID, eventType string, data [][]byte) error {
 	if len(data) == 0 {
 		return nil
 	}
