@@ -39,13 +39,17 @@ RETURNING i.*;
 -- name: BulkInitiativesHistoryAdd :exec
 -- Many status-history entries in one statement, in the order given: kind status (from '' is
 -- none: a create) or owner (from and to status are the status kept; '' owner is none).
+-- The arrays' positions come from WITH ORDINALITY, which the planner estimates as it does the
+-- arrays, so PostgreSQL keeps one generic plan for every create; an ordinal from
+-- generate_series(1, cardinality(...)) was estimated at 1,000 rows to sort, and the statement was
+-- planned again on each of them (about 130 µs, more than the insert).
 INSERT INTO initiative_status_history (tenant_id, initiative_id, kind, from_status, to_status, from_owner, to_owner, reason, actor)
 SELECT @tenant_id, k.initiative_id, k.kind, NULLIF(k.from_status, ''), k.to_status, NULLIF(k.from_owner, ''),
        NULLIF(k.to_owner, ''), k.reason, @actor
-FROM (SELECT unnest(@initiative_ids::uuid[]) AS initiative_id, unnest(@kinds::text[]) AS kind,
-             unnest(@from_statuses::text[]) AS from_status, unnest(@to_statuses::text[]) AS to_status,
-             unnest(@from_owners::text[]) AS from_owner, unnest(@to_owners::text[]) AS to_owner,
-             unnest(@reasons::text[]) AS reason, generate_series(1, cardinality(@kinds::text[])) AS n) k
+FROM ROWS FROM (unnest(@initiative_ids::uuid[]), unnest(@kinds::text[]), unnest(@from_statuses::text[]),
+                unnest(@to_statuses::text[]), unnest(@from_owners::text[]), unnest(@to_owners::text[]),
+                unnest(@reasons::text[]))
+     WITH ORDINALITY AS k (initiative_id, kind, from_status, to_status, from_owner, to_owner, reason, n)
 ORDER BY k.n;
 
 -- name: BulkInitiativesArchiveProjects :exec
