@@ -31,7 +31,7 @@ func TestInitiativeScripts(t *testing.T) {
 		"pg_advisory_xact_lock(hashtextextended('initiative-create:' || (:tenant_id::uuid)::text, 0));",
 		"RETURNING * \\gset ins_\n",
 		"unnest(ARRAY[:name::text]::text[]) AS name",
-		"unnest(ARRAY[:ins_id::uuid]::uuid[]) AS initiative_id",
+		"ROWS FROM (unnest(ARRAY[:ins_id::uuid]::uuid[]),",
 		"COMMIT;\n",
 	} {
 		if !strings.Contains(script, want) {
