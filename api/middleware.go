@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"runtime/debug"
 	"slices"
@@ -141,6 +142,9 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	elapsed := time.Since(start)
 	// Fiber's strings view buffers reused by the next request: copy what outlives this one.
 	s.metrics.observe(strings.Clone(c.Method()), route, status, elapsed)
+	if !s.log.Enabled(c.UserContext(), slog.LevelInfo) { // access log off: build none of its attributes
+		return nil
+	}
 	attrs := []any{"request_id", requestID(c), "method", c.Method(), "route", route, "status", status, "duration_ms", float64(elapsed.Microseconds()) / 1000}
 	if p, ok := c.Locals(localPrincipal).(*Principal); ok {
 		attrs = append(attrs, "tenant_id", p.TenantID.String(), "subject", p.Subject)
