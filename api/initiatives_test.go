@@ -379,13 +379,7 @@ func TestLiveInitiativeCap(t *testing.T) {
 	ts := newTestServer(t, "enterprise_plus") // no per-endpoint limit in the way
 	admin := ts.admin()
 	// Fill to 999 directly, then the API may create exactly one more.
-	err := db.InTenant(context.Background(), ts.pool, ts.tenant, func(tx pgx.Tx) error {
-		_, err := tx.Exec(context.Background(), "INSERT INTO initiatives (tenant_id, name) SELECT $1, 'bulk ' || g FROM generate_series(1, 999) g", ts.tenant)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fillInitiatives(t, ts, 999)
 	last := ts.createInitiative(admin, map[string]any{"name": "number 1000"})
 	expect(t, ts.do(&admin, "POST", "/v1/initiatives", map[string]any{"name": "number 1001"}), 409, "CONFLICT")
 	// Archiving one frees a place.
@@ -398,13 +392,7 @@ func TestLiveInitiativeCap(t *testing.T) {
 func TestLiveInitiativeCapUnderConcurrentCreates(t *testing.T) {
 	ts := newTestServer(t, "enterprise_plus")
 	admin := ts.admin()
-	err := db.InTenant(context.Background(), ts.pool, ts.tenant, func(tx pgx.Tx) error {
-		_, err := tx.Exec(context.Background(), "INSERT INTO initiatives (tenant_id, name) SELECT $1, 'bulk ' || g FROM generate_series(1, 990) g", ts.tenant)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fillInitiatives(t, ts, 990)
 	got := raceStatuses(30, func(i int) int {
 		return ts.do(&admin, "POST", "/v1/initiatives", map[string]any{"name": fmt.Sprintf("raced %d", i)}).status
 	})
@@ -413,6 +401,18 @@ func TestLiveInitiativeCapUnderConcurrentCreates(t *testing.T) {
 	}
 	if n := countRows(t, ts, ts.tenant, "SELECT count(*) FROM initiatives WHERE status <> 'archived'"); n != 1000 {
 		t.Fatalf("%d live initiatives, want 1000", n)
+	}
+}
+
+// fillInitiatives inserts n draft initiatives into the test tenant directly.
+func fillInitiatives(t *testing.T, ts *testServer, n int) {
+	t.Helper()
+	err := db.InTenant(context.Background(), ts.pool, ts.tenant, func(tx pgx.Tx) error {
+		_, err := tx.Exec(context.Background(), "INSERT INTO initiatives (tenant_id, name) SELECT $1, 'bulk ' || g FROM generate_series(1, $2::int) g", ts.tenant, n)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
