@@ -94,16 +94,11 @@ func runFairness(ctx context.Context, e *env) error {
 
 	// Tenant A's backlog is parked (not due) for the idle side and due again for the loaded one.
 	park := func(ctx context.Context, parked bool) error {
-		err := db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
-			at := "now()"
-			if parked {
-				at = "now() + interval '1 day'"
-			}
-			// Locked in seq order, as the relay's OutboxPublish locks its events.
-			_, err := tx.Exec(ctx, `UPDATE outbox_events SET next_attempt_at = `+at+`
-				WHERE seq IN (SELECT seq FROM outbox_events WHERE tenant_id = $1 AND published_at IS NULL ORDER BY seq FOR UPDATE)`, a.ID)
-			return err
-		})
+		at := "now()"
+		if parked {
+			at = "now() + interval '1 day'"
+		}
+		_, err := e.updatePendingEvents(ctx, a.ID, "next_attempt_at = "+at)
 		if err == nil {
 			time.Sleep(2 * time.Second) // deliveries in flight finish (parked) or the relay is busy again (due)
 		}

@@ -343,15 +343,8 @@ func (e *env) importCSV(ctx context.Context, client *http.Client, t benchutil.Te
 // hence the loop.
 func (e *env) publishTenantEvents(ctx context.Context, tenantID uuid.UUID) error {
 	for quiet := 0; quiet < 3; {
-		var n int64
-		if err := db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
-			// Locked in seq order, as the relay's OutboxPublish locks its events: two
-			// updates of overlapping events never deadlock.
-			tag, err := tx.Exec(ctx, `UPDATE outbox_events SET published_at = now()
-				WHERE seq IN (SELECT seq FROM outbox_events WHERE tenant_id = $1 AND published_at IS NULL ORDER BY seq FOR UPDATE)`, tenantID)
-			n = tag.RowsAffected()
-			return err
-		}); err != nil {
+		n, err := e.updatePendingEvents(ctx, tenantID, "published_at = now()")
+		if err != nil {
 			return err
 		}
 		if quiet++; n > 0 {
@@ -360,6 +353,21 @@ func (e *env) publishTenantEvents(ctx context.Context, tenantID uuid.UUID) error
 		time.Sleep(500 * time.Millisecond)
 	}
 	return nil
+}
+
+// updatePendingEvents applies set (an SQL assignment list) to the tenant's
+// pending events and returns how many it changed. They are locked in seq
+// order, as the relay's OutboxPublish locks the events it publishes
+// meanwhile: in any other order the two deadlock.
+func (e *env) updatePendingEvents(ctx context.Context, tenantID uuid.UUID, set string) (int64, error) {
+	var n int64
+	err := db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE outbox_events SET `+set+`
+			WHERE seq IN (SELECT seq FROM outbox_events WHERE tenant_id = $1 AND published_at IS NULL ORDER BY seq FOR UPDATE)`, tenantID)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
 }
 
 // scaleSync syncs 10,000 and 100,000 records of the fake http_feed, each
