@@ -321,7 +321,13 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 	ctx := db.WithActor(c.UserContext(), p.Subject, requestID(c))
 	c.SetUserContext(ctx)
 	// The BEGIN and tenant setting go with the caller's query below: one round trip for the three.
-	tx := db.BeginTenantDeferred(ctx, s.Pool, p.TenantID)
+	// A read runs each batch as an implicit transaction instead: no BEGIN and no COMMIT at all.
+	var tx pgx.Tx
+	if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
+		tx = db.BeginTenantReads(ctx, s.Pool, p.TenantID)
+	} else {
+		tx = db.BeginTenantDeferred(ctx, s.Pool, p.TenantID)
+	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 
 	// One query: the user (or service client), its status and the permission union (identity.go).

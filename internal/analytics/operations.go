@@ -50,6 +50,9 @@ type InitiativeName struct {
 // SetStatementTimeout bounds every later statement of tx (the analysis's
 // deadline): PostgreSQL cancels one that runs past it.
 func SetStatementTimeout(ctx context.Context, tx pgx.Tx, d time.Duration) error {
+	if err := db.Pin(ctx, tx); err != nil {
+		return err
+	}
 	return db.Q.AnalyticsStatementTimeout(ctx, tx, d.Milliseconds())
 }
 
@@ -57,6 +60,9 @@ func SetStatementTimeout(ctx context.Context, tx pgx.Tx, d time.Duration) error 
 // scanning a large tenant's actuals would otherwise compile for seconds per
 // statement (AnalyticsNoJIT).
 func withoutJIT(ctx context.Context, tx pgx.Tx) error {
+	if err := db.Pin(ctx, tx); err != nil {
+		return err
+	}
 	return db.Q.AnalyticsNoJIT(ctx, tx)
 }
 

@@ -2,6 +2,7 @@ package benefit
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,38 +52,76 @@ type VarianceRows struct {
 }
 
 // ReadVariance reads benefit id of the tenant for a variance report over q
-// at now, in tx, in two round trips: the benefit, the tenant's settings and
-// the benefit's plan (Read's statements) as one pipelined batch (db.Pipeline: none needs
-// another's result), then its actuals in the fiscal year, which the benefit's
-// frequency and the settings' fiscal year start bound. A benefit the tenant
-// does not have is pgx.ErrNoRows (db.IsNotFound); a parameter of q the report
-// cannot use is a *ParamError.
+// at now, in tx, in one round trip (db.Pipeline): the benefit, the tenant's
+// settings, the benefit's plan (Read's statements) and its actuals in the
+// widest range the fiscal year can cover whatever the benefit's frequency and
+// the tenant's fiscal year start (VarianceActualsBound), of which it keeps those in
+// the year's periods. A benefit the tenant does not have is pgx.ErrNoRows
+// (db.IsNotFound); a parameter of q the report cannot take is a *ParamError.
 func ReadVariance(ctx context.Context, tx pgx.Tx, tenantID, id uuid.UUID, q VarianceQuery, now time.Time) (VarianceRows, error) {
 	var r VarianceRows
 	var set settings.Settings
-	err := db.Pipeline(ctx, tx,
+	steps := []db.Step{
 		getStep(ctx, tenantID, id, &r.Benefit),
 		func(dq dbsqlc.DBTX) (err error) {
 			set, err = settings.Load(ctx, dq, tenantID)
 			return err
 		},
-		planStep(ctx, tenantID, id, &r.Plan))
-	if err != nil {
+		planStep(ctx, tenantID, id, &r.Plan),
+	}
+	from, to, bounded := VarianceActualsBound(q, now)
+	if bounded { // otherwise the year is out of range: VarianceWindow says so below
+		steps = append(steps, func(dq dbsqlc.DBTX) (err error) {
+			r.Actuals, err = db.Q.ActualListInRange(ctx, dq, dbsqlc.ActualListInRangeParams{TenantID: tenantID, BenefitID: id,
+				FromPeriod: from.FirstDay(), ToPeriod: to.FirstDay()})
+			return err
+		})
+	}
+	if err := db.Pipeline(ctx, tx, steps...); err != nil {
 		return VarianceRows{}, err
 	}
 	r.Query = q
 	r.Query.FYStartMonth = set.FiscalYearStartMonth
 	f := Frequency(r.Benefit.MeasurementFrequency)
-	year, err := VarianceWindow(f, r.Query, nil, now) // the parameters and the year's months, before reading actuals
+	year, err := VarianceWindow(f, r.Query, nil, now) // the parameters and the year's months
 	if err != nil {
 		return VarianceRows{}, err
 	}
-	r.Actuals, err = db.Q.ActualListInRange(ctx, tx, dbsqlc.ActualListInRangeParams{TenantID: tenantID, BenefitID: id,
-		FromPeriod: Normalise(f, year.FirstMonth).FirstDay(), ToPeriod: year.LastMonth.FirstDay()})
-	if err != nil {
-		return VarianceRows{}, err
-	}
+	first, last := Normalise(f, year.FirstMonth), year.LastMonth
+	r.Actuals = slices.DeleteFunc(r.Actuals, func(a dbsqlc.BenefitActual) bool {
+		p := finance.MonthOfTime(a.Period)
+		return p < first || p > last
+	})
 	return r, nil
+}
+
+// VarianceActualsBound is the range of actual periods that holds the year's periods
+// of q at now for every frequency and fiscal year start (the union of
+// Normalise(f, first) .. last over them): the actuals can then be read before
+// the benefit and the settings are known. Not bounded when q's year is out of
+// range.
+func VarianceActualsBound(q VarianceQuery, now time.Time) (from, to finance.Month, bounded bool) {
+	nowMonth := finance.MonthOfTime(now)
+	for start := 1; start <= 12; start++ {
+		year := q.FiscalYear
+		if year == 0 {
+			year = finance.FiscalYear(nowMonth, start)
+		}
+		if year < 1 || year > 9999 {
+			return 0, 0, false
+		}
+		first, last := finance.FiscalYearRange(year, start)
+		for _, f := range Frequencies {
+			if p := Normalise(f, first); !bounded || p < from {
+				from = p
+			}
+			if !bounded || last > to {
+				to = last
+			}
+			bounded = true
+		}
+	}
+	return max(from, finance.MonthOf(1, time.January)), to, true
 }
 
 // ActualPeriods are the periods of rows' actuals, in their order.

@@ -120,3 +120,40 @@ func TestWindowFromTheBenefitsStart(t *testing.T) {
 		t.Error("From must not change the window it is called on")
 	}
 }
+
+// The actuals ReadVariance reads before it knows the benefit and the settings
+// (VarianceActualsBound) hold every period the year's window can cover, for every
+// frequency, fiscal year start, asked year and month of the year; the bound
+// is no wider than 25 months.
+func TestActualsBoundHoldsEveryWindow(t *testing.T) {
+	for _, now := range []time.Time{
+		time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC), time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		for _, year := range []int{0, 2022, 2025, 2026, 2027} {
+			q := VarianceQuery{FiscalYear: year}
+			from, to, ok := VarianceActualsBound(q, now)
+			if !ok {
+				t.Fatalf("now %s, year %d: not bounded", now, year)
+			}
+			if n := int(to-from) + 1; n > 25 {
+				t.Errorf("now %s, year %d: bound %s..%s is %d months", now, year, from, to, n)
+			}
+			for start := 1; start <= 12; start++ {
+				q.FYStartMonth = start
+				for _, f := range Frequencies {
+					w, err := VarianceWindow(f, q, nil, now)
+					if err != nil {
+						continue // a year beyond the history: the report refuses it
+					}
+					if first := Normalise(f, w.FirstMonth); first < from || w.LastMonth > to {
+						t.Errorf("now %s, year %d, start %d, %s: window %s..%s outside the bound %s..%s", now, year, start, f, first, w.LastMonth, from, to)
+					}
+				}
+			}
+		}
+	}
+	if _, _, ok := VarianceActualsBound(VarianceQuery{FiscalYear: 10000}, time.Now()); ok {
+		t.Error("year 10000 bounded")
+	}
+}
