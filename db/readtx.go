@@ -49,17 +49,14 @@ type readTx struct {
 	ended    bool
 }
 
-// begun begins the real transaction (once) and returns it.
+// begun turns r into a real transaction (once) and returns it: a deferred one,
+// whose BEGIN goes with its first statement.
 func (r *readTx) begun(ctx context.Context) (pgx.Tx, error) {
 	if r.ended {
 		return nil, pgx.ErrTxClosed
 	}
 	if r.tx == nil {
-		tx := BeginTenantDeferred(ctx, r.pool, r.tenantID)
-		if _, err := tx.(*deferredTx).started(ctx); err != nil {
-			return nil, err
-		}
-		r.tx = tx
+		r.tx = BeginTenantDeferred(ctx, r.pool, r.tenantID)
 	}
 	return r.tx, nil
 }
