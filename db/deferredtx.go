@@ -45,7 +45,13 @@ func (t *deferredTx) begin(ctx context.Context, sql string, args []any) (pgx.Bat
 	}
 	br := t.pool.SendBatch(ctx, b)
 	t.tx = br.Tx()
-	if err := skip(br, 2); err != nil {
+	return afterPrologue(br, 2)
+}
+
+// afterPrologue reads the n results of br's prologue. On a failure it closes
+// br and returns the error: ErrUnavailable unless the server answered it.
+func afterPrologue(br pgx.BatchResults, n int) (pgx.BatchResults, error) {
+	if err := skip(br, n); err != nil {
 		_ = br.Close()
 		if _, ok := errors.AsType[*pgconn.PgError](err); ok {
 			return nil, err // the server answered: it is there
@@ -71,39 +77,21 @@ func (t *deferredTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.
 	if t.tx != nil {
 		return t.tx.Exec(ctx, sql, args...)
 	}
-	br, err := t.begin(ctx, sql, args)
-	if err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	defer br.Close()
-	return br.Exec()
+	return execResult(t.begin(ctx, sql, args))
 }
 
 func (t *deferredTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	if t.tx != nil {
 		return t.tx.Query(ctx, sql, args...)
 	}
-	br, err := t.begin(ctx, sql, args)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := br.Query()
-	if err != nil {
-		_ = br.Close()
-		return nil, err
-	}
-	return &batchRows{Rows: rows, br: br}, nil
+	return queryResult(t.begin(ctx, sql, args))
 }
 
 func (t *deferredTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	if t.tx != nil {
 		return t.tx.QueryRow(ctx, sql, args...)
 	}
-	rows, err := t.Query(ctx, sql, args...)
-	if err != nil {
-		return errRow{err}
-	}
-	return firstRow{rows}
+	return rowResult(t.Query(ctx, sql, args...))
 }
 
 func (t *deferredTx) Commit(ctx context.Context) error {

@@ -26,14 +26,8 @@ func TestBeginTenantDeferred(t *testing.T) {
 	if n := pool.Stat().AcquiredConns(); n != 0 {
 		t.Fatalf("%d connections taken before the first statement", n)
 	}
-	var got, actor string
-	var first, second int64
-	if err := tx.QueryRow(ctx, "SELECT current_setting('app.tenant_id'), current_setting('app.actor'), txid_current()").Scan(&got, &actor, &first); err != nil {
-		t.Fatal(err)
-	}
-	if got != tenant.String() || actor != "alice" {
-		t.Fatalf("first statement: tenant %q actor %q", got, actor)
-	}
+	first := scopedStatement(ctx, t, tx, tenant, "alice")
+	var second int64
 	if _, err := tx.Exec(ctx, "CREATE TEMP TABLE deferred_probe (x int) ON COMMIT DROP"); err != nil {
 		t.Fatal(err)
 	}
@@ -83,4 +77,19 @@ func TestBeginTenantDeferred(t *testing.T) {
 	if n != 3 || rows.Err() != nil {
 		t.Errorf("rows %d %v", n, rows.Err())
 	}
+}
+
+// scopedStatement runs a statement in tx, checks that it saw the tenant and the
+// actor set, and returns the id of the transaction it ran in.
+func scopedStatement(ctx context.Context, t *testing.T, tx pgx.Tx, tenant uuid.UUID, actor string) int64 {
+	t.Helper()
+	var gotTenant, gotActor string
+	var txid int64
+	if err := tx.QueryRow(ctx, "SELECT current_setting('app.tenant_id'), current_setting('app.actor'), txid_current()").Scan(&gotTenant, &gotActor, &txid); err != nil {
+		t.Fatal(err)
+	}
+	if gotTenant != tenant.String() || gotActor != actor {
+		t.Fatalf("statement: tenant %q actor %q, want %s and %q", gotTenant, gotActor, tenant, actor)
+	}
+	return txid
 }

@@ -68,19 +68,40 @@ func skip(br pgx.BatchResults, n int) error {
 	return nil
 }
 
-func (o oneTrip) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	br, n := o.send(ctx, sql, args)
-	defer br.Close()
-	if err := skip(br, n); err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	return br.Exec()
-}
-
-func (o oneTrip) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+// first sends sql after the prologue and reads the prologue's results.
+func (o oneTrip) first(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
 	br, n := o.send(ctx, sql, args)
 	if err := skip(br, n); err != nil {
 		_ = br.Close()
+		return nil, err
+	}
+	return br, nil
+}
+
+func (o oneTrip) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	return execResult(o.first(ctx, sql, args))
+}
+
+func (o oneTrip) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return queryResult(o.first(ctx, sql, args))
+}
+
+func (o oneTrip) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return rowResult(o.Query(ctx, sql, args...))
+}
+
+// execResult, queryResult and rowResult read the result of a statement sent
+// behind a prologue whose results were read (br), or return err, the sending's.
+func execResult(br pgx.BatchResults, err error) (pgconn.CommandTag, error) {
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	defer br.Close()
+	return br.Exec()
+}
+
+func queryResult(br pgx.BatchResults, err error) (pgx.Rows, error) {
+	if err != nil {
 		return nil, err
 	}
 	rows, err := br.Query()
@@ -91,8 +112,7 @@ func (o oneTrip) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, 
 	return &batchRows{Rows: rows, br: br}, nil
 }
 
-func (o oneTrip) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	rows, err := o.Query(ctx, sql, args...)
+func rowResult(rows pgx.Rows, err error) pgx.Row {
 	if err != nil {
 		return errRow{err}
 	}

@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -70,15 +68,7 @@ func (r *readTx) send(ctx context.Context, b *pgx.Batch) (pgx.BatchResults, erro
 	withSet := &pgx.Batch{}
 	withSet.Queue(r.set, r.setArgs...)
 	withSet.QueuedQueries = append(withSet.QueuedQueries, b.QueuedQueries...)
-	br := r.pool.SendBatch(ctx, withSet)
-	if err := skip(br, 1); err != nil {
-		_ = br.Close()
-		if _, ok := errors.AsType[*pgconn.PgError](err); ok {
-			return nil, err // the server answered: it is there
-		}
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	return br, nil
+	return afterPrologue(r.pool.SendBatch(ctx, withSet), 1)
 }
 
 func (r *readTx) one(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
@@ -91,39 +81,21 @@ func (r *readTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 	if r.tx != nil {
 		return r.tx.Exec(ctx, sql, args...)
 	}
-	br, err := r.one(ctx, sql, args)
-	if err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	defer br.Close()
-	return br.Exec()
+	return execResult(r.one(ctx, sql, args))
 }
 
 func (r *readTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	if r.tx != nil {
 		return r.tx.Query(ctx, sql, args...)
 	}
-	br, err := r.one(ctx, sql, args)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := br.Query()
-	if err != nil {
-		_ = br.Close()
-		return nil, err
-	}
-	return &batchRows{Rows: rows, br: br}, nil
+	return queryResult(r.one(ctx, sql, args))
 }
 
 func (r *readTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	if r.tx != nil {
 		return r.tx.QueryRow(ctx, sql, args...)
 	}
-	rows, err := r.Query(ctx, sql, args...)
-	if err != nil {
-		return errRow{err}
-	}
-	return firstRow{rows}
+	return rowResult(r.Query(ctx, sql, args...))
 }
 
 func (r *readTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {

@@ -24,21 +24,11 @@ func TestBeginTenantReads(t *testing.T) {
 	tenant := uuid.New()
 
 	tx := db.BeginTenantReads(ctx, pool, tenant)
-	var got, actor string
-	var first, second int64
-	if err := tx.QueryRow(ctx, "SELECT current_setting('app.tenant_id'), current_setting('app.actor'), txid_current()").Scan(&got, &actor, &first); err != nil {
-		t.Fatal(err)
-	}
-	if got != tenant.String() || actor != "alice" {
-		t.Fatalf("first statement: tenant %q actor %q", got, actor)
-	}
+	first := scopedStatement(ctx, t, tx, tenant, "alice")
 	if n := pool.Stat().AcquiredConns(); n != 0 {
 		t.Fatalf("%d connections held between two statements", n)
 	}
-	if err := tx.QueryRow(ctx, "SELECT txid_current()").Scan(&second); err != nil {
-		t.Fatal(err)
-	}
-	if first == second {
+	if second := scopedStatement(ctx, t, tx, tenant, "alice"); first == second {
 		t.Fatalf("two statements shared transaction %d: each should run as its own", first)
 	}
 
