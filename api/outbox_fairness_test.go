@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"slices"
 	"testing"
 	"time"
 
@@ -81,8 +80,8 @@ func TestExportStartsWhileAnotherTenantDrainsABacklog(t *testing.T) {
 		}
 		time.Sleep(2 * time.Second) // deliveries in flight finish, or the relay is busy again
 	}
-	starts := func(what string) []time.Duration {
-		var waits []time.Duration
+	// Each start's wait, and how many of tenant A's deliveries were attempted during it.
+	starts := func(what string) (waits []time.Duration, meanwhile []int) {
 		for range 5 {
 			before := attempted()
 			start := time.Now()
@@ -94,29 +93,32 @@ func TestExportStartsWhileAnotherTenantDrainsABacklog(t *testing.T) {
 			})
 			wait := time.Since(start)
 			waits = append(waits, wait)
+			meanwhile = append(meanwhile, attempted()-before)
 			pending := countRows(t, ts, tenantA.tenant, `SELECT count(*) FROM outbox_events WHERE published_at IS NULL`)
 			t.Logf("%s: tenant B's export left queued after %s; tenant A: %d deliveries attempted meanwhile, %d events pending",
-				what, wait.Round(time.Millisecond), attempted()-before, pending)
+				what, wait.Round(time.Millisecond), meanwhile[len(meanwhile)-1], pending)
 			if pending < backlog/2 {
 				t.Fatalf("tenant A's backlog is mostly drained (%d pending): the measure would not be under load", pending)
 			}
 		}
-		slices.Sort(waits)
-		return waits
+		return waits, meanwhile
 	}
 	park(true)
-	idle := starts("A parked")
+	idle, _ := starts("A parked")
 	park(false)
-	loaded := starts("A draining")
-	// Behind the backlog the start would wait minutes (before the lanes: over
-	// 2 minutes); beside it, seconds. The bounds tell the two apart on a busy
-	// machine too (under -race beside the other packages' tests a loaded median
-	// of 2.3 s was seen, against 0.3-0.9 s alone). The figure itself, against
-	// its 2 s target, is measured by `make bench` (BENCH_SUITES=fairness).
-	if median := loaded[len(loaded)/2]; median > 5*time.Second {
-		t.Errorf("tenant B's export started after a median %s while tenant A drains (idle: %s; want within 5s): %v", median, idle[len(idle)/2], loaded)
-	}
-	if slowest := loaded[len(loaded)-1]; slowest > 15*time.Second {
-		t.Errorf("tenant B's export waited %s behind tenant A's backlog: %v", slowest, loaded)
+	loaded, meanwhile := starts("A draining")
+	// Behind the backlog, a start waits until tenant A's events before it are
+	// handled: tens of thousands of deliveries. Beside it, the start waits for
+	// a claim and its workflow's first activity, during which A gets a few
+	// hundred. So the test counts A's deliveries during each wait, which tells
+	// the two apart whatever the machine's speed: the waits themselves vary
+	// with it (under -race beside the other packages' tests they ranged from
+	// 2.5 s to 38 s, with the dev server busy starting A's retry workflows,
+	// against 0.3-0.9 s alone). The wait, against its 2 s target, is
+	// measured by `make bench` (BENCH_SUITES=fairness).
+	for i, n := range meanwhile {
+		if n > backlog/10 {
+			t.Errorf("tenant B's export waited %s behind %d of tenant A's deliveries (idle waits %v): it queued behind the backlog", loaded[i], n, idle)
+		}
 	}
 }
