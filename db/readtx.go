@@ -23,7 +23,7 @@ import (
 // Rollback of a read that never began one send nothing.
 func BeginTenantReads(ctx context.Context, pool *pgxpool.Pool, tenantID uuid.UUID) pgx.Tx {
 	set, args := setTenant(ctx, tenantID)
-	return &readTx{pool: pool, set: set, setArgs: args, tenantID: tenantID}
+	return &readTx{pool: pool, set: set, setArgs: args}
 }
 
 // Pin makes tx one transaction from now on: the request transaction of a read
@@ -39,12 +39,11 @@ func Pin(ctx context.Context, tx pgx.Tx) error {
 }
 
 type readTx struct {
-	pool     *pgxpool.Pool
-	set      string
-	setArgs  []any
-	tenantID uuid.UUID
-	tx       pgx.Tx // the real transaction, once one was needed
-	ended    bool
+	pool    *pgxpool.Pool
+	set     string // the tenant setting, as BeginTenantDeferred's
+	setArgs []any
+	tx      pgx.Tx // the real transaction, once one was needed
+	ended   bool
 }
 
 // begun turns r into a real transaction (once) and returns it: a deferred one,
@@ -54,25 +53,29 @@ func (r *readTx) begun(ctx context.Context) (pgx.Tx, error) {
 		return nil, pgx.ErrTxClosed
 	}
 	if r.tx == nil {
-		r.tx = BeginTenantDeferred(ctx, r.pool, r.tenantID)
+		r.tx = &deferredTx{pool: r.pool, set: r.set, setArgs: r.setArgs}
 	}
 	return r.tx, nil
 }
 
-// send runs b's statements as one implicit transaction behind the tenant
-// setting; the returned results start at b's first statement.
+// withSet is a batch that starts with the tenant setting.
+func (r *readTx) withSet() *pgx.Batch {
+	b := &pgx.Batch{}
+	b.Queue(r.set, r.setArgs...)
+	return b
+}
+
+// send runs b (withSet's, then the statements) as one implicit transaction;
+// the returned results start after the setting.
 func (r *readTx) send(ctx context.Context, b *pgx.Batch) (pgx.BatchResults, error) {
 	if r.ended {
 		return nil, pgx.ErrTxClosed
 	}
-	withSet := &pgx.Batch{}
-	withSet.Queue(r.set, r.setArgs...)
-	withSet.QueuedQueries = append(withSet.QueuedQueries, b.QueuedQueries...)
-	return afterPrologue(r.pool.SendBatch(ctx, withSet), 1)
+	return afterPrologue(r.pool.SendBatch(ctx, b), 1)
 }
 
 func (r *readTx) one(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
-	b := &pgx.Batch{}
+	b := r.withSet()
 	b.Queue(sql, args...)
 	return r.send(ctx, b)
 }
@@ -102,7 +105,9 @@ func (r *readTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	if r.tx != nil {
 		return r.tx.SendBatch(ctx, b)
 	}
-	br, err := r.send(ctx, b)
+	withSet := r.withSet()
+	withSet.QueuedQueries = append(withSet.QueuedQueries, b.QueuedQueries...)
+	br, err := r.send(ctx, withSet)
 	if err != nil {
 		return pgx.FailedBatchResults(b, err)
 	}

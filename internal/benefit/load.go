@@ -2,6 +2,7 @@ package benefit
 
 import (
 	"context"
+	"math"
 	"slices"
 	"time"
 
@@ -102,6 +103,7 @@ func ReadVariance(ctx context.Context, tx pgx.Tx, tenantID, id uuid.UUID, q Vari
 // range.
 func VarianceActualsBound(q VarianceQuery, now time.Time) (from, to finance.Month, bounded bool) {
 	nowMonth := finance.MonthOfTime(now)
+	from, to = math.MaxInt, math.MinInt
 	for start := 1; start <= 12; start++ {
 		year := q.FiscalYear
 		if year == 0 {
@@ -112,14 +114,9 @@ func VarianceActualsBound(q VarianceQuery, now time.Time) (from, to finance.Mont
 		}
 		first, last := finance.FiscalYearRange(year, start)
 		for _, f := range Frequencies {
-			if p := Normalise(f, first); !bounded || p < from {
-				from = p
-			}
-			if !bounded || last > to {
-				to = last
-			}
-			bounded = true
+			from = min(from, Normalise(f, first))
 		}
+		to = max(to, last)
 	}
 	return max(from, finance.MonthOf(1, time.January)), to, true
 }
