@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -46,19 +44,6 @@ func (t *deferredTx) begin(ctx context.Context, sql string, args []any) (pgx.Bat
 	br := t.pool.SendBatch(ctx, b)
 	t.tx = br.Tx()
 	return afterPrologue(br, 2)
-}
-
-// afterPrologue reads the n results of br's prologue. On a failure it closes
-// br and returns the error: ErrUnavailable unless the server answered it.
-func afterPrologue(br pgx.BatchResults, n int) (pgx.BatchResults, error) {
-	if err := skip(br, n); err != nil {
-		_ = br.Close()
-		if _, ok := errors.AsType[*pgconn.PgError](err); ok {
-			return nil, err // the server answered: it is there
-		}
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	return br, nil
 }
 
 // started begins the transaction alone (for the calls that cannot share its batch).

@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -17,7 +19,8 @@ import (
 // implicit transaction (BEGIN, set tenant, statement, COMMIT would be four).
 // Use it where a statement stands alone and round trips dominate (the webhook
 // relay's bookkeeping). With asyncCommit the commit does not wait for the WAL
-// flush: only for work that is safe to redo after a database crash.
+// flush: only for work that is safe to redo after a database crash. A database
+// it cannot reach gives ErrUnavailable, as the transactions do.
 func OneTrip(pool *pgxpool.Pool, tenantID uuid.UUID, asyncCommit bool) dbsqlc.DBTX {
 	return oneTrip{pool: pool, tenantID: tenantID, asyncCommit: asyncCommit}
 }
@@ -68,14 +71,22 @@ func skip(br pgx.BatchResults, n int) error {
 	return nil
 }
 
-// first sends sql after the prologue and reads the prologue's results.
-func (o oneTrip) first(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
-	br, n := o.send(ctx, sql, args)
+// afterPrologue reads the n results of br's prologue. On a failure it closes
+// br and returns the error: ErrUnavailable unless the server answered it.
+func afterPrologue(br pgx.BatchResults, n int) (pgx.BatchResults, error) {
 	if err := skip(br, n); err != nil {
 		_ = br.Close()
-		return nil, err
+		if _, ok := errors.AsType[*pgconn.PgError](err); ok {
+			return nil, err // the server answered: it is there
+		}
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return br, nil
+}
+
+// first sends sql after the prologue and reads the prologue's results.
+func (o oneTrip) first(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
+	return afterPrologue(o.send(ctx, sql, args))
 }
 
 func (o oneTrip) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
