@@ -98,7 +98,7 @@ func (s *Server) apiKeyTenant(c *fiber.Ctx, key credential.Parsed) error {
 	perms := make(rbac.Set, len(row.Scopes))
 	perms.Add(row.Scopes...) // scopes are permission names (see the package comment above)
 	c.Locals(localPrincipal, &Principal{
-		Subject: "api-key:" + row.ID.String(), TenantID: tenantID, Roles: []string{}, Permissions: perms,
+		Subject: "api-key:" + row.ID.String(), TenantID: tenantID, roles: []string{}, perms: perms,
 		Auth: AuthInfo{Kind: authAPIKey, APIKeyID: row.ID},
 	})
 	c.Locals(localTenant, t)

@@ -140,7 +140,7 @@ func (s *Server) bulkImport(c *fiber.Ctx) error {
 		return err
 	}
 	defer func() { _ = sp.Rollback(context.WithoutCancel(ctx)) }()
-	results, err := bulk.Importers()[o.Resource](ctx, sp, bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}, o, records, 0)
+	results, err := bulk.Importers()[o.Resource](ctx, sp, bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles()}, o, records, 0)
 	if ce, ok := errors.AsType[*bulk.ConflictError](err); ok {
 		return AlreadyExists("%s", ce.Message)
 	}
@@ -300,7 +300,7 @@ func toBulkJobJSON(j dbsqlc.BulkJob) bulkJobJSON {
 // workflow (bulk.StartJob), and answers 202 with where to follow it.
 func (s *Server) startBulkJob(c *fiber.Ctx, o bulk.Options, records bulk.Records) error {
 	p := principal(c)
-	job, err := bulk.StartJob(c.UserContext(), requestTx(c), bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}, o, records)
+	job, err := bulk.StartJob(c.UserContext(), requestTx(c), bulk.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles()}, o, records)
 	if err != nil {
 		return bulkParseError(err) // a record past the first chunk may not read: the transaction writes nothing
 	}

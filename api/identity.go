@@ -53,14 +53,15 @@ type AuthInfo struct {
 }
 
 // principalFromClaims builds the caller of a verified token for a tenant:
-// token permissions ∪ the built-in roles' permissions. tenantTx adds the
-// tenant's stored roles and custom roles.
+// token permissions ∪ the built-in roles' permissions. Its admission adds the
+// tenant's stored roles and custom roles (expectCaller).
 func principalFromClaims(claims *auth.Claims, tenantID uuid.UUID) *Principal {
 	perms := make(rbac.Set, len(claims.Permissions)+8)
 	perms.Add(claims.Permissions...)
 	for _, r := range claims.Roles {
 		perms.AddRole(r)
 	}
+	perms.Imply()
 	info := AuthInfo{Kind: authUser}
 	if claims.IssuedAt != nil {
 		info.IssuedAt = claims.IssuedAt.Time
@@ -74,8 +75,8 @@ func principalFromClaims(claims *auth.Claims, tenantID uuid.UUID) *Principal {
 		}
 	}
 	return &Principal{
-		Subject: claims.Subject, TenantID: tenantID, Roles: claims.Roles, Permissions: perms,
-		Email: claims.Email, Name: claims.Name, Auth: info,
+		Subject: claims.Subject, TenantID: tenantID, Email: claims.Email, Name: claims.Name, Auth: info,
+		roles: claims.Roles, perms: perms,
 	}
 }
 
@@ -108,37 +109,54 @@ func (s *Server) identityRoutes(v1 fiber.Router) {
 	v1.Delete("/service-clients/:id", s.require(rbac.AdminConfig), s.revokeServiceClient)
 }
 
-// resolveCaller is tenantTx's one query: it loads the user (provisioning it on
-// first sight) or the service client, refuses deactivated users, revoked
-// clients and ended sessions, and completes the permission union.
-func (s *Server) resolveCaller(ctx context.Context, tx pgx.Tx, p *Principal) error {
-	perms := p.Permissions
-	defer perms.Imply()
+// expectCaller queues tenantTx's one query for the caller (db.Ride): the user
+// (provisioned on first sight) or the service client, with the permissions of
+// its stored roles. p.admit then refuses deactivated users, revoked clients and
+// ended sessions, and completes the roles and the permission union.
+func (s *Server) expectCaller(ctx context.Context, tx pgx.Tx, p *Principal) {
 	switch p.Auth.Kind {
 	case authAPIKey:
-		return nil // verified before rate limiting (apiKeyTenant)
+		return // verified before rate limiting (apiKeyTenant)
 	case authServiceClient:
-		row, err := db.Q.ServiceClientAuthenticate(ctx, tx, dbsqlc.ServiceClientAuthenticateParams{
-			TenantID: p.TenantID, ClientID: p.Auth.ClientID, TokenRoles: nonNil(p.Roles),
+		var row dbsqlc.ServiceClientAuthenticateRow
+		p.pending = db.Ride(ctx, tx, func(q dbsqlc.DBTX) (err error) {
+			row, err = db.Q.ServiceClientAuthenticate(ctx, q, dbsqlc.ServiceClientAuthenticateParams{
+				TenantID: p.TenantID, ClientID: p.Auth.ClientID, TokenRoles: nonNil(p.roles),
+			})
+			return err
+		}, func(err error) error {
+			if db.IsNotFound(err) || (err == nil && row.RevokedAt != nil) {
+				return Unauthorized("the service client of this token was revoked")
+			}
+			if err != nil {
+				return err
+			}
+			p.perms.Add(row.RolePermissions...)
+			p.perms.Imply()
+			return nil
 		})
-		if db.IsNotFound(err) || (err == nil && row.RevokedAt != nil) {
-			return Unauthorized("the service client of this token was revoked")
+		return
+	}
+	var row dbsqlc.UserAuthenticateRow
+	p.pending = db.Ride(ctx, tx, func(q dbsqlc.DBTX) (err error) {
+		row, err = db.Q.UserAuthenticate(ctx, q, dbsqlc.UserAuthenticateParams{
+			TenantID: p.TenantID, Subject: &p.Subject, SessionID: p.Auth.SessionID, TokenRoles: nonNil(p.roles),
+		})
+		return err
+	}, func(err error) error {
+		if db.IsNotFound(err) {
+			row, err = s.firstSighting(ctx, tx, p)
 		}
 		if err != nil {
 			return err
 		}
-		perms.Add(row.RolePermissions...)
-		return nil
-	}
-	row, err := db.Q.UserAuthenticate(ctx, tx, dbsqlc.UserAuthenticateParams{
-		TenantID: p.TenantID, Subject: &p.Subject, SessionID: p.Auth.SessionID, TokenRoles: nonNil(p.Roles),
+		return p.admitUser(row)
 	})
-	if db.IsNotFound(err) {
-		row, err = s.firstSighting(ctx, tx, p)
-	}
-	if err != nil {
-		return err
-	}
+}
+
+// admitUser refuses a deactivated user and a token of ended sessions, and adds
+// the user's stored roles and their permissions.
+func (p *Principal) admitUser(row dbsqlc.UserAuthenticateRow) error {
 	if user.Status(row.Status) == user.Deactivated {
 		return Forbidden("this user is deactivated in the tenant")
 	}
@@ -149,14 +167,14 @@ func (s *Server) resolveCaller(ctx context.Context, tx pgx.Tx, p *Principal) err
 	if p.Auth.SessionID != nil && !row.SessionLive {
 		return Unauthorized("the session of this token has ended; sign in again")
 	}
-	p.UserID = row.ID
 	for _, r := range row.Roles {
-		if !slices.Contains(p.Roles, r) {
-			p.Roles = append(slices.Clip(p.Roles), r)
+		if !slices.Contains(p.roles, r) {
+			p.roles = append(slices.Clip(p.roles), r)
 		}
-		perms.AddRole(r)
+		p.perms.AddRole(r)
 	}
-	perms.Add(row.RolePermissions...)
+	p.perms.Add(row.RolePermissions...)
+	p.perms.Imply()
 	return nil
 }
 
@@ -169,7 +187,7 @@ func (s *Server) firstSighting(ctx context.Context, tx pgx.Tx, p *Principal) (db
 	if err != nil {
 		return dbsqlc.UserAuthenticateRow{}, err
 	}
-	names := unionStrings(u.Roles, p.Roles)
+	names := unionStrings(u.Roles, p.roles)
 	perms, err := db.Q.RolePermissions(ctx, tx, dbsqlc.RolePermissionsParams{TenantID: p.TenantID, Names: names})
 	if err != nil {
 		return dbsqlc.UserAuthenticateRow{}, err
@@ -210,7 +228,8 @@ func readPermissions(b *input.Object, field string) []string {
 
 // actor is the caller as the identity operations see it.
 func (p *Principal) actor() rbac.Actor {
-	return rbac.Actor{TenantID: p.TenantID, Subject: p.Subject, Permissions: p.Permissions}
+	_ = p.admit() // refused: the request is answered with the refusal (tenantTx)
+	return rbac.Actor{TenantID: p.TenantID, Subject: p.Subject, Permissions: p.perms}
 }
 
 // identityError maps the typed refusals of the users', roles' and

@@ -677,3 +677,45 @@ func TestIdentityKeyRotationPublishesBothKeys(t *testing.T) {
 		expect(t, ts.doBearer(tok, "GET", "/v1/initiatives", nil), 200)
 	}
 }
+
+// A read sends the caller's check with its first statement (expectCaller):
+// whatever the handler read or answered by then, a refused caller gets only
+// the refusal, and a permission only the tenant's stored roles grant still opens the read.
+func TestReadsAnswerOnlyAdmittedCallers(t *testing.T) {
+	ts := newTestServer(t, "enterprise_plus")
+	admin := ts.admin()
+	id := ts.createInitiative(admin, map[string]any{"name": "Payroll consolidation"})
+
+	// First sight on a read is provisioned, on a plain read and on an analysis (its own transaction).
+	carol := caller{sub: "carol", tenant: ts.tenant, permissions: []string{"initiatives:read", "analytics:read"}}
+	expect(t, ts.do(&carol, "GET", "/v1/initiatives/"+id, nil), 200)
+	if u := ts.userBySubject(carol.sub); u.Status != "active" {
+		t.Fatalf("carol after her first read: %+v", u)
+	}
+	dave := caller{sub: "dave", tenant: ts.tenant, permissions: []string{"analytics:read"}}
+	expect(t, ts.do(&dave, "GET", "/v1/analytics/roi?initiative_id="+id, nil), 200)
+	if u := ts.userBySubject(dave.sub); u.Status != "active" {
+		t.Fatalf("dave after his first analysis: %+v", u)
+	}
+
+	// A permission of a stored custom role, not of the token, opens the read.
+	expect(t, ts.do(&admin, "POST", "/v1/roles", map[string]any{"name": "Initiative reader", "permissions": []string{"initiatives:read"}}), 201)
+	expect(t, ts.do(&admin, "PATCH", "/v1/users/"+ts.userBySubject(dave.sub).ID.String(), map[string]any{"roles": []string{"Initiative reader"}}), 200)
+	expect(t, ts.do(&dave, "GET", "/v1/initiatives/"+id, nil), 200)
+
+	// Deactivated: every read is refused, with nothing of what the handler had read or answered.
+	expect(t, ts.do(&admin, "POST", "/v1/users/"+ts.userBySubject(carol.sub).ID.String()+"/deactivate", nil), 200)
+	for _, path := range []string{
+		"/v1/initiatives/" + id,                     // a record with its ETag
+		"/v1/initiatives?page_size=0",               // refused by the handler before any statement
+		"/v1/initiatives/" + uuid.NewString(),       // not found
+		"/v1/analytics/roi?initiative_id=" + id,     // an analysis, in a transaction of its own
+		"/v1/initiatives/" + id + "/status-history", // a list
+	} {
+		r := ts.do(&carol, "GET", path, nil)
+		expect(t, r, 403, "AUTHORIZATION_ERROR")
+		if !strings.Contains(string(r.body), "deactivated") || strings.Contains(string(r.body), "Payroll") || r.header.Get("ETag") != "" {
+			t.Fatalf("GET %s by a deactivated user: %v %s", path, r.header, r.body)
+		}
+	}
+}

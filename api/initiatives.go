@@ -120,7 +120,7 @@ func (s *Server) createInitiative(c *fiber.Ctx) error {
 // initiativeActor is the caller as the initiative rules ask about them.
 func initiativeActor(c *fiber.Ctx) initiative.Actor {
 	p := principal(c)
-	return initiative.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles}
+	return initiative.Actor{TenantID: p.TenantID, Subject: p.Subject, Roles: p.Roles()}
 }
 
 // firstInitiativeError is the error of a batch of one: the operation's, else the item's.

@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/valyala/fasthttp"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -39,19 +40,45 @@ const (
 	localAPIKey    = "api_key" // credential.Parsed of an X-API-Key
 )
 
-// Principal is the authenticated caller of a tenant-scoped request.
+// Principal is the authenticated caller of a tenant-scoped request. Its roles
+// and permissions start as its credential's; admit completes them from the
+// caller's record in the tenant (identity.go).
 type Principal struct {
 	Subject     string
 	TenantID    uuid.UUID
-	UserID      uuid.UUID
-	Roles       []string
-	Permissions rbac.Set
 	Email, Name string
 	Auth        AuthInfo // how the caller authenticated (identity.go)
+
+	roles   []string
+	perms   rbac.Set
+	pending func() error // admission not yet completed (expectCaller)
+	refusal error        // admission's answer once complete
 }
 
-// Has reports whether the caller holds a permission.
-func (p *Principal) Has(perm rbac.Permission) bool { return p.Permissions[perm] }
+// Has reports whether the caller holds a permission. The record only adds
+// permissions to the credential's, so one the credential grants needs no
+// admission yet: a refusal found later still answers the request (tenantTx).
+func (p *Principal) Has(perm rbac.Permission) bool {
+	if p.perms[perm] {
+		return true
+	}
+	return p.admit() == nil && p.perms[perm]
+}
+
+// Roles are the caller's roles: its credential's and the tenant's stored ones.
+func (p *Principal) Roles() []string {
+	_ = p.admit() // refused: the request is answered with the refusal (tenantTx)
+	return p.roles
+}
+
+// admit completes the admission of the caller once and returns its refusal, if any.
+func (p *Principal) admit() error {
+	if pending := p.pending; pending != nil {
+		p.pending = nil
+		p.refusal = pending()
+	}
+	return p.refusal
+}
 
 func principal(c *fiber.Ctx) *Principal { return c.Locals(localPrincipal).(*Principal) }
 
@@ -323,7 +350,8 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 	// The BEGIN and tenant setting go with the caller's query below: one round trip for the three.
 	// A read runs each batch as an implicit transaction instead: no BEGIN and no COMMIT at all.
 	var tx pgx.Tx
-	if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
+	reads := c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead
+	if reads {
 		tx = db.BeginTenantReads(ctx, s.Pool, p.TenantID)
 	} else {
 		tx = db.BeginTenantDeferred(ctx, s.Pool, p.TenantID)
@@ -331,11 +359,26 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 
 	// One query: the user (or service client), its status and the permission union (identity.go).
-	if err := s.resolveCaller(ctx, tx, p); err != nil {
-		return err
+	// A read's goes with its first statement; a write's is answered before the handler writes.
+	s.expectCaller(ctx, tx, p)
+	if !reads {
+		if err := p.admit(); err != nil {
+			return err
+		}
 	}
 	c.Locals(localTx, tx)
-	if err := c.Next(); err != nil {
+	var answered fasthttp.ResponseHeader
+	if reads {
+		c.Response().Header.CopyTo(&answered)
+	}
+	err := c.Next()
+	if refusal := p.admit(); refusal != nil {
+		// A read was answered before its caller was admitted: nothing of the answer goes out.
+		answered.CopyTo(&c.Response().Header)
+		c.Response().ResetBody()
+		return refusal
+	}
+	if err != nil {
 		return err
 	}
 	if c.Locals(localTx) == nil || c.Response().StatusCode() >= 400 {
@@ -348,6 +391,9 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 // on the outside world (a webhook receiver may take 30 s): an open transaction
 // would hold a pooled connection all that time. The handler must not use requestTx(c) after it.
 func endTx(c *fiber.Ctx) error {
+	if err := principal(c).admit(); err != nil { // before the outside world hears of the request
+		return err
+	}
 	tx := requestTx(c)
 	c.Locals(localTx, nil)
 	return tx.Commit(c.UserContext())

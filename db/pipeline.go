@@ -36,16 +36,12 @@ var errRecorded = errors.New("db: statement recorded for a pipeline")
 // is sent.
 func Pipeline(ctx context.Context, tx Batcher, steps ...Step) error {
 	b := &pgx.Batch{}
-	for i, step := range steps {
-		r := &recorder{}
-		err := step(r)
-		switch {
-		case r.n == 0 && err != nil && !errors.Is(err, errRecorded):
-			return err // failed before its statement
-		case r.n != 1:
-			return fmt.Errorf("db.Pipeline: step %d ran %d statements; a step runs exactly one", i, r.n)
+	for _, step := range steps {
+		sql, args, err := record(step)
+		if err != nil {
+			return err
 		}
-		b.Queue(r.sql, r.args...)
+		b.Queue(sql, args...)
 	}
 	br := tx.SendBatch(ctx, b)
 	var first error
@@ -64,6 +60,20 @@ func Pipeline(ctx context.Context, tx Batcher, steps ...Step) error {
 		first = err
 	}
 	return first
+}
+
+// record runs step to learn its one statement, sending nothing. The error is
+// the step's own when it fails before its statement (a malformed id).
+func record(step Step) (sql string, args []any, err error) {
+	r := &recorder{}
+	err = step(r)
+	switch {
+	case r.n == 0 && err != nil && !errors.Is(err, errRecorded):
+		return "", nil, err
+	case r.n != 1:
+		return "", nil, fmt.Errorf("db: a step ran %d statements; a step runs exactly one", r.n)
+	}
+	return r.sql, r.args, nil
 }
 
 // recorder is a step's first run: it keeps the statement and runs none.

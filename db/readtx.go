@@ -7,6 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/valuecase/valuecase/db/dbsqlc"
 )
 
 // BeginTenantReads is the transaction of a request that reads: each of its
@@ -44,6 +46,61 @@ type readTx struct {
 	setArgs []any
 	tx      pgx.Tx // the real transaction, once one was needed
 	ended   bool
+	rider   *rider // a statement waiting to go with the next round trip (Ride)
+}
+
+// Ride queues step, one statement whose result nothing needs before tx's
+// next statement does, to go with tx's next round trip behind the tenant
+// setting, when tx is a read's (BeginTenantReads) that runs implicit
+// transactions: the statement costs no round trip of its own. The step reads
+// its result when that round trip returns, before the statements behind it.
+//
+// settle makes sure the step ran (alone, if no round trip took it), then runs
+// then on the step's error, once, and returns its answer; then may send
+// statements of its own. A read settles before it begins a real transaction
+// (Pin), so that then's statements do not depend on how that one ends. Any
+// other tx runs the step at once.
+func Ride(ctx context.Context, tx pgx.Tx, step Step, then func(stepErr error) error) (settle func() error) {
+	rd := &rider{step: step, then: then}
+	r, ok := tx.(*readTx)
+	if !ok || r.tx != nil || r.ended || r.rider != nil {
+		rd.stepErr, rd.ran = step(tx), true
+		return func() error { return rd.settle(tx) }
+	}
+	if rd.sql, rd.args, rd.stepErr = record(step); rd.stepErr != nil {
+		rd.ran = true
+		return func() error { return rd.settle(tx) }
+	}
+	r.rider = rd
+	return func() error {
+		if r.rider == rd {
+			r.rider = nil // no round trip took it: it runs alone
+		}
+		return rd.settle(tx)
+	}
+}
+
+// rider is Ride's statement and what follows it.
+type rider struct {
+	sql     string
+	args    []any
+	step    Step
+	then    func(error) error
+	ran     bool // the step read its result
+	stepErr error
+	settled bool
+	answer  error // then's
+}
+
+// settle runs the step on q unless it ran, then then, once.
+func (rd *rider) settle(q dbsqlc.DBTX) error {
+	if !rd.ran {
+		rd.stepErr, rd.ran = rd.step(q), true
+	}
+	if !rd.settled {
+		rd.answer, rd.settled = rd.then(rd.stepErr), true
+	}
+	return rd.answer
 }
 
 // begun turns r into a real transaction (once) and returns it: a deferred one,
@@ -52,26 +109,48 @@ func (r *readTx) begun(ctx context.Context) (pgx.Tx, error) {
 	if r.ended {
 		return nil, pgx.ErrTxClosed
 	}
+	if rd := r.rider; rd != nil {
+		r.rider = nil
+		if err := rd.settle(r); err != nil {
+			return nil, err
+		}
+	}
 	if r.tx == nil {
 		r.tx = &deferredTx{pool: r.pool, set: r.set, setArgs: r.setArgs}
 	}
 	return r.tx, nil
 }
 
-// withSet is a batch that starts with the tenant setting.
+// withSet is a batch that starts with the tenant setting and the rider, if one waits.
 func (r *readTx) withSet() *pgx.Batch {
 	b := &pgx.Batch{}
 	b.Queue(r.set, r.setArgs...)
+	if r.rider != nil {
+		b.Queue(r.rider.sql, r.rider.args...)
+	}
 	return b
 }
 
 // send runs b (withSet's, then the statements) as one implicit transaction;
-// the returned results start after the setting.
+// the returned results start after the setting and the rider, whose step has
+// read its own.
 func (r *readTx) send(ctx context.Context, b *pgx.Batch) (pgx.BatchResults, error) {
 	if r.ended {
 		return nil, pgx.ErrTxClosed
 	}
-	return afterPrologue(r.pool.SendBatch(ctx, b), 1)
+	br, err := afterPrologue(r.pool.SendBatch(ctx, b), 1)
+	if rd := r.rider; rd != nil {
+		r.rider = nil
+		if err != nil {
+			rd.stepErr, rd.ran = err, true
+			return nil, err
+		}
+		rp := &replay{br: br, sql: rd.sql}
+		if rd.stepErr, rd.ran = rd.step(rp), true; !rp.used {
+			_, _ = br.Exec() // cannot be, as the step is the same call: keep the statements behind on their own results
+		}
+	}
+	return br, err
 }
 
 func (r *readTx) one(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {

@@ -130,3 +130,94 @@ func TestBeginTenantReadsTenantScope(t *testing.T) {
 		t.Fatalf("a read saw %d initiatives (tenant %s), want its own 1", n, owner)
 	}
 }
+
+// Ride sends its step with a read's next round trip, in the same implicit
+// transaction behind the tenant setting; settle runs what follows once. A
+// step no round trip took runs alone when settled, and at the latest before
+// the read begins a real transaction, whose BEGIN it does not join; any other
+// transaction runs the step at once.
+func TestRide(t *testing.T) {
+	pool := dbtest.NewPool(t)
+	ctx := db.WithActor(context.Background(), "alice", "req-1")
+	tenant := uuid.New()
+
+	type ride struct {
+		txid    int64
+		tenant  string
+		thens   int
+		stepErr error
+		settle  func() error
+	}
+	queue := func(tx pgx.Tx, answer error) *ride {
+		r := &ride{}
+		r.settle = db.Ride(ctx, tx, func(q dbsqlc.DBTX) error {
+			return q.QueryRow(ctx, "SELECT txid_current(), current_setting('app.tenant_id')").Scan(&r.txid, &r.tenant)
+		}, func(err error) error {
+			r.thens++
+			r.stepErr = err
+			return answer
+		})
+		return r
+	}
+
+	// With the next statement: one implicit transaction, the step's result read first.
+	tx := db.BeginTenantReads(ctx, pool, tenant)
+	r := queue(tx, nil)
+	if r.txid != 0 || r.thens != 0 {
+		t.Fatalf("the step ran before any round trip: %+v", r)
+	}
+	var txid int64
+	if err := tx.QueryRow(ctx, "SELECT txid_current()").Scan(&txid); err != nil {
+		t.Fatal(err)
+	}
+	if r.txid != txid || r.tenant != tenant.String() {
+		t.Fatalf("rider in transaction %d (tenant %q), the statement in %d: want the same, behind the tenant setting", r.txid, r.tenant, txid)
+	}
+	if err := r.settle(); err != nil || r.settle() != nil || r.thens != 1 || r.stepErr != nil {
+		t.Fatalf("settle: %v, then ran %d times on %v", err, r.thens, r.stepErr)
+	}
+	if second := scopedStatement(ctx, t, tx, tenant, "alice"); second == txid {
+		t.Fatal("the rider went with a second statement too")
+	}
+	_ = tx.Rollback(ctx)
+
+	// No statement sent: settle runs the step alone, and returns then's answer.
+	refused := errors.New("refused")
+	tx = db.BeginTenantReads(ctx, pool, tenant)
+	r = queue(tx, refused)
+	if err := r.settle(); !errors.Is(err, refused) || r.txid == 0 || r.tenant != tenant.String() || r.thens != 1 {
+		t.Fatalf("settled alone: %v, %+v", err, r)
+	}
+	_ = tx.Rollback(ctx)
+
+	// Pin settles first, outside the real transaction, and fails with then's answer.
+	tx = db.BeginTenantReads(ctx, pool, tenant)
+	r = queue(tx, nil)
+	if err := db.Pin(ctx, tx); err != nil || r.thens != 1 {
+		t.Fatalf("Pin: %v, then ran %d times", err, r.thens)
+	}
+	if pinned := scopedStatement(ctx, t, tx, tenant, "alice"); pinned == r.txid {
+		t.Fatal("the rider joined the real transaction")
+	}
+	_ = tx.Rollback(ctx)
+	tx = db.BeginTenantReads(ctx, pool, tenant)
+	r = queue(tx, refused)
+	if err := db.Pin(ctx, tx); !errors.Is(err, refused) || !errors.Is(r.settle(), refused) || r.thens != 1 {
+		t.Fatalf("Pin with a refusing rider: %v, then ran %d times", err, r.thens)
+	}
+	_ = tx.Rollback(ctx)
+
+	// A write's transaction runs the step at once.
+	wtx := db.BeginTenantDeferred(ctx, pool, tenant)
+	r = queue(wtx, nil)
+	if r.txid == 0 || r.thens != 0 {
+		t.Fatalf("a write's rider did not run at once: %+v", r)
+	}
+	if own := scopedStatement(ctx, t, wtx, tenant, "alice"); own != r.txid {
+		t.Fatalf("a write's rider ran in transaction %d, its statements in %d", r.txid, own)
+	}
+	if err := r.settle(); err != nil || r.thens != 1 {
+		t.Fatalf("a write's settle: %v, %d", err, r.thens)
+	}
+	_ = wtx.Rollback(ctx)
+}

@@ -42,7 +42,7 @@ var initiativesSuite = suite{
 // (api/middleware.go tenantTx, then the handler in api/initiatives.go); the
 // pgbench scripts below run the same queries in the same order.
 var (
-	// tenantTx: BEGIN; set the tenant; resolveCaller's one query (user, session, role permissions).
+	// tenantTx: BEGIN; set the tenant; the caller's one query (expectCaller: user, session, role permissions).
 	txPrologue = []string{"UserAuthenticate"}
 	// The prologue's parameters that are not pgbench variables: bench tokens carry no
 	// session (benchutil.Null) and the role Admin (a literal: pgbench has no array variables).

@@ -88,14 +88,14 @@ func runVariance(ctx context.Context, e *env) error {
 		c, got,
 		fmt.Sprintf("duration-based: %s per side and round; one monthly benefit with %d actuals (the 5-year history, through last month) and no plan; the report is the default one: the current fiscal year through its last actual", slice, variancePeriods),
 		"the API also computes the report (expected per period from finance.Benefit.ExpectedFor, variance, trend) and renders it as JSON; pgbench only runs the SQL",
-		"the API sends BenefitGet, SettingsGet, BenefitPlanList and ActualListInRange as one pipelined batch (benefit.ReadVariance, db.Pipeline), the actuals in the widest range the fiscal year can cover whatever the benefit's frequency and the tenant's fiscal year start (benefit.VarianceActualsBound, 25 months; pgbench reads the same range), of which it keeps the year's: 2 round trips with the prologue's batch (a GET sends no BEGIN and no COMMIT), against pgbench's 8",
+		"the API sends BenefitGet, SettingsGet, BenefitPlanList and ActualListInRange as one pipelined batch (benefit.ReadVariance, db.Pipeline), the actuals in the widest range the fiscal year can cover whatever the benefit's frequency and the tenant's fiscal year start (benefit.VarianceActualsBound, 25 months; pgbench reads the same range), of which it keeps the year's: 1 round trip, the caller's UserAuthenticate going with it behind the tenant setting (expectCaller, db.Ride; a GET sends no BEGIN and no COMMIT), against pgbench's 8",
 		fixedCostNote(got, fixed),
 		pool.note(),
 	), benchutil.NewComparison(fixedRun,
 		"pgbench {BEGIN; set tenant; "+joinNames(txPrologue, benefitGetQueries)+"; COMMIT}",
 		c, fixed,
 		fmt.Sprintf("duration-based: %s per side and round; the variance run's benefit, read alone: what every authenticated read pays whatever its SQL (HTTP, token, tenant, rate limit, the tenant transaction, JSON)", slice),
-		"the API sends BenefitGet and BenefitPlanList as one pipelined batch (benefit.Read): 2 round trips with the prologue's batch (a GET sends no BEGIN and no COMMIT), against pgbench's 6",
+		"the API sends BenefitGet and BenefitPlanList as one pipelined batch (benefit.Read): 1 round trip with UserAuthenticate (expectCaller, db.Ride; a GET sends no BEGIN and no COMMIT), against pgbench's 6",
 		fixedPool.note(),
 	))
 	return nil
