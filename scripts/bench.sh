@@ -4,7 +4,7 @@
 #
 #   PostgreSQL  the local server of the default DATABASE_URL (started as for make run), with a
 #               fresh database "valuecase_bench" owned by role "valuecase", dropped and recreated
-#               on every run
+#               on every run; autovacuum on for the run (as in production) if the server has it off
 #   API         bin/valuecase api on a free 127.0.0.1 port, LOG_LEVEL=warn (no access log), its
 #               own keys in .data/bench-keys, TEMPORAL_ADDRESS a port nothing listens on (CRUD
 #               does not need Temporal; /health says "degraded"); stopped on exit; its pid goes
@@ -74,6 +74,27 @@ CREATE DATABASE $bench_db OWNER valuecase ENCODING 'UTF8' TEMPLATE template0;
 SQL
 	die "could not recreate the database $bench_db as superuser 'postgres' at $PGU_HOST:$PGU_PORT"
 export DATABASE_URL="postgres://$PGU_USER:$PGU_PASS@$PGU_HOST:$PGU_PORT/$bench_db?sslmode=disable"
+
+# PostgreSQL with autovacuum, as production runs it: its ANALYZE keeps the plans fitting tables that
+# grow a thousandfold during the suites (without it a 100,000-record sync cost 2.3x per record what
+# a 10,000-record one did; with it 1.0x: docs/benchmarks.md, Scaling). A server set up for the
+# tests may turn it off (this machine's conf.d does); the bench turns it on for its run only.
+pg_admin() { "$psql" -X -q -At -h "$PGU_HOST" -p "$PGU_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"; }
+autovacuum_restore=""
+restore_autovacuum() {
+	[[ -n $autovacuum_restore ]] || return 0
+	pg_admin -c "ALTER SYSTEM $autovacuum_restore" -c "SELECT pg_reload_conf()" >/dev/null || true
+	autovacuum_restore=""
+}
+if [[ "$(pg_admin -c 'SHOW autovacuum')" == off ]]; then
+	# What ALTER SYSTEM had set before, if anything, is put back on exit.
+	trap restore_autovacuum EXIT # until the API's trap below, which restores it too
+	autovacuum_restore="$(pg_admin -c "SELECT coalesce((SELECT 'SET autovacuum = ' || quote_literal(setting) FROM pg_file_settings WHERE name = 'autovacuum' AND sourcefile LIKE '%postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1), 'RESET autovacuum')")"
+	pg_admin -c "ALTER SYSTEM SET autovacuum = on" -c "SELECT pg_reload_conf()" >/dev/null ||
+		die "could not turn autovacuum on for the run (ALTER SYSTEM as superuser 'postgres')"
+	log "autovacuum is off on this server: on for the run, then ALTER SYSTEM $autovacuum_restore"
+fi
+
 # The bulk suite's baseline COPYs into a table with row security, which only a superuser may.
 export BENCH_COPY_DATABASE_URL="${BENCH_COPY_DATABASE_URL:-postgres://postgres@$PGU_HOST:$PGU_PORT/$bench_db?sslmode=disable}"
 
@@ -115,9 +136,13 @@ stop_api() {
 	stop_pid "$temporal_pid"
 	temporal_pid=""
 }
-trap stop_api EXIT
-trap 'stop_api; exit 130' INT
-trap 'stop_api; exit 143' TERM
+finish() {
+	stop_api
+	restore_autovacuum
+}
+trap finish EXIT
+trap 'finish; exit 130' INT
+trap 'finish; exit 143' TERM
 
 api_database_url="$DATABASE_URL"
 notes=(--note "the API runs with LOG_LEVEL=warn: access logs are off during the measurement"

@@ -35,7 +35,7 @@ type Machine struct {
 }
 
 // pgSettingsShown are the server settings that move these numbers most.
-var pgSettingsShown = []string{"server_version", "max_connections", "shared_buffers", "fsync", "synchronous_commit", "plan_cache_mode"}
+var pgSettingsShown = []string{"server_version", "max_connections", "shared_buffers", "fsync", "synchronous_commit", "plan_cache_mode", "autovacuum"}
 
 // ReadMachine collects the machine facts.
 func ReadMachine(ctx context.Context, pool *pgxpool.Pool, pgbenchVersion string) Machine {
