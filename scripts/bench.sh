@@ -30,6 +30,8 @@
 #   BENCH_API_GOMAXPROCS  the API's GOMAXPROCS (default half the CPUs, at least 1: see below)
 #   BENCH_API_GOMEMLIMIT  the API's GOMEMLIMIT, Go's soft memory limit (default 140MiB; "off": none)
 #   BENCH_WORKER_GOMEMLIMIT  the same for the workers the suites start (default 140MiB; "off": none)
+#   BENCH_AUTOVACUUM   on (default): autovacuum on for the run, as in production; server: the
+#                      server's own setting (to compare)
 #
 # The API, PostgreSQL and the load share one machine here, so the API runs as configured for a
 # host it shares with its database (docs/configuration.md, "Sizing"): Go gets half the cores (GOMAXPROCS) and
@@ -86,7 +88,9 @@ restore_autovacuum() {
 	pg_admin -c "ALTER SYSTEM $autovacuum_restore" -c "SELECT pg_reload_conf()" >/dev/null || true
 	autovacuum_restore=""
 }
-if [[ "$(pg_admin -c 'SHOW autovacuum')" == off ]]; then
+bench_autovacuum="${BENCH_AUTOVACUUM:-on}"
+[[ $bench_autovacuum == on || $bench_autovacuum == server ]] || die "BENCH_AUTOVACUUM must be on or server"
+if [[ $bench_autovacuum == on && "$(pg_admin -c 'SHOW autovacuum')" == off ]]; then
 	# What ALTER SYSTEM had set before, if anything, is put back on exit.
 	trap restore_autovacuum EXIT # until the API's trap below, which restores it too
 	autovacuum_restore="$(pg_admin -c "SELECT coalesce((SELECT 'SET autovacuum = ' || quote_literal(setting) FROM pg_file_settings WHERE name = 'autovacuum' AND sourcefile LIKE '%postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1), 'RESET autovacuum')")"
