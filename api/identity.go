@@ -119,7 +119,7 @@ func (s *Server) expectCaller(ctx context.Context, tx pgx.Tx, p *Principal) {
 		return // verified before rate limiting (apiKeyTenant)
 	case authServiceClient:
 		var row dbsqlc.ServiceClientAuthenticateRow
-		p.pending = db.Ride(ctx, tx, func(q dbsqlc.DBTX) (err error) {
+		p.admission = db.Ride(ctx, tx, func(q dbsqlc.DBTX) (err error) {
 			row, err = db.Q.ServiceClientAuthenticate(ctx, q, dbsqlc.ServiceClientAuthenticateParams{
 				TenantID: p.TenantID, ClientID: p.Auth.ClientID, TokenRoles: nonNil(p.roles),
 			})
@@ -138,7 +138,7 @@ func (s *Server) expectCaller(ctx context.Context, tx pgx.Tx, p *Principal) {
 		return
 	}
 	var row dbsqlc.UserAuthenticateRow
-	p.pending = db.Ride(ctx, tx, func(q dbsqlc.DBTX) (err error) {
+	p.admission = db.Ride(ctx, tx, func(q dbsqlc.DBTX) (err error) {
 		row, err = db.Q.UserAuthenticate(ctx, q, dbsqlc.UserAuthenticateParams{
 			TenantID: p.TenantID, Subject: &p.Subject, SessionID: p.Auth.SessionID, TokenRoles: nonNil(p.roles),
 		})

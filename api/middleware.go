@@ -49,10 +49,9 @@ type Principal struct {
 	Email, Name string
 	Auth        AuthInfo // how the caller authenticated (identity.go)
 
-	roles   []string
-	perms   rbac.Set
-	pending func() error // admission not yet completed (expectCaller)
-	refusal error        // admission's answer once complete
+	roles     []string
+	perms     rbac.Set
+	admission func() error // completes the caller once and returns its refusal (expectCaller; nil: nothing to check)
 }
 
 // Has reports whether the caller holds a permission. The record only adds
@@ -71,13 +70,12 @@ func (p *Principal) Roles() []string {
 	return p.roles
 }
 
-// admit completes the admission of the caller once and returns its refusal, if any.
+// admit completes the admission of the caller (once) and returns its refusal, if any.
 func (p *Principal) admit() error {
-	if pending := p.pending; pending != nil {
-		p.pending = nil
-		p.refusal = pending()
+	if p.admission == nil {
+		return nil
 	}
-	return p.refusal
+	return p.admission()
 }
 
 func principal(c *fiber.Ctx) *Principal { return c.Locals(localPrincipal).(*Principal) }
@@ -367,13 +365,13 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 		}
 	}
 	c.Locals(localTx, tx)
-	var answered fasthttp.ResponseHeader
-	if reads {
-		c.Response().Header.CopyTo(&answered)
-	}
+	// The headers before the handler's, for a read answered before its caller was admitted.
+	answered := headerSnapshots.Get().(*fasthttp.ResponseHeader)
+	defer headerSnapshots.Put(answered)
+	c.Response().Header.CopyTo(answered)
 	err := c.Next()
 	if refusal := p.admit(); refusal != nil {
-		// A read was answered before its caller was admitted: nothing of the answer goes out.
+		// Nothing of the handler's answer goes out.
 		answered.CopyTo(&c.Response().Header)
 		c.Response().ResetBody()
 		return refusal
@@ -386,6 +384,10 @@ func (s *Server) tenantTx(c *fiber.Ctx) error {
 	}
 	return tx.Commit(ctx)
 }
+
+// headerSnapshots keeps tenantTx's copies of the response headers: a copy
+// into a reused header allocates nothing.
+var headerSnapshots = sync.Pool{New: func() any { return new(fasthttp.ResponseHeader) }}
 
 // endTx commits the request's transaction before the handler goes on to wait
 // on the outside world (a webhook receiver may take 30 s): an open transaction

@@ -62,22 +62,21 @@ type readTx struct {
 // other tx runs the step at once.
 func Ride(ctx context.Context, tx pgx.Tx, step Step, then func(stepErr error) error) (settle func() error) {
 	rd := &rider{step: step, then: then}
-	r, ok := tx.(*readTx)
-	if !ok || r.tx != nil || r.ended || r.rider != nil {
-		rd.stepErr, rd.ran = step(tx), true
-		return func() error { return rd.settle(tx) }
-	}
-	if rd.sql, rd.args, rd.stepErr = record(step); rd.stepErr != nil {
-		rd.ran = true
-		return func() error { return rd.settle(tx) }
-	}
-	r.rider = rd
-	return func() error {
-		if r.rider == rd {
-			r.rider = nil // no round trip took it: it runs alone
+	if r, ok := tx.(*readTx); ok && r.tx == nil && !r.ended && r.rider == nil {
+		var err error
+		if rd.sql, rd.args, err = record(step); err == nil {
+			r.rider = rd
+			return func() error {
+				if r.rider == rd {
+					r.rider = nil // no round trip took it: it runs alone
+				}
+				return rd.settle(tx)
+			}
 		}
-		return rd.settle(tx)
 	}
+	// At once (a step that fails before its statement fails the same way again, sending nothing).
+	rd.stepErr, rd.ran = step(tx), true
+	return func() error { return rd.settle(tx) }
 }
 
 // rider is Ride's statement and what follows it.

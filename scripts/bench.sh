@@ -69,8 +69,10 @@ export DATABASE_URL="$VC_DEFAULT_DATABASE_URL"
 ensure_postgres "$DATABASE_URL"
 ensure_app_role_and_db # the role "valuecase" (and its usual database)
 pg_url_parse "$DATABASE_URL"
+# pg_admin runs psql as the superuser on the server's postgres database.
+pg_admin() { "$psql" -X -q -At -h "$PGU_HOST" -p "$PGU_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"; }
 log "creating a fresh database $bench_db"
-"$psql" -X -q -h "$PGU_HOST" -p "$PGU_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL ||
+pg_admin >/dev/null <<SQL ||
 DROP DATABASE IF EXISTS $bench_db WITH (FORCE);
 CREATE DATABASE $bench_db OWNER valuecase ENCODING 'UTF8' TEMPLATE template0;
 SQL
@@ -81,7 +83,6 @@ export DATABASE_URL="postgres://$PGU_USER:$PGU_PASS@$PGU_HOST:$PGU_PORT/$bench_d
 # grow a thousandfold during the suites (without it a 100,000-record sync cost 2.3x per record what
 # a 10,000-record one did; with it 1.0x: docs/benchmarks.md, Scaling). A server set up for the
 # tests may turn it off (this machine's conf.d does); the bench turns it on for its run only.
-pg_admin() { "$psql" -X -q -At -h "$PGU_HOST" -p "$PGU_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"; }
 autovacuum_restore=""
 restore_autovacuum() {
 	[[ -n $autovacuum_restore ]] || return 0
