@@ -124,7 +124,7 @@ func expandBatches(t *testing.T, ts *testServer) {
 		t.Fatal(err)
 	}
 	for _, seq := range seqs {
-		if _, err := outbox.ExpandBatch(context.Background(), ts.pool, seq); err != nil {
+		if _, err := outbox.ExpandBatch(context.Background(), ts.pool, seq, nil, false); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -166,20 +166,28 @@ func (q *Queries) OutboxClaimStarts(ctx context.Context, db DBTX, arg OutboxClai
 const outboxExpandBatch = `-- name: OutboxExpandBatch :execrows
 WITH b AS (
     UPDATE outbox_events SET published_at = now(), locked_until = NULL
-    WHERE outbox_events.seq = $1 AND outbox_events.published_at IS NULL AND outbox_events.batch IS NOT NULL
+    WHERE outbox_events.seq = $3 AND outbox_events.published_at IS NULL AND outbox_events.batch IS NOT NULL
     RETURNING tenant_id, data->>'type' AS type, batch, created_at)
-INSERT INTO outbox_events (tenant_id, type, data, created_at)
-SELECT b.tenant_id, b.type, e.value::jsonb, b.created_at
+INSERT INTO outbox_events (tenant_id, type, data, created_at, handled_by, published_at)
+SELECT b.tenant_id, b.type, e.value::jsonb, b.created_at, $1::text[], CASE WHEN $2::bool THEN now() END
 FROM b, json_array_elements(b.batch) WITH ORDINALITY AS e (value, n)
 ORDER BY e.n
 `
 
+type OutboxExpandBatchParams struct {
+	HandledBy []string
+	Published bool
+	Seq       int64
+}
+
 // Replaces a batch row by one row per event, in array order, with the batch's tenant and time,
-// and publishes the batch in the same statement (system scope). A batch already published
-// (another relay got there first: the UPDATE re-checks after waiting for its lock) expands to
-// nothing, so no event is written twice.
-func (q *Queries) OutboxExpandBatch(ctx context.Context, db DBTX, seq int64) (int64, error) {
-	result, err := db.Exec(ctx, outboxExpandBatch, seq)
+// and publishes the batch in the same statement (system scope). Each event starts with
+// @handled_by, the handlers that have nothing to do for it; when that is every handler
+// (@published), it is written published and never enters the pending indexes. A batch already
+// published (another relay got there first: the UPDATE re-checks after waiting for its lock)
+// expands to nothing, so no event is written twice.
+func (q *Queries) OutboxExpandBatch(ctx context.Context, db DBTX, arg OutboxExpandBatchParams) (int64, error) {
+	result, err := db.Exec(ctx, outboxExpandBatch, arg.HandledBy, arg.Published, arg.Seq)
 	if err != nil {
 		return 0, err
 	}

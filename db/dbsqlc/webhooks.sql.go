@@ -799,6 +799,24 @@ func (q *Queries) WebhookLockTenantCreates(ctx context.Context, db DBTX, tenantI
 	return err
 }
 
+const webhookSubscribed = `-- name: WebhookSubscribed :one
+SELECT EXISTS (SELECT 1 FROM webhooks w WHERE w.tenant_id = $1 AND w.active AND $2::text = ANY (w.events))
+`
+
+type WebhookSubscribedParams struct {
+	TenantID  uuid.UUID
+	EventType string
+}
+
+// Whether an active webhook of the tenant lists the event type: the relay's fan-out would find
+// a subscription (WebhookDeliveryFanOut creates deliveries for exactly these).
+func (q *Queries) WebhookSubscribed(ctx context.Context, db DBTX, arg WebhookSubscribedParams) (bool, error) {
+	row := db.QueryRow(ctx, webhookSubscribed, arg.TenantID, arg.EventType)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
 const webhookUpdate = `-- name: WebhookUpdate :one
 UPDATE webhooks
 SET url = $1, events = $2, secret_sealed = $3, secret_hint = $4, active = $5,

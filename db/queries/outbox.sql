@@ -91,14 +91,16 @@ VALUES (@tenant_id, 'outbox.batch', jsonb_build_object('type', @event_type::text
 
 -- name: OutboxExpandBatch :execrows
 -- Replaces a batch row by one row per event, in array order, with the batch's tenant and time,
--- and publishes the batch in the same statement (system scope). A batch already published
--- (another relay got there first: the UPDATE re-checks after waiting for its lock) expands to
--- nothing, so no event is written twice.
+-- and publishes the batch in the same statement (system scope). Each event starts with
+-- @handled_by, the handlers that have nothing to do for it; when that is every handler
+-- (@published), it is written published and never enters the pending indexes. A batch already
+-- published (another relay got there first: the UPDATE re-checks after waiting for its lock)
+-- expands to nothing, so no event is written twice.
 WITH b AS (
     UPDATE outbox_events SET published_at = now(), locked_until = NULL
     WHERE outbox_events.seq = @seq AND outbox_events.published_at IS NULL AND outbox_events.batch IS NOT NULL
     RETURNING tenant_id, data->>'type' AS type, batch, created_at)
-INSERT INTO outbox_events (tenant_id, type, data, created_at)
-SELECT b.tenant_id, b.type, e.value::jsonb, b.created_at
+INSERT INTO outbox_events (tenant_id, type, data, created_at, handled_by, published_at)
+SELECT b.tenant_id, b.type, e.value::jsonb, b.created_at, @handled_by::text[], CASE WHEN @published::bool THEN now() END
 FROM b, json_array_elements(b.batch) WITH ORDINALITY AS e (value, n)
 ORDER BY e.n;

@@ -77,6 +77,11 @@ WITH created AS (
 SELECT todo.id, todo.webhook_id, todo.status, todo.last_attempt_at, w.url, w.secret_sealed, w.active
 FROM todo JOIN webhooks w ON w.tenant_id = @tenant_id AND w.id = todo.webhook_id;
 
+-- name: WebhookSubscribed :one
+-- Whether an active webhook of the tenant lists the event type: the relay's fan-out would find
+-- a subscription (WebhookDeliveryFanOut creates deliveries for exactly these).
+SELECT EXISTS (SELECT 1 FROM webhooks w WHERE w.tenant_id = @tenant_id AND w.active AND @event_type::text = ANY (w.events));
+
 -- name: WebhookDeliveryRecordAttempts :many
 -- Stores attempts of deliveries of the tenant (one per delivery: the relay's attempts 1 of an
 -- event's deliveries together, or one attempt of the other paths) and each delivery's resulting

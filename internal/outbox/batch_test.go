@@ -152,7 +152,7 @@ func TestBatchExpandsOnceUnderRacingRelays(t *testing.T) {
 	written := make([]int64, 4)
 	errs := make([]error, 4)
 	for i := range written {
-		wg.Go(func() { written[i], errs[i] = outbox.ExpandBatch(context.Background(), pool, batchSeq) })
+		wg.Go(func() { written[i], errs[i] = outbox.ExpandBatch(context.Background(), pool, batchSeq, nil, false) })
 	}
 	wg.Wait()
 	total := int64(0)
@@ -166,7 +166,97 @@ func TestBatchExpandsOnceUnderRacingRelays(t *testing.T) {
 	if total != 2000 || len(events) != 2+2000 {
 		t.Fatalf("racing expansions wrote %d events (%v), %d rows stored; want 2000 once", total, written, len(events)-2)
 	}
-	if n, err := outbox.ExpandBatch(context.Background(), pool, batchSeq); err != nil || n != 0 {
+	if n, err := outbox.ExpandBatch(context.Background(), pool, batchSeq, nil, false); err != nil || n != 0 {
 		t.Fatalf("expanding again: %d, %v; want 0", n, err)
+	}
+}
+
+type selective struct {
+	*recorder
+	wants func(tenant uuid.UUID, eventType string) bool
+}
+
+func (s selective) Wants(_ context.Context, tenant uuid.UUID, eventType string) (bool, error) {
+	return s.wants(tenant, eventType), nil
+}
+
+type starter struct{ *recorder }
+
+func (starter) StartTypes() []string { return []string{outbox.BulkImportRequested} }
+
+// A batch whose events no handler wants (no webhook of the tenant lists the
+// type, and it starts no workflow) is expanded into published events that no
+// claim reads again; a handler that wants them still gets each one, and a
+// handler that does not is recorded as done with them.
+func TestBatchNoHandlerWantsIsPublishedWhenExpanded(t *testing.T) {
+	pool := dbtest.NewPool(t)
+	unsubscribed, subscribed := dbtest.NewTenant(t, pool, "starter"), dbtest.NewTenant(t, pool, "starter")
+	writeBatch(t, pool, unsubscribed, 300)
+	writeBatch(t, pool, subscribed, 3)
+
+	hooks := selective{newRecorder("hooks"), func(tenant uuid.UUID, eventType string) bool {
+		return tenant == subscribed && eventType == outbox.BenefitActualRecorded
+	}}
+	starts := starter{newRecorder("starts")}
+	relay := &outbox.Relay{Pool: pool, Handlers: []outbox.Handler{hooks, starts}, Log: quiet}
+	relay.StartTypes = outbox.StartTypesOf(relay.Handlers)
+	handled, err := relay.Drain(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Claimed: each tenant's single event and batch row, and the subscribed tenant's 3 events.
+	if handled != 2+2+3 {
+		t.Errorf("the relay claimed %d rows; want 7 (the 300 unwanted events never claimed)", handled)
+	}
+	if n := hooks.handed(unsubscribed, outbox.BenefitActualRecorded); n != 0 {
+		t.Errorf("the webhook handler was handed %d events of the tenant without a subscription; want 0", n)
+	}
+	if n := hooks.handed(subscribed, outbox.BenefitActualRecorded); n != 3 {
+		t.Errorf("the webhook handler was handed %d events of the subscribed tenant; want 3", n)
+	}
+	if n := starts.handed(subscribed, outbox.BenefitActualRecorded) + starts.handed(unsubscribed, outbox.BenefitActualRecorded); n != 0 {
+		t.Errorf("the start handler was handed %d batch events; want 0 (it starts nothing for them)", n)
+	}
+	for _, tc := range []struct {
+		tenant  uuid.UUID
+		n       int
+		handled []string
+	}{{unsubscribed, 300, []string{"hooks", "starts"}}, {subscribed, 3, []string{"starts", "hooks"}}} {
+		var rows []struct {
+			N         int
+			Handled   []string
+			Published bool
+		}
+		err := db.InTenant(context.Background(), pool, tc.tenant, func(tx pgx.Tx) error {
+			r, err := tx.Query(context.Background(), `SELECT (data->>'n')::int, handled_by, published_at IS NOT NULL
+				FROM outbox_events WHERE type = $1 ORDER BY seq`, outbox.BenefitActualRecorded)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			for r.Next() {
+				var row struct {
+					N         int
+					Handled   []string
+					Published bool
+				}
+				if err := r.Scan(&row.N, &row.Handled, &row.Published); err != nil {
+					return err
+				}
+				rows = append(rows, row)
+			}
+			return r.Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != tc.n {
+			t.Fatalf("tenant %s: %d events stored; want %d, one row per event", tc.tenant, len(rows), tc.n)
+		}
+		for i, row := range rows {
+			if row.N != i || !row.Published || fmt.Sprint(row.Handled) != fmt.Sprint(tc.handled) {
+				t.Fatalf("tenant %s event %d: %+v; want n=%d, published, handled by %v", tc.tenant, i, row, i, tc.handled)
+			}
+		}
 	}
 }

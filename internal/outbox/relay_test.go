@@ -18,14 +18,17 @@ import (
 
 // recorder is a handler that counts what it saw and can be told to fail.
 type recorder struct {
-	name string
-	mu   sync.Mutex
-	seen map[uuid.UUID]int
-	fail bool
+	name   string
+	mu     sync.Mutex
+	seen   map[uuid.UUID]int
+	byType map[[2]string]int // (tenant, type) -> events handed over
+	fail   bool
 }
 
-func newRecorder(name string) *recorder { return &recorder{name: name, seen: map[uuid.UUID]int{}} }
-func (r *recorder) Name() string        { return r.name }
+func newRecorder(name string) *recorder {
+	return &recorder{name: name, seen: map[uuid.UUID]int{}, byType: map[[2]string]int{}}
+}
+func (r *recorder) Name() string { return r.name }
 func (r *recorder) Handle(_ context.Context, ev outbox.Event) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -33,7 +36,15 @@ func (r *recorder) Handle(_ context.Context, ev outbox.Event) error {
 		return errors.New("receiver down")
 	}
 	r.seen[ev.ID]++
+	r.byType[[2]string{ev.TenantID.String(), ev.Type}]++
 	return nil
+}
+
+// handed is how many events of the type of the tenant the handler was handed.
+func (r *recorder) handed(tenant uuid.UUID, eventType string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byType[[2]string{tenant.String(), eventType}]
 }
 
 func (r *recorder) counts() map[uuid.UUID]int {

@@ -153,6 +153,15 @@ func (d *Dispatcher) bookkeeping(tenantID uuid.UUID) dbsqlc.DBTX {
 // Name implements outbox.Handler.
 func (d *Dispatcher) Name() string { return "webhooks" }
 
+// Wants implements outbox.Selective: an active webhook of the tenant lists the
+// type, so the fan-out would create deliveries.
+func (d *Dispatcher) Wants(ctx context.Context, tenantID uuid.UUID, eventType string) (bool, error) {
+	if !slices.Contains(outbox.EventTypes, eventType) {
+		return false, nil
+	}
+	return db.Q.WebhookSubscribed(ctx, d.bookkeeping(tenantID), dbsqlc.WebhookSubscribedParams{TenantID: tenantID, EventType: eventType})
+}
+
 // Handle implements outbox.Handler: it fans the event out to every active
 // subscription of its tenant that lists its type and makes attempt 1 of each
 // at once; a failed attempt is handed to the retry schedule. Handle is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/internal/webhook"
@@ -363,5 +365,62 @@ func TestPayloadOver1MBIsRecordedNotSent(t *testing.T) {
 	}
 	if !f.hook(h).Active {
 		t.Error("our own oversized event disabled the webhook")
+	}
+}
+
+// Wants answers what the fan-out would find: an active webhook of the tenant
+// listing the type. Through the relay, a batch of events (a bulk import's) is
+// delivered to the tenant that subscribed to its type, and written published,
+// with no delivery, for the tenant whose webhooks do not ask for it.
+func TestBatchEventsReachOnlyASubscriptionOfTheirType(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, 200)
+	f.webhook(rc.URL, true, outbox.InitiativeCreated)
+	f.webhook(rc.URL, false, outbox.BenefitActualRecorded)
+	ctx := context.Background()
+	for typ, want := range map[string]bool{outbox.InitiativeCreated: true, outbox.BenefitActualRecorded: false, "internal.something": false} {
+		if got, err := f.d.Wants(ctx, f.tenant, typ); err != nil || got != want {
+			t.Fatalf("Wants(%s) = %v, %v; want %v", typ, got, err, want)
+		}
+	}
+
+	subscribed := &fixture{t: t, pool: f.pool, tenant: dbtest.NewTenant(t, f.pool, "starter"), d: f.d, sched: f.sched}
+	hook := subscribed.webhook(rc.URL, true, outbox.BenefitActualRecorded)
+	if got, err := f.d.Wants(ctx, subscribed.tenant, outbox.BenefitActualRecorded); err != nil || !got {
+		t.Fatalf("Wants for the subscribed tenant = %v, %v; want true", got, err)
+	}
+	batch := func(fx *fixture, n int) {
+		fx.inTenant(func(tx pgx.Tx) error {
+			data := make([][]byte, n)
+			for i := range data {
+				data[i] = fmt.Appendf(nil, `{"n": %d}`, i)
+			}
+			return outbox.WriteMany(ctx, tx, fx.tenant, outbox.BenefitActualRecorded, data)
+		})
+	}
+	batch(f, 50)
+	batch(subscribed, 5)
+	relay := &outbox.Relay{Pool: f.pool, Handlers: []outbox.Handler{f.d}, Log: quiet}
+	if _, err := relay.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := rc.Requests(); len(got) != 5 {
+		t.Fatalf("the receiver got %d deliveries; want the subscribed tenant's 5 events", len(got))
+	}
+	for _, r := range rc.Requests() {
+		if r.Type != outbox.BenefitActualRecorded || subscribed.status(hook, uuid.MustParse(r.EventID)) != dispatch.StatusDelivered {
+			t.Errorf("delivery %s of type %s is not the subscribed tenant's, delivered", r.EventID, r.Type)
+		}
+	}
+	if n := f.deliveryCount(); n != 0 {
+		t.Errorf("the tenant without a subscription to the type has %d deliveries; want 0", n)
+	}
+	var events, published int
+	f.inTenant(func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE published_at IS NOT NULL AND handled_by = '{webhooks}')
+			FROM outbox_events WHERE type = $1`, outbox.BenefitActualRecorded).Scan(&events, &published)
+	})
+	if events != 50 || published != 50 {
+		t.Errorf("the unsubscribed tenant's batch: %d events, %d published as handled by webhooks; want 50 and 50", events, published)
 	}
 }
