@@ -132,8 +132,8 @@ func runBulk(ctx context.Context, e *env) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", run, err)
 	}
-	// Nothing subscribes to the imports' events: publish them unrelayed, or the workers of the
-	// suites that follow would expand and relay 40,000 of them inside their own measurements.
+	// No worker runs in this suite: publish the imports' events unrelayed, or the workers of the
+	// suites that follow would expand their batches inside their own measurements.
 	if err := e.publishTenantEvents(ctx, t.ID); err != nil {
 		return err
 	}

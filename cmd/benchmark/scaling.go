@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -213,13 +214,14 @@ func (e *env) scaleBulk(ctx context.Context) error {
 	tab := benchutil.Scaling{Name: "POST /v1/bulk/import (actuals, CSV)", Unit: "record", PerUnitIn: "µs"}
 	// A long upload: the shared client gives up after 30 s.
 	client := &http.Client{Timeout: 10 * time.Minute, Transport: e.client.Transport}
-	var sizes []string
+	var sizes, walNotes, answeredNotes []string
 	for _, sc := range bulkScales {
 		t, err := benchutil.NewTenant(ctx, e.pool, e.keys, fmt.Sprintf("bench scaling bulk %d %s", sc.records, time.Now().UTC().Format(time.RFC3339Nano)), benchSubject, []string{rbac.RoleAdmin}, perms)
 		if err != nil {
 			return err
 		}
-		var took []time.Duration
+		var took, answered []time.Duration
+		var wal walUse
 		for n := range sc.samples {
 			body, err := e.scalingCSV(ctx, t, sc.records, n)
 			if err != nil {
@@ -228,24 +230,39 @@ func (e *env) scaleBulk(ctx context.Context) error {
 			if n == 0 {
 				sizes = append(sizes, fmt.Sprintf("%.1f MB", float64(len(body))/(1<<20)))
 			}
-			d, err := e.importCSV(ctx, client, t, body, sc.records)
+			before, err := e.walNow(ctx)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			imported, err := e.importCSV(ctx, client, t, body, sc.records)
+			if err == nil {
+				err = e.awaitTenantEvents(ctx, t.ID)
+			}
 			if err != nil {
 				e.fail("scaling bulk import "+sc.scale, fmt.Sprintf("sample %d", n+1), err.Error())
 				continue
 			}
-			logf("scaling: bulk import of %d actuals, sample %d: %s", sc.records, n+1, d.Round(time.Millisecond))
-			took = append(took, d)
-			if err := e.publishTenantEvents(ctx, t.ID); err != nil {
+			d := time.Since(start)
+			after, err := e.walNow(ctx)
+			if err != nil {
 				return err
 			}
+			wal = wal.add(after.sub(before))
+			logf("scaling: bulk import of %d actuals, sample %d: %s (imported after %s)", sc.records, n+1, d.Round(time.Millisecond), imported.Round(time.Millisecond))
+			took, answered = append(took, d), append(answered, imported)
 		}
 		if len(took) > 0 {
 			tab.Add(sc.scale, sc.records, took)
+			walNotes = append(walNotes, wal.per(sc.scale, sc.records*len(took)))
+			answeredNotes = append(answeredNotes, perRecord(sc.scale, sc.records, answered))
 		}
 	}
 	tab.Notes = append(tab.Notes,
 		fmt.Sprintf("each sample: new actuals of fresh monthly benefits (40 per 10,000 records, 250 months each from 2000-01, as the bulk suite's bulkRecords), one CSV body (%v), mode create, on an Enterprise Plus tenant (the 5/min bulk limit does not apply to it); load average %s at the start", sizes, load),
-		"10,000 records are answered in the request (total = the POST); more become a job (total = POST → 202 → GET /v1/bulk/jobs/{id} every 100 ms until succeeded): the request stores the records in bulk_job_chunks (one row per 10,000), the outbox relay starts the workflow, the worker's activity imports 10,000 rows per transaction; the relay expands each committed chunk's events meanwhile",
+		"10,000 records are answered in the request (total = the POST); more become a job (total = POST → 202 → GET /v1/bulk/jobs/{id} every 100 ms until succeeded): the request stores the records in bulk_job_chunks (one row per 10,000), the outbox relay starts the workflow, the worker's activity imports 10,000 rows per transaction; the relay expands each committed chunk's events meanwhile (nothing subscribes to them: written published); every sample ends when the relay has handled every event of the import (checked every 20 ms), so that each scale counts the same work per record",
+		"without the relay's work after the import answered or succeeded (the one-request import's whole expansion, a job's last chunk's), median per record: "+strings.Join(answeredNotes, "; "),
+		walNote(walNotes),
 	)
 	e.report.Scaling = append(e.report.Scaling, tab)
 	return nil
@@ -336,11 +353,12 @@ func (e *env) importCSV(ctx context.Context, client *http.Client, t benchutil.Te
 	return took, nil
 }
 
-// publishTenantEvents marks a tenant's pending events published, until
-// none is left: nothing subscribes to them, and the relay would otherwise
-// handle them one by one inside the next measurement. An expansion of a
-// batch row under way when the UPDATE runs writes its events after it,
-// hence the loop.
+// publishTenantEvents marks a tenant's pending events published without
+// relaying them, until none is left: for a suite whose events no worker relays
+// (bulk) or whose receiver refuses for good (fairness), so that the workers of
+// the suites after it do not handle them inside their own measurements. An
+// expansion of a batch row under way when the UPDATE runs writes its events
+// after it, hence the loop.
 func (e *env) publishTenantEvents(ctx context.Context, tenantID uuid.UUID) error {
 	for quiet := 0; quiet < 3; {
 		n, err := e.updatePendingEvents(ctx, tenantID, "published_at = now()")
@@ -353,6 +371,67 @@ func (e *env) publishTenantEvents(ctx context.Context, tenantID uuid.UUID) error
 		time.Sleep(500 * time.Millisecond)
 	}
 	return nil
+}
+
+// awaitTenantEvents waits until the relay has handled every event of the
+// tenant (its imported actuals' events, which nothing subscribes to, are
+// written published when the relay expands their batch). A sample ends there,
+// so that every scale counts the same work per record: the relay expands a
+// job's chunks while the later ones import, and a one-request import's single
+// batch after its answer.
+func (e *env) awaitTenantEvents(ctx context.Context, tenantID uuid.UUID) error {
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		var pending int
+		if err := db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, `SELECT count(*) FROM outbox_events WHERE tenant_id = $1 AND published_at IS NULL`, tenantID).Scan(&pending)
+		}); err != nil {
+			return err
+		}
+		if pending == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("tenant %s: %d events still pending after 5 minutes", tenantID, pending)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// walUse is what the server's write-ahead log recorded over a stretch of time
+// (pg_stat_wal, pg_stat_bgwriter: the whole server, so an idle machine's).
+type walUse struct{ bytes, fpi, checkpoints float64 }
+
+func (e *env) walNow(ctx context.Context) (walUse, error) {
+	var w walUse
+	err := e.pool.QueryRow(ctx, `SELECT w.wal_bytes::float8, w.wal_fpi::float8, (b.checkpoints_timed + b.checkpoints_req)::float8
+		FROM pg_stat_wal w, pg_stat_bgwriter b`).Scan(&w.bytes, &w.fpi, &w.checkpoints)
+	return w, err
+}
+
+func (w walUse) sub(o walUse) walUse {
+	return walUse{w.bytes - o.bytes, w.fpi - o.fpi, w.checkpoints - o.checkpoints}
+}
+
+func (w walUse) add(o walUse) walUse {
+	return walUse{w.bytes + o.bytes, w.fpi + o.fpi, w.checkpoints + o.checkpoints}
+}
+
+// per is one scale's WAL per record over its samples (records in all).
+func (w walUse) per(scale string, records int) string {
+	n := float64(max(records, 1))
+	return fmt.Sprintf("%s %.2f kB/record (full-page images %.0f%% of records), %.0f checkpoints", scale, w.bytes/n/1000, 100*w.fpi/n, w.checkpoints)
+}
+
+// perRecord is one scale's median of samples per record, in µs.
+func perRecord(scale string, records int, samples []time.Duration) string {
+	sorted := slices.Clone(samples)
+	slices.Sort(sorted)
+	return fmt.Sprintf("%s %.0f µs", scale, float64(benchutil.Percentile(sorted, 50))/float64(records)/float64(time.Microsecond))
+}
+
+func walNote(scales []string) string {
+	return "WAL over the samples (pg_stat_wal; checkpoints: pg_stat_bgwriter; the whole server): " + strings.Join(scales, "; ")
 }
 
 // updatePendingEvents applies set (an SQL assignment list) to the tenant's
@@ -375,9 +454,11 @@ func (e *env) updatePendingEvents(ctx context.Context, tenantID uuid.UUID, set s
 func (e *env) scaleSync(ctx context.Context) error {
 	load := benchutil.LoadAvg()
 	tab := benchutil.Scaling{Name: "http_feed sync (fresh)", Unit: "record", PerUnitIn: "µs"}
+	var walNotes, succeededNotes []string
 	for _, sc := range syncScales {
 		feed := providertest.NewFeed(nil, providertest.Options{Records: sc.records, PageSize: syncPageSize})
-		var took []time.Duration
+		var took, succeeded []time.Duration
+		var wal walUse
 		for n := range sc.samples {
 			t, err := e.syncTenant(ctx, n, "scaling", sc.records)
 			if err != nil {
@@ -392,29 +473,43 @@ func (e *env) scaleSync(ctx context.Context) error {
 				feed.Close()
 				return err
 			}
+			before, err := e.walNow(ctx)
+			if err != nil {
+				feed.Close()
+				return err
+			}
 			start := time.Now()
 			st, err := e.syncOnce(ctx, t, in.ID, max(2*time.Minute, time.Duration(sc.records)*20*time.Millisecond))
-			d := time.Since(start)
+			synced := time.Since(start)
 			if err == nil && (st.Status != "succeeded" || st.Counts["created"] != sc.records) {
 				err = fmt.Errorf("sync %s, counts %v; want %d created", st.Status, st.Counts, sc.records)
+			}
+			if err == nil {
+				err = e.awaitTenantEvents(ctx, t.ID) // its benefit.actual_recorded events
+			}
+			d := time.Since(start)
+			after, werr := e.walNow(ctx)
+			if err == nil {
+				err = werr
 			}
 			if err != nil {
 				e.fail("scaling sync "+sc.scale, fmt.Sprintf("sample %d", n+1), err.Error())
 				continue
 			}
-			logf("scaling: sync of %d records, sample %d: %s", sc.records, n+1, d.Round(time.Millisecond))
-			took = append(took, d)
-			if err := e.publishTenantEvents(ctx, t.ID); err != nil { // its benefit.actual_recorded events
-				feed.Close()
-				return err
-			}
+			wal = wal.add(after.sub(before))
+			logf("scaling: sync of %d records, sample %d: %s (succeeded after %s)", sc.records, n+1, d.Round(time.Millisecond), synced.Round(time.Millisecond))
+			took, succeeded = append(took, d), append(succeeded, synced)
 		}
 		feed.Close()
 		if len(took) > 0 {
 			tab.Add(sc.scale, sc.records, took)
+			walNotes = append(walNotes, wal.per(sc.scale, sc.records*len(took)))
+			succeededNotes = append(succeededNotes, perRecord(sc.scale, sc.records, succeeded))
 		}
 	}
-	tab.Notes = append(tab.Notes, fmt.Sprintf("each sample: a fresh tenant with the benefits the feed names (one per 12 records), the integration created through the API, then POST /v1/integrations/{id}/sync → the status URL says succeeded with every record created (polled every 25 ms), as the sync suite; pages of %d from the fake feed in the benchmark process; load average %s at the start", syncPageSize, load))
+	tab.Notes = append(tab.Notes, fmt.Sprintf("each sample: a fresh tenant with the benefits the feed names (one per 12 records), the integration created through the API, then POST /v1/integrations/{id}/sync → the status URL says succeeded with every record created (polled every 25 ms), as the sync suite, and the relay has handled the sync's events (checked every 20 ms); pages of %d from the fake feed in the benchmark process; load average %s at the start", syncPageSize, load),
+		"without the relay's work after the sync succeeded (its last page's events), median per record: "+strings.Join(succeededNotes, "; "),
+		walNote(walNotes))
 	e.report.Scaling = append(e.report.Scaling, tab)
 	return nil
 }
