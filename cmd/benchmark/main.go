@@ -67,6 +67,7 @@ type env struct {
 	pgbenchPath string
 	workDir     string // where pgbench scripts and logs go
 	pool        *pgxpool.Pool
+	admin       *pgxpool.Pool // the scaling suite's superuser pool (BENCH_COPY_DATABASE_URL), or nil
 	keys        *auth.KeyStore
 	client      *http.Client
 	queries     benchutil.Queries
