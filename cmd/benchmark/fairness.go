@@ -8,15 +8,20 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/internal/benchutil"
 	"github.com/valuecase/valuecase/internal/outbox"
 	"github.com/valuecase/valuecase/internal/rbac"
+	"github.com/valuecase/valuecase/internal/runs"
 )
 
 var (
@@ -143,7 +148,58 @@ func runFairness(ctx context.Context, e *env) error {
 	e.report.Runs = append(e.report.Runs, c)
 	// Leave no backlog for the suites after this one (they wait for an empty outbox): the
 	// receiver refuses for good, so A's events are published unrelayed.
-	return e.publishTenantEvents(ctx, a.ID)
+	if err := e.publishTenantEvents(ctx, a.ID); err != nil {
+		return err
+	}
+	// Nor A's retry workflows: each delivery the receiver refused waits 5 minutes for attempt 2,
+	// which would otherwise run on the worker of a later suite, inside its measurement (about
+	// 1,900 attempts fell inside the scaling suite's 100,000-record sync).
+	ended, err := endTenantRuns(ctx, a.ID)
+	logf("fairness: ended tenant A's %d running workflows (webhook retries)", ended)
+	return err
+}
+
+// endTenantRuns terminates the tenant's running workflows on the suites' dev server and
+// returns how many it ended.
+func endTenantRuns(ctx context.Context, tenantID uuid.UUID) (int, error) {
+	tc, err := client.Dial(client.Options{HostPort: exportTemporal, Namespace: "default"})
+	if err != nil {
+		return 0, err
+	}
+	defer tc.Close()
+	query := fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running'", runs.TenantIDAttribute, tenantID)
+	ended := 0
+	for {
+		res, err := tc.WorkflowService().ListWorkflowExecutions(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", PageSize: 1000, Query: query})
+		if err != nil {
+			return ended, err
+		}
+		if len(res.GetExecutions()) == 0 {
+			return ended, nil
+		}
+		ids := make(chan string)
+		errs := make([]error, 8)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() {
+				for id := range ids {
+					err := tc.TerminateWorkflow(ctx, id, "", "benchmark: the fairness suite's receiver refuses for good")
+					if _, done := errors.AsType[*serviceerror.NotFound](err); err != nil && !done && errs[i] == nil { // done: finished meanwhile
+						errs[i] = err
+					}
+				}
+			})
+		}
+		for _, ex := range res.GetExecutions() {
+			ids <- ex.GetExecution().GetWorkflowId()
+		}
+		close(ids)
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return ended, err
+		}
+		ended += len(res.GetExecutions())
+	}
 }
 
 // exportStart requests a PDF export and waits until it leaves queued.

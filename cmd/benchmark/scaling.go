@@ -428,7 +428,7 @@ func (e *env) awaitAutovacuum(ctx context.Context) error {
 		}
 		if running == 0 || time.Since(start) > 3*time.Minute {
 			if waited := time.Since(start); waited > time.Second {
-				logf("scaling: waited %s for %d autovacuum workers before the sample", waited.Round(time.Second), running)
+				logf("scaling: waited %s for autovacuum to finish before the sample (%d workers still running)", waited.Round(time.Second), running)
 			}
 			return nil
 		}
