@@ -132,10 +132,8 @@ func runFairness(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	var pending int
-	if err := db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, "SELECT count(*) FROM outbox_events WHERE tenant_id = $1 AND published_at IS NULL", a.ID).Scan(&pending)
-	}); err != nil {
+	pending, err := e.pendingEvents(ctx, a.ID)
+	if err != nil {
 		return err
 	}
 	c := benchutil.NewComparison("export start while another tenant drains a webhook backlog",

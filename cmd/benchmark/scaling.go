@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -228,8 +227,7 @@ func (e *env) scaleBulk(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		var took, answered []time.Duration
-		var wal walUse
+		var samples scaleSamples
 		for n := range sc.samples {
 			body, err := e.scalingCSV(ctx, t, sc.records, n)
 			if err != nil {
@@ -238,35 +236,19 @@ func (e *env) scaleBulk(ctx context.Context) error {
 			if n == 0 {
 				sizes = append(sizes, fmt.Sprintf("%.1f MB", float64(len(body))/(1<<20)))
 			}
-			if err := e.awaitAutovacuum(ctx); err != nil {
-				return err
-			}
-			before, err := e.walNow(ctx)
-			if err != nil {
-				return err
-			}
-			start := time.Now()
-			imported, err := e.importCSV(ctx, client, t, body, sc.records)
-			if err == nil {
-				err = e.awaitTenantEvents(ctx, t.ID)
-			}
+			d, imported, err := samples.measure(ctx, e, t.ID, func() (time.Duration, error) {
+				return e.importCSV(ctx, client, t, body, sc.records)
+			})
 			if err != nil {
 				e.fail("scaling bulk import "+sc.scale, fmt.Sprintf("sample %d", n+1), err.Error())
 				continue
 			}
-			d := time.Since(start)
-			after, err := e.walNow(ctx)
-			if err != nil {
-				return err
-			}
-			wal = wal.add(after.sub(before))
 			logf("scaling: bulk import of %d actuals, sample %d: %s (imported after %s)", sc.records, n+1, d.Round(time.Millisecond), imported.Round(time.Millisecond))
-			took, answered = append(took, d), append(answered, imported)
 		}
-		if len(took) > 0 {
-			tab.Add(sc.scale, sc.records, took)
-			walNotes = append(walNotes, wal.per(sc.scale, sc.records*len(took)))
-			answeredNotes = append(answeredNotes, perRecord(sc.scale, sc.records, answered))
+		if len(samples.took) > 0 {
+			tab.Add(sc.scale, sc.records, samples.took)
+			walNotes = append(walNotes, samples.wal.per(sc.scale, sc.records*len(samples.took)))
+			answeredNotes = append(answeredNotes, perRecord(sc.scale, sc.records, samples.answered))
 		}
 	}
 	tab.Notes = append(tab.Notes,
@@ -384,6 +366,50 @@ func (e *env) publishTenantEvents(ctx context.Context, tenantID uuid.UUID) error
 	return nil
 }
 
+// scaleSamples gathers one scale's samples of an import or a sync: each
+// sample's time, its work's own time (answered) and the WAL written meanwhile.
+type scaleSamples struct {
+	took, answered []time.Duration
+	wal            walUse
+}
+
+// measure runs one sample of the tenant's work: once autovacuum is idle, from
+// run's start until the relay has handled the tenant's events, so that every
+// scale counts the same work per record. run returns its own time, without the
+// relay's work after it. A sample that fails is not kept.
+func (s *scaleSamples) measure(ctx context.Context, e *env, tenantID uuid.UUID, run func() (time.Duration, error)) (took, answered time.Duration, err error) {
+	if err := e.awaitAutovacuum(ctx); err != nil {
+		return 0, 0, err
+	}
+	before, err := e.walNow(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	if answered, err = run(); err != nil {
+		return 0, 0, err
+	}
+	if err := e.awaitTenantEvents(ctx, tenantID); err != nil {
+		return 0, 0, err
+	}
+	took = time.Since(start)
+	after, err := e.walNow(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	s.took, s.answered, s.wal = append(s.took, took), append(s.answered, answered), s.wal.add(after.sub(before))
+	return took, answered, nil
+}
+
+// pendingEvents counts the tenant's events not yet published.
+func (e *env) pendingEvents(ctx context.Context, tenantID uuid.UUID) (int, error) {
+	var n int
+	err := db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT count(*) FROM outbox_events WHERE tenant_id = $1 AND published_at IS NULL", tenantID).Scan(&n)
+	})
+	return n, err
+}
+
 // awaitTenantEvents waits until the relay has handled every event of the
 // tenant (its imported actuals' events, which nothing subscribes to, are
 // written published when the relay expands their batch). A sample ends there,
@@ -393,10 +419,8 @@ func (e *env) publishTenantEvents(ctx context.Context, tenantID uuid.UUID) error
 func (e *env) awaitTenantEvents(ctx context.Context, tenantID uuid.UUID) error {
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
-		var pending int
-		if err := db.InSystem(ctx, e.pool, func(tx pgx.Tx) error {
-			return tx.QueryRow(ctx, `SELECT count(*) FROM outbox_events WHERE tenant_id = $1 AND published_at IS NULL`, tenantID).Scan(&pending)
-		}); err != nil {
+		pending, err := e.pendingEvents(ctx, tenantID)
+		if err != nil {
 			return err
 		}
 		if pending == 0 {
@@ -470,9 +494,7 @@ func (w walUse) per(scale string, records int) string {
 
 // perRecord is one scale's median of samples per record, in µs.
 func perRecord(scale string, records int, samples []time.Duration) string {
-	sorted := slices.Clone(samples)
-	slices.Sort(sorted)
-	return fmt.Sprintf("%s %.0f µs", scale, float64(benchutil.Percentile(sorted, 50))/float64(records)/float64(time.Microsecond))
+	return fmt.Sprintf("%s %.0f µs", scale, float64(benchutil.Median(samples))/float64(records)/float64(time.Microsecond))
 }
 
 func walNote(scales []string) string {
@@ -502,8 +524,7 @@ func (e *env) scaleSync(ctx context.Context) error {
 	var walNotes, succeededNotes []string
 	for _, sc := range syncScales {
 		feed := providertest.NewFeed(nil, providertest.Options{Records: sc.records, PageSize: syncPageSize})
-		var took, succeeded []time.Duration
-		var wal walUse
+		var samples scaleSamples
 		for n := range sc.samples {
 			t, err := e.syncTenant(ctx, n, "scaling", sc.records)
 			if err != nil {
@@ -518,42 +539,25 @@ func (e *env) scaleSync(ctx context.Context) error {
 				feed.Close()
 				return err
 			}
-			if err := e.awaitAutovacuum(ctx); err != nil {
-				feed.Close()
-				return err
-			}
-			before, err := e.walNow(ctx)
-			if err != nil {
-				feed.Close()
-				return err
-			}
-			start := time.Now()
-			st, err := e.syncOnce(ctx, t, in.ID, max(2*time.Minute, time.Duration(sc.records)*20*time.Millisecond))
-			synced := time.Since(start)
-			if err == nil && (st.Status != "succeeded" || st.Counts["created"] != sc.records) {
-				err = fmt.Errorf("sync %s, counts %v; want %d created", st.Status, st.Counts, sc.records)
-			}
-			if err == nil {
-				err = e.awaitTenantEvents(ctx, t.ID) // its benefit.actual_recorded events
-			}
-			d := time.Since(start)
-			after, werr := e.walNow(ctx)
-			if err == nil {
-				err = werr
-			}
+			d, synced, err := samples.measure(ctx, e, t.ID, func() (time.Duration, error) {
+				start := time.Now()
+				st, err := e.syncOnce(ctx, t, in.ID, max(2*time.Minute, time.Duration(sc.records)*20*time.Millisecond))
+				if err == nil && (st.Status != "succeeded" || st.Counts["created"] != sc.records) {
+					err = fmt.Errorf("sync %s, counts %v; want %d created", st.Status, st.Counts, sc.records)
+				}
+				return time.Since(start), err
+			})
 			if err != nil {
 				e.fail("scaling sync "+sc.scale, fmt.Sprintf("sample %d", n+1), err.Error())
 				continue
 			}
-			wal = wal.add(after.sub(before))
 			logf("scaling: sync of %d records, sample %d: %s (succeeded after %s)", sc.records, n+1, d.Round(time.Millisecond), synced.Round(time.Millisecond))
-			took, succeeded = append(took, d), append(succeeded, synced)
 		}
 		feed.Close()
-		if len(took) > 0 {
-			tab.Add(sc.scale, sc.records, took)
-			walNotes = append(walNotes, wal.per(sc.scale, sc.records*len(took)))
-			succeededNotes = append(succeededNotes, perRecord(sc.scale, sc.records, succeeded))
+		if len(samples.took) > 0 {
+			tab.Add(sc.scale, sc.records, samples.took)
+			walNotes = append(walNotes, samples.wal.per(sc.scale, sc.records*len(samples.took)))
+			succeededNotes = append(succeededNotes, perRecord(sc.scale, sc.records, samples.answered))
 		}
 	}
 	tab.Notes = append(tab.Notes, fmt.Sprintf("each sample: a fresh tenant with the benefits the feed names (one per 12 records), the integration created through the API, then POST /v1/integrations/{id}/sync → the status URL says succeeded with every record created (polled every 25 ms), as the sync suite, and the relay has handled the sync's events (checked every 20 ms); pages of %d from the fake feed in the benchmark process; %s; load average %s at the start", syncPageSize, autovacuumNote(e.admin != nil), load),

@@ -3,7 +3,6 @@ package benchutil
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -43,9 +42,7 @@ type ScalingRow struct {
 // Add appends a scale measured as samples (at least one; their median
 // counts, by nearest rank: use an odd number).
 func (s *Scaling) Add(scale string, units int, samples []time.Duration) {
-	sorted := slices.Clone(samples)
-	slices.Sort(sorted)
-	median := Percentile(sorted, 50)
+	median := Median(samples)
 	perUnit := float64(median) / float64(max(units, 1))
 	if s.PerUnitIn == "ms" {
 		perUnit /= float64(time.Millisecond)

@@ -100,6 +100,13 @@ func Percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[rank-1]
 }
 
+// Median is the samples' median by nearest rank (they need not be sorted).
+func Median(samples []time.Duration) time.Duration {
+	sorted := slices.Clone(samples)
+	slices.Sort(sorted)
+	return Percentile(sorted, 50)
+}
+
 func ms(d time.Duration) float64 { return math.Round(float64(d.Microseconds())) / 1000 }
 
 // Ratio is a/b, or 0 when b is 0.

@@ -118,11 +118,11 @@ func WriteMany(ctx context.Context, tx dbsqlc.DBTX, tenantID uuid.UUID, eventTyp
 // ExpandBatch replaces the pending batch row seq by its events, in one
 // statement of its own transaction (system scope), and returns how many it
 // wrote: 0 when it was expanded already. Every event records the handlers in
-// done as finished with it; when done names all handlers (all is true) the
-// events are written published, and no claim reads them again.
-func ExpandBatch(ctx context.Context, pool *pgxpool.Pool, seq int64, done []string, all bool) (int64, error) {
+// done as finished with it; published (done names every handler) writes them
+// published, and no claim reads them again.
+func ExpandBatch(ctx context.Context, pool *pgxpool.Pool, seq int64, done []string, published bool) (int64, error) {
 	if done == nil {
 		done = []string{} // an empty array, not NULL: handled_by is NOT NULL
 	}
-	return db.Q.OutboxExpandBatch(ctx, db.OneTripSystem(pool, false), dbsqlc.OutboxExpandBatchParams{Seq: seq, HandledBy: done, Published: all})
+	return db.Q.OutboxExpandBatch(ctx, db.OneTripSystem(pool, false), dbsqlc.OutboxExpandBatchParams{Seq: seq, HandledBy: done, Published: published})
 }
