@@ -87,9 +87,10 @@ SELECT EXISTS (SELECT 1 FROM webhooks w WHERE w.tenant_id = @tenant_id AND w.act
 -- event's deliveries together, or one attempt of the other paths) and each delivery's resulting
 -- state, in one statement; returns each delivery's attempt number. A status code 0 and an error ''
 -- are none; a delivery's next_attempt_at is set only where has_next. Each delivery takes the
--- values at its id's place in the arrays: the deliveries are found by their key alone
--- (tenant_id, id = ANY), whatever the planner guesses (joined to the unnested arrays, a generic
--- plan planned on a small table read every delivery of the tenant).
+-- values at its id's place in the arrays. The deliveries are all of one event, named too, so
+-- that whichever index the planner takes reads only them: by (tenant_id, id = ANY) alone, a plan
+-- made while the tenant was new to the statistics (about one row) scanned every delivery of the
+-- tenant by its tenant_id and filtered on id; joined to the unnested arrays, likewise.
 WITH k AS (
     SELECT @ids::uuid[] AS ids
 ), d AS (
@@ -102,7 +103,7 @@ WITH k AS (
         last_status_code = NULLIF((@status_codes::int[])[array_position(k.ids, wd.id)], 0),
         last_error = NULLIF((@errors::text[])[array_position(k.ids, wd.id)], ''), updated_at = now()
     FROM k
-    WHERE wd.tenant_id = @tenant_id AND wd.id = ANY (@ids::uuid[])
+    WHERE wd.tenant_id = @tenant_id AND wd.event_id = @event_id AND wd.id = ANY (@ids::uuid[])
     RETURNING wd.tenant_id, wd.id, wd.attempts, wd.last_attempt_at, wd.last_status_code, wd.last_error, array_position(k.ids, wd.id) AS i
 )
 INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, attempt, trigger, outcome, started_at, latency_ms, status_code, error, response_snippet)

@@ -249,13 +249,13 @@ func (d *Dispatcher) storeFirstAttempts(ctx context.Context, ev outbox.Event, ba
 		}
 	}
 	if len(plain) > 0 {
-		if _, err := d.storeAll(ctx, d.bookkeeping(ev.TenantID), ev.TenantID, plain); err != nil {
+		if _, err := d.storeAll(ctx, d.bookkeeping(ev.TenantID), ev.TenantID, ev.ID, plain); err != nil {
 			return err
 		}
 	}
 	if len(disabling) > 0 { // two statements: one transaction
 		if err := db.InTenant(ctx, d.Pool, ev.TenantID, func(tx pgx.Tx) error {
-			_, err := d.storeAll(ctx, tx, ev.TenantID, disabling)
+			_, err := d.storeAll(ctx, tx, ev.TenantID, ev.ID, disabling)
 			return err
 		}); err != nil {
 			return err
@@ -339,9 +339,9 @@ type record struct {
 	disable        string // non-empty: disable the webhook with this reason
 }
 
-// store writes an attempt (and disables the webhook when asked) in tx.
-func (d *Dispatcher) store(ctx context.Context, tx dbsqlc.DBTX, tenantID, webhookID, deliveryID uuid.UUID, r record) (int, error) {
-	n, err := d.storeAll(ctx, tx, tenantID, []stored{{webhookID: webhookID, deliveryID: deliveryID, record: r}})
+// store writes an attempt of a delivery (and disables the webhook when asked) in tx.
+func (d *Dispatcher) store(ctx context.Context, tx dbsqlc.DBTX, del dbsqlc.WebhookDelivery, r record) (int, error) {
+	n, err := d.storeAll(ctx, tx, del.TenantID, del.EventID, []stored{{webhookID: del.WebhookID, deliveryID: del.ID, record: r}})
 	if err != nil {
 		return 0, err
 	}
@@ -354,11 +354,11 @@ type stored struct {
 	record
 }
 
-// storeAll writes attempts of several deliveries of the tenant in one statement
-// (the relay's attempts 1 of one event: one round trip, not one per delivery)
+// storeAll writes attempts of several deliveries of one event in one statement
+// (the relay's attempts 1 of an event: one round trip, not one per delivery)
 // and disables the webhooks asked for; it returns each attempt's number, in order.
-func (d *Dispatcher) storeAll(ctx context.Context, tx dbsqlc.DBTX, tenantID uuid.UUID, recs []stored) ([]int, error) {
-	p := dbsqlc.WebhookDeliveryRecordAttemptsParams{TenantID: tenantID}
+func (d *Dispatcher) storeAll(ctx context.Context, tx dbsqlc.DBTX, tenantID, eventID uuid.UUID, recs []stored) ([]int, error) {
+	p := dbsqlc.WebhookDeliveryRecordAttemptsParams{TenantID: tenantID, EventID: eventID}
 	for _, r := range recs {
 		a := r.attempt
 		var next time.Time
@@ -509,7 +509,7 @@ func (d *Dispatcher) Retry(ctx context.Context, in RetryAttempt) (AttemptResult,
 			next := in.NextAttemptAt
 			rec.next = &next
 		}
-		_, err = d.store(ctx, tx, in.TenantID, in.WebhookID, del.ID, rec)
+		_, err = d.store(ctx, tx, del, rec)
 		return err
 	})
 	if err != nil {
@@ -613,7 +613,7 @@ func (d *Dispatcher) SendTest(ctx context.Context, tenantID, webhookID uuid.UUID
 			return err
 		}
 		res.DeliveryID = del.ID
-		_, err = d.store(ctx, tx, tenantID, webhookID, del.ID, rec)
+		_, err = d.store(ctx, tx, del, rec)
 		return err
 	})
 	if isForeignKeyViolation(err) { // deleted while the test ran
@@ -673,7 +673,7 @@ func (d *Dispatcher) Redeliver(ctx context.Context, tenantID, webhookID, deliver
 			rec.status, rec.next = StatusDelivered, nil
 		}
 		res.Status = rec.status
-		res.Number, err = d.store(ctx, tx, tenantID, webhookID, del.ID, rec)
+		res.Number, err = d.store(ctx, tx, del, rec)
 		return err
 	})
 	return res, err
