@@ -452,7 +452,7 @@ const bulkBenefitsLocked = `-- name: BulkBenefitsLocked :many
 SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, b.external_key, i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-WHERE b.tenant_id = $1 AND b.id = ANY ($2::uuid[])
+WHERE b.tenant_id = (SELECT $1::uuid) AND b.id = ANY ($2::uuid[])
 ORDER BY b.id -- one lock order for every path that files actuals (no deadlock between a sync and an import)
 FOR UPDATE OF b FOR SHARE OF i
 `
@@ -471,6 +471,8 @@ type BulkBenefitsLockedRow struct {
 
 // The benefits a batch of actuals names (benefit.FileActuals), locked as BenefitGetLocked locks one (the benefit for
 // update, its initiative for share), with the transaction's time, which stamps every row written.
+// The tenant is a subquery's value, planned for as a tenant of average size (as in SyncBenefitsByKey): with statistics
+// that put a new tenant at about one row, the plan read the initiative's every benefit for each batch.
 func (q *Queries) BulkBenefitsLocked(ctx context.Context, db DBTX, arg BulkBenefitsLockedParams) ([]BulkBenefitsLockedRow, error) {
 	rows, err := db.Query(ctx, bulkBenefitsLocked, arg.TenantID, arg.Ids)
 	if err != nil {

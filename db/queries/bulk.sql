@@ -1,10 +1,12 @@
 -- name: BulkBenefitsLocked :many
 -- The benefits a batch of actuals names (benefit.FileActuals), locked as BenefitGetLocked locks one (the benefit for
 -- update, its initiative for share), with the transaction's time, which stamps every row written.
+-- The tenant is a subquery's value, planned for as a tenant of average size (as in SyncBenefitsByKey): with statistics
+-- that put a new tenant at about one row, the plan read the initiative's every benefit for each batch.
 SELECT sqlc.embed(b), i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
 FROM benefits b
 JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-WHERE b.tenant_id = @tenant_id AND b.id = ANY (@ids::uuid[])
+WHERE b.tenant_id = (SELECT @tenant_id::uuid) AND b.id = ANY (@ids::uuid[])
 ORDER BY b.id -- one lock order for every path that files actuals (no deadlock between a sync and an import)
 FOR UPDATE OF b FOR SHARE OF i;
 

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/integration"
 	"github.com/valuecase/valuecase/internal/integration/provider"
@@ -228,5 +229,78 @@ func TestWritePageResolvesBenefitKeys(t *testing.T) {
 		}); err != nil || n != 1 {
 			t.Errorf("benefit %s: %d actuals (%v)", id, n, err)
 		}
+	}
+}
+
+// Looking up a page's benefit keys reads the benefits it names, not the tenant's others, also when
+// the statistics were taken before the tenant had any (to the planner a new tenant looks empty).
+// A scan of the tenant's benefits made each page of a large sync cost more than the one before.
+func TestBenefitKeyLookupReadsOnlyTheNamedBenefits(t *testing.T) {
+	const benefits = 3000
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	seed := func(tenant uuid.UUID, n int) {
+		t.Helper()
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `WITH i AS (INSERT INTO initiatives (tenant_id, name, status) VALUES ($1, 'Feed', 'active') RETURNING id)
+				INSERT INTO benefits (tenant_id, initiative_id, name, category, expected_value, currency, unit, measurement_frequency, expected_start_date, owner_id, external_key)
+				SELECT $1, i.id, 'B ' || n, 'cost_savings', 1200, 'EUR', 'currency', 'monthly', '2026-01-01', 'owner', 'K-' || n
+				FROM i, generate_series(1, $2) n`, tenant, n)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seed(dbtest.NewTenant(t, pool, "enterprise"), 200)
+	if _, err := pool.Exec(ctx, "ANALYZE benefits; ANALYZE initiatives"); err != nil {
+		t.Fatal(err)
+	}
+	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	seed(tenant, benefits)
+	var byID uuid.UUID
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT id FROM benefits WHERE external_key = 'K-7'").Scan(&byID)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"K-1", "K-2", "K-1", byID.String(), "K-none", uuid.NewString()}
+	for i := range 200 - len(keys) { // a page of 200 items naming the same benefits
+		keys = append(keys, keys[i%6])
+	}
+	// The backend's table counters not yet published, which count this transaction's reads (and
+	// those of its earlier transactions not yet published: hence the difference).
+	rowsRead := func(tx pgx.Tx) int64 {
+		t.Helper()
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(seq_tup_read + idx_tup_fetch), 0)::bigint
+			FROM pg_stat_xact_user_tables WHERE relname = 'benefits'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		before := rowsRead(tx)
+		for round := range 7 { // past the five custom plans, onto the generic one
+			found, err := db.Q.SyncBenefitsByKey(ctx, tx, dbsqlc.SyncBenefitsByKeyParams{TenantID: tenant, Keys: keys})
+			if err != nil {
+				return err
+			}
+			ids, external := map[uuid.UUID]bool{}, map[string]bool{}
+			for _, b := range found {
+				ids[b.ID] = true
+				if b.ExternalKey != nil {
+					external[*b.ExternalKey] = true
+				}
+			}
+			if !ids[byID] || len(ids) != 3 || !external["K-1"] || !external["K-2"] || !external["K-7"] || len(external) != 3 {
+				t.Errorf("round %d: found %v", round, found) // K-1, K-2 and the benefit by id (K-7)
+			}
+		}
+		if read := rowsRead(tx) - before; read > 7*10 {
+			t.Errorf("7 lookups of a page naming 3 benefits read %d benefit rows of a tenant with %d", read, benefits)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
