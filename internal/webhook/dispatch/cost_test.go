@@ -76,7 +76,7 @@ func TestHandleReadsOnlyItsEventsDeliveries(t *testing.T) {
 	}
 	// The first five executions of a statement on a connection are planned for their values
 	// (PostgreSQL's plan cache); the foreign-key check of an attempt's insert is then a scan of
-	// the tenant's deliveries too (docs/webhooks.md). Measured: the executions after those.
+	// the tenant's deliveries too (docs/benchmarks.md, Webhooks). Measured: the executions after those.
 	handle(5)
 	before := rowsRead()
 	handle(events)
