@@ -125,3 +125,21 @@ func TestBeginTenantSettings(t *testing.T) {
 		t.Errorf("after a failed transaction: %d initiatives visible, tenant setting %q; want 0 and none", n, after)
 	}
 }
+
+// The service's connections start with JIT off (db.SessionSettings) unless DATABASE_URL names
+// the setting: a short statement planned above jit_above_cost compiled its expressions on every
+// execution.
+func TestPoolSessionSettings(t *testing.T) {
+	for _, c := range []struct{ suffix, want string }{{"", "off"}, {"&jit=on", "on"}} {
+		pool, err := db.NewPool(context.Background(), dbtest.URL(t)+c.suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		err = pool.QueryRow(context.Background(), "SHOW jit").Scan(&got)
+		pool.Close()
+		if err != nil || got != c.want {
+			t.Errorf("DATABASE_URL ...%s: jit = %q (%v), want %q", c.suffix, got, err, c.want)
+		}
+	}
+}

@@ -29,11 +29,25 @@ var Migrations embed.FS
 // Q is the one set of generated queries; its methods take the pool or a transaction.
 var Q = dbsqlc.New()
 
+// SessionSettings are the server settings each of the service's connections starts with,
+// unless DATABASE_URL names the setting itself (e.g. jit=on).
+//
+// JIT is off: the service runs short statements, and a generic plan whose cost estimate
+// passes jit_above_cost (a claim planned while a backlog was pending) compiled its
+// expressions on every execution, several milliseconds each time for a statement that runs
+// in under one.
+var SessionSettings = map[string]string{"jit": "off"}
+
 // NewPool connects to PostgreSQL and checks the connection.
 func NewPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	for k, v := range SessionSettings {
+		if _, set := cfg.ConnConfig.RuntimeParams[k]; !set {
+			cfg.ConnConfig.RuntimeParams[k] = v
+		}
 	}
 	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
 	if !strings.Contains(dsn, "pool_max_conns") {

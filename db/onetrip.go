@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -27,8 +28,19 @@ func OneTrip(pool *pgxpool.Pool, tenantID uuid.UUID, asyncCommit bool) dbsqlc.DB
 
 // OneTripSystem is OneTrip in InSystem's scope (the outbox relay's own
 // bookkeeping of an event it handled), in one round trip instead of four.
-func OneTripSystem(pool *pgxpool.Pool, asyncCommit bool) dbsqlc.DBTX {
-	return oneTrip{pool: pool, system: true, asyncCommit: asyncCommit}
+// Settings apply to its statement alone (transaction-local, like the scope).
+func OneTripSystem(pool *pgxpool.Pool, asyncCommit bool, settings ...Setting) dbsqlc.DBTX {
+	return oneTrip{pool: pool, system: true, asyncCommit: asyncCommit, settings: settings}
+}
+
+// Setting is a server setting for one statement, for a statement whose plan must not depend
+// on the statistics of the moment (see the outbox claim). Name and Value are constants of the
+// code, never input.
+type Setting struct{ Name, Value string }
+
+func (s Setting) sql() string {
+	quote := func(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+	return "set_config(" + quote(s.Name) + ", " + quote(s.Value) + ", true)"
 }
 
 type oneTrip struct {
@@ -36,6 +48,7 @@ type oneTrip struct {
 	tenantID    uuid.UUID
 	system      bool // InSystem's scope instead of a tenant
 	asyncCommit bool
+	settings    []Setting
 }
 
 // asyncCommitSQL lets the implicit transaction commit without waiting for the WAL flush.
@@ -55,6 +68,9 @@ func (o oneTrip) send(ctx context.Context, sql string, args []any) (br pgx.Batch
 	}
 	if o.asyncCommit {
 		setSQL += ", " + asyncCommitSQL
+	}
+	for _, st := range o.settings {
+		setSQL += ", " + st.sql()
 	}
 	b.Queue(setSQL, setArgs...)
 	b.Queue(sql, args...)

@@ -22,10 +22,15 @@ WITH RECURSIVE tenants AS (
 ), offered AS (
     SELECT c.seq, row_number() OVER (PARTITION BY t.tenant_id ORDER BY c.seq) AS turn
     FROM tenants t, LATERAL (
+        -- The tenant as a range of one, in (tenant_id, seq) order: only the pending index gives
+        -- that order, so the walk stops at the batch. With "tenant_id = t" the order is seq alone,
+        -- which the primary key gives too: a plan that walked every event from the first, the
+        -- published ones and other tenants' included, looked as cheap to the planner.
         SELECT o.seq FROM outbox_events o
-        WHERE o.tenant_id = t.tenant_id AND o.published_at IS NULL AND o.next_attempt_at <= now()
-          AND (o.locked_until IS NULL OR o.locked_until < now()) AND o.type <> ALL ($2::text[])
-        ORDER BY o.seq
+        WHERE o.tenant_id >= t.tenant_id AND o.tenant_id <= t.tenant_id AND o.published_at IS NULL
+          AND o.next_attempt_at <= now() AND (o.locked_until IS NULL OR o.locked_until < now())
+          AND o.type <> ALL ($2::text[])
+        ORDER BY o.tenant_id, o.seq
         LIMIT $3) c
     WHERE t.tenant_id IS NOT NULL
 ), picked AS (

@@ -182,7 +182,7 @@ func TestPGBenchArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(args, " ")
-	want := "-n -M prepared -c 1 -j 1 -f s.pgbench -l --log-prefix /tmp/l -t 5 -D a=x y -D b=2 -D null_param=- postgres://u:p@h:5432/d?sslmode=disable"
+	want := "-n -M prepared -c 1 -j 1 -f s.pgbench -l --log-prefix /tmp/l -t 5 -D a=x y -D b=2 -D null_param=- postgres://u:p@h:5432/d?options=-c%20jit%3Doff&sslmode=disable"
 	if got != want {
 		t.Errorf("args:\n%s\nwant\n%s", got, want)
 	}
@@ -218,6 +218,36 @@ func TestNullRunsAsNULL(t *testing.T) {
 	}
 	if res.Errors != 0 || res.Processed != 10 {
 		t.Fatalf("%d transactions, %d errors, want 10 and 0:\n%s", res.Processed, res.Errors, res.Output)
+	}
+}
+
+// pgbench's sessions start with the service's settings (db.SessionSettings), or with those the
+// URL names, as the service's own do: a script that divides by zero unless JIT is as expected.
+func TestPGBenchRunsWithTheServiceSettings(t *testing.T) {
+	path, err := FindPGBench("pgbench")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%v; CI installs PostgreSQL's server package, which ships pgbench", err)
+		}
+		t.Skip(err)
+	}
+	base := dbtest.URL(t)
+	for _, c := range []struct{ url, jit string }{{base, "off"}, {base + "&jit=on", "on"}} {
+		dir := t.TempDir()
+		s := NewScript()
+		s.SQL("SELECT 1 / (current_setting('jit') = '" + c.jit + "')::int")
+		script := filepath.Join(dir, "jit.pgbench")
+		if err := s.Write(script); err != nil {
+			t.Fatal(err)
+		}
+		res, err := PGBench{Path: path, ConnURL: c.url, Script: script, Clients: 1, Transactions: 2,
+			LogPrefix: filepath.Join(dir, "log")}.Run(context.Background())
+		if err != nil {
+			t.Fatalf("jit %s: %v", c.jit, err)
+		}
+		if res.Errors != 0 || res.Processed != 2 {
+			t.Fatalf("jit %s: %d transactions, %d errors, want 2 and 0:\n%s", c.jit, res.Processed, res.Errors, res.Output)
+		}
 	}
 }
 

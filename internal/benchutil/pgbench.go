@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/valuecase/valuecase/db"
 )
 
 // PGBench is one pgbench run of a custom script in prepared mode (pgx
@@ -168,7 +171,8 @@ func (r *PGBenchResult) readLog(path string, warmup int) error {
 // pgxOnlyParams are connection-string parameters pgx understands and libpq rejects.
 var pgxOnlyParams = []string{"pool_", "statement_cache_capacity", "description_cache_capacity", "default_query_exec_mode"}
 
-// LibpqURL drops the pgx-only parameters of a postgres:// URL.
+// LibpqURL drops the pgx-only parameters of a postgres:// URL and starts the session with the
+// service's settings (db.SessionSettings), so that pgbench runs the SQL as the service does.
 func LibpqURL(dsn string) (string, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -182,7 +186,18 @@ func LibpqURL(dsn string) (string, error) {
 			}
 		}
 	}
-	u.RawQuery = q.Encode()
+	// The service's session settings, as startup options (libpq takes no bare setting names).
+	opts := q.Get("options")
+	for _, k := range slices.Sorted(maps.Keys(db.SessionSettings)) {
+		v := db.SessionSettings[k]
+		if q.Has(k) {
+			v = q.Get(k)
+			q.Del(k)
+		}
+		opts = strings.TrimSpace(opts + " -c " + k + "=" + v)
+	}
+	q.Set("options", opts)
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20") // libpq reads no "+" as a space
 	return u.String(), nil
 }
 
