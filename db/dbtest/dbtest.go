@@ -101,3 +101,52 @@ func NewTenant(t testing.TB, pool *pgxpool.Pool, plan string) uuid.UUID {
 	}
 	return tenant.ID
 }
+
+// OneConnection returns a pool of one connection to the same database as pool, with the
+// server settings given (e.g. plan_cache_mode), closed when the test ends: the work whose reads
+// RowsRead counts runs on it alone.
+func OneConnection(t testing.TB, pool *pgxpool.Pool, settings map[string]string) *pgxpool.Pool {
+	t.Helper()
+	cfg := pool.Config()
+	cfg.MaxConns = 1
+	for k, v := range settings {
+		cfg.ConnConfig.RuntimeParams[k] = v
+	}
+	one, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(one.Close)
+	FlushStats(t, pool)
+	return one
+}
+
+// FlushStats publishes the table counters of every idle connection of pool now. A backend
+// publishes them when it goes idle, at most once a second unless forced: without this, a
+// setup's reads could be published while the work under measurement runs.
+func FlushStats(t testing.TB, pool *pgxpool.Pool) {
+	t.Helper()
+	for _, c := range pool.AcquireAllIdle(context.Background()) {
+		_, err := c.Exec(context.Background(), "SELECT pg_stat_force_next_flush()")
+		c.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// RowsRead is how many rows of table the database's backends have read so far (sequential
+// scans and index fetches), with one's own counters published first.
+func RowsRead(t testing.TB, one *pgxpool.Pool, table string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := one.Exec(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := one.QueryRow(ctx, `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)
+		FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -192,10 +192,9 @@ func TestPGBenchArgs(t *testing.T) {
 	}
 }
 
-// Null is a NULL when real pgbench runs it against PostgreSQL, in custom and
-// generic plans alike (10 executions of a prepared statement), as a text, a
-// uuid and in a filter; a non-NULL value would divide by zero and abort the client.
-func TestNullRunsAsNULL(t *testing.T) {
+// pgbenchPath is the real pgbench; a machine without one skips, except in CI, which installs it.
+func pgbenchPath(t *testing.T) string {
+	t.Helper()
 	path, err := FindPGBench("pgbench")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -203,6 +202,14 @@ func TestNullRunsAsNULL(t *testing.T) {
 		}
 		t.Skip(err)
 	}
+	return path
+}
+
+// Null is a NULL when real pgbench runs it against PostgreSQL, in custom and
+// generic plans alike (10 executions of a prepared statement), as a text, a
+// uuid and in a filter; a non-NULL value would divide by zero and abort the client.
+func TestNullRunsAsNULL(t *testing.T) {
+	path := pgbenchPath(t)
 	dir := t.TempDir()
 	s := NewScript()
 	s.SQL("SELECT 1 / ((" + Null + "::text IS NULL)::int * (" + Null + "::uuid IS NULL)::int)")
@@ -224,13 +231,7 @@ func TestNullRunsAsNULL(t *testing.T) {
 // pgbench's sessions start with the service's settings (db.SessionSettings), or with those the
 // URL names, as the service's own do: a script that divides by zero unless JIT is as expected.
 func TestPGBenchRunsWithTheServiceSettings(t *testing.T) {
-	path, err := FindPGBench("pgbench")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%v; CI installs PostgreSQL's server package, which ships pgbench", err)
-		}
-		t.Skip(err)
-	}
+	path := pgbenchPath(t)
 	base := dbtest.URL(t)
 	for _, c := range []struct{ url, jit string }{{base, "off"}, {base + "&jit=on", "on"}} {
 		dir := t.TempDir()

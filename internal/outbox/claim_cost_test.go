@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbtest"
@@ -50,35 +49,10 @@ func TestClaimReadsOnlyPendingEvents(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for _, c := range pool.AcquireAllIdle(ctx) {
-				_, err := c.Exec(ctx, "SELECT pg_stat_force_next_flush()")
-				c.Release()
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
+			// The claims on one connection of their own, whose reads are counted.
+			one := dbtest.OneConnection(t, pool, map[string]string{"plan_cache_mode": c.mode})
+			rowsRead := func() int64 { return dbtest.RowsRead(t, one, "outbox_events") }
 
-			// The claims on one connection of their own, whose table counters are read after each.
-			cfg := pool.Config()
-			cfg.MaxConns = 1
-			cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = c.mode
-			one, err := pgxpool.NewWithConfig(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer one.Close()
-			rowsRead := func() int64 {
-				t.Helper()
-				if _, err := one.Exec(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
-					t.Fatal(err)
-				}
-				var n int64
-				if err := one.QueryRow(ctx, `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)
-					FROM pg_stat_user_tables WHERE relname = 'outbox_events'`).Scan(&n); err != nil {
-					t.Fatal(err)
-				}
-				return n
-			}
 			// The relay's claim (its statement and settings) on that connection; a batch of 2 takes
 			// the two new events of a published history, or the next two of the backlog.
 			relay := &outbox.Relay{Pool: one, Batch: 2, Log: quiet}

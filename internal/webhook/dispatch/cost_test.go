@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbtest"
@@ -35,36 +34,10 @@ func TestHandleReadsOnlyItsEventsDeliveries(t *testing.T) {
 		return err
 	})
 
-	// A backend publishes its table counters when it goes idle, at most once a second unless
-	// forced: the setup's reads are published now, not while the events are handled.
-	for _, c := range f.pool.AcquireAllIdle(ctx) {
-		_, err := c.Exec(ctx, "SELECT pg_stat_force_next_flush()")
-		c.Release()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The dispatcher on one connection of its own, whose counters are read the same way.
-	cfg := f.pool.Config()
-	cfg.MaxConns = 1
-	one, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer one.Close()
+	// The dispatcher on one connection of its own, whose reads are counted.
+	one := dbtest.OneConnection(t, f.pool, nil)
 	f.d.Pool = one
-	rowsRead := func() int64 {
-		t.Helper()
-		if _, err := one.Exec(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
-			t.Fatal(err)
-		}
-		var n int64
-		if err := one.QueryRow(ctx, `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)
-			FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	rowsRead := func() int64 { return dbtest.RowsRead(t, one, "webhook_deliveries") }
 
 	handle := func(n int) {
 		t.Helper()
