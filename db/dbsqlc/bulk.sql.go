@@ -57,16 +57,20 @@ func (q *Queries) BulkActualsCorrect(ctx context.Context, db DBTX, arg BulkActua
 const bulkActualsExisting = `-- name: BulkActualsExisting :many
 SELECT a.tenant_id, a.id, a.benefit_id, a.period, a.value, a.notes, a.evidence_url, a.recorded_by, a.created_at, a.updated_at, a.source, (SELECT count(*) FROM benefit_actual_revisions r WHERE r.tenant_id = a.tenant_id AND r.actual_id = a.id) AS revisions
 FROM benefit_actuals a
-JOIN (SELECT unnest($1::uuid[]) AS benefit_id, unnest($2::date[]) AS period) k
-  ON a.benefit_id = k.benefit_id AND a.period = k.period
-WHERE a.tenant_id = $3
+WHERE a.tenant_id = (SELECT $1::uuid) AND a.id = ANY (ARRAY(
+    SELECT p.id
+    FROM (SELECT unnest($2::uuid[]) AS benefit_id, unnest($3::date[]) AS period) k
+    CROSS JOIN LATERAL (
+        SELECT x.id FROM benefit_actuals x
+        WHERE x.tenant_id = (SELECT $1::uuid) AND x.benefit_id = k.benefit_id AND x.period = k.period
+        LIMIT 1) p)) -- one row at most (the key is unique); the LIMIT keeps the probe a subquery of its own
 FOR UPDATE OF a
 `
 
 type BulkActualsExistingParams struct {
+	TenantID   uuid.UUID
 	BenefitIds []uuid.UUID
 	Periods    []time.Time
-	TenantID   uuid.UUID
 }
 
 type BulkActualsExistingRow struct {
@@ -75,8 +79,14 @@ type BulkActualsExistingRow struct {
 }
 
 // The stored actuals at the (benefit, period) keys of an import, locked, with their revision counts.
+// Each key is a probe of benefit_actuals_tenant_id_benefit_id_period_key (a subquery run per key),
+// and the actuals found are read again by primary key to be locked. The tenant is a subquery's
+// value, planned for as a tenant of average size (as in SyncBenefitsByKey): with statistics that
+// put a new tenant at about one row, a hash join of the keys with every actual of the tenant
+// looked as cheap as the probes, and each page of a 100,000-record sync read all the actuals filed
+// before it (TestFilingReadsOnlyTheActualsAtItsKeys).
 func (q *Queries) BulkActualsExisting(ctx context.Context, db DBTX, arg BulkActualsExistingParams) ([]BulkActualsExistingRow, error) {
-	rows, err := db.Query(ctx, bulkActualsExisting, arg.BenefitIds, arg.Periods, arg.TenantID)
+	rows, err := db.Query(ctx, bulkActualsExisting, arg.TenantID, arg.BenefitIds, arg.Periods)
 	if err != nil {
 		return nil, err
 	}

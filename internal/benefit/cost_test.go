@@ -1,0 +1,92 @@
+package benefit_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
+	"github.com/valuecase/valuecase/db/dbtest"
+)
+
+// Filing a page of actuals reads the stored actuals at the page's keys, not every actual the
+// tenant filed before, also when the statistics were taken before the tenant existed (to the
+// planner a new tenant looks empty). A plan that hashed every actual of the tenant made each page
+// of a 100,000-record sync cost more than the one before it.
+func TestFilingReadsOnlyTheActualsAtItsKeys(t *testing.T) {
+	const benefits, months, page = 250, 12, 200
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	seed := func(tenant uuid.UUID, benefits int) (ids []uuid.UUID) {
+		t.Helper()
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, `WITH i AS (INSERT INTO initiatives (tenant_id, name, status) VALUES ($1, 'Feed', 'active') RETURNING id),
+				b AS (INSERT INTO benefits (tenant_id, initiative_id, name, category, expected_value, currency, unit, measurement_frequency, expected_start_date, owner_id)
+					SELECT $1, i.id, 'B ' || n, 'cost_savings', 1200, 'EUR', 'currency', 'monthly', '2026-01-01', 'owner'
+					FROM i, generate_series(1, $2) n RETURNING id),
+				a AS (INSERT INTO benefit_actuals (tenant_id, id, benefit_id, period, value, recorded_by)
+					SELECT $1, gen_random_uuid(), b.id, make_date(2026, m, 1), 100, 'seed' FROM b, generate_series(1, $3) m)
+				SELECT id FROM b ORDER BY id`, tenant, benefits, months)
+			if err != nil {
+				return err
+			}
+			ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	seed(dbtest.NewTenant(t, pool, "enterprise"), 20)
+	if _, err := pool.Exec(ctx, "ANALYZE benefit_actuals; ANALYZE benefit_actual_revisions"); err != nil {
+		t.Fatal(err)
+	}
+	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	ids := seed(tenant, benefits)
+
+	// A page: 200 keys, stored ones and new ones (a month not filed yet).
+	var keyBenefits []uuid.UUID
+	var keyPeriods []time.Time
+	for i := range page {
+		keyBenefits = append(keyBenefits, ids[i%len(ids)])
+		keyPeriods = append(keyPeriods, time.Date(2026, time.Month(1+i%(months+1)), 1, 0, 0, 0, 0, time.UTC))
+	}
+	stored := 0
+	for _, p := range keyPeriods {
+		if p.Year() == 2026 && int(p.Month()) <= months {
+			stored++
+		}
+	}
+	rowsRead := func(tx pgx.Tx) int64 { // this transaction's reads, not yet published
+		t.Helper()
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(seq_tup_read + idx_tup_fetch), 0)::bigint
+			FROM pg_stat_xact_user_tables WHERE relname = 'benefit_actuals'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const lookups = 7 // past the five custom plans, onto the generic one
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		before := rowsRead(tx)
+		for round := range lookups {
+			found, err := db.Q.BulkActualsExisting(ctx, tx, dbsqlc.BulkActualsExistingParams{TenantID: tenant, BenefitIds: keyBenefits, Periods: keyPeriods})
+			if err != nil {
+				return err
+			}
+			if len(found) != stored {
+				t.Errorf("round %d: %d stored actuals found at the page's keys, want %d", round, len(found), stored)
+			}
+		}
+		if read := rowsRead(tx) - before; read > int64(lookups*2*page) {
+			t.Errorf("%d lookups of a page of %d keys read %d actual rows of a tenant with %d", lookups, page, read, benefits*months)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
