@@ -44,7 +44,7 @@ const (
 var (
 	realizationQueries = []string{"AnalyticsStatementTimeout", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "FxRateList"}
 	trendsQueries      = []string{"AnalyticsStatementTimeout", "SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
-	roiQueries         = []string{"AnalyticsStatementTimeout", "AnalyticsNoJIT", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList", "AnalyticsForecastAccuracy"}
+	roiQueries         = []string{"AnalyticsStatementTimeout", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList", "AnalyticsForecastAccuracy"}
 )
 
 // analyticsQueryBinds are the parameters of a query the same in every run,

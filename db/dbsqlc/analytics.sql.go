@@ -768,19 +768,6 @@ func (q *Queries) AnalyticsMissingActualRatesInRange(ctx context.Context, db DBT
 	return items, nil
 }
 
-const analyticsNoJIT = `-- name: AnalyticsNoJIT :exec
-SELECT set_config('jit', 'off', true)
-`
-
-// No JIT compilation for the rest of the transaction (transaction-local). The planner's cost of a
-// scan of a large tenant's actuals passes jit_inline_above_cost and jit_optimize_above_cost, and
-// compiling then takes seconds (more than the scan itself, worse on a loaded host) while an
-// analysis's statements each run once: JIT only pays back over far more rows than a tenant has.
-func (q *Queries) AnalyticsNoJIT(ctx context.Context, db DBTX) error {
-	_, err := db.Exec(ctx, analyticsNoJIT)
-	return err
-}
-
 const analyticsPlans = `-- name: AnalyticsPlans :many
 SELECT p.tenant_id, p.benefit_id, p.period, p.expected FROM benefit_plan_entries p
 JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id

@@ -421,13 +421,6 @@ CROSS JOIN LATERAL (
 ) l
 ORDER BY 1, 2;
 
--- name: AnalyticsNoJIT :exec
--- No JIT compilation for the rest of the transaction (transaction-local). The planner's cost of a
--- scan of a large tenant's actuals passes jit_inline_above_cost and jit_optimize_above_cost, and
--- compiling then takes seconds (more than the scan itself, worse on a loaded host) while an
--- analysis's statements each run once: JIT only pays back over far more rows than a tenant has.
-SELECT set_config('jit', 'off', true);
-
 -- name: AnalyticsStatementTimeout :exec
 -- The analysis's deadline for every later statement of the transaction (transaction-local):
 -- PostgreSQL cancels a statement that runs past it (57014).

@@ -56,16 +56,6 @@ func SetStatementTimeout(ctx context.Context, tx pgx.Tx, d time.Duration) error 
 	return db.Q.AnalyticsStatementTimeout(ctx, tx, d.Milliseconds())
 }
 
-// withoutJIT turns JIT compilation off for the rest of tx: an analysis
-// scanning a large tenant's actuals would otherwise compile for seconds per
-// statement (AnalyticsNoJIT).
-func withoutJIT(ctx context.Context, tx pgx.Tx) error {
-	if err := db.Pin(ctx, tx); err != nil {
-		return err
-	}
-	return db.Q.AnalyticsNoJIT(ctx, tx)
-}
-
 // ---- ROI -------------------------------------------------------------
 
 // ROIReport is the ROI analysis of an initiative or the portfolio.
@@ -82,9 +72,6 @@ var AnalyseROI = cached("roi", analyseROI)
 
 // analyseROI is the ROI analysis of the initiative named or the portfolio.
 func analyseROI(ctx context.Context, tx pgx.Tx, scope Scope, p ROIParams) (ROIReport, error) {
-	if err := withoutJIT(ctx, tx); err != nil {
-		return ROIReport{}, err
-	}
 	current := scope.current()
 	st, err := settings.Load(ctx, tx, scope.Tenant)
 	if err != nil {
@@ -475,9 +462,6 @@ func analyseForecasts(ctx context.Context, tx pgx.Tx, scope Scope, p ForecastsPa
 	tenant := scope.Tenant
 	current := scope.current()
 	out := ForecastsReport{GroupBy: p.GroupBy, Horizon: p.Horizon, Groups: []AccuracyGroup{}}
-	if err := withoutJIT(ctx, tx); err != nil {
-		return out, err
-	}
 	st, err := settings.Load(ctx, tx, tenant)
 	if err != nil {
 		return out, err
