@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/peterldowns/pgtestdb"
 
@@ -117,14 +118,14 @@ func OneConnection(t testing.TB, pool *pgxpool.Pool, settings map[string]string)
 		t.Fatal(err)
 	}
 	t.Cleanup(one.Close)
-	FlushStats(t, pool)
+	flushStats(t, pool)
 	return one
 }
 
-// FlushStats publishes the table counters of every idle connection of pool now. A backend
+// flushStats publishes the table counters of every idle connection of pool now. A backend
 // publishes them when it goes idle, at most once a second unless forced: without this, a
 // setup's reads could be published while the work under measurement runs.
-func FlushStats(t testing.TB, pool *pgxpool.Pool) {
+func flushStats(t testing.TB, pool *pgxpool.Pool) {
 	t.Helper()
 	for _, c := range pool.AcquireAllIdle(context.Background()) {
 		_, err := c.Exec(context.Background(), "SELECT pg_stat_force_next_flush()")
@@ -146,6 +147,18 @@ func RowsRead(t testing.TB, one *pgxpool.Pool, table string) int64 {
 	var n int64
 	if err := one.QueryRow(ctx, `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)
 		FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// RowsReadInTx is how many rows of table tx's backend has read in its transactions whose
+// counters are not yet published (this one's and the earlier ones'): compare two readings.
+func RowsReadInTx(t testing.TB, tx pgx.Tx, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := tx.QueryRow(context.Background(), `SELECT coalesce(sum(seq_tup_read + idx_tup_fetch), 0)::bigint
+		FROM pg_stat_xact_user_tables WHERE relname = $1`, table).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -61,15 +61,7 @@ func TestFilingReadsOnlyTheActualsAtItsKeys(t *testing.T) {
 			stored++
 		}
 	}
-	rowsRead := func(tx pgx.Tx) int64 { // this transaction's reads, not yet published
-		t.Helper()
-		var n int64
-		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(seq_tup_read + idx_tup_fetch), 0)::bigint
-			FROM pg_stat_xact_user_tables WHERE relname = 'benefit_actuals'`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	rowsRead := func(tx pgx.Tx) int64 { return dbtest.RowsReadInTx(t, tx, "benefit_actuals") }
 	const lookups = 7 // past the five custom plans, onto the generic one
 	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
 		before := rowsRead(tx)

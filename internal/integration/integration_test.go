@@ -267,17 +267,7 @@ func TestBenefitKeyLookupReadsOnlyTheNamedBenefits(t *testing.T) {
 	for i := range 200 - len(keys) { // a page of 200 items naming the same benefits
 		keys = append(keys, keys[i%6])
 	}
-	// The backend's table counters not yet published, which count this transaction's reads (and
-	// those of its earlier transactions not yet published: hence the difference).
-	rowsRead := func(tx pgx.Tx) int64 {
-		t.Helper()
-		var n int64
-		if err := tx.QueryRow(ctx, `SELECT coalesce(sum(seq_tup_read + idx_tup_fetch), 0)::bigint
-			FROM pg_stat_xact_user_tables WHERE relname = 'benefits'`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	rowsRead := func(tx pgx.Tx) int64 { return dbtest.RowsReadInTx(t, tx, "benefits") }
 	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
 		before := rowsRead(tx)
 		for round := range 7 { // past the five custom plans, onto the generic one

@@ -240,7 +240,6 @@ var claimPlan = []db.Setting{{Name: "enable_bitmapscan", Value: "off"}, {Name: "
 // lost in a database crash only lets the event be claimed again, and handlers
 // are idempotent.
 func (r *Relay) claim(ctx context.Context, starts bool, n int) ([]dbsqlc.OutboxClaimRow, error) {
-	q := db.OneTripSystem(r.Pool, true)
 	if !starts {
 		return db.Q.OutboxClaim(ctx, db.OneTripSystem(r.Pool, true, claimPlan...),
 			dbsqlc.OutboxClaimParams{StartTypes: r.StartTypes, LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
@@ -248,7 +247,7 @@ func (r *Relay) claim(ctx context.Context, starts bool, n int) ([]dbsqlc.OutboxC
 	if len(r.StartTypes) == 0 {
 		return nil, nil
 	}
-	rows, err := db.Q.OutboxClaimStarts(ctx, q, dbsqlc.OutboxClaimStartsParams{StartTypes: r.StartTypes, LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
+	rows, err := db.Q.OutboxClaimStarts(ctx, db.OneTripSystem(r.Pool, true), dbsqlc.OutboxClaimStartsParams{StartTypes: r.StartTypes, LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
 	claimed := make([]dbsqlc.OutboxClaimRow, 0, len(rows))
 	for _, row := range rows {
 		claimed = append(claimed, dbsqlc.OutboxClaimRow(row))
