@@ -459,32 +459,54 @@ func (q *Queries) BulkBenefitsInsert(ctx context.Context, db DBTX, arg BulkBenef
 }
 
 const bulkBenefitsLocked = `-- name: BulkBenefitsLocked :many
-SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit, b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at, b.external_key, i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
-FROM benefits b
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-WHERE b.tenant_id = (SELECT $1::uuid) AND b.id = ANY ($2::uuid[])
-ORDER BY b.id -- one lock order for every path that files actuals (no deadlock between a sync and an import)
-FOR UPDATE OF b FOR SHARE OF i
+SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit,
+       b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at,
+       b.external_key, i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
+FROM (SELECT DISTINCT u.id FROM unnest($1::uuid[]) AS u (id) ORDER BY u.id) k
+CROSS JOIN LATERAL (SELECT tenant_id, id, initiative_id, name, description, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, status, owner_id, created_at, updated_at, external_key FROM benefits WHERE benefits.tenant_id = $2 AND benefits.id = k.id FOR UPDATE) b
+CROSS JOIN LATERAL (
+    SELECT initiatives.name, initiatives.status FROM initiatives
+    WHERE initiatives.tenant_id = b.tenant_id AND initiatives.id = b.initiative_id FOR SHARE) i
+ORDER BY b.id
 `
 
 type BulkBenefitsLockedParams struct {
-	TenantID uuid.UUID
 	Ids      []uuid.UUID
+	TenantID uuid.UUID
 }
 
 type BulkBenefitsLockedRow struct {
-	Benefit          Benefit
-	InitiativeName   string
-	InitiativeStatus string
-	StampedAt        time.Time
+	TenantID             uuid.UUID
+	ID                   uuid.UUID
+	InitiativeID         uuid.UUID
+	Name                 string
+	Description          string
+	Category             string
+	ExpectedValue        decimal.Decimal
+	Currency             *string
+	Unit                 string
+	MeasurementFrequency string
+	ExpectedStartDate    time.Time
+	ExpectedEndDate      *time.Time
+	Status               string
+	OwnerID              string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+	ExternalKey          *string
+	InitiativeName       string
+	InitiativeStatus     string
+	StampedAt            time.Time
 }
 
 // The benefits a batch of actuals names (benefit.FileActuals), locked as BenefitGetLocked locks one (the benefit for
 // update, its initiative for share), with the transaction's time, which stamps every row written.
 // The tenant is a subquery's value, planned for as a tenant of average size (as in SyncBenefitsByKey): with statistics
-// that put a new tenant at about one row, the plan read the initiative's every benefit for each batch.
+// that put a new tenant at about one row, the plan read the initiative's every benefit for each batch. Each benefit's
+// initiative is a subquery of its own (one that locks is never merged into the join), so the benefits are found by
+// their ids whatever the statistics: joined, the initiative came first whenever the statistics put its benefits at
+// about one row, and every benefit of it was read and filtered by id (TestFilingLocksOnlyTheBenefitsItNames).
 func (q *Queries) BulkBenefitsLocked(ctx context.Context, db DBTX, arg BulkBenefitsLockedParams) ([]BulkBenefitsLockedRow, error) {
-	rows, err := db.Query(ctx, bulkBenefitsLocked, arg.TenantID, arg.Ids)
+	rows, err := db.Query(ctx, bulkBenefitsLocked, arg.Ids, arg.TenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -493,23 +515,23 @@ func (q *Queries) BulkBenefitsLocked(ctx context.Context, db DBTX, arg BulkBenef
 	for rows.Next() {
 		var i BulkBenefitsLockedRow
 		if err := rows.Scan(
-			&i.Benefit.TenantID,
-			&i.Benefit.ID,
-			&i.Benefit.InitiativeID,
-			&i.Benefit.Name,
-			&i.Benefit.Description,
-			&i.Benefit.Category,
-			&i.Benefit.ExpectedValue,
-			&i.Benefit.Currency,
-			&i.Benefit.Unit,
-			&i.Benefit.MeasurementFrequency,
-			&i.Benefit.ExpectedStartDate,
-			&i.Benefit.ExpectedEndDate,
-			&i.Benefit.Status,
-			&i.Benefit.OwnerID,
-			&i.Benefit.CreatedAt,
-			&i.Benefit.UpdatedAt,
-			&i.Benefit.ExternalKey,
+			&i.TenantID,
+			&i.ID,
+			&i.InitiativeID,
+			&i.Name,
+			&i.Description,
+			&i.Category,
+			&i.ExpectedValue,
+			&i.Currency,
+			&i.Unit,
+			&i.MeasurementFrequency,
+			&i.ExpectedStartDate,
+			&i.ExpectedEndDate,
+			&i.Status,
+			&i.OwnerID,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.ExternalKey,
 			&i.InitiativeName,
 			&i.InitiativeStatus,
 			&i.StampedAt,

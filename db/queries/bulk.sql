@@ -2,13 +2,19 @@
 -- The benefits a batch of actuals names (benefit.FileActuals), locked as BenefitGetLocked locks one (the benefit for
 -- update, its initiative for share), with the transaction's time, which stamps every row written.
 -- The tenant is a subquery's value, planned for as a tenant of average size (as in SyncBenefitsByKey): with statistics
--- that put a new tenant at about one row, the plan read the initiative's every benefit for each batch.
-SELECT sqlc.embed(b), i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
-FROM benefits b
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-WHERE b.tenant_id = (SELECT @tenant_id::uuid) AND b.id = ANY (@ids::uuid[])
-ORDER BY b.id -- one lock order for every path that files actuals (no deadlock between a sync and an import)
-FOR UPDATE OF b FOR SHARE OF i;
+-- that put a new tenant at about one row, the plan read the initiative's every benefit for each batch. Each benefit's
+-- initiative is a subquery of its own (one that locks is never merged into the join), so the benefits are found by
+-- their ids whatever the statistics: joined, the initiative came first whenever the statistics put its benefits at
+-- about one row, and every benefit of it was read and filtered by id (TestFilingLocksOnlyTheBenefitsItNames).
+SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit,
+       b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at,
+       b.external_key, i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
+FROM (SELECT DISTINCT u.id FROM unnest(@ids::uuid[]) AS u (id) ORDER BY u.id) k
+CROSS JOIN LATERAL (SELECT * FROM benefits WHERE benefits.tenant_id = @tenant_id AND benefits.id = k.id FOR UPDATE) b
+CROSS JOIN LATERAL (
+    SELECT initiatives.name, initiatives.status FROM initiatives
+    WHERE initiatives.tenant_id = b.tenant_id AND initiatives.id = b.initiative_id FOR SHARE) i
+ORDER BY b.id;
 
 -- name: BulkActualsExisting :many
 -- The stored actuals at the (benefit, period) keys of an import, locked, with their revision counts.

@@ -85,3 +85,64 @@ func TestFilingReadsOnlyTheActualsAtItsKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Locking the benefits a page of actuals names reads those benefits, not every benefit of their
+// initiative. Most tenants have an initiative or two of a few benefits each, so the statistics put
+// a tenant's initiatives at about one row and an initiative's benefits at a few, however fresh they
+// are; an integration's initiative holds every benefit its feed names. Joined to the initiatives,
+// the benefits were found through their initiative and filtered by id: each page of a
+// 100,000-record sync, whose 8,334 benefits share one initiative, read all of them.
+func TestFilingLocksOnlyTheBenefitsItNames(t *testing.T) {
+	const tenants, benefits, named = 300, 2000, 17
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	seed := func(tenant uuid.UUID, benefits int) (ids []uuid.UUID) {
+		t.Helper()
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, `WITH i AS (INSERT INTO initiatives (tenant_id, name, status) VALUES ($1, 'Feed', 'active') RETURNING id)
+				INSERT INTO benefits (tenant_id, initiative_id, name, category, expected_value, currency, unit, measurement_frequency, expected_start_date, owner_id)
+				SELECT $1, i.id, 'B ' || n, 'cost_savings', 1200, 'EUR', 'currency', 'monthly', '2026-01-01', 'owner'
+				FROM i, generate_series(1, $2) n RETURNING id`, tenant, benefits)
+			if err != nil {
+				return err
+			}
+			ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	for range tenants {
+		seed(dbtest.NewTenant(t, pool, "enterprise"), 3)
+	}
+	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	ids := seed(tenant, benefits)
+	if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE benefits"); err != nil {
+		t.Fatal(err)
+	}
+
+	page := ids[:named]
+	rowsRead := func(tx pgx.Tx) int64 { return dbtest.RowsReadInTx(t, tx, "benefits") }
+	const locks = 7 // past the five custom plans, onto the generic one
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		before := rowsRead(tx)
+		for round := range locks {
+			got, err := db.Q.BulkBenefitsLocked(ctx, tx, dbsqlc.BulkBenefitsLockedParams{TenantID: tenant, Ids: page})
+			if err != nil {
+				return err
+			}
+			if len(got) != named {
+				t.Errorf("round %d: %d benefits locked, want %d", round, len(got), named)
+			}
+		}
+		read := rowsRead(tx) - before
+		t.Logf("%d locks of %d benefits read %d benefit rows", locks, named, read)
+		if read > int64(locks*2*named) {
+			t.Errorf("%d locks of %d benefits read %d benefit rows of an initiative with %d", locks, named, read, benefits)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

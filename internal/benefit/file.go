@@ -124,17 +124,9 @@ func FileActuals(ctx context.Context, tx pgx.Tx, actor Actor, inputs []ActualInp
 			benefitIDs = append(benefitIDs, in.BenefitID)
 		}
 	}
-	locked := map[uuid.UUID]dbsqlc.BulkBenefitsLockedRow{}
-	var stamp time.Time // the transaction's time: what now() stamps the written rows with
-	if len(benefitIDs) > 0 {
-		list, err := db.Q.BulkBenefitsLocked(ctx, tx, dbsqlc.BulkBenefitsLockedParams{TenantID: actor.TenantID, Ids: benefitIDs})
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range list {
-			locked[l.Benefit.ID] = l
-			stamp = l.StampedAt
-		}
+	locked, stamp, err := lockBenefits(ctx, tx, actor.TenantID, benefitIDs)
+	if err != nil {
+		return nil, err
 	}
 	// 1. The rules of each input on its own.
 	keys := make([]actualKey, len(inputs))
@@ -254,7 +246,7 @@ func FileActuals(ctx context.Context, tx pgx.Tx, actor Actor, inputs []ActualInp
 	return outcomes, outbox.WriteMany(ctx, tx, actor.TenantID, outbox.BenefitActualRecorded, events)
 }
 
-func actualRecorded(l dbsqlc.BulkBenefitsLockedRow, a dbsqlc.BenefitActual, previous *Filed) ActualRecordedEvent {
+func actualRecorded(l lockedBenefit, a dbsqlc.BenefitActual, previous *Filed) ActualRecordedEvent {
 	b := l.Benefit
 	var e ActualRecordedEvent
 	e.Benefit.ID, e.Benefit.Name, e.Benefit.Unit, e.Benefit.Currency, e.Benefit.MeasurementFrequency = b.ID.String(), b.Name, b.Unit, b.Currency, b.MeasurementFrequency
@@ -265,4 +257,41 @@ func actualRecorded(l dbsqlc.BulkBenefitsLockedRow, a dbsqlc.BenefitActual, prev
 	}
 	e.Notes, e.EvidenceURL, e.RecordedBy, e.RecordedAt = a.Notes, a.EvidenceUrl, a.RecordedBy, wire.Timestamp(a.UpdatedAt)
 	return e
+}
+
+// lockedBenefit is a benefit locked for a write of its actuals or fields, with its initiative's
+// name and status (the initiative locked for share).
+type lockedBenefit struct {
+	Benefit          dbsqlc.Benefit
+	InitiativeName   string
+	InitiativeStatus string
+}
+
+// lockBenefits locks the benefits of ids that the tenant has (BulkBenefitsLocked), by id, and
+// returns them with the transaction's time, what now() stamps the rows the caller writes with
+// (zero when ids is empty).
+func lockBenefits(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]lockedBenefit, time.Time, error) {
+	locked := map[uuid.UUID]lockedBenefit{}
+	var stamp time.Time
+	if len(ids) == 0 {
+		return locked, stamp, nil
+	}
+	list, err := db.Q.BulkBenefitsLocked(ctx, tx, dbsqlc.BulkBenefitsLockedParams{TenantID: tenantID, Ids: ids})
+	if err != nil {
+		return nil, stamp, err
+	}
+	for _, l := range list {
+		locked[l.ID] = lockedBenefit{
+			Benefit: dbsqlc.Benefit{
+				TenantID: l.TenantID, ID: l.ID, InitiativeID: l.InitiativeID, Name: l.Name, Description: l.Description,
+				Category: l.Category, ExpectedValue: l.ExpectedValue, Currency: l.Currency, Unit: l.Unit,
+				MeasurementFrequency: l.MeasurementFrequency, ExpectedStartDate: l.ExpectedStartDate,
+				ExpectedEndDate: l.ExpectedEndDate, Status: l.Status, OwnerID: l.OwnerID, CreatedAt: l.CreatedAt,
+				UpdatedAt: l.UpdatedAt, ExternalKey: l.ExternalKey,
+			},
+			InitiativeName: l.InitiativeName, InitiativeStatus: l.InitiativeStatus,
+		}
+		stamp = l.StampedAt
+	}
+	return locked, stamp, nil
 }

@@ -85,18 +85,13 @@ func SaveBenefits(ctx context.Context, tx pgx.Tx, actor Actor, changes []Change,
 			initiativeIDs = append(initiativeIDs, ch.InitiativeID)
 		}
 	}
-	var stamp time.Time // the transaction's time: what now() stamps the written rows with
-	stored := map[uuid.UUID]dbsqlc.BulkBenefitsLockedRow{}
+	stored, stamp, err := lockBenefits(ctx, tx, actor.TenantID, benefitIDs)
+	if err != nil {
+		return nil, err
+	}
 	plans := map[uuid.UUID][]dbsqlc.BenefitPlanEntry{}
 	firstActual := map[uuid.UUID]finance.Month{}
 	if len(benefitIDs) > 0 {
-		list, err := db.Q.BulkBenefitsLocked(ctx, tx, dbsqlc.BulkBenefitsLockedParams{TenantID: actor.TenantID, Ids: benefitIDs})
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range list {
-			stored[l.Benefit.ID], stamp = l, l.StampedAt
-		}
 		entries, err := db.Q.BenefitPlanList(ctx, tx, dbsqlc.BenefitPlanListParams{TenantID: actor.TenantID, BenefitIds: benefitIDs})
 		if err != nil {
 			return nil, err
