@@ -2,6 +2,7 @@ package benefit_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -146,3 +147,69 @@ func TestFilingLocksOnlyTheBenefitsItNames(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Filing actuals updates the kept figures of the benefits filed (benefit_actual_stats,
+// benefit_measured_expectations), not of every benefit of the tenant. The triggers take those rows
+// by their tids; row security adds the tenant to each update, and the planner, which sizes a tenant
+// as an average one, scanned the tenant's rows and filtered them by tid instead: every page of a
+// 100,000-record sync read all the rows its tenant had so far.
+func TestFilingUpdatesOnlyTheFiguresOfItsBenefits(t *testing.T) {
+	const tenants, benefits, filed = 300, 2000, 17
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	seed := func(tenant uuid.UUID, benefits int) (ids []uuid.UUID) {
+		t.Helper()
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, `WITH i AS (INSERT INTO initiatives (tenant_id, name, status) VALUES ($1, 'Feed', 'active') RETURNING id),
+				b AS (INSERT INTO benefits (tenant_id, initiative_id, name, category, expected_value, currency, unit, measurement_frequency, expected_start_date, owner_id)
+					SELECT $1, i.id, 'B ' || n, 'cost_savings', 1200, 'EUR', 'currency', 'monthly', '2026-01-01', 'owner'
+					FROM i, generate_series(1, $2) n RETURNING id)
+				SELECT id FROM b ORDER BY id`, tenant, benefits)
+			if err != nil {
+				return err
+			}
+			if ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
+				return err
+			}
+			_, err = tx.Exec(ctx, `INSERT INTO benefit_actuals (tenant_id, id, benefit_id, period, value, recorded_by)
+				SELECT $1, gen_random_uuid(), b, '2026-01-01', 100, 'seed' FROM unnest($2::uuid[]) b`, tenant, ids)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	for range tenants {
+		seed(dbtest.NewTenant(t, pool, "enterprise"), 1)
+	}
+	// Statistics taken before the large tenant came: a tenant is about one row of each table.
+	if _, err := pool.Exec(ctx, "ANALYZE benefits; ANALYZE benefit_actuals; ANALYZE benefit_actual_stats; ANALYZE benefit_measured_expectations"); err != nil {
+		t.Fatal(err)
+	}
+	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	ids := seed(tenant, benefits)
+
+	const pages = 3
+	for _, table := range []string{"benefit_actual_stats", "benefit_measured_expectations"} {
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			before := dbtest.RowsReadInTx(t, tx, table)
+			for page := range pages {
+				if _, err := tx.Exec(ctx, `INSERT INTO benefit_actuals (tenant_id, id, benefit_id, period, value, recorded_by)
+					SELECT $1, gen_random_uuid(), b, make_date(2026, 2 + $3::int, 1), 100, 'page' FROM unnest($2::uuid[]) b`,
+					tenant, ids[:filed], page); err != nil {
+					return err
+				}
+			}
+			read := dbtest.RowsReadInTx(t, tx, table) - before
+			t.Logf("%s: %d pages of %d actuals read %d rows", table, pages, filed, read)
+			if read > int64(pages*3*filed) {
+				t.Errorf("%s: %d pages of %d actuals read %d rows of a tenant with %d benefits", table, pages, filed, read, benefits)
+			}
+			return errRollback
+		}); err != nil && err != errRollback {
+			t.Fatal(err)
+		}
+	}
+}
+
+var errRollback = errors.New("rolled back")
