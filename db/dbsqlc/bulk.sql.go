@@ -55,38 +55,47 @@ func (q *Queries) BulkActualsCorrect(ctx context.Context, db DBTX, arg BulkActua
 }
 
 const bulkActualsExisting = `-- name: BulkActualsExisting :many
-SELECT a.tenant_id, a.id, a.benefit_id, a.period, a.value, a.notes, a.evidence_url, a.recorded_by, a.created_at, a.updated_at, a.source, (SELECT count(*) FROM benefit_actual_revisions r WHERE r.tenant_id = a.tenant_id AND r.actual_id = a.id) AS revisions
-FROM benefit_actuals a
-WHERE a.tenant_id = (SELECT $1::uuid) AND a.id = ANY (ARRAY(
-    SELECT p.id
-    FROM (SELECT unnest($2::uuid[]) AS benefit_id, unnest($3::date[]) AS period) k
-    CROSS JOIN LATERAL (
-        SELECT x.id FROM benefit_actuals x
-        WHERE x.tenant_id = (SELECT $1::uuid) AND x.benefit_id = k.benefit_id AND x.period = k.period
-        LIMIT 1) p)) -- one row at most (the key is unique); the LIMIT keeps the probe a subquery of its own
-FOR UPDATE OF a
+SELECT a.tenant_id, a.id, a.benefit_id, a.period, a.value, a.notes, a.evidence_url, a.recorded_by, a.created_at, a.updated_at,
+       a.source, (SELECT count(*) FROM benefit_actual_revisions r WHERE r.tenant_id = a.tenant_id AND r.actual_id = a.id) AS revisions
+FROM (SELECT DISTINCT u.benefit_id, u.period
+      FROM (SELECT unnest($1::uuid[]) AS benefit_id, unnest($2::date[]) AS period) u
+      ORDER BY u.benefit_id, u.period) k
+CROSS JOIN LATERAL (
+    SELECT tenant_id, id, benefit_id, period, value, notes, evidence_url, recorded_by, created_at, updated_at, source FROM benefit_actuals x
+    WHERE x.tenant_id = $3 AND x.benefit_id = k.benefit_id AND x.period = k.period
+    FOR UPDATE) a
 `
 
 type BulkActualsExistingParams struct {
-	TenantID   uuid.UUID
 	BenefitIds []uuid.UUID
 	Periods    []time.Time
+	TenantID   uuid.UUID
 }
 
 type BulkActualsExistingRow struct {
-	BenefitActual BenefitActual
-	Revisions     int64
+	TenantID    uuid.UUID
+	ID          uuid.UUID
+	BenefitID   uuid.UUID
+	Period      time.Time
+	Value       decimal.Decimal
+	Notes       string
+	EvidenceUrl *string
+	RecordedBy  string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	Source      *string
+	Revisions   int64
 }
 
 // The stored actuals at the (benefit, period) keys of an import, locked, with their revision counts.
-// Each key is a probe of benefit_actuals_tenant_id_benefit_id_period_key (a subquery run per key),
-// and the actuals found are read again by primary key to be locked. The tenant is a subquery's
-// value, planned for as a tenant of average size (as in SyncBenefitsByKey): with statistics that
-// put a new tenant at about one row, a hash join of the keys with every actual of the tenant
-// looked as cheap as the probes, and each page of a 100,000-record sync read all the actuals filed
-// before it (TestFilingReadsOnlyTheActualsAtItsKeys).
+// Each key is a probe of benefit_actuals_tenant_id_benefit_id_period_key that locks what it finds (a
+// subquery run per key, in key order: one that locks is never merged into a join). Found any other
+// way, the keys' actuals cost a read of the tenant's actuals whenever the statistics, taken before
+// the tenant existed, made a tenant look small: a hash join of the keys with every actual of the
+// tenant, or a scan of them to lock those the probes had found, on every page of a 100,000-record
+// sync (TestFilingReadsOnlyTheActualsAtItsKeys).
 func (q *Queries) BulkActualsExisting(ctx context.Context, db DBTX, arg BulkActualsExistingParams) ([]BulkActualsExistingRow, error) {
-	rows, err := db.Query(ctx, bulkActualsExisting, arg.TenantID, arg.BenefitIds, arg.Periods)
+	rows, err := db.Query(ctx, bulkActualsExisting, arg.BenefitIds, arg.Periods, arg.TenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -95,17 +104,17 @@ func (q *Queries) BulkActualsExisting(ctx context.Context, db DBTX, arg BulkActu
 	for rows.Next() {
 		var i BulkActualsExistingRow
 		if err := rows.Scan(
-			&i.BenefitActual.TenantID,
-			&i.BenefitActual.ID,
-			&i.BenefitActual.BenefitID,
-			&i.BenefitActual.Period,
-			&i.BenefitActual.Value,
-			&i.BenefitActual.Notes,
-			&i.BenefitActual.EvidenceUrl,
-			&i.BenefitActual.RecordedBy,
-			&i.BenefitActual.CreatedAt,
-			&i.BenefitActual.UpdatedAt,
-			&i.BenefitActual.Source,
+			&i.TenantID,
+			&i.ID,
+			&i.BenefitID,
+			&i.Period,
+			&i.Value,
+			&i.Notes,
+			&i.EvidenceUrl,
+			&i.RecordedBy,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Source,
 			&i.Revisions,
 		); err != nil {
 			return nil, err

@@ -18,22 +18,21 @@ ORDER BY b.id;
 
 -- name: BulkActualsExisting :many
 -- The stored actuals at the (benefit, period) keys of an import, locked, with their revision counts.
--- Each key is a probe of benefit_actuals_tenant_id_benefit_id_period_key (a subquery run per key),
--- and the actuals found are read again by primary key to be locked. The tenant is a subquery's
--- value, planned for as a tenant of average size (as in SyncBenefitsByKey): with statistics that
--- put a new tenant at about one row, a hash join of the keys with every actual of the tenant
--- looked as cheap as the probes, and each page of a 100,000-record sync read all the actuals filed
--- before it (TestFilingReadsOnlyTheActualsAtItsKeys).
-SELECT sqlc.embed(a), (SELECT count(*) FROM benefit_actual_revisions r WHERE r.tenant_id = a.tenant_id AND r.actual_id = a.id) AS revisions
-FROM benefit_actuals a
-WHERE a.tenant_id = (SELECT @tenant_id::uuid) AND a.id = ANY (ARRAY(
-    SELECT p.id
-    FROM (SELECT unnest(@benefit_ids::uuid[]) AS benefit_id, unnest(@periods::date[]) AS period) k
-    CROSS JOIN LATERAL (
-        SELECT x.id FROM benefit_actuals x
-        WHERE x.tenant_id = (SELECT @tenant_id::uuid) AND x.benefit_id = k.benefit_id AND x.period = k.period
-        LIMIT 1) p)) -- one row at most (the key is unique); the LIMIT keeps the probe a subquery of its own
-FOR UPDATE OF a;
+-- Each key is a probe of benefit_actuals_tenant_id_benefit_id_period_key that locks what it finds (a
+-- subquery run per key, in key order: one that locks is never merged into a join). Found any other
+-- way, the keys' actuals cost a read of the tenant's actuals whenever the statistics, taken before
+-- the tenant existed, made a tenant look small: a hash join of the keys with every actual of the
+-- tenant, or a scan of them to lock those the probes had found, on every page of a 100,000-record
+-- sync (TestFilingReadsOnlyTheActualsAtItsKeys).
+SELECT a.tenant_id, a.id, a.benefit_id, a.period, a.value, a.notes, a.evidence_url, a.recorded_by, a.created_at, a.updated_at,
+       a.source, (SELECT count(*) FROM benefit_actual_revisions r WHERE r.tenant_id = a.tenant_id AND r.actual_id = a.id) AS revisions
+FROM (SELECT DISTINCT u.benefit_id, u.period
+      FROM (SELECT unnest(@benefit_ids::uuid[]) AS benefit_id, unnest(@periods::date[]) AS period) u
+      ORDER BY u.benefit_id, u.period) k
+CROSS JOIN LATERAL (
+    SELECT * FROM benefit_actuals x
+    WHERE x.tenant_id = @tenant_id AND x.benefit_id = k.benefit_id AND x.period = k.period
+    FOR UPDATE) a;
 
 -- name: BulkActualsInsert :exec
 -- Creates many actuals in one statement (ids chosen by the caller; '' evidence is none; source:

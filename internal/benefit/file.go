@@ -166,15 +166,9 @@ func FileActuals(ctx context.Context, tx pgx.Tx, actor Actor, inputs []ActualInp
 		keyBenefits, keyPeriods = append(keyBenefits, in.BenefitID), append(keyPeriods, filed.FirstDay())
 	}
 	// 2. What is stored at those keys decides a first value, a correction or nothing.
-	existing := map[actualKey]dbsqlc.BulkActualsExistingRow{}
-	if len(keyBenefits) > 0 {
-		list, err := db.Q.BulkActualsExisting(ctx, tx, dbsqlc.BulkActualsExistingParams{TenantID: actor.TenantID, BenefitIds: keyBenefits, Periods: keyPeriods})
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range list {
-			existing[actualKey{e.BenefitActual.BenefitID, finance.MonthOfTime(e.BenefitActual.Period)}] = e
-		}
+	existing, err := lockActuals(ctx, tx, actor.TenantID, keyBenefits, keyPeriods)
+	if err != nil {
+		return nil, err
 	}
 	var ins dbsqlc.BulkActualsInsertParams
 	var upd dbsqlc.BulkActualsCorrectParams
@@ -191,8 +185,8 @@ func FileActuals(ctx context.Context, tx pgx.Tx, actor Actor, inputs []ActualInp
 				outcomes[i].Err = ErrActualExists
 				continue
 			}
-			previous = &Filed{Value: money.Stored(e.BenefitActual.Value), Notes: e.BenefitActual.Notes, EvidenceURL: e.BenefitActual.EvidenceUrl}
-			next.Notes = e.BenefitActual.Notes
+			previous = &Filed{Value: money.Stored(e.Actual.Value), Notes: e.Actual.Notes, EvidenceURL: e.Actual.EvidenceUrl}
+			next.Notes = e.Actual.Notes
 		}
 		if in.Notes != nil {
 			next.Notes = *in.Notes
@@ -201,7 +195,7 @@ func FileActuals(ctx context.Context, tx pgx.Tx, actor Actor, inputs []ActualInp
 		var actual dbsqlc.BenefitActual
 		switch filing {
 		case SameValue:
-			outcomes[i] = Outcome{Filing: SameValue, Actual: e.BenefitActual}
+			outcomes[i] = Outcome{Filing: SameValue, Actual: e.Actual}
 			continue
 		case FirstValue:
 			actual = dbsqlc.BenefitActual{TenantID: actor.TenantID, ID: uuid.New(), BenefitID: in.BenefitID, Period: keys[i].period.FirstDay(),
@@ -213,7 +207,7 @@ func FileActuals(ctx context.Context, tx pgx.Tx, actor Actor, inputs []ActualInp
 				outcomes[i].Err = err
 				continue
 			}
-			actual = e.BenefitActual
+			actual = e.Actual
 			upd.Ids, upd.Values = append(upd.Ids, actual.ID), append(upd.Values, in.Value)
 			upd.Notes, upd.EvidenceUrls = append(upd.Notes, next.Notes), append(upd.EvidenceUrls, deref(next.EvidenceURL))
 		}
@@ -294,4 +288,33 @@ func lockBenefits(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, ids []uuid
 		stamp = l.StampedAt
 	}
 	return locked, stamp, nil
+}
+
+// storedActual is an actual stored at a key being filed, locked, with its revision count.
+type storedActual struct {
+	Actual    dbsqlc.BenefitActual
+	Revisions int64
+}
+
+// lockActuals locks the tenant's actuals stored at the (benefit, period) keys
+// (BulkActualsExisting) and returns them by key.
+func lockActuals(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, benefits []uuid.UUID, periods []time.Time) (map[actualKey]storedActual, error) {
+	stored := map[actualKey]storedActual{}
+	if len(benefits) == 0 {
+		return stored, nil
+	}
+	list, err := db.Q.BulkActualsExisting(ctx, tx, dbsqlc.BulkActualsExistingParams{TenantID: tenantID, BenefitIds: benefits, Periods: periods})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range list {
+		stored[actualKey{e.BenefitID, finance.MonthOfTime(e.Period)}] = storedActual{
+			Actual: dbsqlc.BenefitActual{
+				TenantID: e.TenantID, ID: e.ID, BenefitID: e.BenefitID, Period: e.Period, Value: e.Value, Notes: e.Notes,
+				EvidenceUrl: e.EvidenceUrl, RecordedBy: e.RecordedBy, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, Source: e.Source,
+			},
+			Revisions: e.Revisions,
+		}
+	}
+	return stored, nil
 }
