@@ -21,7 +21,7 @@ import (
 // to lock those at the keys, made each page of a 100,000-record sync cost more than the one before.
 func TestFilingReadsOnlyTheActualsAtItsKeys(t *testing.T) {
 	for _, before := range []struct {
-		name                        string
+		name                      string
 		tenants, benefits, months int
 	}{{"one tenant of 240 actuals", 1, 20, 12}, {"300 tenants of one actual", 300, 1, 1}} {
 		t.Run(before.name, func(t *testing.T) {
