@@ -220,7 +220,7 @@ func TestFilingUpdatesOnlyTheFiguresOfItsBenefits(t *testing.T) {
 				t.Errorf("%s: %d pages of %d actuals read %d rows of a tenant with %d benefits", table, pages, filed, read, benefits)
 			}
 			return errRollback
-		}); err != nil && err != errRollback {
+		}); err != nil && !errors.Is(err, errRollback) {
 			t.Fatal(err)
 		}
 	}
