@@ -1,11 +1,11 @@
 -- name: BulkBenefitsLocked :many
--- The benefits a batch of actuals names (benefit.FileActuals), locked as BenefitGetLocked locks one (the benefit for
--- update, its initiative for share), with the transaction's time, which stamps every row written.
--- The tenant is a subquery's value, planned for as a tenant of average size (as in SyncBenefitsByKey): with statistics
--- that put a new tenant at about one row, the plan read the initiative's every benefit for each batch. Each benefit's
--- initiative is a subquery of its own (one that locks is never merged into the join), so the benefits are found by
--- their ids whatever the statistics: joined, the initiative came first whenever the statistics put its benefits at
--- about one row, and every benefit of it was read and filtered by id (TestFilingLocksOnlyTheBenefitsItNames).
+-- The benefits a batch names (benefit.FileActuals, benefit.SaveBenefits), locked as BenefitGetLocked locks one (the
+-- benefit for update, its initiative for share), in id order (one lock order for every path that files actuals: no
+-- deadlock between a sync and an import), with the transaction's time, which stamps every row written. Each benefit is
+-- found by its id and its initiative by its own, in subqueries run per id (one that locks is never merged into a
+-- join), whatever the statistics: joined, the initiatives came first whenever the statistics put an initiative's
+-- benefits at about one row, and every benefit of the initiative was read and filtered by id
+-- (TestFilingLocksOnlyTheBenefitsItNames).
 SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit,
        b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at,
        b.external_key, i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
