@@ -611,15 +611,16 @@ SELECT i.id, i.status,
        (SELECT count(*) FROM stakeholders s WHERE s.tenant_id = i.tenant_id AND s.initiative_id = i.id) AS stakeholders,
        (SELECT count(*) FROM benefits b WHERE b.tenant_id = i.tenant_id AND b.initiative_id = i.id) AS benefits,
        transaction_timestamp()::timestamptz AS stamped_at
-FROM initiatives i
-WHERE i.tenant_id = $1 AND i.id = ANY ($2::uuid[])
+FROM (SELECT DISTINCT u.id FROM unnest($1::uuid[]) AS u (id) ORDER BY u.id) k
+CROSS JOIN LATERAL (
+    SELECT initiatives.tenant_id, initiatives.id, initiatives.status FROM initiatives
+    WHERE initiatives.tenant_id = $2 AND initiatives.id = k.id FOR UPDATE) i
 ORDER BY i.id
-FOR UPDATE OF i
 `
 
 type BulkInitiativesLockedParams struct {
-	TenantID uuid.UUID
 	Ids      []uuid.UUID
+	TenantID uuid.UUID
 }
 
 type BulkInitiativesLockedRow struct {
@@ -630,11 +631,16 @@ type BulkInitiativesLockedRow struct {
 	StampedAt    time.Time
 }
 
-// The initiatives a stakeholders or benefits import names, locked for update in id order as the
+// The initiatives a stakeholders, benefits or costs batch names, locked for update in id order as the
 // single creates lock one (InitiativeGetForUpdate), with how many stakeholders and benefits each
-// has (the per-initiative limits) and the transaction's time, which stamps every row written.
+// has (the per-initiative limits) and the transaction's time, which stamps every row written. Each
+// initiative is found by its id in a subquery run per id (one that locks is never merged into a
+// join), whatever the statistics: found by the tenant and the ids, the initiatives were read through
+// the tenant (every initiative it has, filtered by id) whenever the statistics put a tenant at a
+// few rows. The counts are index ranges of the initiative in benefits_initiative_name and
+// stakeholders_initiative_email (TestImportLocksOnlyTheInitiativesItNames).
 func (q *Queries) BulkInitiativesLocked(ctx context.Context, db DBTX, arg BulkInitiativesLockedParams) ([]BulkInitiativesLockedRow, error) {
-	rows, err := db.Query(ctx, bulkInitiativesLocked, arg.TenantID, arg.Ids)
+	rows, err := db.Query(ctx, bulkInitiativesLocked, arg.Ids, arg.TenantID)
 	if err != nil {
 		return nil, err
 	}

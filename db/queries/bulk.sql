@@ -140,17 +140,23 @@ SELECT coalesce(sum(size), 0)::bigint FROM bulk_job_chunks
 WHERE tenant_id = @tenant_id AND job_id = @job_id AND outcomes IS NOT NULL;
 
 -- name: BulkInitiativesLocked :many
--- The initiatives a stakeholders or benefits import names, locked for update in id order as the
+-- The initiatives a stakeholders, benefits or costs batch names, locked for update in id order as the
 -- single creates lock one (InitiativeGetForUpdate), with how many stakeholders and benefits each
--- has (the per-initiative limits) and the transaction's time, which stamps every row written.
+-- has (the per-initiative limits) and the transaction's time, which stamps every row written. Each
+-- initiative is found by its id in a subquery run per id (one that locks is never merged into a
+-- join), whatever the statistics: found by the tenant and the ids, the initiatives were read through
+-- the tenant (every initiative it has, filtered by id) whenever the statistics put a tenant at a
+-- few rows. The counts are index ranges of the initiative in benefits_initiative_name and
+-- stakeholders_initiative_email (TestImportLocksOnlyTheInitiativesItNames).
 SELECT i.id, i.status,
        (SELECT count(*) FROM stakeholders s WHERE s.tenant_id = i.tenant_id AND s.initiative_id = i.id) AS stakeholders,
        (SELECT count(*) FROM benefits b WHERE b.tenant_id = i.tenant_id AND b.initiative_id = i.id) AS benefits,
        transaction_timestamp()::timestamptz AS stamped_at
-FROM initiatives i
-WHERE i.tenant_id = @tenant_id AND i.id = ANY (@ids::uuid[])
-ORDER BY i.id
-FOR UPDATE OF i;
+FROM (SELECT DISTINCT u.id FROM unnest(@ids::uuid[]) AS u (id) ORDER BY u.id) k
+CROSS JOIN LATERAL (
+    SELECT initiatives.tenant_id, initiatives.id, initiatives.status FROM initiatives
+    WHERE initiatives.tenant_id = @tenant_id AND initiatives.id = k.id FOR UPDATE) i
+ORDER BY i.id;
 
 -- name: BulkStakeholdersExisting :many
 -- The stored stakeholders at the (initiative, e-mail) keys of an import, locked, each with the
