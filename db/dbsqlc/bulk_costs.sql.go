@@ -53,20 +53,26 @@ func (q *Queries) BulkCostCounts(ctx context.Context, db DBTX, arg BulkCostCount
 }
 
 const bulkCostsExisting = `-- name: BulkCostsExisting :many
-SELECT tenant_id, id, initiative_id, name, category, amount, currency, period, recurrence, end_period, created_at, updated_at FROM initiative_costs
-WHERE tenant_id = $1 AND id = ANY ($2::uuid[])
-ORDER BY id
-FOR UPDATE
+SELECT c.tenant_id, c.id, c.initiative_id, c.name, c.category, c.amount, c.currency, c.period, c.recurrence, c.end_period,
+       c.created_at, c.updated_at
+FROM (SELECT DISTINCT u.id FROM unnest($1::uuid[]) AS u (id) ORDER BY u.id) k
+CROSS JOIN LATERAL (
+    SELECT tenant_id, id, initiative_id, name, category, amount, currency, period, recurrence, end_period, created_at, updated_at FROM initiative_costs WHERE initiative_costs.tenant_id = $2 AND initiative_costs.id = k.id FOR UPDATE) c
+ORDER BY c.id
 `
 
 type BulkCostsExistingParams struct {
-	TenantID uuid.UUID
 	Ids      []uuid.UUID
+	TenantID uuid.UUID
 }
 
-// The stored costs an upsert names by id, locked for update as CostGetForUpdate locks one.
+// The stored costs an upsert names by id, locked for update in id order as CostGetForUpdate locks
+// one. Each cost is found by its id in a subquery run per id (one that locks is never merged into
+// a join), whatever the statistics: found by the tenant and the ids, the costs were read through the
+// tenant (every cost it has, filtered by id) whenever the statistics put a tenant at a few rows
+// (TestSavingLocksOnlyTheCostsItNames).
 func (q *Queries) BulkCostsExisting(ctx context.Context, db DBTX, arg BulkCostsExistingParams) ([]InitiativeCost, error) {
-	rows, err := db.Query(ctx, bulkCostsExisting, arg.TenantID, arg.Ids)
+	rows, err := db.Query(ctx, bulkCostsExisting, arg.Ids, arg.TenantID)
 	if err != nil {
 		return nil, err
 	}

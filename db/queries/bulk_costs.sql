@@ -7,11 +7,17 @@ WHERE c.tenant_id = @tenant_id AND c.initiative_id = ANY (@initiative_ids::uuid[
 GROUP BY c.initiative_id;
 
 -- name: BulkCostsExisting :many
--- The stored costs an upsert names by id, locked for update as CostGetForUpdate locks one.
-SELECT * FROM initiative_costs
-WHERE tenant_id = @tenant_id AND id = ANY (@ids::uuid[])
-ORDER BY id
-FOR UPDATE;
+-- The stored costs an upsert names by id, locked for update in id order as CostGetForUpdate locks
+-- one. Each cost is found by its id in a subquery run per id (one that locks is never merged into
+-- a join), whatever the statistics: found by the tenant and the ids, the costs were read through the
+-- tenant (every cost it has, filtered by id) whenever the statistics put a tenant at a few rows
+-- (TestSavingLocksOnlyTheCostsItNames).
+SELECT c.tenant_id, c.id, c.initiative_id, c.name, c.category, c.amount, c.currency, c.period, c.recurrence, c.end_period,
+       c.created_at, c.updated_at
+FROM (SELECT DISTINCT u.id FROM unnest(@ids::uuid[]) AS u (id) ORDER BY u.id) k
+CROSS JOIN LATERAL (
+    SELECT * FROM initiative_costs WHERE initiative_costs.tenant_id = @tenant_id AND initiative_costs.id = k.id FOR UPDATE) c
+ORDER BY c.id;
 
 -- name: BulkCostsInsert :exec
 -- Creates many costs in one statement (ids chosen by the caller; '' end_period is none).

@@ -7,8 +7,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/db/dbtest"
 	"github.com/valuecase/valuecase/internal/cost"
 	"github.com/valuecase/valuecase/internal/validation"
@@ -76,4 +78,68 @@ func TestSaveCostsBatch(t *testing.T) {
 	if stored != 1 {
 		t.Errorf("%d costs stored, want 1", stored)
 	}
+}
+
+// Locking the stored costs a page of an upsert names reads those costs, not every cost of the
+// tenant, whatever the statistics taken while tenants were small say. Found by the tenant and the
+// ids, the costs were read through the tenant and filtered by id whenever the statistics put a
+// tenant at a few rows: each page of a large import read every cost its tenant had.
+func TestSavingLocksOnlyTheCostsItNames(t *testing.T) {
+	const tenants, initiatives, perInitiative, named = 300, 20, 100, 17
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	for range tenants {
+		seedCosts(t, pool, dbtest.NewTenant(t, pool, "enterprise"), 3, 2)
+	}
+	if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE initiative_costs"); err != nil {
+		t.Fatal(err)
+	}
+	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	ids := seedCosts(t, pool, tenant, initiatives, perInitiative)
+
+	page := ids[:named]
+	rowsRead := func(tx pgx.Tx) int64 { return dbtest.RowsReadInTx(t, tx, "initiative_costs") }
+	const locks = 7 // past the five custom plans, onto the generic one
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		before := rowsRead(tx)
+		for round := range locks {
+			got, err := db.Q.BulkCostsExisting(ctx, tx, dbsqlc.BulkCostsExistingParams{TenantID: tenant, Ids: page})
+			if err != nil {
+				return err
+			}
+			if len(got) != named {
+				t.Errorf("round %d: %d costs locked, want %d", round, len(got), named)
+			}
+		}
+		read := rowsRead(tx) - before
+		t.Logf("%d locks of %d costs read %d cost rows", locks, named, read)
+		if read > int64(locks*2*named) {
+			t.Errorf("%d locks of %d costs read %d cost rows of a tenant with %d", locks, named, read, initiatives*perInitiative)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seedCosts gives the tenant n initiatives of the given number of costs each and returns the
+// costs' ids in id order.
+func seedCosts(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, n, costs int) (ids []uuid.UUID) {
+	t.Helper()
+	ctx := context.Background()
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `WITH i AS (INSERT INTO initiatives (tenant_id, name, status)
+				SELECT $1, 'Initiative ' || n, 'active' FROM generate_series(1, $2) n RETURNING id),
+			c AS (INSERT INTO initiative_costs (tenant_id, initiative_id, name, category, amount, currency, period, recurrence)
+				SELECT $1, i.id, 'Cost ' || c, 'capex', 1000, 'EUR', '2026-01-01', 'once' FROM i, generate_series(1, $3) c RETURNING id)
+			SELECT id FROM c ORDER BY id`, tenant, n, costs)
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
