@@ -13,29 +13,50 @@ import (
 )
 
 const bulkEngagementStakeholdersLocked = `-- name: BulkEngagementStakeholdersLocked :many
-SELECT s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes, s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
-FROM stakeholders s
-JOIN initiatives i ON i.tenant_id = s.tenant_id AND i.id = s.initiative_id
-WHERE s.tenant_id = $1 AND s.id = ANY ($2::uuid[])
+SELECT s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes,
+       s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at,
+       i.status AS initiative_status
+FROM (SELECT DISTINCT u.id FROM unnest($1::uuid[]) AS u (id) ORDER BY u.id) k
+CROSS JOIN LATERAL (SELECT tenant_id, id, initiative_id, name, email, role, department, influence, interest, notes, engagement_count, last_engagement_on, recent_sentiments, at_risk_from, created_at, updated_at FROM stakeholders WHERE stakeholders.tenant_id = $2 AND stakeholders.id = k.id FOR UPDATE) s
+CROSS JOIN LATERAL (
+    SELECT initiatives.status FROM initiatives
+    WHERE initiatives.tenant_id = s.tenant_id AND initiatives.id = s.initiative_id FOR SHARE) i
 ORDER BY s.id
-FOR UPDATE OF s FOR SHARE OF i
 `
 
 type BulkEngagementStakeholdersLockedParams struct {
-	TenantID uuid.UUID
 	Ids      []uuid.UUID
+	TenantID uuid.UUID
 }
 
 type BulkEngagementStakeholdersLockedRow struct {
-	Stakeholder      Stakeholder
+	TenantID         uuid.UUID
+	ID               uuid.UUID
+	InitiativeID     uuid.UUID
+	Name             string
+	Email            string
+	Role             *string
+	Department       *string
+	Influence        string
+	Interest         string
+	Notes            string
+	EngagementCount  int32
+	LastEngagementOn *time.Time
+	RecentSentiments []string
+	AtRiskFrom       *time.Time
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 	InitiativeStatus string
-	StampedAt        time.Time
 }
 
-// The stakeholders an engagements import names, locked in id order as StakeholderGetLocked locks
-// one (the stakeholder for update, its initiative for share), with the transaction's time.
+// The stakeholders an engagements batch names, locked in id order as StakeholderGetLocked locks
+// one (the stakeholder for update, its initiative for share). Each stakeholder is found by its id
+// and its initiative by its own, in subqueries run per id (one that locks is never merged into a
+// join), whatever the statistics: found by the tenant and the ids, the stakeholders were read
+// through the tenant (every stakeholder it has, filtered by id) whenever the statistics put a
+// tenant at a few rows (TestLoggingLocksOnlyTheStakeholdersItNames).
 func (q *Queries) BulkEngagementStakeholdersLocked(ctx context.Context, db DBTX, arg BulkEngagementStakeholdersLockedParams) ([]BulkEngagementStakeholdersLockedRow, error) {
-	rows, err := db.Query(ctx, bulkEngagementStakeholdersLocked, arg.TenantID, arg.Ids)
+	rows, err := db.Query(ctx, bulkEngagementStakeholdersLocked, arg.Ids, arg.TenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -44,24 +65,23 @@ func (q *Queries) BulkEngagementStakeholdersLocked(ctx context.Context, db DBTX,
 	for rows.Next() {
 		var i BulkEngagementStakeholdersLockedRow
 		if err := rows.Scan(
-			&i.Stakeholder.TenantID,
-			&i.Stakeholder.ID,
-			&i.Stakeholder.InitiativeID,
-			&i.Stakeholder.Name,
-			&i.Stakeholder.Email,
-			&i.Stakeholder.Role,
-			&i.Stakeholder.Department,
-			&i.Stakeholder.Influence,
-			&i.Stakeholder.Interest,
-			&i.Stakeholder.Notes,
-			&i.Stakeholder.EngagementCount,
-			&i.Stakeholder.LastEngagementOn,
-			&i.Stakeholder.RecentSentiments,
-			&i.Stakeholder.AtRiskFrom,
-			&i.Stakeholder.CreatedAt,
-			&i.Stakeholder.UpdatedAt,
+			&i.TenantID,
+			&i.ID,
+			&i.InitiativeID,
+			&i.Name,
+			&i.Email,
+			&i.Role,
+			&i.Department,
+			&i.Influence,
+			&i.Interest,
+			&i.Notes,
+			&i.EngagementCount,
+			&i.LastEngagementOn,
+			&i.RecentSentiments,
+			&i.AtRiskFrom,
+			&i.CreatedAt,
+			&i.UpdatedAt,
 			&i.InitiativeStatus,
-			&i.StampedAt,
 		); err != nil {
 			return nil, err
 		}

@@ -1,12 +1,19 @@
 -- name: BulkEngagementStakeholdersLocked :many
--- The stakeholders an engagements import names, locked in id order as StakeholderGetLocked locks
--- one (the stakeholder for update, its initiative for share), with the transaction's time.
-SELECT sqlc.embed(s), i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
-FROM stakeholders s
-JOIN initiatives i ON i.tenant_id = s.tenant_id AND i.id = s.initiative_id
-WHERE s.tenant_id = @tenant_id AND s.id = ANY (@ids::uuid[])
-ORDER BY s.id
-FOR UPDATE OF s FOR SHARE OF i;
+-- The stakeholders an engagements batch names, locked in id order as StakeholderGetLocked locks
+-- one (the stakeholder for update, its initiative for share). Each stakeholder is found by its id
+-- and its initiative by its own, in subqueries run per id (one that locks is never merged into a
+-- join), whatever the statistics: found by the tenant and the ids, the stakeholders were read
+-- through the tenant (every stakeholder it has, filtered by id) whenever the statistics put a
+-- tenant at a few rows (TestLoggingLocksOnlyTheStakeholdersItNames).
+SELECT s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes,
+       s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at,
+       i.status AS initiative_status
+FROM (SELECT DISTINCT u.id FROM unnest(@ids::uuid[]) AS u (id) ORDER BY u.id) k
+CROSS JOIN LATERAL (SELECT * FROM stakeholders WHERE stakeholders.tenant_id = @tenant_id AND stakeholders.id = k.id FOR UPDATE) s
+CROSS JOIN LATERAL (
+    SELECT initiatives.status FROM initiatives
+    WHERE initiatives.tenant_id = s.tenant_id AND initiatives.id = s.initiative_id FOR SHARE) i
+ORDER BY s.id;
 
 -- name: BulkEngagementsExisting :many
 -- The stored engagements an upsert names by id.

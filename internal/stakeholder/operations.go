@@ -227,13 +227,9 @@ func LogEngagements(ctx context.Context, tx pgx.Tx, actor Actor, now time.Time, 
 			loggedIDs = append(loggedIDs, *it.Logged)
 		}
 	}
-	stakeholders := map[uuid.UUID]dbsqlc.BulkEngagementStakeholdersLockedRow{}
-	list, err := db.Q.BulkEngagementStakeholdersLocked(ctx, tx, dbsqlc.BulkEngagementStakeholdersLockedParams{TenantID: actor.TenantID, Ids: stakeholderIDs})
+	stakeholders, err := lockStakeholders(ctx, tx, actor.TenantID, stakeholderIDs)
 	if err != nil {
 		return nil, err
-	}
-	for _, s := range list {
-		stakeholders[s.Stakeholder.ID] = s
 	}
 	existing := map[uuid.UUID]dbsqlc.StakeholderEngagement{}
 	if len(loggedIDs) > 0 {
@@ -321,4 +317,33 @@ func LogEngagements(ctx context.Context, tx pgx.Tx, actor Actor, now time.Time, 
 		}
 	}
 	return out, outbox.WriteMany(ctx, tx, actor.TenantID, outbox.StakeholderEngagement, events)
+}
+
+// lockedStakeholder is a stakeholder locked for logging its engagements, with
+// its initiative's status (the initiative locked for share).
+type lockedStakeholder struct {
+	Stakeholder      dbsqlc.Stakeholder
+	InitiativeStatus string
+}
+
+// lockStakeholders locks the stakeholders of ids that the tenant has
+// (BulkEngagementStakeholdersLocked), by id, and returns them by id.
+func lockStakeholders(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]lockedStakeholder, error) {
+	locked := map[uuid.UUID]lockedStakeholder{}
+	list, err := db.Q.BulkEngagementStakeholdersLocked(ctx, tx, dbsqlc.BulkEngagementStakeholdersLockedParams{TenantID: tenantID, Ids: ids})
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range list {
+		locked[l.ID] = lockedStakeholder{
+			Stakeholder: dbsqlc.Stakeholder{
+				TenantID: l.TenantID, ID: l.ID, InitiativeID: l.InitiativeID, Name: l.Name, Email: l.Email, Role: l.Role,
+				Department: l.Department, Influence: l.Influence, Interest: l.Interest, Notes: l.Notes,
+				EngagementCount: l.EngagementCount, LastEngagementOn: l.LastEngagementOn, RecentSentiments: l.RecentSentiments,
+				AtRiskFrom: l.AtRiskFrom, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
+			},
+			InitiativeStatus: l.InitiativeStatus,
+		}
+	}
+	return locked, nil
 }
