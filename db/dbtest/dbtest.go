@@ -163,3 +163,16 @@ func RowsReadInTx(t testing.TB, tx pgx.Tx, table string) int64 {
 	}
 	return n
 }
+
+// IndexBlocksInTx is how many blocks of table's indexes tx's backend has read in its transactions
+// whose counters are not yet published: an index scan that walks entries it then rejects reads no
+// more rows (RowsReadInTx) but more blocks. Compare two readings.
+func IndexBlocksInTx(t testing.TB, tx pgx.Tx, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := tx.QueryRow(context.Background(), `SELECT coalesce(sum(pg_stat_get_xact_blocks_fetched(indexrelid)), 0)::bigint
+		FROM pg_index WHERE indrelid = $1::regclass`, table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

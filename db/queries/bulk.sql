@@ -4,16 +4,22 @@
 -- deadlock between a sync and an import), with the transaction's time, which stamps every row written. Each benefit is
 -- found by its id and its initiative by its own, in subqueries run per id (one that locks is never merged into a
 -- join), whatever the statistics: joined, the initiatives came first whenever the statistics put an initiative's
--- benefits at about one row, and every benefit of the initiative was read and filtered by id
+-- benefits at about one row, and every benefit of the initiative was read and filtered by id.
+-- Each probe asks for its id as a range of one, in id order, first row only: with a tenant estimated at one row, any
+-- index led by tenant_id looked as cheap as the primary key, and one ending in id ((tenant_id, created_at, id)) was
+-- walked through the whole tenant for every id; only the primary key gives the id order without a sort
 -- (TestFilingLocksOnlyTheBenefitsItNames).
 SELECT b.tenant_id, b.id, b.initiative_id, b.name, b.description, b.category, b.expected_value, b.currency, b.unit,
        b.measurement_frequency, b.expected_start_date, b.expected_end_date, b.status, b.owner_id, b.created_at, b.updated_at,
        b.external_key, i.name AS initiative_name, i.status AS initiative_status, transaction_timestamp()::timestamptz AS stamped_at
 FROM (SELECT DISTINCT u.id FROM unnest(@ids::uuid[]) AS u (id) ORDER BY u.id) k
-CROSS JOIN LATERAL (SELECT * FROM benefits WHERE benefits.tenant_id = @tenant_id AND benefits.id = k.id FOR UPDATE) b
+CROSS JOIN LATERAL (
+    SELECT * FROM benefits WHERE benefits.tenant_id = @tenant_id AND benefits.id >= k.id AND benefits.id <= k.id
+    ORDER BY benefits.id LIMIT 1 FOR UPDATE) b
 CROSS JOIN LATERAL (
     SELECT initiatives.name, initiatives.status FROM initiatives
-    WHERE initiatives.tenant_id = b.tenant_id AND initiatives.id = b.initiative_id FOR SHARE) i
+    WHERE initiatives.tenant_id = b.tenant_id AND initiatives.id >= b.initiative_id AND initiatives.id <= b.initiative_id
+    ORDER BY initiatives.id LIMIT 1 FOR SHARE) i
 ORDER BY b.id;
 
 -- name: BulkActualsExisting :many
@@ -146,16 +152,24 @@ WHERE tenant_id = @tenant_id AND job_id = @job_id AND outcomes IS NOT NULL;
 -- initiative is found by its id in a subquery run per id (one that locks is never merged into a
 -- join), whatever the statistics: found by the tenant and the ids, the initiatives were read through
 -- the tenant (every initiative it has, filtered by id) whenever the statistics put a tenant at a
--- few rows. The counts are index ranges of the initiative in benefits_initiative_name and
--- stakeholders_initiative_email (TestImportLocksOnlyTheInitiativesItNames).
+-- few rows. The probe is BulkBenefitsLocked's: a range of one, in id order, first row only. The
+-- counts ask for the initiative as a range of one in its order, which only benefits_initiative_name
+-- and stakeholders_initiative_email give: counted by equality, a tenant estimated at one row made
+-- the primary key look as cheap, and every benefit and stakeholder of the tenant was read for each
+-- initiative (TestImportLocksOnlyTheInitiativesItNames).
 SELECT i.id, i.status,
-       (SELECT count(*) FROM stakeholders s WHERE s.tenant_id = i.tenant_id AND s.initiative_id = i.id) AS stakeholders,
-       (SELECT count(*) FROM benefits b WHERE b.tenant_id = i.tenant_id AND b.initiative_id = i.id) AS benefits,
+       (SELECT count(*) FROM (
+            SELECT FROM stakeholders s WHERE s.tenant_id = i.tenant_id AND s.initiative_id >= i.id AND s.initiative_id <= i.id
+            ORDER BY s.initiative_id) s) AS stakeholders,
+       (SELECT count(*) FROM (
+            SELECT FROM benefits b WHERE b.tenant_id = i.tenant_id AND b.initiative_id >= i.id AND b.initiative_id <= i.id
+            ORDER BY b.initiative_id) b) AS benefits,
        transaction_timestamp()::timestamptz AS stamped_at
 FROM (SELECT DISTINCT u.id FROM unnest(@ids::uuid[]) AS u (id) ORDER BY u.id) k
 CROSS JOIN LATERAL (
     SELECT initiatives.tenant_id, initiatives.id, initiatives.status FROM initiatives
-    WHERE initiatives.tenant_id = @tenant_id AND initiatives.id = k.id FOR UPDATE) i
+    WHERE initiatives.tenant_id = @tenant_id AND initiatives.id >= k.id AND initiatives.id <= k.id
+    ORDER BY initiatives.id LIMIT 1 FOR UPDATE) i
 ORDER BY i.id;
 
 -- name: BulkStakeholdersExisting :many

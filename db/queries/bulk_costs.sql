@@ -1,22 +1,32 @@
 -- name: BulkCostCounts :many
 -- How many costs each initiative of an import has (the per-initiative limit), read after
--- BulkInitiativesLocked locked them as the single create's count is.
-SELECT c.initiative_id, count(*) AS n
-FROM initiative_costs c
-WHERE c.tenant_id = @tenant_id AND c.initiative_id = ANY (@initiative_ids::uuid[])
-GROUP BY c.initiative_id;
+-- BulkInitiativesLocked locked them as the single create's count is. Each initiative's costs are
+-- counted as BulkInitiativesLocked counts its children, as a range of one in the order that only
+-- initiative_costs_initiative gives: counted by equality, a tenant estimated at one row made the
+-- primary key look as cheap, and every cost of the tenant was read for each initiative
+-- (TestSavingCountsOnlyTheCostsOfItsInitiatives).
+SELECT k.id::uuid AS initiative_id, n.n
+FROM (SELECT DISTINCT u.id FROM unnest(@initiative_ids::uuid[]) AS u (id)) k
+CROSS JOIN LATERAL (
+    SELECT count(*) AS n FROM (
+        SELECT FROM initiative_costs c
+        WHERE c.tenant_id = @tenant_id AND c.initiative_id >= k.id AND c.initiative_id <= k.id
+        ORDER BY c.initiative_id) c) n;
 
 -- name: BulkCostsExisting :many
 -- The stored costs an upsert names by id, locked for update in id order as CostGetForUpdate locks
 -- one. Each cost is found by its id in a subquery run per id (one that locks is never merged into
 -- a join), whatever the statistics: found by the tenant and the ids, the costs were read through the
--- tenant (every cost it has, filtered by id) whenever the statistics put a tenant at a few rows
+-- tenant (every cost it has, filtered by id) whenever the statistics put a tenant at a few rows.
+-- The probe is BulkBenefitsLocked's: a range of one, in id order, first row only
 -- (TestSavingLocksOnlyTheCostsItNames).
 SELECT c.tenant_id, c.id, c.initiative_id, c.name, c.category, c.amount, c.currency, c.period, c.recurrence, c.end_period,
        c.created_at, c.updated_at
 FROM (SELECT DISTINCT u.id FROM unnest(@ids::uuid[]) AS u (id) ORDER BY u.id) k
 CROSS JOIN LATERAL (
-    SELECT * FROM initiative_costs WHERE initiative_costs.tenant_id = @tenant_id AND initiative_costs.id = k.id FOR UPDATE) c
+    SELECT * FROM initiative_costs
+    WHERE initiative_costs.tenant_id = @tenant_id AND initiative_costs.id >= k.id AND initiative_costs.id <= k.id
+    ORDER BY initiative_costs.id LIMIT 1 FOR UPDATE) c
 ORDER BY c.id;
 
 -- name: BulkCostsInsert :exec

@@ -4,15 +4,19 @@
 -- and its initiative by its own, in subqueries run per id (one that locks is never merged into a
 -- join), whatever the statistics: found by the tenant and the ids, the stakeholders were read
 -- through the tenant (every stakeholder it has, filtered by id) whenever the statistics put a
--- tenant at a few rows (TestLoggingLocksOnlyTheStakeholdersItNames).
+-- tenant at a few rows. The probes are BulkBenefitsLocked's: a range of one, in id order, first
+-- row only (TestLoggingLocksOnlyTheStakeholdersItNames).
 SELECT s.tenant_id, s.id, s.initiative_id, s.name, s.email, s.role, s.department, s.influence, s.interest, s.notes,
        s.engagement_count, s.last_engagement_on, s.recent_sentiments, s.at_risk_from, s.created_at, s.updated_at,
        i.status AS initiative_status
 FROM (SELECT DISTINCT u.id FROM unnest(@ids::uuid[]) AS u (id) ORDER BY u.id) k
-CROSS JOIN LATERAL (SELECT * FROM stakeholders WHERE stakeholders.tenant_id = @tenant_id AND stakeholders.id = k.id FOR UPDATE) s
+CROSS JOIN LATERAL (
+    SELECT * FROM stakeholders WHERE stakeholders.tenant_id = @tenant_id AND stakeholders.id >= k.id AND stakeholders.id <= k.id
+    ORDER BY stakeholders.id LIMIT 1 FOR UPDATE) s
 CROSS JOIN LATERAL (
     SELECT initiatives.status FROM initiatives
-    WHERE initiatives.tenant_id = s.tenant_id AND initiatives.id = s.initiative_id FOR SHARE) i
+    WHERE initiatives.tenant_id = s.tenant_id AND initiatives.id >= s.initiative_id AND initiatives.id <= s.initiative_id
+    ORDER BY initiatives.id LIMIT 1 FOR SHARE) i
 ORDER BY s.id;
 
 -- name: BulkEngagementsExisting :many

@@ -2,6 +2,7 @@ package benefit_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -82,29 +83,51 @@ func filingReadsOnlyTheActualsAtItsKeys(t *testing.T, tenantsBefore, benefitsBef
 }
 
 // Locking the benefits a page of actuals names reads those benefits, not every benefit of their
-// initiative. Most tenants have an initiative or two of a few benefits each, so the statistics put
-// a tenant's initiatives at about one row and an initiative's benefits at a few, however fresh they
-// are; an integration's initiative holds every benefit its feed names. Joined to the initiatives,
-// the benefits were found through their initiative and filtered by id: each page of a
-// 100,000-record sync, whose 8,334 benefits share one initiative, read all of them.
+// initiative or tenant. Most tenants have an initiative or two of a few benefits each, so the
+// statistics put a tenant's initiatives at about one row and an initiative's benefits at a few,
+// however fresh they are; an integration's initiative holds every benefit its feed names. Joined to
+// the initiatives, the benefits were found through their initiative and filtered by id: each page
+// of a 100,000-record sync, whose 8,334 benefits share one initiative, read all of them. Where a
+// tenant looks like one row, any index led by the tenant looks as cheap as the primary key, and
+// one ending in the id was walked through the whole tenant for each id: no more rows read, but
+// every index block of the tenant.
 func TestFilingLocksOnlyTheBenefitsItNames(t *testing.T) {
+	for _, before := range []int{3, 1} {
+		t.Run(fmt.Sprintf("tenants of %d benefits before", before), func(t *testing.T) {
+			filingLocksOnlyTheBenefitsItNames(t, before)
+		})
+	}
+}
+
+func filingLocksOnlyTheBenefitsItNames(t *testing.T, benefitsBefore int) {
 	const tenants, benefits, named = 300, 2000, 17
 	ctx := context.Background()
 	pool := dbtest.NewPool(t)
 	for range tenants {
-		seedFeed(t, pool, dbtest.NewTenant(t, pool, "enterprise"), 3, 0)
+		seedFeed(t, pool, dbtest.NewTenant(t, pool, "enterprise"), benefitsBefore, 0)
+	}
+	analyze := func() {
+		if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE benefits"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if benefitsBefore == 1 { // statistics taken before the large tenant came: a tenant is one row
+		analyze()
 	}
 	tenant := dbtest.NewTenant(t, pool, "enterprise")
 	ids := seedFeed(t, pool, tenant, benefits, 0)
-	if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE benefits"); err != nil {
-		t.Fatal(err)
+	if benefitsBefore > 1 {
+		analyze()
 	}
 
 	page := ids[:named]
-	rowsRead := func(tx pgx.Tx) int64 { return dbtest.RowsReadInTx(t, tx, "benefits") }
+	tables := []string{"benefits", "initiatives"}
 	const locks = 7 // past the five custom plans, onto the generic one
 	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
-		before := rowsRead(tx)
+		rowsBefore, blocksBefore := dbtest.RowsReadInTx(t, tx, "benefits"), make([]int64, len(tables))
+		for k, table := range tables {
+			blocksBefore[k] = dbtest.IndexBlocksInTx(t, tx, table)
+		}
 		for round := range locks {
 			got, err := db.Q.BulkBenefitsLocked(ctx, tx, dbsqlc.BulkBenefitsLockedParams{TenantID: tenant, Ids: page})
 			if err != nil {
@@ -114,10 +137,18 @@ func TestFilingLocksOnlyTheBenefitsItNames(t *testing.T) {
 				t.Errorf("round %d: %d benefits locked, want %d", round, len(got), named)
 			}
 		}
-		read := rowsRead(tx) - before
+		read := dbtest.RowsReadInTx(t, tx, "benefits") - rowsBefore
 		t.Logf("%d locks of %d benefits read %d benefit rows", locks, named, read)
 		if read > int64(locks*2*named) {
 			t.Errorf("%d locks of %d benefits read %d benefit rows of an initiative with %d", locks, named, read, benefits)
+		}
+		// A probe of a primary key reads a block or two a level: a root and a leaf here.
+		for k, table := range tables {
+			blocks := dbtest.IndexBlocksInTx(t, tx, table) - blocksBefore[k]
+			t.Logf("%d locks of %d benefits read %d index blocks of %s", locks, named, blocks, table)
+			if blocks > int64(locks*4*named) {
+				t.Errorf("%d locks of %d benefits read %d index blocks of %s", locks, named, blocks, table)
+			}
 		}
 		return nil
 	}); err != nil {

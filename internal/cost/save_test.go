@@ -85,23 +85,46 @@ func TestSaveCostsBatch(t *testing.T) {
 // ids, the costs were read through the tenant and filtered by id whenever the statistics put a
 // tenant at a few rows: each page of a large import read every cost its tenant had.
 func TestSavingLocksOnlyTheCostsItNames(t *testing.T) {
+	for _, oneRow := range []bool{false, true} {
+		name := "tenants of a few rows, statistics with the large tenant"
+		if oneRow {
+			name = "tenants of one row, statistics before the large tenant"
+		}
+		t.Run(name, func(t *testing.T) { savingLocksOnlyTheCostsItNames(t, oneRow) })
+	}
+}
+
+func savingLocksOnlyTheCostsItNames(t *testing.T, oneRow bool) {
 	const tenants, initiatives, perInitiative, named = 300, 20, 100, 17
 	ctx := context.Background()
 	pool := dbtest.NewPool(t)
-	for range tenants {
-		seedCosts(t, pool, dbtest.NewTenant(t, pool, "enterprise"), 3, 2)
+	small, children := 3, 2
+	if oneRow {
+		small, children = 1, 1
 	}
-	if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE initiative_costs"); err != nil {
-		t.Fatal(err)
+	for range tenants {
+		seedCosts(t, pool, dbtest.NewTenant(t, pool, "enterprise"), small, children)
+	}
+	analyze := func() {
+		if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE initiative_costs"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if oneRow {
+		analyze()
 	}
 	tenant := dbtest.NewTenant(t, pool, "enterprise")
 	ids := seedCosts(t, pool, tenant, initiatives, perInitiative)
+	if !oneRow {
+		analyze()
+	}
 
 	page := ids[:named]
 	rowsRead := func(tx pgx.Tx) int64 { return dbtest.RowsReadInTx(t, tx, "initiative_costs") }
+	indexBlocks := func(tx pgx.Tx) int64 { return dbtest.IndexBlocksInTx(t, tx, "initiative_costs") }
 	const locks = 7 // past the five custom plans, onto the generic one
 	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
-		before := rowsRead(tx)
+		before, blocksBefore := rowsRead(tx), indexBlocks(tx)
 		for round := range locks {
 			got, err := db.Q.BulkCostsExisting(ctx, tx, dbsqlc.BulkCostsExistingParams{TenantID: tenant, Ids: page})
 			if err != nil {
@@ -115,6 +138,65 @@ func TestSavingLocksOnlyTheCostsItNames(t *testing.T) {
 		t.Logf("%d locks of %d costs read %d cost rows", locks, named, read)
 		if read > int64(locks*2*named) {
 			t.Errorf("%d locks of %d costs read %d cost rows of a tenant with %d", locks, named, read, initiatives*perInitiative)
+		}
+		// A probe of a primary key reads a block or two a level: a root and a leaf here.
+		blocks := indexBlocks(tx) - blocksBefore
+		t.Logf("%d locks of %d costs read %d index blocks", locks, named, blocks)
+		if blocks > int64(locks*4*named) {
+			t.Errorf("%d locks of %d costs read %d index blocks of a tenant with %d costs", locks, named, blocks, initiatives*perInitiative)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Counting the costs of the initiatives a page names (their limit) reads those initiatives' costs,
+// not every cost of the tenant for each, even where the statistics, taken before the tenant came,
+// put a tenant at one row: counted by equality, the primary key looked as cheap as the
+// initiative's index, and each count read the tenant's costs.
+func TestSavingCountsOnlyTheCostsOfItsInitiatives(t *testing.T) {
+	const tenants, initiatives, perInitiative, named = 300, 200, 10, 3
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	for range tenants {
+		seedCosts(t, pool, dbtest.NewTenant(t, pool, "enterprise"), 1, 1)
+	}
+	if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE initiative_costs"); err != nil {
+		t.Fatal(err)
+	}
+	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	seedCosts(t, pool, tenant, initiatives, perInitiative)
+
+	const counts = 7 // past the five custom plans, onto the generic one
+	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "SELECT id FROM initiatives ORDER BY id LIMIT $1", named)
+		if err != nil {
+			return err
+		}
+		page, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		if err != nil {
+			return err
+		}
+		before := dbtest.RowsReadInTx(t, tx, "initiative_costs")
+		for round := range counts {
+			got, err := db.Q.BulkCostCounts(ctx, tx, dbsqlc.BulkCostCountsParams{TenantID: tenant, InitiativeIds: page})
+			if err != nil {
+				return err
+			}
+			if len(got) != named {
+				t.Errorf("round %d: %d initiatives counted, want %d", round, len(got), named)
+			}
+			for _, c := range got {
+				if c.N != perInitiative {
+					t.Errorf("round %d: initiative %s has %d costs, want %d", round, c.InitiativeID, c.N, perInitiative)
+				}
+			}
+		}
+		read := dbtest.RowsReadInTx(t, tx, "initiative_costs") - before
+		t.Logf("%d counts of %d initiatives read %d cost rows", counts, named, read)
+		if read > int64(counts*2*named*perInitiative) {
+			t.Errorf("%d counts of %d initiatives read %d cost rows of a tenant with %d", counts, named, read, initiatives*perInitiative)
 		}
 		return nil
 	}); err != nil {
