@@ -92,68 +92,41 @@ func filingReadsOnlyTheActualsAtItsKeys(t *testing.T, tenantsBefore, benefitsBef
 // one ending in the id was walked through the whole tenant for each id: no more rows read, but
 // every index block of the tenant.
 func TestFilingLocksOnlyTheBenefitsItNames(t *testing.T) {
-	for _, before := range []int{3, 1} {
-		t.Run(fmt.Sprintf("tenants of %d benefits before", before), func(t *testing.T) {
-			filingLocksOnlyTheBenefitsItNames(t, before)
-		})
-	}
-}
-
-func filingLocksOnlyTheBenefitsItNames(t *testing.T, benefitsBefore int) {
 	const tenants, benefits, named = 300, 2000, 17
-	ctx := context.Background()
-	pool := dbtest.NewPool(t)
-	for range tenants {
-		seedFeed(t, pool, dbtest.NewTenant(t, pool, "enterprise"), benefitsBefore, 0)
-	}
-	analyze := func() {
-		if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE benefits"); err != nil {
+	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "benefits"}, func(t *testing.T, stats dbtest.TenantStatistics) {
+		ctx := context.Background()
+		pool := dbtest.NewPool(t)
+		for range tenants {
+			seedFeed(t, pool, dbtest.NewTenant(t, pool, "enterprise"), stats.SmallRows, 0)
+		}
+		stats.SmallSeeded(t, pool)
+		tenant := dbtest.NewTenant(t, pool, "enterprise")
+		ids := seedFeed(t, pool, tenant, benefits, 0)
+		stats.LargeSeeded(t, pool)
+
+		page := ids[:named]
+		const locks = 7 // past the five custom plans, onto the generic one
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			reads := dbtest.StartReads(t, tx, "benefits", "initiatives")
+			for round := range locks {
+				got, err := db.Q.BulkBenefitsLocked(ctx, tx, dbsqlc.BulkBenefitsLockedParams{TenantID: tenant, Ids: page})
+				if err != nil {
+					return err
+				}
+				if len(got) != named {
+					t.Errorf("round %d: %d benefits locked, want %d", round, len(got), named)
+				}
+			}
+			// A row and its initiative's per benefit locked; a probe of a primary key reads a root
+			// and a leaf block here.
+			each := int64(locks * named)
+			reads.Check(fmt.Sprintf("%d locks of %d benefits (of an initiative of %d)", locks, named, benefits),
+				[]int64{2 * each, 2 * each}, []int64{4 * each, 4 * each})
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if benefitsBefore == 1 { // statistics taken before the large tenant came: a tenant is one row
-		analyze()
-	}
-	tenant := dbtest.NewTenant(t, pool, "enterprise")
-	ids := seedFeed(t, pool, tenant, benefits, 0)
-	if benefitsBefore > 1 {
-		analyze()
-	}
-
-	page := ids[:named]
-	tables := []string{"benefits", "initiatives"}
-	const locks = 7 // past the five custom plans, onto the generic one
-	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
-		rowsBefore, blocksBefore := dbtest.RowsReadInTx(t, tx, "benefits"), make([]int64, len(tables))
-		for k, table := range tables {
-			blocksBefore[k] = dbtest.IndexBlocksInTx(t, tx, table)
-		}
-		for round := range locks {
-			got, err := db.Q.BulkBenefitsLocked(ctx, tx, dbsqlc.BulkBenefitsLockedParams{TenantID: tenant, Ids: page})
-			if err != nil {
-				return err
-			}
-			if len(got) != named {
-				t.Errorf("round %d: %d benefits locked, want %d", round, len(got), named)
-			}
-		}
-		read := dbtest.RowsReadInTx(t, tx, "benefits") - rowsBefore
-		t.Logf("%d locks of %d benefits read %d benefit rows", locks, named, read)
-		if read > int64(locks*2*named) {
-			t.Errorf("%d locks of %d benefits read %d benefit rows of an initiative with %d", locks, named, read, benefits)
-		}
-		// A probe of a primary key reads a block or two a level: a root and a leaf here.
-		for k, table := range tables {
-			blocks := dbtest.IndexBlocksInTx(t, tx, table) - blocksBefore[k]
-			t.Logf("%d locks of %d benefits read %d index blocks of %s", locks, named, blocks, table)
-			if blocks > int64(locks*4*named) {
-				t.Errorf("%d locks of %d benefits read %d index blocks of %s", locks, named, blocks, table)
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
 // Filing actuals updates the kept figures of the benefits filed (benefit_actual_stats,

@@ -3,6 +3,7 @@ package cost_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -85,70 +86,39 @@ func TestSaveCostsBatch(t *testing.T) {
 // ids, the costs were read through the tenant and filtered by id whenever the statistics put a
 // tenant at a few rows: each page of a large import read every cost its tenant had.
 func TestSavingLocksOnlyTheCostsItNames(t *testing.T) {
-	for _, oneRow := range []bool{false, true} {
-		name := "tenants of a few rows, statistics with the large tenant"
-		if oneRow {
-			name = "tenants of one row, statistics before the large tenant"
-		}
-		t.Run(name, func(t *testing.T) { savingLocksOnlyTheCostsItNames(t, oneRow) })
-	}
-}
-
-func savingLocksOnlyTheCostsItNames(t *testing.T, oneRow bool) {
 	const tenants, initiatives, perInitiative, named = 300, 20, 100, 17
-	ctx := context.Background()
-	pool := dbtest.NewPool(t)
-	small, children := 3, 2
-	if oneRow {
-		small, children = 1, 1
-	}
-	for range tenants {
-		seedCosts(t, pool, dbtest.NewTenant(t, pool, "enterprise"), small, children)
-	}
-	analyze := func() {
-		if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE initiative_costs"); err != nil {
+	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "initiative_costs"}, func(t *testing.T, stats dbtest.TenantStatistics) {
+		ctx := context.Background()
+		pool := dbtest.NewPool(t)
+		for range tenants {
+			seedCosts(t, pool, dbtest.NewTenant(t, pool, "enterprise"), stats.SmallRows, stats.SmallRows)
+		}
+		stats.SmallSeeded(t, pool)
+		tenant := dbtest.NewTenant(t, pool, "enterprise")
+		ids := seedCosts(t, pool, tenant, initiatives, perInitiative)
+		stats.LargeSeeded(t, pool)
+
+		page := ids[:named]
+		const locks = 7 // past the five custom plans, onto the generic one
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			reads := dbtest.StartReads(t, tx, "initiative_costs")
+			for round := range locks {
+				got, err := db.Q.BulkCostsExisting(ctx, tx, dbsqlc.BulkCostsExistingParams{TenantID: tenant, Ids: page})
+				if err != nil {
+					return err
+				}
+				if len(got) != named {
+					t.Errorf("round %d: %d costs locked, want %d", round, len(got), named)
+				}
+			}
+			// One row per cost locked; a probe of a primary key reads a root and a leaf block here.
+			each := int64(locks * named)
+			reads.Check(fmt.Sprintf("%d locks of %d costs (of %d)", locks, named, initiatives*perInitiative), []int64{2 * each}, []int64{4 * each})
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if oneRow {
-		analyze()
-	}
-	tenant := dbtest.NewTenant(t, pool, "enterprise")
-	ids := seedCosts(t, pool, tenant, initiatives, perInitiative)
-	if !oneRow {
-		analyze()
-	}
-
-	page := ids[:named]
-	rowsRead := func(tx pgx.Tx) int64 { return dbtest.RowsReadInTx(t, tx, "initiative_costs") }
-	indexBlocks := func(tx pgx.Tx) int64 { return dbtest.IndexBlocksInTx(t, tx, "initiative_costs") }
-	const locks = 7 // past the five custom plans, onto the generic one
-	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
-		before, blocksBefore := rowsRead(tx), indexBlocks(tx)
-		for round := range locks {
-			got, err := db.Q.BulkCostsExisting(ctx, tx, dbsqlc.BulkCostsExistingParams{TenantID: tenant, Ids: page})
-			if err != nil {
-				return err
-			}
-			if len(got) != named {
-				t.Errorf("round %d: %d costs locked, want %d", round, len(got), named)
-			}
-		}
-		read := rowsRead(tx) - before
-		t.Logf("%d locks of %d costs read %d cost rows", locks, named, read)
-		if read > int64(locks*2*named) {
-			t.Errorf("%d locks of %d costs read %d cost rows of a tenant with %d", locks, named, read, initiatives*perInitiative)
-		}
-		// A probe of a primary key reads a block or two a level: a root and a leaf here.
-		blocks := indexBlocks(tx) - blocksBefore
-		t.Logf("%d locks of %d costs read %d index blocks", locks, named, blocks)
-		if blocks > int64(locks*4*named) {
-			t.Errorf("%d locks of %d costs read %d index blocks of a tenant with %d costs", locks, named, blocks, initiatives*perInitiative)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
 // Counting the costs of the initiatives a page names (their limit) reads those initiatives' costs,

@@ -2,6 +2,7 @@ package stakeholder_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -19,76 +20,41 @@ import (
 // and filtered by id whenever the statistics put a tenant at a few rows: each page of a large
 // import read every stakeholder its tenant had.
 func TestLoggingLocksOnlyTheStakeholdersItNames(t *testing.T) {
-	for _, oneRow := range []bool{false, true} {
-		name := "tenants of a few rows, statistics with the large tenant"
-		if oneRow {
-			name = "tenants of one row, statistics before the large tenant"
-		}
-		t.Run(name, func(t *testing.T) { loggingLocksOnlyTheStakeholdersItNames(t, oneRow) })
-	}
-}
-
-func loggingLocksOnlyTheStakeholdersItNames(t *testing.T, oneRow bool) {
 	const tenants, initiatives, perInitiative, named = 300, 20, 100, 17
-	ctx := context.Background()
-	pool := dbtest.NewPool(t)
-	small, children := 3, 2
-	if oneRow {
-		small, children = 1, 1
-	}
-	for range tenants {
-		seedStakeholders(t, pool, dbtest.NewTenant(t, pool, "enterprise"), small, children)
-	}
-	analyze := func() {
-		if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE stakeholders"); err != nil {
+	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "stakeholders"}, func(t *testing.T, stats dbtest.TenantStatistics) {
+		ctx := context.Background()
+		pool := dbtest.NewPool(t)
+		for range tenants {
+			seedStakeholders(t, pool, dbtest.NewTenant(t, pool, "enterprise"), stats.SmallRows, stats.SmallRows)
+		}
+		stats.SmallSeeded(t, pool)
+		tenant := dbtest.NewTenant(t, pool, "enterprise")
+		ids := seedStakeholders(t, pool, tenant, initiatives, perInitiative)
+		stats.LargeSeeded(t, pool)
+
+		page := ids[:named]
+		const locks = 7 // past the five custom plans, onto the generic one
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			reads := dbtest.StartReads(t, tx, "stakeholders", "initiatives")
+			for round := range locks {
+				got, err := db.Q.BulkEngagementStakeholdersLocked(ctx, tx, dbsqlc.BulkEngagementStakeholdersLockedParams{TenantID: tenant, Ids: page})
+				if err != nil {
+					return err
+				}
+				if len(got) != named {
+					t.Errorf("round %d: %d stakeholders locked, want %d", round, len(got), named)
+				}
+			}
+			// A row and its initiative's per stakeholder locked; a probe of a primary key reads a
+			// root and a leaf block here.
+			each := int64(locks * named)
+			reads.Check(fmt.Sprintf("%d locks of %d stakeholders (of %d in %d initiatives)", locks, named, initiatives*perInitiative, initiatives),
+				[]int64{2 * each, 2 * each}, []int64{4 * each, 4 * each})
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if oneRow {
-		analyze()
-	}
-	tenant := dbtest.NewTenant(t, pool, "enterprise")
-	ids := seedStakeholders(t, pool, tenant, initiatives, perInitiative)
-	if !oneRow {
-		analyze()
-	}
-
-	page := ids[:named]
-	// One read per stakeholder locked, and at most one per stakeholder for its initiative.
-	tables := []string{"stakeholders", "initiatives"}
-	const locks = 7 // past the five custom plans, onto the generic one
-	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
-		before, blocksBefore := make([]int64, len(tables)), make([]int64, len(tables))
-		for k, table := range tables {
-			before[k], blocksBefore[k] = dbtest.RowsReadInTx(t, tx, table), dbtest.IndexBlocksInTx(t, tx, table)
-		}
-		for round := range locks {
-			got, err := db.Q.BulkEngagementStakeholdersLocked(ctx, tx, dbsqlc.BulkEngagementStakeholdersLockedParams{TenantID: tenant, Ids: page})
-			if err != nil {
-				return err
-			}
-			if len(got) != named {
-				t.Errorf("round %d: %d stakeholders locked, want %d", round, len(got), named)
-			}
-		}
-		for k, table := range tables {
-			read := dbtest.RowsReadInTx(t, tx, table) - before[k]
-			t.Logf("%s: %d locks of %d stakeholders read %d rows", table, locks, named, read)
-			if read > int64(locks*2*named) {
-				t.Errorf("%s: %d locks of %d stakeholders read %d rows of a tenant with %d stakeholders in %d initiatives",
-					table, locks, named, read, initiatives*perInitiative, initiatives)
-			}
-			// A probe of a primary key reads a block or two a level: a root and a leaf here.
-			blocks := dbtest.IndexBlocksInTx(t, tx, table) - blocksBefore[k]
-			t.Logf("%s: %d locks of %d stakeholders read %d index blocks", table, locks, named, blocks)
-			if blocks > int64(locks*4*named) {
-				t.Errorf("%s: %d locks of %d stakeholders read %d index blocks", table, locks, named, blocks)
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
 // seedStakeholders gives the tenant n initiatives of the given number of stakeholders each and
