@@ -127,51 +127,51 @@ func TestSavingLocksOnlyTheCostsItNames(t *testing.T) {
 // initiative's index, and each count read the tenant's costs.
 func TestSavingCountsOnlyTheCostsOfItsInitiatives(t *testing.T) {
 	const tenants, initiatives, perInitiative, named = 300, 200, 10, 3
-	ctx := context.Background()
-	pool := dbtest.NewPool(t)
-	for range tenants {
-		seedCosts(t, pool, dbtest.NewTenant(t, pool, "enterprise"), 1, 1)
-	}
-	if _, err := pool.Exec(ctx, "ANALYZE tenants; ANALYZE initiatives; ANALYZE initiative_costs"); err != nil {
-		t.Fatal(err)
-	}
-	tenant := dbtest.NewTenant(t, pool, "enterprise")
-	seedCosts(t, pool, tenant, initiatives, perInitiative)
+	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "initiative_costs"}, func(t *testing.T, stats dbtest.TenantStatistics) {
+		ctx := context.Background()
+		pool := dbtest.NewPool(t)
+		for range tenants {
+			seedCosts(t, pool, dbtest.NewTenant(t, pool, "enterprise"), stats.SmallRows, stats.SmallRows)
+		}
+		stats.SmallSeeded(t, pool)
+		tenant := dbtest.NewTenant(t, pool, "enterprise")
+		seedCosts(t, pool, tenant, initiatives, perInitiative)
+		stats.LargeSeeded(t, pool)
 
-	const counts = 7 // past the five custom plans, onto the generic one
-	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT id FROM initiatives ORDER BY id LIMIT $1", named)
-		if err != nil {
-			return err
-		}
-		page, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-		if err != nil {
-			return err
-		}
-		before := dbtest.RowsReadInTx(t, tx, "initiative_costs")
-		for round := range counts {
-			got, err := db.Q.BulkCostCounts(ctx, tx, dbsqlc.BulkCostCountsParams{TenantID: tenant, InitiativeIds: page})
+		const counts = 7 // past the five custom plans, onto the generic one
+		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, "SELECT id FROM initiatives ORDER BY id LIMIT $1", named)
 			if err != nil {
 				return err
 			}
-			if len(got) != named {
-				t.Errorf("round %d: %d initiatives counted, want %d", round, len(got), named)
+			page, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+			if err != nil {
+				return err
 			}
-			for _, c := range got {
-				if c.N != perInitiative {
-					t.Errorf("round %d: initiative %s has %d costs, want %d", round, c.InitiativeID, c.N, perInitiative)
+			reads := dbtest.StartReads(t, tx, "initiative_costs")
+			for round := range counts {
+				got, err := db.Q.BulkCostCounts(ctx, tx, dbsqlc.BulkCostCountsParams{TenantID: tenant, InitiativeIds: page})
+				if err != nil {
+					return err
+				}
+				if len(got) != named {
+					t.Errorf("round %d: %d initiatives counted, want %d", round, len(got), named)
+				}
+				for _, c := range got {
+					if c.N != perInitiative {
+						t.Errorf("round %d: initiative %s has %d costs, want %d", round, c.InitiativeID, c.N, perInitiative)
+					}
 				}
 			}
+			// Each count reads its initiative's costs: a range of its index, a root and a leaf block.
+			each := int64(counts * named)
+			reads.Check(fmt.Sprintf("%d counts of %d initiatives (of %d costs)", counts, named, initiatives*perInitiative),
+				[]int64{2 * each * perInitiative}, []int64{4 * each})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
 		}
-		read := dbtest.RowsReadInTx(t, tx, "initiative_costs") - before
-		t.Logf("%d counts of %d initiatives read %d cost rows", counts, named, read)
-		if read > int64(counts*2*named*perInitiative) {
-			t.Errorf("%d counts of %d initiatives read %d cost rows of a tenant with %d", counts, named, read, initiatives*perInitiative)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
 // seedCosts gives the tenant n initiatives of the given number of costs each and returns the
