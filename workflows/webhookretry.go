@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
@@ -154,16 +155,53 @@ func WebhookRetryWorkflow(ctx workflow.Context, in WebhookRetryInput) (WebhookRe
 type WebhookRetryStarter struct {
 	Temporal client.Client
 	Delays   []time.Duration // WEBHOOK_RETRY_DELAYS
+	// InFlight bounds the starts waiting on Temporal at once (default
+	// RetryStartsInFlight): a refusing receiver's backlog fails as fast as the
+	// relay can claim it, and unbounded its starts would fill Temporal's queue
+	// ahead of every other run's (an export's start waited for 64 of them).
+	InFlight int
+
+	once  sync.Once
+	slots chan struct{}
+}
+
+// RetryStartsInFlight is the default WebhookRetryStarter.InFlight: on the dev
+// server a start takes about 7 ms, so 8 in flight keep it busy.
+const RetryStartsInFlight = 8
+
+// retryStartDelay is how long the retry run's start waits before its code
+// first runs: until attempt 2 is due. Temporal keeps the run with only its
+// start recorded meanwhile (no workflow task, no timer, nothing in a worker's
+// cache), so a refusing receiver's backlog costs one write per delivery until
+// attempt 2 instead of a workflow task and a timer each, which other tenants'
+// runs on the same cluster would queue behind. The workflow still sleeps any
+// time left when it runs (its clock is Temporal's).
+func retryStartDelay(firstAttemptAt time.Time, delays []time.Duration, now time.Time) time.Duration {
+	if firstAttemptAt.IsZero() {
+		return 0
+	}
+	if len(delays) == 0 {
+		delays = DefaultWebhookRetryDelays
+	}
+	return max(firstAttemptAt.Add(delays[0]).Sub(now), 0)
 }
 
 // ScheduleRetry implements dispatch.RetryScheduler.
 func (s *WebhookRetryStarter) ScheduleRetry(ctx context.Context, r dispatch.Retry) error {
+	s.once.Do(func() { s.slots = make(chan struct{}, cmp.Or(s.InFlight, RetryStartsInFlight)) })
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	tenant, hook, event := r.TenantID.String(), r.WebhookID.String(), r.EventID.String()
 	opts := startOptions(WebhookRetryWorkflowID(tenant, hook, event), WebhookRetryTaskQueue, tenant, runs.Subject{
 		Object:  runs.Object{Type: runs.ObjectWebhook, ID: hook},
 		Summary: fmt.Sprintf("Retries of %s event %s to webhook %s", cmp.Or(r.EventType, "an"), event, hook),
 	})
 	opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE
+	opts.StartDelay = retryStartDelay(r.FirstAttemptAt, s.Delays, time.Now())
 	_, err := s.Temporal.ExecuteWorkflow(ctx, opts, WebhookRetryWorkflow, WebhookRetryInput{
 		TenantID: tenant, WebhookID: hook, EventID: event, Delays: s.Delays, FirstAttemptAt: r.FirstAttemptAt,
 	})

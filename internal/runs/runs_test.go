@@ -113,6 +113,31 @@ func TestStepsInWords(t *testing.T) {
 		t.Fatalf("timer: %+v", got)
 	}
 
+	// A webhook retry run started with a delay until attempt 2: no timer in its history, the
+	// same step in words; once the delay is over, a fired timer before the attempt.
+	delayed := []*historypb.HistoryEvent{
+		ev(1, t0, enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, func(e *historypb.HistoryEvent) {
+			e.Attributes = &historypb.HistoryEvent_WorkflowExecutionStartedEventAttributes{WorkflowExecutionStartedEventAttributes: &historypb.WorkflowExecutionStartedEventAttributes{
+				FirstWorkflowTaskBackoff: durationpb.New(5 * time.Minute)}}
+		}),
+	}
+	got, _ = steps(KindWebhookRetries, delayed, nil, now)
+	if len(got) != 1 || got[0].Type != StepTimer || got[0].Status != StepWaiting ||
+		got[0].Description != "Waits for the next delivery attempt, due at 2026-03-01T10:05:00Z (in 4m0s)." {
+		t.Fatalf("delayed start: %+v", got)
+	}
+	delayed = append(delayed,
+		ev(2, t0.Add(5*time.Minute), enums.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, func(*historypb.HistoryEvent) {}),
+		ev(5, t0.Add(5*time.Minute), enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, func(e *historypb.HistoryEvent) {
+			e.Attributes = &historypb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &historypb.ActivityTaskScheduledEventAttributes{
+				ActivityId: "5", ActivityType: &commonpb.ActivityType{Name: "WebhookAttempt"}}}
+		}))
+	got, _ = steps(KindWebhookRetries, delayed, nil, t0.Add(6*time.Minute))
+	if len(got) != 2 || got[0].Status != StepFired || got[0].Description != "Waited for the next delivery attempt until 2026-03-01T10:05:00Z." ||
+		got[1].Description != "Attempt a delivery to the webhook: waiting for a worker." {
+		t.Fatalf("delayed start, over: %+v", got)
+	}
+
 	render := []*historypb.HistoryEvent{
 		ev(5, t0, enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, func(e *historypb.HistoryEvent) {
 			e.Attributes = &historypb.HistoryEvent_ActivityTaskScheduledEventAttributes{ActivityTaskScheduledEventAttributes: &historypb.ActivityTaskScheduledEventAttributes{

@@ -118,6 +118,7 @@ func steps(kind Kind, events []*historypb.HistoryEvent, pending []*workflowpb.Pe
 	byActivityID := map[string]int{}
 	byTimer := map[string]int{}
 	byChild := map[int64]int{}
+	startDelay := -1 // the step of a start delay not yet over
 	var runFailure string
 	closeAt := func(i int, ev *historypb.HistoryEvent, status string, f *failurepb.Failure) {
 		t := ev.GetEventTime().AsTime()
@@ -159,6 +160,19 @@ func steps(kind Kind, events []*historypb.HistoryEvent, pending []*workflowpb.Pe
 		case enums.EVENT_TYPE_ACTIVITY_TASK_CANCELED:
 			if i, ok := byScheduled[ev.GetActivityTaskCanceledEventAttributes().GetScheduledEventId()]; ok {
 				closeAt(i, ev, StepCanceled, nil)
+			}
+		case enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+			// A delayed start (a webhook retry run waits for attempt 2 this way) is a timer
+			// before the run's first step, though its history holds no timer event.
+			if d := ev.GetWorkflowExecutionStartedEventAttributes().GetFirstWorkflowTaskBackoff().AsDuration(); d > 0 {
+				fires := at.Add(d)
+				out = append(out, Step{Type: StepTimer, Name: "timer", Status: StepWaiting, StartedAt: at, FiresAt: &fires})
+				startDelay = len(out) - 1
+			}
+		case enums.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
+			if startDelay >= 0 {
+				closeAt(startDelay, ev, StepFired, nil)
+				startDelay = -1
 			}
 		case enums.EVENT_TYPE_TIMER_STARTED:
 			a := ev.GetTimerStartedEventAttributes()

@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.temporal.io/api/enums/v1"
 
 	"github.com/valuecase/valuecase/internal/config"
 	"github.com/valuecase/valuecase/internal/outbox"
+	"github.com/valuecase/valuecase/internal/runs"
 	"github.com/valuecase/valuecase/internal/testenv"
 	"github.com/valuecase/valuecase/internal/webhook/dispatch"
 	"github.com/valuecase/valuecase/worker"
@@ -136,4 +138,49 @@ func published(f *fixture, id any) bool {
 		return tx.QueryRow(context.Background(), "SELECT published_at IS NOT NULL FROM outbox_events WHERE id = $1", id).Scan(&ok)
 	})
 	return ok
+}
+
+// A refused delivery's retry run waits for attempt 2 as a delayed start: until it is due the run
+// has only its start in Temporal (no workflow task a worker must run, no timer), and the run's
+// detail still shows the wait as a timer, due the first delay after attempt 1.
+func TestRetryRunWaitsForAttempt2WithoutAWorker(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t, 500)
+	h := f.webhook(rc.URL, true, outbox.InitiativeCreated)
+	runWorker(t, f, time.Hour, time.Hour)
+
+	ev := f.event(outbox.InitiativeCreated, map[string]string{})
+	testenv.Eventually(t, 30*time.Second, "the hand-over to the retry run", func() bool {
+		return f.status(h, ev.ID) == dispatch.StatusRetrying && f.delivery(h, ev.ID).RetryScheduled
+	})
+	first := f.attempts(f.delivery(h, ev.ID).ID)[0].StartedAt
+
+	tc := testenv.TemporalClient(t)
+	id := workflows.WebhookRetryWorkflowID(f.tenant.String(), h.String(), ev.ID.String())
+	t.Cleanup(func() { _ = tc.TerminateWorkflow(context.Background(), id, "", "test over") })
+	time.Sleep(time.Second) // room for a workflow task, had one been scheduled
+	var events []enums.EventType
+	history := tc.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for history.HasNext() {
+		e, err := history.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e.GetEventType())
+	}
+	if len(events) != 1 || events[0] != enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED {
+		t.Errorf("history while attempt 2 is not due: %v, want its start alone", events)
+	}
+
+	d, err := runs.Reader{Temporal: tc, Namespace: "default"}.Get(context.Background(), f.tenant, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Steps) != 1 || d.Steps[0].Type != runs.StepTimer || d.Steps[0].Status != runs.StepWaiting ||
+		!strings.HasPrefix(d.Steps[0].Description, "Waits for the next delivery attempt, due at ") {
+		t.Fatalf("steps %+v", d.Steps)
+	}
+	if due := d.Steps[0].FiresAt.Sub(first.Add(time.Hour)); due < -time.Second || due > time.Second {
+		t.Errorf("attempt 2 due %s, attempt 1 at %s: %s off the first delay", d.Steps[0].FiresAt, first, due)
+	}
 }
