@@ -85,10 +85,7 @@ var WebhookRetryAttemptOptions = workflow.ActivityOptions{
 // the first delivered attempt; a 410 Gone disables the subscription at once;
 // when the last attempt fails the subscription is disabled.
 func WebhookRetryWorkflow(ctx workflow.Context, in WebhookRetryInput) (WebhookRetryResult, error) {
-	delays := in.Delays
-	if len(delays) == 0 {
-		delays = DefaultWebhookRetryDelays
-	}
+	delays := retryDelays(in.Delays)
 	ctx = workflow.WithActivityOptions(ctx, WebhookRetryAttemptOptions)
 	var a *activities.WebhookActivities
 
@@ -155,21 +152,27 @@ func WebhookRetryWorkflow(ctx workflow.Context, in WebhookRetryInput) (WebhookRe
 type WebhookRetryStarter struct {
 	Temporal client.Client
 	Delays   []time.Duration // WEBHOOK_RETRY_DELAYS
-	// InFlight bounds the starts waiting on Temporal at once (default
-	// RetryStartsInFlight): a refusing receiver's backlog fails as fast as the
-	// relay can claim it, and unbounded its starts would fill Temporal's queue
-	// ahead of every other run's (an export's start waited for 64 of them).
-	InFlight int
 
 	once  sync.Once
-	slots chan struct{}
+	slots chan struct{} // RetryStartsInFlight of them
 }
 
-// RetryStartsInFlight is the default WebhookRetryStarter.InFlight. Measured on
-// the dev server with a refusing receiver's backlog (docs/outbox-relay.md):
+// RetryStartsInFlight bounds the starts a WebhookRetryStarter has waiting on
+// Temporal at once: a refusing receiver's backlog fails as fast as the relay
+// can claim it, and unbounded its starts filled Temporal's queue ahead of
+// every other run's. Measured on the dev server (docs/outbox-relay.md):
 // another tenant's export start p99 0.22 s with 8, 0.29 s with 16, 0.8 s with
 // 64, for a fifth fewer refused deliveries handed over per second than 64.
 const RetryStartsInFlight = 8
+
+// retryDelays are the waits before attempts 2, 3, ...: delays, or
+// DefaultWebhookRetryDelays when there are none.
+func retryDelays(delays []time.Duration) []time.Duration {
+	if len(delays) == 0 {
+		return DefaultWebhookRetryDelays
+	}
+	return delays
+}
 
 // retryStartDelay is how long the retry run's start waits before its code
 // first runs: until attempt 2 is due. Temporal keeps the run with only its
@@ -182,15 +185,12 @@ func retryStartDelay(firstAttemptAt time.Time, delays []time.Duration, now time.
 	if firstAttemptAt.IsZero() {
 		return 0
 	}
-	if len(delays) == 0 {
-		delays = DefaultWebhookRetryDelays
-	}
-	return max(firstAttemptAt.Add(delays[0]).Sub(now), 0)
+	return max(firstAttemptAt.Add(retryDelays(delays)[0]).Sub(now), 0)
 }
 
 // ScheduleRetry implements dispatch.RetryScheduler.
 func (s *WebhookRetryStarter) ScheduleRetry(ctx context.Context, r dispatch.Retry) error {
-	s.once.Do(func() { s.slots = make(chan struct{}, cmp.Or(s.InFlight, RetryStartsInFlight)) })
+	s.once.Do(func() { s.slots = make(chan struct{}, RetryStartsInFlight) })
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
