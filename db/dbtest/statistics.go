@@ -4,46 +4,55 @@ import (
 	"context"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// TenantStatistics is one way the planner's statistics can size a tenant when a large tenant
-// comes to a database of small ones (EachTenantStatistics).
-type TenantStatistics struct {
-	// SmallRows is how many rows of each table a small tenant gets: 3, or 1.
-	SmallRows    int
-	analyzeFirst bool
-	tables       []string
+// PastCustomPlans is how many times a test runs a statement to reach the plan it keeps:
+// PostgreSQL plans a prepared statement's first five executions with their parameters, then
+// may switch to the generic plan.
+const PastCustomPlans = 7
+
+// LargeTenant is the tenant EachTenantStatistics seeds last, in a database of small ones.
+type LargeTenant struct {
+	Pool *pgxpool.Pool
+	ID   uuid.UUID
+	IDs  []uuid.UUID // what seed returned for it
 }
 
 // EachTenantStatistics runs test under the two statistics that trapped tenant-scoped plans:
 // tenants of a few rows analyzed with the large tenant, so that a tenant looks like a few rows;
 // and tenants of one row analyzed before the large tenant came, so that a tenant looks like one
-// row and every index led by tenant_id as cheap as the primary key. The test seeds its small
-// tenants with s.SmallRows rows each and calls s.SmallSeeded, then seeds its large tenant and
-// calls s.LargeSeeded; one of the two analyzes tables.
-func EachTenantStatistics(t *testing.T, tables []string, test func(t *testing.T, s TenantStatistics)) {
-	for _, s := range []TenantStatistics{{SmallRows: 3, tables: tables}, {SmallRows: 1, analyzeFirst: true, tables: tables}} {
-		name := "tenants of a few rows, statistics with the large tenant"
-		if s.analyzeFirst {
-			name = "tenants of one row, statistics before the large tenant"
-		}
-		t.Run(name, func(t *testing.T) { test(t, s) })
-	}
-}
-
-// SmallSeeded is called once the small tenants are seeded.
-func (s TenantStatistics) SmallSeeded(t testing.TB, pool *pgxpool.Pool) {
-	if s.analyzeFirst {
-		analyze(t, pool, s.tables)
-	}
-}
-
-// LargeSeeded is called once the large tenant is seeded.
-func (s TenantStatistics) LargeSeeded(t testing.TB, pool *pgxpool.Pool) {
-	if !s.analyzeFirst {
-		analyze(t, pool, s.tables)
+// row and every index led by tenant_id as cheap as the primary key. Each run has a fresh
+// database of 300 small tenants, each seeded by seed with small the rows of each table it gets
+// (3, or 1), then the large tenant, seeded by seed with small 0 (the test's own size); tables
+// are analyzed after the small tenants or after the large one.
+func EachTenantStatistics(t *testing.T, tables []string, seed func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, small int) []uuid.UUID,
+	test func(t *testing.T, large LargeTenant)) {
+	for _, s := range []struct {
+		name         string
+		small        int
+		analyzeFirst bool
+	}{
+		{"tenants of a few rows, statistics with the large tenant", 3, false},
+		{"tenants of one row, statistics before the large tenant", 1, true},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			pool := NewPool(t)
+			for range 300 {
+				seed(t, pool, NewTenant(t, pool, "enterprise"), s.small)
+			}
+			if s.analyzeFirst {
+				analyze(t, pool, tables)
+			}
+			large := LargeTenant{Pool: pool, ID: NewTenant(t, pool, "enterprise")}
+			large.IDs = seed(t, pool, large.ID, 0)
+			if !s.analyzeFirst {
+				analyze(t, pool, tables)
+			}
+			test(t, large)
+		})
 	}
 }
 

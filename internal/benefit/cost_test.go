@@ -1,6 +1,7 @@
 package benefit_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"testing"
@@ -58,7 +59,7 @@ func filingReadsOnlyTheActualsAtItsKeys(t *testing.T, tenantsBefore, benefitsBef
 		}
 	}
 	rowsRead := func(tx pgx.Tx) int64 { return dbtest.RowsReadInTx(t, tx, "benefit_actuals") }
-	const lookups = 7 // past the five custom plans, onto the generic one
+	const lookups = dbtest.PastCustomPlans
 	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
 		before := rowsRead(tx)
 		for round := range lookups {
@@ -92,21 +93,13 @@ func filingReadsOnlyTheActualsAtItsKeys(t *testing.T, tenantsBefore, benefitsBef
 // one ending in the id was walked through the whole tenant for each id: no more rows read, but
 // every index block of the tenant.
 func TestFilingLocksOnlyTheBenefitsItNames(t *testing.T) {
-	const tenants, benefits, named = 300, 2000, 17
-	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "benefits"}, func(t *testing.T, stats dbtest.TenantStatistics) {
-		ctx := context.Background()
-		pool := dbtest.NewPool(t)
-		for range tenants {
-			seedFeed(t, pool, dbtest.NewTenant(t, pool, "enterprise"), stats.SmallRows, 0)
-		}
-		stats.SmallSeeded(t, pool)
-		tenant := dbtest.NewTenant(t, pool, "enterprise")
-		ids := seedFeed(t, pool, tenant, benefits, 0)
-		stats.LargeSeeded(t, pool)
-
-		page := ids[:named]
-		const locks = 7 // past the five custom plans, onto the generic one
-		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+	const benefits, named = 2000, 17
+	seed := func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, small int) []uuid.UUID {
+		return seedFeed(t, pool, tenant, cmp.Or(small, benefits), 0)
+	}
+	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "benefits"}, seed, func(t *testing.T, large dbtest.LargeTenant) {
+		ctx, tenant, page, locks := context.Background(), large.ID, large.IDs[:named], dbtest.PastCustomPlans
+		if err := db.InTenant(ctx, large.Pool, tenant, func(tx pgx.Tx) error {
 			reads := dbtest.StartReads(t, tx, "benefits", "initiatives")
 			for round := range locks {
 				got, err := db.Q.BulkBenefitsLocked(ctx, tx, dbsqlc.BulkBenefitsLockedParams{TenantID: tenant, Ids: page})

@@ -1,6 +1,7 @@
 package bulk_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"testing"
@@ -20,21 +21,13 @@ import (
 // the tenant and filtered by id whenever the statistics put a tenant at a few rows: each page of a
 // large import read every initiative its tenant had.
 func TestImportLocksOnlyTheInitiativesItNames(t *testing.T) {
-	const tenants, initiatives, children, named = 300, 1000, 3, 17
-	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "stakeholders", "benefits"}, func(t *testing.T, stats dbtest.TenantStatistics) {
-		ctx := context.Background()
-		pool := dbtest.NewPool(t)
-		for range tenants {
-			seedInitiatives(t, pool, dbtest.NewTenant(t, pool, "enterprise"), stats.SmallRows, stats.SmallRows)
-		}
-		stats.SmallSeeded(t, pool)
-		tenant := dbtest.NewTenant(t, pool, "enterprise")
-		ids := seedInitiatives(t, pool, tenant, initiatives, children)
-		stats.LargeSeeded(t, pool)
-
-		page := ids[:named]
-		const locks = 7 // past the five custom plans, onto the generic one
-		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+	const initiatives, children, named = 1000, 3, 17
+	seed := func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, small int) []uuid.UUID {
+		return seedInitiatives(t, pool, tenant, cmp.Or(small, initiatives), cmp.Or(small, children))
+	}
+	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "stakeholders", "benefits"}, seed, func(t *testing.T, large dbtest.LargeTenant) {
+		ctx, tenant, page, locks := context.Background(), large.ID, large.IDs[:named], dbtest.PastCustomPlans
+		if err := db.InTenant(ctx, large.Pool, tenant, func(tx pgx.Tx) error {
 			reads := dbtest.StartReads(t, tx, "initiatives", "stakeholders", "benefits")
 			for round := range locks {
 				got, err := db.Q.BulkInitiativesLocked(ctx, tx, dbsqlc.BulkInitiativesLockedParams{TenantID: tenant, Ids: page})

@@ -1,6 +1,7 @@
 package cost_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,21 +87,10 @@ func TestSaveCostsBatch(t *testing.T) {
 // ids, the costs were read through the tenant and filtered by id whenever the statistics put a
 // tenant at a few rows: each page of a large import read every cost its tenant had.
 func TestSavingLocksOnlyTheCostsItNames(t *testing.T) {
-	const tenants, initiatives, perInitiative, named = 300, 20, 100, 17
-	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "initiative_costs"}, func(t *testing.T, stats dbtest.TenantStatistics) {
-		ctx := context.Background()
-		pool := dbtest.NewPool(t)
-		for range tenants {
-			seedCosts(t, pool, dbtest.NewTenant(t, pool, "enterprise"), stats.SmallRows, stats.SmallRows)
-		}
-		stats.SmallSeeded(t, pool)
-		tenant := dbtest.NewTenant(t, pool, "enterprise")
-		ids := seedCosts(t, pool, tenant, initiatives, perInitiative)
-		stats.LargeSeeded(t, pool)
-
-		page := ids[:named]
-		const locks = 7 // past the five custom plans, onto the generic one
-		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+	const initiatives, perInitiative, named = 20, 100, 17
+	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "initiative_costs"}, costSeed(initiatives, perInitiative), func(t *testing.T, large dbtest.LargeTenant) {
+		ctx, tenant, page, locks := context.Background(), large.ID, large.IDs[:named], dbtest.PastCustomPlans
+		if err := db.InTenant(ctx, large.Pool, tenant, func(tx pgx.Tx) error {
 			reads := dbtest.StartReads(t, tx, "initiative_costs")
 			for round := range locks {
 				got, err := db.Q.BulkCostsExisting(ctx, tx, dbsqlc.BulkCostsExistingParams{TenantID: tenant, Ids: page})
@@ -126,20 +116,10 @@ func TestSavingLocksOnlyTheCostsItNames(t *testing.T) {
 // put a tenant at one row: counted by equality, the primary key looked as cheap as the
 // initiative's index, and each count read the tenant's costs.
 func TestSavingCountsOnlyTheCostsOfItsInitiatives(t *testing.T) {
-	const tenants, initiatives, perInitiative, named = 300, 200, 10, 3
-	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "initiative_costs"}, func(t *testing.T, stats dbtest.TenantStatistics) {
-		ctx := context.Background()
-		pool := dbtest.NewPool(t)
-		for range tenants {
-			seedCosts(t, pool, dbtest.NewTenant(t, pool, "enterprise"), stats.SmallRows, stats.SmallRows)
-		}
-		stats.SmallSeeded(t, pool)
-		tenant := dbtest.NewTenant(t, pool, "enterprise")
-		seedCosts(t, pool, tenant, initiatives, perInitiative)
-		stats.LargeSeeded(t, pool)
-
-		const counts = 7 // past the five custom plans, onto the generic one
-		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+	const initiatives, perInitiative, named = 200, 10, 3
+	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "initiative_costs"}, costSeed(initiatives, perInitiative), func(t *testing.T, large dbtest.LargeTenant) {
+		ctx, tenant, counts := context.Background(), large.ID, dbtest.PastCustomPlans
+		if err := db.InTenant(ctx, large.Pool, tenant, func(tx pgx.Tx) error {
 			rows, err := tx.Query(ctx, "SELECT id FROM initiatives ORDER BY id LIMIT $1", named)
 			if err != nil {
 				return err
@@ -172,6 +152,14 @@ func TestSavingCountsOnlyTheCostsOfItsInitiatives(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// costSeed seeds EachTenantStatistics' tenants with costs: a small tenant small initiatives of
+// small costs each, the large one initiatives of perInitiative.
+func costSeed(initiatives, perInitiative int) func(*testing.T, *pgxpool.Pool, uuid.UUID, int) []uuid.UUID {
+	return func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, small int) []uuid.UUID {
+		return seedCosts(t, pool, tenant, cmp.Or(small, initiatives), cmp.Or(small, perInitiative))
+	}
 }
 
 // seedCosts gives the tenant n initiatives of the given number of costs each and returns the

@@ -270,7 +270,7 @@ func TestBenefitKeyLookupReadsOnlyTheNamedBenefits(t *testing.T) {
 	rowsRead := func(tx pgx.Tx) int64 { return dbtest.RowsReadInTx(t, tx, "benefits") }
 	if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
 		before := rowsRead(tx)
-		for round := range 7 { // past the five custom plans, onto the generic one
+		for round := range dbtest.PastCustomPlans {
 			found, err := db.Q.SyncBenefitsByKey(ctx, tx, dbsqlc.SyncBenefitsByKeyParams{TenantID: tenant, Keys: keys})
 			if err != nil {
 				return err

@@ -1,6 +1,7 @@
 package stakeholder_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"testing"
@@ -20,21 +21,13 @@ import (
 // and filtered by id whenever the statistics put a tenant at a few rows: each page of a large
 // import read every stakeholder its tenant had.
 func TestLoggingLocksOnlyTheStakeholdersItNames(t *testing.T) {
-	const tenants, initiatives, perInitiative, named = 300, 20, 100, 17
-	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "stakeholders"}, func(t *testing.T, stats dbtest.TenantStatistics) {
-		ctx := context.Background()
-		pool := dbtest.NewPool(t)
-		for range tenants {
-			seedStakeholders(t, pool, dbtest.NewTenant(t, pool, "enterprise"), stats.SmallRows, stats.SmallRows)
-		}
-		stats.SmallSeeded(t, pool)
-		tenant := dbtest.NewTenant(t, pool, "enterprise")
-		ids := seedStakeholders(t, pool, tenant, initiatives, perInitiative)
-		stats.LargeSeeded(t, pool)
-
-		page := ids[:named]
-		const locks = 7 // past the five custom plans, onto the generic one
-		if err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+	const initiatives, perInitiative, named = 20, 100, 17
+	seed := func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, small int) []uuid.UUID {
+		return seedStakeholders(t, pool, tenant, cmp.Or(small, initiatives), cmp.Or(small, perInitiative))
+	}
+	dbtest.EachTenantStatistics(t, []string{"tenants", "initiatives", "stakeholders"}, seed, func(t *testing.T, large dbtest.LargeTenant) {
+		ctx, tenant, page, locks := context.Background(), large.ID, large.IDs[:named], dbtest.PastCustomPlans
+		if err := db.InTenant(ctx, large.Pool, tenant, func(tx pgx.Tx) error {
 			reads := dbtest.StartReads(t, tx, "stakeholders", "initiatives")
 			for round := range locks {
 				got, err := db.Q.BulkEngagementStakeholdersLocked(ctx, tx, dbsqlc.BulkEngagementStakeholdersLockedParams{TenantID: tenant, Ids: page})
