@@ -327,7 +327,9 @@ type lockedStakeholder struct {
 }
 
 // lockStakeholders locks the stakeholders of ids that the tenant has
-// (BulkEngagementStakeholdersLocked), by id, and returns them by id.
+// (BulkEngagementStakeholdersLocked), by id, and returns them by id. The query
+// reads each stakeholder in a LATERAL subquery, whose row sqlc cannot embed,
+// so the columns are gathered into a Stakeholder here.
 func lockStakeholders(ctx context.Context, tx pgx.Tx, tenantID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]lockedStakeholder, error) {
 	locked := map[uuid.UUID]lockedStakeholder{}
 	list, err := db.Q.BulkEngagementStakeholdersLocked(ctx, tx, dbsqlc.BulkEngagementStakeholdersLockedParams{TenantID: tenantID, Ids: ids})
