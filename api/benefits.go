@@ -13,7 +13,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbsqlc"
@@ -489,18 +488,11 @@ func (s *Server) benefitVariance(c *fiber.Ctx) error {
 	} else if err != nil {
 		return found("benefit", err)
 	}
-	b, f := rows.Benefit, benefit.Frequency(rows.Benefit.MeasurementFrequency)
-	fb := valuation.FinanceBenefit(b, valuation.PlansByBenefit(rows.Plan)[b.ID], map[finance.Month]decimal.Decimal{})
-	periods := rows.ActualPeriods()
-	for i, a := range rows.Actuals {
-		fb.Actuals[periods[i]] = a.Value
-	}
-	w, err := benefit.VarianceWindow(f, rows.Query, periods, now)
+	w, v, err := valuation.VarianceReport(rows, now)
 	if err != nil {
 		return err
 	}
-	w = w.From(benefit.Normalise(f, fb.Start))
-	v := benefit.ComputeVariance(benefit.ExpectedOver(fb, w.Periods), fb.Actuals)
+	b := rows.Benefit
 
 	// In the benefit's own unit: its currency's minor units, two decimals for other units.
 	unit := ""

@@ -73,7 +73,7 @@ func BenchmarkBenefitVariance(b *testing.B) {
 				if _, err := db.Q.BenefitPlanList(ctx, tx, dbsqlc.BenefitPlanListParams{TenantID: tenant, BenefitIds: []uuid.UUID{benefit.ID}}); err != nil {
 					return err
 				}
-				_, err := db.Q.ActualListInRange(ctx, tx, dbsqlc.ActualListInRangeParams{TenantID: tenant, BenefitID: benefit.ID, FromPeriod: yearStart, ToPeriod: yearStart.AddDate(0, 11, 0)})
+				_, err := db.Q.ActualValuesInRange(ctx, tx, dbsqlc.ActualValuesInRangeParams{TenantID: tenant, BenefitID: benefit.ID, FromPeriod: yearStart, ToPeriod: yearStart.AddDate(0, 11, 0)})
 				return err
 			})
 			if err != nil {

@@ -47,9 +47,9 @@ func planStep(ctx context.Context, tenantID, id uuid.UUID, out *[]dbsqlc.Benefit
 // from (GET /v1/benefits/{id}/variance).
 type VarianceRows struct {
 	Benefit dbsqlc.Benefit
-	Plan    []dbsqlc.BenefitPlanEntry // the benefit's plan entries, oldest first (none: the even spread)
-	Query   VarianceQuery             // the query asked, with the tenant's fiscal year start
-	Actuals []dbsqlc.BenefitActual    // the benefit's actuals in the fiscal year's periods, oldest first
+	Plan    []dbsqlc.BenefitPlanEntry       // the benefit's plan entries, oldest first (none: the even spread)
+	Query   VarianceQuery                   // the query asked, with the tenant's fiscal year start
+	Actuals []dbsqlc.ActualValuesInRangeRow // the benefit's actuals in the fiscal year's periods, oldest first
 }
 
 // ReadVariance reads benefit id of the tenant for a variance report over q
@@ -73,7 +73,7 @@ func ReadVariance(ctx context.Context, tx pgx.Tx, tenantID, id uuid.UUID, q Vari
 	from, to, bounded := VarianceActualsBound(q, now)
 	if bounded { // otherwise the year is out of range: VarianceWindow says so below
 		steps = append(steps, func(dq dbsqlc.DBTX) (err error) {
-			r.Actuals, err = db.Q.ActualListInRange(ctx, dq, dbsqlc.ActualListInRangeParams{TenantID: tenantID, BenefitID: id,
+			r.Actuals, err = db.Q.ActualValuesInRange(ctx, dq, dbsqlc.ActualValuesInRangeParams{TenantID: tenantID, BenefitID: id,
 				FromPeriod: from.FirstDay(), ToPeriod: to.FirstDay()})
 			return err
 		})
@@ -89,7 +89,7 @@ func ReadVariance(ctx context.Context, tx pgx.Tx, tenantID, id uuid.UUID, q Vari
 		return VarianceRows{}, err
 	}
 	first, last := Normalise(f, year.FirstMonth), year.LastMonth
-	r.Actuals = slices.DeleteFunc(r.Actuals, func(a dbsqlc.BenefitActual) bool {
+	r.Actuals = slices.DeleteFunc(r.Actuals, func(a dbsqlc.ActualValuesInRangeRow) bool {
 		p := finance.MonthOfTime(a.Period)
 		return p < first || p > last
 	})

@@ -81,8 +81,9 @@ func ComputeVariance(expected []Expected, actuals map[finance.Month]decimal.Deci
 		line := PeriodVariance{Period: e.Period, Expected: e.Value}
 		cmp := finance.PeriodComparison{Period: e.Period, Expected: e.Value}
 		if a, ok := actuals[e.Period]; ok {
-			line.Actual, line.Variance = new(a), new(a.Sub(e.Value))
-			line.VariancePercent = finance.PercentOf(a.Sub(e.Value), e.Value)
+			diff := a.Sub(e.Value)
+			line.Actual, line.Variance = new(a), &diff
+			line.VariancePercent = finance.PercentOf(diff, e.Value)
 			cmp.Actual = new(a)
 		} else {
 			v.MissingPeriods = append(v.MissingPeriods, e.Period)

@@ -166,3 +166,25 @@ func TestComparisonSumIsMerge(t *testing.T) {
 		t.Fatalf("empty sum: %+v", g)
 	}
 }
+
+// PercentOf is part × 100 / whole at the division's precision, rounded as decimal.Div rounds:
+// the same digits as multiplying by 100 first, for any magnitude and scale of either side.
+func TestPercentOfIsTheQuotientOfPartTimesHundred(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 26))
+	hundred := decimal.NewFromInt(100)
+	for range 20000 {
+		part := decimal.New(rng.Int64N(1e15)-5e14, int32(rng.IntN(12))-8)
+		whole := decimal.New(rng.Int64N(1e12)-5e11, int32(rng.IntN(12))-8)
+		if whole.IsZero() {
+			continue
+		}
+		want := part.Mul(hundred).Div(whole)
+		got := PercentOf(part, whole)
+		if got.String() != want.String() || got.Exponent() != want.Exponent() {
+			t.Fatalf("PercentOf(%s, %s) = %s (exponent %d), want %s (exponent %d)", part, whole, got, got.Exponent(), want, want.Exponent())
+		}
+	}
+	if PercentOf(decimal.NewFromInt(5), decimal.Zero) != nil {
+		t.Error("PercentOf of a zero whole is a number, want nil")
+	}
+}

@@ -142,3 +142,22 @@ func Costs(r Rows) []finance.Cost {
 	}
 	return out
 }
+
+// VarianceReport is the variance report of rows at now (GET /v1/benefits/{id}/variance): the
+// fiscal year's window, from the benefit's first period, and the variance of the benefit's
+// actuals against its expectation over it. A query the window cannot take is a
+// *benefit.ParamError.
+func VarianceReport(rows benefit.VarianceRows, now time.Time) (benefit.Window, benefit.Variance, error) {
+	b, f := rows.Benefit, benefit.Frequency(rows.Benefit.MeasurementFrequency)
+	periods := rows.ActualPeriods()
+	fb := FinanceBenefit(b, PlansByBenefit(rows.Plan)[b.ID], make(map[finance.Month]decimal.Decimal, len(periods)))
+	for i, a := range rows.Actuals {
+		fb.Actuals[periods[i]] = a.Value
+	}
+	w, err := benefit.VarianceWindow(f, rows.Query, periods, now)
+	if err != nil {
+		return benefit.Window{}, benefit.Variance{}, err
+	}
+	w = w.From(benefit.Normalise(f, fb.Start))
+	return w, benefit.ComputeVariance(benefit.ExpectedOver(fb, w.Periods), fb.Actuals), nil
+}
