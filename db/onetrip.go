@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -31,16 +30,6 @@ func OneTrip(pool *pgxpool.Pool, tenantID uuid.UUID, asyncCommit bool) dbsqlc.DB
 // Settings apply to its statement alone (transaction-local, like the scope).
 func OneTripSystem(pool *pgxpool.Pool, asyncCommit bool, settings ...Setting) dbsqlc.DBTX {
 	return oneTrip{pool: pool, system: true, asyncCommit: asyncCommit, settings: settings}
-}
-
-// Setting is a server setting for one statement, for a statement whose plan must not depend
-// on the statistics of the moment (see the outbox claim). Name and Value are constants of the
-// code, never input.
-type Setting struct{ Name, Value string }
-
-func (s Setting) sql() string {
-	quote := func(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
-	return "set_config(" + quote(s.Name) + ", " + quote(s.Value) + ", true)"
 }
 
 type oneTrip struct {
@@ -92,8 +81,8 @@ func skip(br pgx.BatchResults, n int) error {
 func afterPrologue(br pgx.BatchResults, n int) (pgx.BatchResults, error) {
 	if err := skip(br, n); err != nil {
 		_ = br.Close()
-		if _, ok := errors.AsType[*pgconn.PgError](err); ok {
-			return nil, err // the server answered: it is there
+		if _, ok := errors.AsType[*pgconn.PgError](err); ok || errors.Is(err, ErrUnavailable) {
+			return nil, err // the server answered (it is there), or a transaction below said so
 		}
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
