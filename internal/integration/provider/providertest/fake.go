@@ -129,6 +129,8 @@ type base struct {
 	modified  []time.Time // per record
 	indexed   []time.Time // per record: what the search sees (modified, IndexLag later)
 	pending   map[int]pendingTouch
+	version   int // counts the changes of indexed, for matched
+	matched   matchedRecords
 	tokens    map[string]*issued
 	refresh   string // the refresh token the token endpoint accepts
 	refreshes int
@@ -137,6 +139,13 @@ type base struct {
 }
 
 type pendingTouch struct{ mod, visible time.Time }
+
+// matchedRecords is the last answer of matching, valid while version is base's.
+type matchedRecords struct {
+	since   time.Time
+	version int
+	idx     []int
+}
 
 func newBase(t testing.TB, o Options, h http.Handler) *base {
 	o.defaults()
@@ -185,6 +194,7 @@ func (b *base) Touch(at time.Time, idx ...int) {
 			b.pending[i] = pendingTouch{mod: at, visible: time.Now().Add(b.opts.IndexLag)}
 		} else {
 			b.indexed[i] = at
+			b.version++
 		}
 	}
 }
@@ -322,14 +332,42 @@ func (b *base) count(w http.ResponseWriter, r *http.Request, fail func(w http.Re
 func (b *base) snapshot() []time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.index()
+	return append([]time.Time(nil), b.indexed...)
+}
+
+// matching is the records a query sees modified after since (every record when since is
+// zero), in record order; the caller must not change it. The answer is kept until a
+// record's indexed time changes: a page of a large feed costs what a page costs, as a
+// provider's indexed query does, not a copy and scan of every record (a sync of 100,000
+// records asked for 500 pages).
+func (b *base) matching(since time.Time) []int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.index()
+	if m := b.matched; m.idx != nil && m.version == b.version && m.since.Equal(since) {
+		return m.idx
+	}
+	idx := make([]int, 0, len(b.indexed))
+	for i, m := range b.indexed {
+		if since.IsZero() || m.After(since) {
+			idx = append(idx, i)
+		}
+	}
+	b.matched = matchedRecords{since: since, version: b.version, idx: idx}
+	return idx
+}
+
+// index makes the touches whose index lag has passed visible to queries. b.mu is held.
+func (b *base) index() {
 	now := time.Now()
 	for i, p := range b.pending {
 		if !now.Before(p.visible) {
 			b.indexed[i] = p.mod
 			delete(b.pending, i)
+			b.version++
 		}
 	}
-	return append([]time.Time(nil), b.indexed...)
 }
 
 func (b *base) isBad(i int) bool {

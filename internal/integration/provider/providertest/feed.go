@@ -70,7 +70,6 @@ func (f *Feed) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"error":"invalid or missing bearer token"}`))
 		return
 	}
-	mods := f.snapshot()
 	var since time.Time
 	if s := r.URL.Query().Get("since"); s != "" {
 		t, err := time.Parse(time.RFC3339, s)
@@ -80,12 +79,7 @@ func (f *Feed) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		since = t
 	}
-	var idx []int
-	for i, m := range mods {
-		if since.IsZero() || m.After(since) {
-			idx = append(idx, i)
-		}
-	}
+	idx := f.matching(since)
 	switch f.opts.Format {
 	case "csv":
 		f.serveCSV(w, idx)
