@@ -32,31 +32,41 @@ func (s Setting) saved() string { return quote("app.saved_" + s.Name) }
 var PlanPerCall = []Setting{{Name: "plan_cache_mode", Value: "force_custom_plan"}}
 
 // WithSettings runs each statement sent through it with settings for that statement
-// alone, in the same round trip: the settings (keeping the values they replace), the
-// statement, and the values put back, so a transaction's later statements run as before.
-// tx is any transaction, a read's (BeginTenantReads) included: there the three join its
-// batch behind the tenant setting.
+// alone, in the same round trip. In a read's implicit transaction (BeginTenantReads) the
+// settings go just before the statement (after a statement riding with it, which they must
+// not touch) and end with the transaction; in a transaction they also keep the values they
+// replace, which go back after the statement, so the transaction's later statements run as
+// before.
 func WithSettings(tx pgx.Tx, settings ...Setting) dbsqlc.DBTX {
-	set := make([]string, 0, 2*len(settings))
+	local := make([]string, 0, len(settings))
+	save := make([]string, 0, 2*len(settings))
 	restore := make([]string, 0, len(settings))
 	for _, s := range settings {
-		set = append(set, "set_config("+s.saved()+", current_setting("+quote(s.Name)+"), true)", s.sql())
+		local = append(local, s.sql())
+		save = append(save, "set_config("+s.saved()+", current_setting("+quote(s.Name)+"), true)", s.sql())
 		restore = append(restore, "set_config("+quote(s.Name)+", current_setting("+s.saved()+"), true)")
 	}
-	return withSettings{tx: tx, set: "SELECT " + strings.Join(set, ", "), restore: "SELECT " + strings.Join(restore, ", ")}
+	return withSettings{tx: tx, local: "SELECT " + strings.Join(local, ", "),
+		set: "SELECT " + strings.Join(save, ", "), restore: "SELECT " + strings.Join(restore, ", ")}
 }
 
 type withSettings struct {
 	tx           pgx.Tx
-	set, restore string
+	local        string // the settings, for a read's implicit transaction
+	set, restore string // in a transaction: the settings saving the old values, and the old values back
 }
 
-// send queues the settings, the statement and the restore; the results start at the statement's.
+// send runs the statement with the settings; the results start at the statement's.
 func (w withSettings) send(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
 	b := &pgx.Batch{}
-	b.Queue(w.set)
-	b.Queue(sql, args...)
-	b.Queue(w.restore)
+	if r, ok := w.tx.(*readTx); ok && r.tx == nil {
+		b.Queue(w.local)
+		b.Queue(sql, args...)
+	} else {
+		b.Queue(w.set)
+		b.Queue(sql, args...)
+		b.Queue(w.restore)
+	}
 	return afterPrologue(w.tx.SendBatch(ctx, b), 1)
 }
 

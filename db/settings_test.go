@@ -43,7 +43,15 @@ func TestWithSettingsHoldForTheStatementAlone(t *testing.T) {
 	t.Run("read", func(t *testing.T) {
 		tx := db.BeginTenantReads(ctx, pool, tenant)
 		defer func() { _ = tx.Rollback(ctx) }()
+		// A statement riding with the next round trip goes before the settings, untouched.
+		var riderMode string
+		settle := db.Ride(ctx, tx, func(q dbsqlc.DBTX) error {
+			return q.QueryRow(ctx, "SELECT current_setting('plan_cache_mode')").Scan(&riderMode)
+		}, func(err error) error { return err })
 		check(t, tx)
+		if err := settle(); err != nil || riderMode != "auto" {
+			t.Errorf("the riding statement: plan_cache_mode %q (%v), want auto", riderMode, err)
+		}
 	})
 }
 

@@ -164,7 +164,7 @@ func runInitiatives(ctx context.Context, e *env) error {
 		"pgbench {BEGIN; set tenant; "+joinNames(txPrologue, listQueries)+"; COMMIT}",
 		c, get,
 		fmt.Sprintf("duration-based: %s per side and round; both sides read page 1 (page_size %d, sort created_at desc) of the same tenant's %d initiatives", slice, listPageSize, creates),
-		"no status or industry filter: the API sends NULL parameters, pgbench benchutil.Null (NULLIF of a parameter: NULL when run, unknown when planned, as a NULL parameter; a literal NULL would let PostgreSQL fold the filters away for pgbench only); the API plans the list for its parameters on every call (db.PlanPerCall: its batch sets plan_cache_mode before the list and puts it back after), as pgbench's connections do on their own (pg_stat_statements over the suite: 27,201 plans for 27,169 calls); a pooled connection left to the plan cache kept a generic plan that sorts every row of the tenant",
+		"no status or industry filter: the API sends NULL parameters, pgbench benchutil.Null (NULLIF of a parameter: NULL when run, unknown when planned, as a NULL parameter; a literal NULL would let PostgreSQL fold the filters away for pgbench only); the API plans the list for its parameters on every call (db.PlanPerCall: plan_cache_mode set just before the list in its implicit transaction, one statement more), as pgbench's connections do on their own (pg_stat_statements over the suite: 27,201 plans for 27,169 calls); a pooled connection left to the plan cache kept a generic plan that sorts every row of the tenant",
 		pool.note(),
 	))
 	return nil
