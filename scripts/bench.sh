@@ -32,6 +32,10 @@
 #   BENCH_WORKER_GOMEMLIMIT  the same for the workers the suites start (default 140MiB; "off": none)
 #   BENCH_AUTOVACUUM   on (default): autovacuum on for the run, as in production; server: the
 #                      server's own setting (to compare)
+#   BENCH_CPU_IDLE     poll (default): idle CPUs poll instead of halting for the run (a PM QoS
+#                      latency of 0 held on /dev/cpu_dma_latency, as tuned's latency-performance
+#                      profile does; root only, else as booted); booted: the kernel's own idle
+#                      states (to compare)
 #
 # The API, PostgreSQL and the load share one machine here, so the API runs as configured for a
 # host it shares with its database (docs/configuration.md, "Sizing"): Go gets half the cores (GOMAXPROCS) and
@@ -117,8 +121,8 @@ api_port="$(bin/benchmark free-port)"
 temporal_port="$(bin/benchmark free-port)" # nothing listens there
 api_url="http://127.0.0.1:$api_port"
 api_pid=""
-
 temporal_pid=""
+idle_holder_pid=""
 
 # stop_pid PID: TERM, up to 20 s, then KILL.
 stop_pid() {
@@ -144,13 +148,39 @@ stop_api() {
 finish() {
 	stop_api
 	restore_autovacuum
+	stop_pid "$idle_holder_pid"
+	idle_holder_pid=""
 }
 trap finish EXIT
 trap 'finish; exit 130' INT
 trap 'finish; exit 143' TERM
 
+# A virtual machine's halted vCPU takes a trip through the hypervisor to wake: each hop of a
+# request that finds its reader's CPU idle pays it on the writer's side. The API's requests take
+# four such hops where pgbench's clients keep both CPUs busy, so as booted the short reads'
+# ratios measured the hypervisor's wake-ups more than the API (docs/benchmarks.md, "Short reads").
+bench_cpu_idle="${BENCH_CPU_IDLE:-poll}"
+[[ $bench_cpu_idle == poll || $bench_cpu_idle == booted ]] || die "BENCH_CPU_IDLE must be poll or booted"
+if [[ $bench_cpu_idle == poll ]]; then
+	if [[ -w /dev/cpu_dma_latency ]]; then
+		# The request holds while the file stays open: a process of its own keeps it, so that
+		# nothing this script starts inherits it, and stops it on exit.
+		(printf 0 && exec sleep infinity) >/dev/cpu_dma_latency </dev/null &
+		idle_holder_pid=$!
+		log "idle CPUs poll for the run (PM QoS CPU latency 0 on /dev/cpu_dma_latency; BENCH_CPU_IDLE=booted: as booted)"
+	else
+		warn "cannot write /dev/cpu_dma_latency (root only): idle CPUs as booted"
+		bench_cpu_idle=booted
+	fi
+fi
+
 api_database_url="$DATABASE_URL"
+idle_note="idle CPUs in the kernel's own idle states (cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)), not held to polling"
+if [[ $bench_cpu_idle == poll ]]; then
+	idle_note="idle CPUs poll for the run, on both sides: PM QoS CPU latency 0 held on /dev/cpu_dma_latency (BENCH_CPU_IDLE=booted: the kernel's idle states)"
+fi
 notes=(--note "the API runs with LOG_LEVEL=warn: access logs are off during the measurement"
+	--note "$idle_note"
 	--note "the API runs with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true: the sync suite's fake provider listens on 127.0.0.1")
 cpus="$(nproc)"
 api_pool="${BENCH_POOL_MAX_CONNS:-$((2 * cpus))}"
