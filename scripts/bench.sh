@@ -167,7 +167,14 @@ if [[ $bench_cpu_idle == poll ]]; then
 		# nothing this script starts inherits it, and stops it on exit.
 		(printf 0 && exec sleep infinity) >/dev/cpu_dma_latency </dev/null &
 		idle_holder_pid=$!
-		log "idle CPUs poll for the run (PM QoS CPU latency 0 on /dev/cpu_dma_latency; BENCH_CPU_IDLE=booted: as booted)"
+		sleep 0.2
+		if kill -0 "$idle_holder_pid" 2>/dev/null; then
+			log "idle CPUs poll for the run (PM QoS CPU latency 0 on /dev/cpu_dma_latency; BENCH_CPU_IDLE=booted: as booted)"
+		else # the kernel refused the request
+			warn "the PM QoS request on /dev/cpu_dma_latency failed: idle CPUs as booted"
+			idle_holder_pid=""
+			bench_cpu_idle=booted
+		fi
 	else
 		warn "cannot write /dev/cpu_dma_latency (root only): idle CPUs as booted"
 		bench_cpu_idle=booted
