@@ -181,8 +181,12 @@ func literalText(s string) (string, error) {
 	if strings.ContainsRune(s, 0) || !utf8.ValidString(s) {
 		return "", errors.New("not valid text (a NUL or invalid UTF-8)")
 	}
-	return "E'" + literalEscaper.Replace(s) + "'", nil
+	return quoteLiteral(s), nil
 }
+
+// quoteLiteral is s as an SQL string literal. It does not check s: literalText does, for
+// text that is not a constant of the code.
+func quoteLiteral(s string) string { return "E'" + literalEscaper.Replace(s) + "'" }
 
 // literalEscaper doubles backslashes and quotes. One for the process (a
 // Replacer is safe for concurrent use): building one allocates 6 KB, which

@@ -15,14 +15,12 @@ import (
 // constants of the code, never input.
 type Setting struct{ Name, Value string }
 
-func quote(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
-
 func (s Setting) sql() string {
-	return "set_config(" + quote(s.Name) + ", " + quote(s.Value) + ", true)"
+	return "set_config(" + quoteLiteral(s.Name) + ", " + quoteLiteral(s.Value) + ", true)"
 }
 
 // saved names the transaction-local placeholder that keeps the setting's value from before.
-func (s Setting) saved() string { return quote("app.saved_" + s.Name) }
+func (s Setting) saved() string { return quoteLiteral("app.saved_" + s.Name) }
 
 // PlanPerCall plans a statement for its parameters on every call. A statement whose sort
 // or filters are parameters (the lists' ORDER BY CASE) has a generic plan that cannot
@@ -43,8 +41,8 @@ func WithSettings(tx pgx.Tx, settings ...Setting) dbsqlc.DBTX {
 	restore := make([]string, 0, len(settings))
 	for _, s := range settings {
 		local = append(local, s.sql())
-		save = append(save, "set_config("+s.saved()+", current_setting("+quote(s.Name)+"), true)", s.sql())
-		restore = append(restore, "set_config("+quote(s.Name)+", current_setting("+s.saved()+"), true)")
+		save = append(save, "set_config("+s.saved()+", current_setting("+quoteLiteral(s.Name)+"), true)", s.sql())
+		restore = append(restore, "set_config("+quoteLiteral(s.Name)+", current_setting("+s.saved()+"), true)")
 	}
 	return withSettings{tx: tx, local: "SELECT " + strings.Join(local, ", "),
 		set: "SELECT " + strings.Join(save, ", "), restore: "SELECT " + strings.Join(restore, ", ")}

@@ -173,17 +173,15 @@ if [[ $bench_cpu_idle == poll ]]; then
 		else # the kernel refused the request
 			warn "the PM QoS request on /dev/cpu_dma_latency failed: idle CPUs as booted"
 			idle_holder_pid=""
-			bench_cpu_idle=booted
 		fi
 	else
 		warn "cannot write /dev/cpu_dma_latency (root only): idle CPUs as booted"
-		bench_cpu_idle=booted
 	fi
 fi
 
 api_database_url="$DATABASE_URL"
 idle_note="idle CPUs in the kernel's own idle states (cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)), not held to polling"
-if [[ $bench_cpu_idle == poll ]]; then
+if [[ -n $idle_holder_pid ]]; then
 	idle_note="idle CPUs poll for the run, on both sides: PM QoS CPU latency 0 held on /dev/cpu_dma_latency (BENCH_CPU_IDLE=booted: the kernel's idle states)"
 fi
 notes=(--note "the API runs with LOG_LEVEL=warn: access logs are off during the measurement"
