@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -348,14 +349,32 @@ func (b *base) matching(since time.Time) []int {
 	if m := b.matched; m.idx != nil && m.version == b.version && m.since.Equal(since) {
 		return m.idx
 	}
-	idx := make([]int, 0, len(b.indexed))
-	for i, m := range b.indexed {
-		if since.IsZero() || m.After(since) {
+	idx := modifiedAfter(b.indexed, since, false)
+	b.matched = matchedRecords{since: since, version: b.version, idx: idx}
+	return idx
+}
+
+// modifiedAfter is the records of mods modified after from (at or after it when inclusive;
+// every record when from is zero), in record order.
+func modifiedAfter(mods []time.Time, from time.Time, inclusive bool) []int {
+	idx := make([]int, 0, len(mods))
+	for i, m := range mods {
+		if from.IsZero() || m.After(from) || inclusive && m.Equal(from) {
 			idx = append(idx, i)
 		}
 	}
-	b.matched = matchedRecords{since: since, version: b.version, idx: idx}
 	return idx
+}
+
+// sortByModified orders the records idx by their time in mods, records of the same time by
+// before (a provider's own tie-break).
+func sortByModified(idx []int, mods []time.Time, before func(a, b int) bool) {
+	sort.SliceStable(idx, func(a, b int) bool {
+		if !mods[idx[a]].Equal(mods[idx[b]]) {
+			return mods[idx[a]].Before(mods[idx[b]])
+		}
+		return before(idx[a], idx[b])
+	})
 }
 
 // index makes the touches whose index lag has passed visible to queries. b.mu is held.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -248,18 +247,8 @@ func (j *Jira) search(w http.ResponseWriter, r *http.Request) {
 		offset = atoiDefault(strings.TrimPrefix(string(raw), "o:"), 0)
 	}
 	mods := j.snapshot()
-	var idx []int
-	for i, m := range mods {
-		if from.IsZero() || m.After(from) || (inclusive && m.Equal(from)) {
-			idx = append(idx, i)
-		}
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		if !mods[idx[a]].Equal(mods[idx[b]]) {
-			return mods[idx[a]].Before(mods[idx[b]])
-		}
-		return idx[a] < idx[b]
-	})
+	idx := modifiedAfter(mods, from, inclusive)
+	sortByModified(idx, mods, func(a, b int) bool { return a < b })
 	lo := min(offset, len(idx))
 	hi := min(lo+size, len(idx))
 	fields := map[string]bool{}

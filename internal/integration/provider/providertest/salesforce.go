@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -199,18 +198,8 @@ func (s *Salesforce) serve(w http.ResponseWriter, r *http.Request) {
 		inclusive = wm[1] == ">="
 	}
 	mods := s.snapshot()
-	idx := make([]int, 0, len(mods))
-	for i, t := range mods {
-		if from.IsZero() || t.After(from) || (inclusive && t.Equal(from)) {
-			idx = append(idx, i)
-		}
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		if !mods[idx[a]].Equal(mods[idx[b]]) {
-			return mods[idx[a]].Before(mods[idx[b]])
-		}
-		return SalesforceID(idx[a]) < SalesforceID(idx[b])
-	})
+	idx := modifiedAfter(mods, from, inclusive)
+	sortByModified(idx, mods, func(a, b int) bool { return SalesforceID(a) < SalesforceID(b) })
 	if m[5] != "" {
 		limit := atoiDefault(m[5], -1)
 		if limit >= 0 && limit < len(idx) {
