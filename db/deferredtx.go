@@ -62,21 +62,21 @@ func (t *deferredTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.
 	if t.tx != nil {
 		return t.tx.Exec(ctx, sql, args...)
 	}
-	return execResult(t.begin(ctx, sql, args))
+	return behind(t.begin).Exec(ctx, sql, args...)
 }
 
 func (t *deferredTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	if t.tx != nil {
 		return t.tx.Query(ctx, sql, args...)
 	}
-	return queryResult(t.begin(ctx, sql, args))
+	return behind(t.begin).Query(ctx, sql, args...)
 }
 
 func (t *deferredTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	if t.tx != nil {
 		return t.tx.QueryRow(ctx, sql, args...)
 	}
-	return rowResult(t.Query(ctx, sql, args...))
+	return behind(t.begin).QueryRow(ctx, sql, args...)
 }
 
 func (t *deferredTx) Commit(ctx context.Context) error {

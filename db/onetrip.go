@@ -22,14 +22,14 @@ import (
 // flush: only for work that is safe to redo after a database crash. A database
 // it cannot reach gives ErrUnavailable, as the transactions do.
 func OneTrip(pool *pgxpool.Pool, tenantID uuid.UUID, asyncCommit bool) dbsqlc.DBTX {
-	return oneTrip{pool: pool, tenantID: tenantID, asyncCommit: asyncCommit}
+	return behind(oneTrip{pool: pool, tenantID: tenantID, asyncCommit: asyncCommit}.first)
 }
 
 // OneTripSystem is OneTrip in InSystem's scope (the outbox relay's own
 // bookkeeping of an event it handled), in one round trip instead of four.
 // Settings apply to its statement alone (transaction-local, like the scope).
 func OneTripSystem(pool *pgxpool.Pool, asyncCommit bool, settings ...Setting) dbsqlc.DBTX {
-	return oneTrip{pool: pool, system: true, asyncCommit: asyncCommit, settings: settings}
+	return behind(oneTrip{pool: pool, system: true, asyncCommit: asyncCommit, settings: settings}.first)
 }
 
 type oneTrip struct {
@@ -94,21 +94,14 @@ func (o oneTrip) first(ctx context.Context, sql string, args []any) (pgx.BatchRe
 	return afterPrologue(o.send(ctx, sql, args))
 }
 
-func (o oneTrip) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	return execResult(o.first(ctx, sql, args))
-}
+// behind sends a statement in a batch behind statements of its own (a prologue) and returns
+// the batch's results from the statement's on, the prologue's read; its Exec, Query and
+// QueryRow read the statement's result as pgx's do. It is the one reading of such a batch
+// for every sender (OneTrip, WithSettings, the deferred and the read transactions).
+type behind func(ctx context.Context, sql string, args []any) (pgx.BatchResults, error)
 
-func (o oneTrip) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	return queryResult(o.first(ctx, sql, args))
-}
-
-func (o oneTrip) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	return rowResult(o.Query(ctx, sql, args...))
-}
-
-// execResult, queryResult and rowResult read the result of a statement sent
-// behind a prologue whose results were read (br), or return err, the sending's.
-func execResult(br pgx.BatchResults, err error) (pgconn.CommandTag, error) {
+func (send behind) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	br, err := send(ctx, sql, args)
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
@@ -116,7 +109,8 @@ func execResult(br pgx.BatchResults, err error) (pgconn.CommandTag, error) {
 	return br.Exec()
 }
 
-func queryResult(br pgx.BatchResults, err error) (pgx.Rows, error) {
+func (send behind) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	br, err := send(ctx, sql, args)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +122,8 @@ func queryResult(br pgx.BatchResults, err error) (pgx.Rows, error) {
 	return &batchRows{Rows: rows, br: br}, nil
 }
 
-func rowResult(rows pgx.Rows, err error) pgx.Row {
+func (send behind) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	rows, err := send.Query(ctx, sql, args...)
 	if err != nil {
 		return errRow{err}
 	}

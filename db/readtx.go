@@ -162,21 +162,21 @@ func (r *readTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 	if r.tx != nil {
 		return r.tx.Exec(ctx, sql, args...)
 	}
-	return execResult(r.one(ctx, sql, args))
+	return behind(r.one).Exec(ctx, sql, args...)
 }
 
 func (r *readTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	if r.tx != nil {
 		return r.tx.Query(ctx, sql, args...)
 	}
-	return queryResult(r.one(ctx, sql, args))
+	return behind(r.one).Query(ctx, sql, args...)
 }
 
 func (r *readTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	if r.tx != nil {
 		return r.tx.QueryRow(ctx, sql, args...)
 	}
-	return rowResult(r.Query(ctx, sql, args...))
+	return behind(r.one).QueryRow(ctx, sql, args...)
 }
 
 func (r *readTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {

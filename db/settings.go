@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/valuecase/valuecase/db/dbsqlc"
 )
@@ -44,8 +43,8 @@ func WithSettings(tx pgx.Tx, settings ...Setting) dbsqlc.DBTX {
 		save = append(save, "set_config("+s.saved()+", current_setting("+quoteLiteral(s.Name)+"), true)", s.sql())
 		restore = append(restore, "set_config("+quoteLiteral(s.Name)+", current_setting("+s.saved()+"), true)")
 	}
-	return withSettings{tx: tx, local: "SELECT " + strings.Join(local, ", "),
-		set: "SELECT " + strings.Join(save, ", "), restore: "SELECT " + strings.Join(restore, ", ")}
+	return behind(withSettings{tx: tx, local: "SELECT " + strings.Join(local, ", "),
+		set: "SELECT " + strings.Join(save, ", "), restore: "SELECT " + strings.Join(restore, ", ")}.send)
 }
 
 type withSettings struct {
@@ -66,16 +65,4 @@ func (w withSettings) send(ctx context.Context, sql string, args []any) (pgx.Bat
 		b.Queue(w.restore)
 	}
 	return afterPrologue(w.tx.SendBatch(ctx, b), 1)
-}
-
-func (w withSettings) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	return execResult(w.send(ctx, sql, args))
-}
-
-func (w withSettings) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	return queryResult(w.send(ctx, sql, args))
-}
-
-func (w withSettings) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	return rowResult(w.Query(ctx, sql, args...))
 }
