@@ -30,8 +30,6 @@
 #   BENCH_API_GOMAXPROCS  the API's GOMAXPROCS (default half the CPUs, at least 1: see below)
 #   BENCH_API_GOMEMLIMIT  the API's GOMEMLIMIT, Go's soft memory limit (default 140MiB; "off": none)
 #   BENCH_WORKER_GOMEMLIMIT  the same for the workers the suites start (default 140MiB; "off": none)
-#   BENCH_API_GOGC     the API's GOGC, how far Go's heap grows past what is live before a collection
-#                      (default 400; "off": only near GOMEMLIMIT)
 #   BENCH_AUTOVACUUM   on (default): autovacuum on for the run, as in production; server: the
 #                      server's own setting (to compare)
 #   BENCH_CPU_IDLE     poll (default): idle CPUs poll instead of halting for the run (a PM QoS
@@ -198,15 +196,11 @@ api_gomaxprocs="${BENCH_API_GOMAXPROCS:-$((cpus > 1 ? cpus / 2 : 1))}"
 # body (held for the request) does not take the API's RSS past the 200 MB goal (docs/configuration.md).
 api_gomemlimit="${BENCH_API_GOMEMLIMIT:-140MiB}"
 [[ $api_gomemlimit =~ ^[1-9][0-9]*(B|KiB|MiB|GiB)$ || $api_gomemlimit == off ]] || die "BENCH_API_GOMEMLIMIT must be a size such as 140MiB, or off"
-# Collections less often than Go's default (100): the small reads allocate tens of kB each over a
-# live heap of a few MB, and under GOMEMLIMIT the peaks stay bounded (docs/configuration.md).
-api_gogc="${BENCH_API_GOGC:-400}"
-[[ $api_gogc =~ ^[1-9][0-9]*$ || $api_gogc == off ]] || die "BENCH_API_GOGC must be a positive integer, or off"
 worker_gomemlimit="${BENCH_WORKER_GOMEMLIMIT:-140MiB}"
 [[ $worker_gomemlimit =~ ^[1-9][0-9]*(B|KiB|MiB|GiB)$ || $worker_gomemlimit == off ]] || die "BENCH_WORKER_GOMEMLIMIT must be a size such as 140MiB, or off"
 export BENCH_WORKER_GOMEMLIMIT="$worker_gomemlimit" # bin/benchmark starts the workers with it
 api_database_url+="&pool_max_conns=$api_pool"
-notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for a host it shares with its database (docs/configuration.md, Sizing): GOMAXPROCS=$api_gomaxprocs of $cpus CPUs, a pool of $api_pool connections, GOMEMLIMIT=$api_gomemlimit, GOGC=$api_gogc (BENCH_API_GOMAXPROCS, BENCH_POOL_MAX_CONNS, BENCH_API_GOMEMLIMIT, BENCH_API_GOGC); the suites' workers GOMEMLIMIT=$worker_gomemlimit (BENCH_WORKER_GOMEMLIMIT)")
+notes+=(--note "PostgreSQL runs on this machine, so the API is configured as for a host it shares with its database (docs/configuration.md, Sizing): GOMAXPROCS=$api_gomaxprocs of $cpus CPUs, a pool of $api_pool connections, GOMEMLIMIT=$api_gomemlimit (BENCH_API_GOMAXPROCS, BENCH_POOL_MAX_CONNS, BENCH_API_GOMEMLIMIT); the suites' workers GOMEMLIMIT=$worker_gomemlimit (BENCH_WORKER_GOMEMLIMIT)")
 
 # --- Temporal, for the export and sync suites (their workers are started by the suites) ---------
 export_args=()
@@ -232,7 +226,7 @@ if [[ $temporal_port != "${dev_port:-}" ]]; then
 	notes+=(--note "the API's TEMPORAL_ADDRESS points at an unused port: its CRUD does not touch Temporal")
 fi
 log "starting the API on $api_url (log: $api_log; LOG_LEVEL=warn: no access log during the measurement)"
-GOMAXPROCS="$api_gomaxprocs" GOMEMLIMIT="$api_gomemlimit" GOGC="$api_gogc" DATABASE_URL="$api_database_url" HTTP_ADDR="127.0.0.1:$api_port" LOG_LEVEL=warn AUTH_SIGNING_KEYS_DIR="$keys_dir" \
+GOMAXPROCS="$api_gomaxprocs" GOMEMLIMIT="$api_gomemlimit" DATABASE_URL="$api_database_url" HTTP_ADDR="127.0.0.1:$api_port" LOG_LEVEL=warn AUTH_SIGNING_KEYS_DIR="$keys_dir" \
 	TEMPORAL_ADDRESS="127.0.0.1:$temporal_port" OUTBOUND_ALLOW_PRIVATE_NETWORKS=true \
 	bin/valuecase api >"$api_log" 2>&1 </dev/null &
 api_pid=$!
