@@ -117,6 +117,7 @@ bin/valuecase migrate || die "'valuecase migrate' failed"
 
 # --- API ---------------------------------------------------------------------------------------
 mkdir -p "$bench_dir"
+rm -f "$bench_dir"/worker-*.log # the workers of an earlier run
 api_port="$(bin/benchmark free-port)"
 temporal_port="$(bin/benchmark free-port)" # nothing listens there
 api_url="http://127.0.0.1:$api_port"

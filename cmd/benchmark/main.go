@@ -73,6 +73,7 @@ type env struct {
 	queries     benchutil.Queries
 	report      *benchutil.Report
 	rss         *benchutil.RSSWatch // peaks of the API and the workers, by suite
+	workers     int                 // workers started so far: each logs to a file of its own
 }
 
 // logf prints progress to stderr.

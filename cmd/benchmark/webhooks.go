@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -444,7 +445,9 @@ func (e *env) startWorker(ctx context.Context, run, temporalAddress string) (fun
 		defer l.Close()
 		return l.Addr().String()
 	}
-	logPath := e.workDir + "/worker.log"
+	// A file per worker: a later suite's worker must not overwrite the log a failure points to.
+	e.workers++
+	logPath := fmt.Sprintf("%s/worker-%d-%s.log", e.workDir, e.workers, strings.ReplaceAll(run, " ", "-"))
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, 0, err
