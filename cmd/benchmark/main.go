@@ -26,7 +26,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/valuecase/valuecase/db"
@@ -222,22 +221,9 @@ func run(args []string) error {
 		},
 		Notes: append(notes, commonNotes(*concurrency, *warmup, *rounds)...),
 	}
-	// A superuser sees the autovacuum workers and may vacuum every table (settle).
-	if u := os.Getenv("BENCH_COPY_DATABASE_URL"); u != "" {
-		if e.admin, err = db.NewPool(ctx, u); err != nil {
-			return err
-		}
-		defer e.admin.Close()
-		e.report.Notes = append(e.report.Notes, settleNote)
-	}
 	e.rss = benchutil.NewRSSWatch(*apiPID)
 	defer e.rss.Close()
-	for i, s := range chosen {
-		if i > 0 {
-			if err := e.settle(ctx); err != nil {
-				return fmt.Errorf("before suite %s: %w", s.name, err)
-			}
-		}
+	for _, s := range chosen {
 		logf("suite %s", s.name)
 		e.rss.BeginSuite(s.name)
 		err := s.run(ctx, e)
@@ -262,25 +248,6 @@ func run(args []string) error {
 		return exitError(1)
 	}
 	return nil
-}
-
-// settleNote says what settle does between suites.
-const settleNote = "before each suite but the first the bench runs VACUUM (ANALYZE) on its database and waits until no autovacuum worker runs (at most 3 minutes), as pgbench vacuums before a run: no suite shares the machine with the vacuum of the rows an earlier suite wrote"
-
-// settle vacuums and analyzes the bench database, then waits for autovacuum:
-// the webhook suite leaves tens of thousands of dead outbox and delivery rows,
-// and their vacuum, started by autovacuum during the next suite, would be
-// measured as part of that suite (on whichever side it landed).
-func (e *env) settle(ctx context.Context) error {
-	if e.admin == nil {
-		return nil
-	}
-	start := time.Now()
-	if _, err := e.admin.Exec(ctx, "VACUUM (ANALYZE)", pgx.QueryExecModeSimpleProtocol); err != nil {
-		return fmt.Errorf("VACUUM (ANALYZE): %w", err)
-	}
-	logf("VACUUM (ANALYZE) of the bench database took %s", time.Since(start).Round(time.Millisecond))
-	return e.awaitAutovacuum(ctx)
 }
 
 func commonNotes(concurrency, warmup, rounds int) []string {
