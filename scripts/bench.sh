@@ -32,6 +32,9 @@
 #   BENCH_WORKER_GOMEMLIMIT  the same for the workers the suites start (default 140MiB; "off": none)
 #   BENCH_AUTOVACUUM   on (default): autovacuum on for the run, as in production; server: the
 #                      server's own setting (to compare)
+#   BENCH_SLOW_STATEMENT  statements of the run slower than this (default 3s; "off": none) are
+#                      logged by PostgreSQL with their plans (auto_explain, trigger statements
+#                      included) and copied to .data/bench/slow-statements.log at the end
 #   BENCH_CPU_IDLE     poll (default): idle CPUs poll instead of halting for the run (a PM QoS
 #                      latency of 0 held on /dev/cpu_dma_latency, as tuned's latency-performance
 #                      profile does; root only, else as booted); booted: the kernel's own idle
@@ -104,6 +107,64 @@ if [[ $bench_autovacuum == on && "$(pg_admin -c 'SHOW autovacuum')" == off ]]; t
 	log "autovacuum is off on this server: on for the run, then ALTER SYSTEM $autovacuum_restore"
 fi
 
+# server_log_file: the file the server writes its log to (its collector's current file, else the
+# postmaster's stderr), if this process may read it.
+server_log_file() {
+	local f dir pid
+	f="$(pg_admin -c 'SELECT pg_current_logfile()')" || return 1
+	dir="$(pg_admin -c 'SHOW data_directory')" || return 1
+	if [[ -n $f ]]; then
+		[[ $f == /* ]] || f="$dir/$f"
+	else
+		pid="$(head -n 1 "$dir/postmaster.pid" 2>/dev/null)" || return 1
+		f="$(readlink "/proc/$pid/fd/2" 2>/dev/null)" || return 1
+	fi
+	[[ -f $f && -r $f ]] || return 1
+	printf '%s\n' "$f"
+}
+
+# report_slow_statements: copy the plans auto_explain logged during the run to
+# slow-statements.log and name the slowest.
+report_slow_statements() {
+	[[ -n $server_log ]] || return 0
+	local out="$bench_dir/slow-statements.log" n
+	mkdir -p "$bench_dir"
+	# A plan is its "duration: ... plan:" line and the tab-indented lines after it.
+	tail -c "+$((server_log_offset + 1))" "$server_log" |
+		awk '/ duration: [0-9.]+ ms  plan:/ { keep = 1; print; next } /^\t/ { if (keep) print; next } { keep = 0 }' >"$out" || true
+	n="$(grep -c ' duration: [0-9.]* ms  plan:' "$out" || true)"
+	server_log=""
+	if [[ ${n:-0} -eq 0 ]]; then
+		log "no statement took over $slow_statement (auto_explain)"
+		return 0
+	fi
+	log "$n statements took over $slow_statement; their plans are in $out; the slowest:"
+	awk '/ duration: [0-9.]+ ms  plan:/ { if (ms != "") print ms "\t" q; match($0, /duration: [0-9.]+/); ms = substr($0, RSTART + 10, RLENGTH - 10); q = ""; next }
+		/^\tQuery Text: / && q == "" { q = substr($0, 14, 120) }
+		END { if (ms != "") print ms "\t" q }' "$out" | sort -rn | head -n 5 | sed 's/^/      /; s/\t/ ms  /' >&2 || true
+}
+
+# A slow statement leaves its plan: a run that slows down once (a plan gone wrong on a table that
+# grew) cannot be run again to look. auto_explain is set on the bench database only, which the next
+# run drops, so nothing on the server needs putting back.
+slow_statement="${BENCH_SLOW_STATEMENT:-3s}"
+[[ $slow_statement =~ ^[1-9][0-9]*(ms|s)$ || $slow_statement == off ]] || die "BENCH_SLOW_STATEMENT must be a duration such as 3s or 500ms, or off"
+server_log=""
+server_log_offset=0
+if [[ $slow_statement != off ]]; then
+	server_log="$(server_log_file)" || true
+	if [[ -z $server_log ]]; then
+		warn "PostgreSQL's log file is not readable here: statements over $slow_statement are in the server's log only"
+	else
+		server_log_offset="$(stat -c %s "$server_log")"
+	fi
+	pg_admin >/dev/null <<SQL || die "could not set auto_explain on $bench_db (is postgresql-contrib installed?)"
+ALTER DATABASE $bench_db SET session_preload_libraries = 'auto_explain';
+ALTER DATABASE $bench_db SET auto_explain.log_min_duration = '$slow_statement';
+ALTER DATABASE $bench_db SET auto_explain.log_nested_statements = on;
+SQL
+fi
+
 # The bulk suite's baseline COPYs into a table with row security, which only a superuser may.
 export BENCH_COPY_DATABASE_URL="${BENCH_COPY_DATABASE_URL:-postgres://postgres@$PGU_HOST:$PGU_PORT/$bench_db?sslmode=disable}"
 
@@ -148,6 +209,7 @@ stop_api() {
 }
 finish() {
 	stop_api
+	report_slow_statements
 	restore_autovacuum
 	stop_pid "$idle_holder_pid"
 	idle_holder_pid=""
