@@ -286,14 +286,14 @@ func (q *Queries) OutboxListByTenant(ctx context.Context, db DBTX, tenantID uuid
 
 const outboxPublish = `-- name: OutboxPublish :exec
 WITH target AS (
-    SELECT seq FROM outbox_events WHERE seq = ANY ($2::bigint[]) AND published_at IS NULL ORDER BY seq FOR UPDATE
+    SELECT seq, published_at FROM outbox_events WHERE seq = ANY ($2::bigint[]) ORDER BY seq FOR UPDATE
 )
 UPDATE outbox_events o
 SET handled_by = o.handled_by || ARRAY(SELECT h FROM unnest($1::text[]) WITH ORDINALITY AS n (h, i)
                                        WHERE h <> ALL (o.handled_by) ORDER BY n.i),
     published_at = now(), locked_until = NULL
 FROM target
-WHERE o.seq = target.seq
+WHERE o.seq = target.seq AND target.published_at IS NULL
 `
 
 type OutboxPublishParams struct {
@@ -304,7 +304,10 @@ type OutboxPublishParams struct {
 // Publishes events every handler finished, many in one statement (the relay gathers them): each
 // records the handlers @handler_names it had not recorded yet, after the ones it had. The rows are
 // locked in seq order, as every statement that updates many events does, so two of them never
-// wait on each other in a cycle (a deadlock).
+// wait on each other in a cycle (a deadlock). The events are found by seq alone and those another
+// relay published meanwhile are skipped after the lock (which reads their latest version): with
+// published_at IS NULL among the scan's conditions the planner may walk a pending index instead,
+// every pending event of every tenant, when its statistics were taken with none pending.
 func (q *Queries) OutboxPublish(ctx context.Context, db DBTX, arg OutboxPublishParams) error {
 	_, err := db.Exec(ctx, outboxPublish, arg.HandlerNames, arg.Seqs)
 	return err

@@ -2,9 +2,12 @@ package outbox_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/valuecase/valuecase/db"
 	"github.com/valuecase/valuecase/db/dbtest"
@@ -82,4 +85,102 @@ func TestClaimReadsOnlyPendingEvents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The statements that take events by seq (a publish, a batch's expansion) read those events, not
+// every pending one, whatever the statistics said when their plans were made. Statistics taken
+// while nothing was pending make the pending indexes look empty; a backlog of one tenant then
+// made every publish of every tenant walk that tenant's pending events (3 s a publish beside the
+// bench's 100,000-event backlog).
+func TestBySeqReadsOnlyItsEvents(t *testing.T) {
+	const backlog, warmup, runs = 3000, 6, 4 // warm-up: past the five custom plans of the plan cache
+	for _, c := range []struct {
+		name string
+		rows int64 // event rows one run reads: its events, found, and each updated
+		// done is what none of the tenant's events may match once every run ran.
+		done string
+		// prepare writes the tenant's events for one run and returns that run.
+		prepare func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID) func(one *pgxpool.Pool) error
+	}{
+		{"publish", 2 * 2, "published_at IS NULL", func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID) func(one *pgxpool.Pool) error {
+			seqs := seqsOf(t, pool, tenant, "id = ANY ($1)", writeEvents(t, pool, tenant, 2))
+			return func(one *pgxpool.Pool) error {
+				return (&outbox.Relay{Pool: one, Log: quiet}).Publish(context.Background(), seqs)
+			}
+		}},
+		{"batch expansion", 2, "published_at IS NULL AND type = 'outbox.batch'", func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID) func(one *pgxpool.Pool) error {
+			writeBatch(t, pool, tenant, 2)
+			seqs := seqsOf(t, pool, tenant, "type = $1 AND published_at IS NULL AND seq = (SELECT max(seq) FROM outbox_events)", outbox.Batch)
+			return func(one *pgxpool.Pool) error {
+				if n, err := outbox.ExpandBatch(context.Background(), one, seqs[0], []string{"webhooks"}, true); err != nil || n != 2 {
+					return fmt.Errorf("the expansion wrote %d events (%v), want 2", n, err)
+				}
+				return nil
+			}
+		}},
+	} {
+		for _, mode := range []string{"auto", "force_generic_plan"} {
+			t.Run(c.name+", "+mode, func(t *testing.T) {
+				ctx := context.Background()
+				pool := dbtest.NewPool(t)
+				busy, other := dbtest.NewTenant(t, pool, "starter"), dbtest.NewTenant(t, pool, "starter")
+
+				// A published history, analyzed: nothing pending as far as the planner knows.
+				// Then a backlog of one tenant, not analyzed yet.
+				writeEvents(t, pool, busy, 500)
+				if err := db.InSystem(ctx, pool, func(tx pgx.Tx) error {
+					_, err := tx.Exec(ctx, "UPDATE outbox_events SET published_at = now()")
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := pool.Exec(ctx, "ANALYZE outbox_events"); err != nil {
+					t.Fatal(err)
+				}
+				writeEvents(t, pool, busy, backlog)
+				var todo []func(*pgxpool.Pool) error
+				for range warmup + runs {
+					todo = append(todo, c.prepare(t, pool, other))
+				}
+
+				// Only the statements under test run on one, from here on.
+				one := dbtest.OneConnection(t, pool, map[string]string{"plan_cache_mode": mode})
+				for _, run := range todo[:warmup] {
+					if err := run(one); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := dbtest.RowsRead(t, one, "outbox_events")
+				for _, run := range todo[warmup:] {
+					if err := run(one); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if read := dbtest.RowsRead(t, one, "outbox_events") - before; read > runs*c.rows {
+					t.Errorf("%d runs read %d event rows beside another tenant's backlog of %d, want at most %d: the plan walks the pending events", runs, read, backlog, runs*c.rows)
+				}
+				// Each did its work: the events, or the batches, published.
+				if n := len(seqsOf(t, pool, other, c.done)); n != 0 {
+					t.Errorf("%d of the tenant's events match %q after the runs, want none", n, c.done)
+				}
+			})
+		}
+	}
+}
+
+// seqsOf is the seqs of the tenant's events that match where (with args), in order.
+func seqsOf(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, where string, args ...any) []int64 {
+	t.Helper()
+	var seqs []int64
+	if err := db.InTenant(context.Background(), pool, tenant, func(tx pgx.Tx) error {
+		rows, err := tx.Query(context.Background(), "SELECT seq FROM outbox_events WHERE "+where+" ORDER BY seq", args...)
+		if err != nil {
+			return err
+		}
+		seqs, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return seqs
 }
