@@ -132,16 +132,19 @@ report_slow_statements() {
 	# A plan is its "duration: ... plan:" line and the tab-indented lines after it.
 	tail -c "+$((server_log_offset + 1))" "$server_log" |
 		awk '/ duration: [0-9.]+ ms  plan:/ { keep = 1; print; next } /^\t/ { if (keep) print; next } { keep = 0 }' >"$out" || true
-	n="$(grep -c ' duration: [0-9.]* ms  plan:' "$out" || true)"
 	server_log=""
-	if [[ ${n:-0} -eq 0 ]]; then
+	# Each plan as "ms<TAB>the start of its query", slowest first.
+	local slowest
+	slowest="$(awk '/ duration: [0-9.]+ ms  plan:/ { if (ms != "") print ms "\t" q; match($0, /duration: [0-9.]+/); ms = substr($0, RSTART + 10, RLENGTH - 10); q = ""; next }
+		/^\tQuery Text: / && q == "" { q = substr($0, 14, 120) }
+		END { if (ms != "") print ms "\t" q }' "$out" | sort -rn)" || true
+	if [[ -z $slowest ]]; then
 		log "no statement took over $slow_statement (auto_explain)"
 		return 0
 	fi
+	n="$(wc -l <<<"$slowest")"
 	log "$n statements took over $slow_statement; their plans are in $out; the slowest:"
-	awk '/ duration: [0-9.]+ ms  plan:/ { if (ms != "") print ms "\t" q; match($0, /duration: [0-9.]+/); ms = substr($0, RSTART + 10, RLENGTH - 10); q = ""; next }
-		/^\tQuery Text: / && q == "" { q = substr($0, 14, 120) }
-		END { if (ms != "") print ms "\t" q }' "$out" | sort -rn | head -n 5 | sed 's/^/      /; s/\t/ ms  /' >&2 || true
+	head -n 5 <<<"$slowest" | sed 's/^/      /; s/\t/ ms  /' >&2
 }
 
 # A slow statement leaves its plan: a run that slows down once (a plan gone wrong on a table that

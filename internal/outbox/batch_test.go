@@ -142,12 +142,7 @@ func TestBatchExpandsOnceUnderRacingRelays(t *testing.T) {
 	pool := dbtest.NewPool(t)
 	tenant := dbtest.NewTenant(t, pool, "starter")
 	writeBatch(t, pool, tenant, 2000)
-	batchSeq := int64(0)
-	if err := db.InSystem(context.Background(), pool, func(tx pgx.Tx) error {
-		return tx.QueryRow(context.Background(), `SELECT seq FROM outbox_events WHERE type = $1`, outbox.Batch).Scan(&batchSeq)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	batchSeq := seqsOf(t, pool, tenant, "type = $1", outbox.Batch)[0]
 	var wg sync.WaitGroup
 	written := make([]int64, 4)
 	errs := make([]error, 4)
