@@ -39,13 +39,16 @@ func (n PlanNode) Walk(fn func(PlanNode)) {
 type ExecutedPlan struct {
 	Query string   `json:"Query Text"`
 	Plan  PlanNode `json:"Plan"`
+	JIT   *struct {
+		Functions int `json:"Functions"`
+	} `json:"JIT"` // the expressions compiled, if any
 }
 
 // Explained returns a pool of one connection to the database of pool, acting as the test role
-// with the service's session settings, and a function returning the plan of every statement it
+// with the service's session settings and then the settings given, and a function returning the plan of every statement it
 // has run since, the statements of functions and triggers included, with the rows each node
 // produced (auto_explain, which only a superuser can load, sending its plans to the client).
-func Explained(t testing.TB, pool *pgxpool.Pool) (*pgxpool.Pool, func() []ExecutedPlan) {
+func Explained(t testing.TB, pool *pgxpool.Pool, settings map[string]string) (*pgxpool.Pool, func() []ExecutedPlan) {
 	t.Helper()
 	admin, err := url.Parse(AdminURL())
 	if err != nil {
@@ -59,6 +62,9 @@ func Explained(t testing.TB, pool *pgxpool.Pool) (*pgxpool.Pool, func() []Execut
 	}
 	role := pool.Config().ConnConfig.User
 	for k, v := range db.SessionSettings {
+		cfg.ConnConfig.RuntimeParams[k] = v
+	}
+	for k, v := range settings {
 		cfg.ConnConfig.RuntimeParams[k] = v
 	}
 	var mu sync.Mutex
