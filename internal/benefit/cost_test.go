@@ -129,17 +129,8 @@ func TestFilingLocksOnlyTheBenefitsItNames(t *testing.T) {
 // as an average one, scanned the tenant's rows and filtered them by tid instead: every page of a
 // 100,000-record sync read all the rows its tenant had so far.
 func TestFilingUpdatesOnlyTheFiguresOfItsBenefits(t *testing.T) {
-	const tenants, benefits, filed = 300, 2000, 17
-	ctx := context.Background()
-	pool := dbtest.NewPool(t)
-	for range tenants {
-		seedFeed(t, pool, dbtest.NewTenant(t, pool, "enterprise"), 1, 1)
-	}
-	// Statistics taken before the large tenant came: a tenant is about one row of each table.
-	if _, err := pool.Exec(ctx, "ANALYZE benefits; ANALYZE benefit_actuals; ANALYZE benefit_actual_stats; ANALYZE benefit_measured_expectations"); err != nil {
-		t.Fatal(err)
-	}
-	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	const benefits, filed = 2000, 17
+	pool, tenant := tenantAfterOneRowTenants(t)
 	ids := seedFeed(t, pool, tenant, benefits, 1)
 
 	const pages = 3
@@ -195,17 +186,8 @@ func TestFilingReadsOnlyTheRowsOfItsBenefits(t *testing.T) {
 // other than by tid off), the foreign key's check of each new row was priced past jit_above_cost
 // and compiled, 12 ms a row.
 func TestFilingManyBenefitsFetchesEachFigureOnce(t *testing.T) {
-	const tenants, benefits = 300, 1500
-	ctx := context.Background()
-	pool := dbtest.NewPool(t)
-	for range tenants {
-		seedFeed(t, pool, dbtest.NewTenant(t, pool, "enterprise"), 1, 1)
-	}
-	// Statistics taken before the large tenant came: a tenant is about one row of each table.
-	if _, err := pool.Exec(ctx, "ANALYZE benefits; ANALYZE benefit_actuals; ANALYZE benefit_actual_stats; ANALYZE benefit_measured_expectations"); err != nil {
-		t.Fatal(err)
-	}
-	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	const benefits = 1500
+	pool, tenant := tenantAfterOneRowTenants(t)
 	explained, plans := dbtest.Explained(t, pool, map[string]string{"jit": "on"})
 	// The benefits with their first actual (rows created and updated in one transaction), then a
 	// second month of each (rows of earlier transactions).
@@ -238,6 +220,20 @@ func TestFilingManyBenefitsFetchesEachFigureOnce(t *testing.T) {
 			t.Errorf("%s: %d updates by tid explained, want one a filing at least", table, updates[table])
 		}
 	}
+}
+
+// tenantAfterOneRowTenants returns a fresh database of 300 tenants of one benefit and one actual,
+// analyzed, and a new tenant in it: the statistics put a tenant at about one row of each table.
+func tenantAfterOneRowTenants(t *testing.T) (*pgxpool.Pool, uuid.UUID) {
+	t.Helper()
+	pool := dbtest.NewPool(t)
+	for range 300 {
+		seedFeed(t, pool, dbtest.NewTenant(t, pool, "enterprise"), 1, 1)
+	}
+	if _, err := pool.Exec(context.Background(), "ANALYZE benefits; ANALYZE benefit_actuals; ANALYZE benefit_actual_stats; ANALYZE benefit_measured_expectations"); err != nil {
+		t.Fatal(err)
+	}
+	return pool, dbtest.NewTenant(t, pool, "enterprise")
 }
 
 // shortened is the start of a statement or condition, for a message.
