@@ -108,7 +108,15 @@ func NewTenant(t testing.TB, pool *pgxpool.Pool, plan string) uuid.UUID {
 // RowsRead counts runs on it alone.
 func OneConnection(t testing.TB, pool *pgxpool.Pool, settings map[string]string) *pgxpool.Pool {
 	t.Helper()
-	cfg := pool.Config()
+	one := oneConnection(t, pool.Config(), settings)
+	flushStats(t, pool)
+	return one
+}
+
+// oneConnection opens a pool of one connection as cfg says, with the server settings given on
+// top of its own, closed when the test ends.
+func oneConnection(t testing.TB, cfg *pgxpool.Config, settings map[string]string) *pgxpool.Pool {
+	t.Helper()
 	cfg.MaxConns = 1
 	for k, v := range settings {
 		cfg.ConnConfig.RuntimeParams[k] = v
@@ -118,7 +126,6 @@ func OneConnection(t testing.TB, pool *pgxpool.Pool, settings map[string]string)
 		t.Fatal(err)
 	}
 	t.Cleanup(one.Close)
-	flushStats(t, pool)
 	return one
 }
 

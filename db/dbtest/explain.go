@@ -11,8 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/valuecase/valuecase/db"
 )
 
 // PlanNode is one node of an executed plan, as EXPLAIN (ANALYZE, FORMAT JSON) gives it.
@@ -44,10 +42,11 @@ type ExecutedPlan struct {
 	} `json:"JIT"` // the expressions compiled, if any
 }
 
-// Explained returns a pool of one connection to the database of pool, acting as the test role
-// with the service's session settings and then the settings given, and a function returning the plan of every statement it
-// has run since, the statements of functions and triggers included, with the rows each node
-// produced (auto_explain, which only a superuser can load, sending its plans to the client).
+// Explained returns a pool of one connection to the database of pool, acting as pool's role with
+// pool's session settings (the service's) and then the settings given, and a function returning
+// the plan of every statement it has run since, the statements of functions and triggers
+// included, with the rows each node produced (auto_explain, which only a superuser can load,
+// sending its plans to the client).
 func Explained(t testing.TB, pool *pgxpool.Pool, settings map[string]string) (*pgxpool.Pool, func() []ExecutedPlan) {
 	t.Helper()
 	admin, err := url.Parse(AdminURL())
@@ -55,17 +54,10 @@ func Explained(t testing.TB, pool *pgxpool.Pool, settings map[string]string) (*p
 		t.Fatal(err)
 	}
 	cfg := pool.Config()
-	cfg.MaxConns = 1
+	role := cfg.ConnConfig.User
 	cfg.ConnConfig.User, cfg.ConnConfig.Password = admin.User.Username(), ""
 	if pw, ok := admin.User.Password(); ok {
 		cfg.ConnConfig.Password = pw
-	}
-	role := pool.Config().ConnConfig.User
-	for k, v := range db.SessionSettings {
-		cfg.ConnConfig.RuntimeParams[k] = v
-	}
-	for k, v := range settings {
-		cfg.ConnConfig.RuntimeParams[k] = v
 	}
 	var mu sync.Mutex
 	var plans []ExecutedPlan
@@ -98,11 +90,7 @@ func Explained(t testing.TB, pool *pgxpool.Pool, settings map[string]string) (*p
 			SET ROLE `+pgx.Identifier{role}.Sanitize())
 		return err
 	}
-	explained, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(explained.Close)
+	explained := oneConnection(t, cfg, settings)
 	return explained, func() []ExecutedPlan {
 		mu.Lock()
 		defer mu.Unlock()
