@@ -95,6 +95,11 @@ type Comparison struct {
 		P99       float64 `json:"p99"`
 	} `json:"ratios_api_over_pgbench"`
 	Notes []string `json:"notes,omitempty"`
+	// MachineCPU is how the machine's CPUs were spent while each side ran.
+	MachineCPU struct {
+		API      CPUUse `json:"api"`
+		Baseline CPUUse `json:"baseline"`
+	} `json:"machine_cpu"`
 	// SideNames label the two sides in the table when the baseline is not
 	// pgbench (default: API, pgbench).
 	SideNames []string `json:"side_names,omitempty"`
@@ -104,6 +109,7 @@ type Comparison struct {
 func NewComparison(name, baseline string, clients int, r Compared, notes ...string) Comparison {
 	c := Comparison{Name: name, Baseline: baseline, Clients: clients, Rounds: len(r.RoundRatios), API: r.API, PGBench: r.Baseline,
 		RoundRatios: r.RoundRatios, Notes: notes}
+	c.MachineCPU.API, c.MachineCPU.Baseline = r.APICPU, r.BaselineCPU
 	api, pgbench := r.API, r.Baseline
 	c.Ratios.PerSecond = Ratio(api.PerSecond, pgbench.PerSecond)
 	c.Ratios.P50 = Ratio(api.P50MS, pgbench.P50MS)
@@ -161,11 +167,15 @@ func (r *Report) Print(w io.Writer) {
 		for i, x := range c.RoundRatios {
 			ratios[i] = fmt.Sprintf("%.2fx", x)
 		}
-		label := "API/pgbench"
+		label, sides := "API/pgbench", []string{"API", "pgbench"}
 		if len(c.SideNames) == 2 {
-			label = c.SideNames[0] + " / " + c.SideNames[1]
+			label, sides = c.SideNames[0]+" / "+c.SideNames[1], []string{"first", "second"}
 		}
 		fmt.Fprintf(w, "  - %d rounds, alternating which side goes first; throughput ratio %s by round: %s\n", c.Rounds, label, strings.Join(ratios, " "))
+		if cpu := c.MachineCPU; cpu.API.Known && cpu.Baseline.Known {
+			fmt.Fprintf(w, "  - the machine's CPUs while each side ran (/proc/stat, warm-up included): %s idle %.0f %%, stolen %.0f %%; %s idle %.0f %%, stolen %.0f %%\n",
+				sides[0], 100*cpu.API.Idle, 100*cpu.API.Steal, sides[1], 100*cpu.Baseline.Idle, 100*cpu.Baseline.Steal)
+		}
 		for _, n := range c.Notes {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}

@@ -15,11 +15,15 @@ type Compared struct {
 	// RoundRatios is each round's throughput ratio API/baseline: their spread
 	// shows how noisy the machine was.
 	RoundRatios []float64
+	// APICPU and BaselineCPU are how the machine's CPUs were spent while
+	// each side ran (its warm-up included).
+	APICPU, BaselineCPU CPUUse
 }
 
 // Alternate runs the two sides in rounds, alternating which goes first
 // (API, baseline; baseline, API; ...), so that a slow spell of a shared
-// machine, or a drift over the run, does not land on one side only.
+// machine, or a drift over the run, does not land on one side only. It
+// reads the machine's CPU counters around each side's turn.
 func Alternate(ctx context.Context, rounds int, api, baseline Side) (Compared, error) {
 	var (
 		res                Compared
@@ -37,14 +41,19 @@ func Alternate(ctx context.Context, rounds int, api, baseline Side) (Compared, e
 			if isAPI {
 				side, name = api, "API"
 			}
+			before, known := readCPUTimes()
 			samples, errs, err := side(ctx, r)
 			if err != nil {
 				return res, fmt.Errorf("round %d, %s: %w", r+1, name, err)
 			}
+			use := &res.BaselineCPU
 			if isAPI {
-				a, apiErrs = samples, apiErrs+errs
+				a, apiErrs, use = samples, apiErrs+errs, &res.APICPU
 			} else {
 				b, bErrs = samples, bErrs+errs
+			}
+			if after, ok := readCPUTimes(); known && ok {
+				use.add(before, after)
 			}
 		}
 		apiRounds, bRounds = append(apiRounds, a), append(bRounds, b)
