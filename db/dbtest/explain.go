@@ -3,7 +3,6 @@ package dbtest
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -49,16 +48,10 @@ type ExecutedPlan struct {
 // sending its plans to the client).
 func Explained(t testing.TB, pool *pgxpool.Pool, settings map[string]string) (*pgxpool.Pool, func() []ExecutedPlan) {
 	t.Helper()
-	admin, err := url.Parse(AdminURL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := config(t)
 	cfg := pool.Config()
 	role := cfg.ConnConfig.User
-	cfg.ConnConfig.User, cfg.ConnConfig.Password = admin.User.Username(), ""
-	if pw, ok := admin.User.Password(); ok {
-		cfg.ConnConfig.Password = pw
-	}
+	cfg.ConnConfig.User, cfg.ConnConfig.Password = admin.User, admin.Password
 	var mu sync.Mutex
 	var plans []ExecutedPlan
 	var parseErr error
