@@ -35,7 +35,7 @@ func (s *Server) analyticsDeadline(c *fiber.Ctx) error {
 	c.SetUserContext(ctx)
 	defer c.SetUserContext(outer) // the commit in tenantTx is not part of the analysis
 	err := func() error {
-		if err := analytics.SetStatementTimeout(ctx, requestTx(c), d); err != nil {
+		if err := analytics.PrepareTransaction(ctx, requestTx(c), d); err != nil {
 			return err
 		}
 		return c.Next()

@@ -42,16 +42,16 @@ const (
 // one by one only when the sums name some, and this tenant has none to name; ROI
 // ends with the forecast accuracy of its confidence, forecastWAPE).
 var (
-	realizationQueries = []string{"AnalyticsStatementTimeout", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "FxRateList"}
-	trendsQueries      = []string{"AnalyticsStatementTimeout", "SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
-	roiQueries         = []string{"AnalyticsStatementTimeout", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList", "AnalyticsForecastAccuracy"}
+	realizationQueries = []string{"AnalyticsTransactionSettings", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "FxRateList"}
+	trendsQueries      = []string{"AnalyticsTransactionSettings", "SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
+	roiQueries         = []string{"AnalyticsTransactionSettings", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList", "AnalyticsForecastAccuracy"}
 )
 
 // analyticsQueryBinds are the parameters of a query the same in every run,
 // as the API passes them.
 var analyticsQueryBinds = map[string]map[string]string{
 	// The API's default deadline (the bench sets no ANALYTICS_TIMEOUT).
-	"AnalyticsStatementTimeout": {"timeout_ms": strconv.FormatInt(config.DefaultAnalyticsTimeout.Milliseconds(), 10)},
+	"AnalyticsTransactionSettings": {"timeout_ms": strconv.FormatInt(config.DefaultAnalyticsTimeout.Milliseconds(), 10)},
 	// Every rate of the tenant: no filter (NULL parameters).
 	"FxRateList": {"currency": benchutil.Null, "from_period": benchutil.Null, "to_period": benchutil.Null},
 	// ROI's forecastWAPE over a lifetime window: no group, no lower bound, through the current month.

@@ -300,33 +300,38 @@ WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY(@benefit_ids::uuid[]);
 -- its periods (expecting 0); expected and actual over the periods with an actual; unmeasured =
 -- the plan to date (the even spread times the periods, or the plan's first entry of each period)
 -- less expected.
-SELECT b.initiative_id, b.category,
-       count(*) FILTER (WHERE x.summed)::integer AS summed,
-       coalesce(sum(m.expected) FILTER (WHERE x.summed), 0)::numeric AS expected,
-       coalesce(sum(m.actual) FILTER (WHERE x.summed), 0)::numeric AS actual,
-       coalesce(sum(CASE WHEN m.planned THEN (
+-- Each benefit's conditions are computed once, in a subquery kept apart by OFFSET 0: pulled up
+-- into the aggregate, each FILTER would evaluate its condition's expression again.
+SELECT r.initiative_id, r.category,
+       count(*) FILTER (WHERE r.summed)::integer AS summed,
+       coalesce(sum(r.expected) FILTER (WHERE r.summed), 0)::numeric AS expected,
+       coalesce(sum(r.actual) FILTER (WHERE r.summed), 0)::numeric AS actual,
+       coalesce(sum(CASE WHEN r.planned THEN (
              SELECT coalesce(sum(e.expected), 0) FROM (
                SELECT DISTINCT ON (z.period) z.period, p.expected
-               FROM benefit_plan_entries p CROSS JOIN LATERAL (SELECT benefit_month(p.period) / m.step * m.step AS period) z
-               WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id
+               FROM benefit_plan_entries p CROSS JOIN LATERAL (SELECT benefit_month(p.period) / r.step * r.step AS period) z
+               WHERE p.tenant_id = @tenant_id AND p.benefit_id = r.id
                ORDER BY z.period, p.period) e
-             WHERE e.period BETWEEN m.first_month AND least(m.last_month, @current_month::integer))
-           ELSE m.spread * x.periods END - m.expected) FILTER (WHERE x.summed), 0)::numeric AS unmeasured,
-       coalesce(sum(m.measured) FILTER (WHERE x.summed), 0)::integer AS measured,
-       coalesce(sum(x.periods + m.measured - m.inside) FILTER (WHERE x.summed), 0)::integer AS periods,
-       coalesce(array_agg(b.id) FILTER (WHERE NOT x.summed AND x.money OR x.at_risk), '{}')::uuid[] AS read_ids
-FROM benefits b
-JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
-JOIN benefit_measured_expectations m ON m.tenant_id = b.tenant_id AND m.benefit_id = b.id
-CROSS JOIN LATERAL (
-  SELECT b.unit = 'currency' AND b.currency IS NOT NULL AS money,
+             WHERE e.period BETWEEN r.first_month AND least(r.last_month, @current_month::integer))
+           ELSE r.spread * r.periods END - r.expected) FILTER (WHERE r.summed), 0)::numeric AS unmeasured,
+       coalesce(sum(r.measured) FILTER (WHERE r.summed), 0)::integer AS measured,
+       coalesce(sum(r.periods + r.measured - r.inside) FILTER (WHERE r.summed), 0)::integer AS periods,
+       coalesce(array_agg(r.id) FILTER (WHERE NOT r.summed AND r.money OR r.at_risk), '{}')::uuid[] AS read_ids
+FROM (
+  SELECT b.initiative_id, b.category, b.id, m.expected, m.actual, m.planned, m.spread, m.step, m.first_month, m.last_month,
+         m.measured, m.inside,
+         b.unit = 'currency' AND b.currency IS NOT NULL AS money,
          b.unit = 'currency' AND b.currency = @base::text AND (m.latest_month IS NULL OR m.latest_month <= @current_month::integer) AS summed,
          m.actuals >= 2 AND (m.latest_month > @current_month::integer OR m.planned OR m.latest_value < 0.8 * m.spread) AS at_risk,
          CASE WHEN least(m.last_month, @current_month::integer) < m.first_month THEN 0
               ELSE (least(m.last_month, @current_month::integer) - m.first_month) / m.step + 1 END AS periods
-) x
-WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
-  AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+  FROM benefits b
+  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+  JOIN benefit_measured_expectations m ON m.tenant_id = b.tenant_id AND m.benefit_id = b.id
+  WHERE b.tenant_id = @tenant_id AND b.status <> 'cancelled'
+    AND (sqlc.narg('initiative_id')::uuid IS NULL AND i.status <> 'archived' OR i.id = sqlc.narg('initiative_id')::uuid)
+  OFFSET 0
+) r
 GROUP BY 1, 2
 ORDER BY 1, 2;
 
@@ -421,10 +426,14 @@ CROSS JOIN LATERAL (
 ) l
 ORDER BY 1, 2;
 
--- name: AnalyticsStatementTimeout :exec
--- The analysis's deadline for every later statement of the transaction (transaction-local):
--- PostgreSQL cancels a statement that runs past it (57014).
-SELECT set_config('statement_timeout', (@timeout_ms::bigint)::text, true);
+-- name: AnalyticsTransactionSettings :exec
+-- For every later statement of the analysis's transaction (transaction-local): the analysis's
+-- deadline, past which PostgreSQL cancels a statement (57014), and a plan made for the
+-- statement's values each time. A cached generic plan is costed for a tenant of average size
+-- and reads a large tenant's rows one index probe at a time; planning a statement costs
+-- about a millisecond beside an analysis's tens (docs/benchmarks.md, Analytics and variance).
+SELECT set_config('statement_timeout', (@timeout_ms::bigint)::text, true),
+       set_config('plan_cache_mode', 'force_custom_plan', true);
 
 -- name: AnalyticsDataVersion :one
 -- The tenant's analytics data version (0 before its first write; migration 00040) and whether

@@ -47,13 +47,14 @@ type InitiativeName struct {
 	Name string
 }
 
-// SetStatementTimeout bounds every later statement of tx (the analysis's
-// deadline): PostgreSQL cancels one that runs past it.
-func SetStatementTimeout(ctx context.Context, tx pgx.Tx, d time.Duration) error {
+// PrepareTransaction readies tx for an analysis: PostgreSQL cancels any later
+// statement that runs past d (the analysis's deadline), and plans each for
+// its tenant's rows rather than reuse a generic plan (AnalyticsTransactionSettings).
+func PrepareTransaction(ctx context.Context, tx pgx.Tx, d time.Duration) error {
 	if err := db.Pin(ctx, tx); err != nil {
 		return err
 	}
-	return db.Q.AnalyticsStatementTimeout(ctx, tx, d.Milliseconds())
+	return db.Q.AnalyticsTransactionSettings(ctx, tx, d.Milliseconds())
 }
 
 // ---- ROI -------------------------------------------------------------
