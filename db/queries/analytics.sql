@@ -289,7 +289,8 @@ WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY(@benefit_ids::uuid[]);
 -- currency whose actuals all lie through the current month (@through, its first day;
 -- @current_month, the same as months since year 0), summed from each one's
 -- benefit_measured_expectations row (migration 00039, kept exact by triggers; summed counts
--- them), and read_ids: the benefits to read one by one (AnalyticsRealizationBenefits): the other
+-- them), and read_ids: the benefits to read one by one (AnalyticsRealizationBenefits; NULL, not
+-- an empty array, when none: cheaper to send and to scan, thousands of groups a request): the other
 -- money benefits (another currency, or an actual after @through: compared in Go from their
 -- actuals) and those the at-risk rule may hold for: two actuals or more, and a latest actual
 -- under 0.8 × the even spread (what its period expects when it lies inside the benefit's
@@ -301,22 +302,24 @@ WHERE a.tenant_id = @tenant_id AND a.benefit_id = ANY(@benefit_ids::uuid[]);
 -- the plan to date (the even spread times the periods, or the plan's first entry of each period)
 -- less expected.
 -- Each benefit's conditions are computed once, in a subquery kept apart by OFFSET 0: pulled up
--- into the aggregate, each FILTER would evaluate its condition's expression again.
+-- into the aggregate, each FILTER would evaluate its condition's expression again. The sums
+-- carry no trailing zeros (trim_scale, the same values): a rollup's 16 decimals would make every
+-- amount a big integer in Go.
 SELECT r.initiative_id, r.category,
        count(*) FILTER (WHERE r.summed)::integer AS summed,
-       coalesce(sum(r.expected) FILTER (WHERE r.summed), 0)::numeric AS expected,
-       coalesce(sum(r.actual) FILTER (WHERE r.summed), 0)::numeric AS actual,
-       coalesce(sum(CASE WHEN r.planned THEN (
+       trim_scale(coalesce(sum(r.expected) FILTER (WHERE r.summed), 0))::numeric AS expected,
+       trim_scale(coalesce(sum(r.actual) FILTER (WHERE r.summed), 0))::numeric AS actual,
+       trim_scale(coalesce(sum(CASE WHEN r.planned THEN (
              SELECT coalesce(sum(e.expected), 0) FROM (
                SELECT DISTINCT ON (z.period) z.period, p.expected
                FROM benefit_plan_entries p CROSS JOIN LATERAL (SELECT benefit_month(p.period) / r.step * r.step AS period) z
                WHERE p.tenant_id = @tenant_id AND p.benefit_id = r.id
                ORDER BY z.period, p.period) e
              WHERE e.period BETWEEN r.first_month AND least(r.last_month, @current_month::integer))
-           ELSE r.spread * r.periods END - r.expected) FILTER (WHERE r.summed), 0)::numeric AS unmeasured,
+           ELSE r.spread * r.periods END - r.expected) FILTER (WHERE r.summed), 0))::numeric AS unmeasured,
        coalesce(sum(r.measured) FILTER (WHERE r.summed), 0)::integer AS measured,
        coalesce(sum(r.periods + r.measured - r.inside) FILTER (WHERE r.summed), 0)::integer AS periods,
-       coalesce(array_agg(r.id) FILTER (WHERE NOT r.summed AND r.money OR r.at_risk), '{}')::uuid[] AS read_ids
+       array_agg(r.id) FILTER (WHERE NOT r.summed AND r.money OR r.at_risk)::uuid[] AS read_ids
 FROM (
   SELECT b.initiative_id, b.category, b.id, m.expected, m.actual, m.planned, m.spread, m.step, m.first_month, m.last_month,
          m.measured, m.inside,

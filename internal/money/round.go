@@ -25,6 +25,9 @@ func Places(currency string) int32 {
 // the edge (JSON responses, documents, frozen snapshots), to exact values:
 // sums and conversions are never rounded on the way.
 func Round(v decimal.Decimal, places int32) decimal.Decimal {
+	if v.Exponent() >= -places {
+		return v // no digit past places: nothing to round (the library would rescale, a big integer multiply)
+	}
 	return v.Round(places)
 }
 

@@ -54,3 +54,17 @@ func TestPercent(t *testing.T) {
 		t.Errorf("PercentOf = %v", got)
 	}
 }
+
+// Round returns what the library's Round does, whether or not the value has digits past places
+// (without them it is returned as it is, in its own representation: the same value).
+func TestRoundAgreesWithTheLibrary(t *testing.T) {
+	for _, in := range []string{"36000", "36000.0000000000000000", "12.5", "-12.50", "0", "1.005", "-2.345", "1E+3", "1234.5678", "-0.001", "999999999999.995"} {
+		v := decimal.RequireFromString(in)
+		for _, places := range []int32{0, 2, 3, -2} {
+			got, want := Round(v, places), v.Round(places)
+			if !got.Equal(want) || got.String() != want.String() || got.StringFixed(places) != want.StringFixed(places) {
+				t.Errorf("Round(%s, %d) = %s, the library's %s", in, places, got, want)
+			}
+		}
+	}
+}
