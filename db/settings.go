@@ -25,7 +25,9 @@ func (s Setting) saved() string { return quoteLiteral("app.saved_" + s.Name) }
 // or filters are parameters (the lists' ORDER BY CASE) has a generic plan that cannot
 // use an index's order and costs a tenant at the average tenant's rows; a pooled
 // connection that once chose that plan (after five calls under statistics that made it
-// look cheap) kept it, and paid twice the server's time per call.
+// look cheap) kept it, and paid twice the server's time per call. An analysis plans
+// every statement of its transaction so, set once with its deadline
+// (analytics.PrepareTransaction): all of them read the tenant's whole portfolio.
 var PlanPerCall = []Setting{{Name: "plan_cache_mode", Value: "force_custom_plan"}}
 
 // WithSettings runs each statement sent through it with settings for that statement

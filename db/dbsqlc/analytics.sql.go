@@ -1169,7 +1169,7 @@ SELECT set_config('statement_timeout', ($1::bigint)::text, true),
 // deadline, past which PostgreSQL cancels a statement (57014), and a plan made for the
 // statement's values each time. A cached generic plan is costed for a tenant of average size
 // and reads a large tenant's rows one index probe at a time; planning a statement costs
-// about a millisecond beside an analysis's tens (docs/benchmarks.md, Analytics and variance).
+// a few milliseconds beside an analysis's tens (docs/benchmarks.md, The cold realisation).
 func (q *Queries) AnalyticsTransactionSettings(ctx context.Context, db DBTX, timeoutMs int64) error {
 	_, err := db.Exec(ctx, analyticsTransactionSettings, timeoutMs)
 	return err

@@ -434,7 +434,7 @@ ORDER BY 1, 2;
 -- deadline, past which PostgreSQL cancels a statement (57014), and a plan made for the
 -- statement's values each time. A cached generic plan is costed for a tenant of average size
 -- and reads a large tenant's rows one index probe at a time; planning a statement costs
--- about a millisecond beside an analysis's tens (docs/benchmarks.md, Analytics and variance).
+-- a few milliseconds beside an analysis's tens (docs/benchmarks.md, The cold realisation).
 SELECT set_config('statement_timeout', (@timeout_ms::bigint)::text, true),
        set_config('plan_cache_mode', 'force_custom_plan', true);
 
