@@ -16,24 +16,28 @@ type CPUUse struct {
 	Idle  float64 `json:"idle_share"`
 	Steal float64 `json:"steal_share"`
 	Known bool    `json:"known"`
-
-	sum cpuTimes
 }
 
-// cpuTimes are /proc/stat's aggregate counters, in clock ticks.
+// cpuTimes are /proc/stat's aggregate counters, or a sum of stretches
+// between readings, in clock ticks.
 type cpuTimes struct{ idle, steal, total uint64 }
 
 // add counts the stretch between two readings.
-func (u *CPUUse) add(from, to cpuTimes) {
+func (s *cpuTimes) add(from, to cpuTimes) {
 	if to.total <= from.total {
 		return
 	}
-	u.sum.idle += to.idle - from.idle
-	u.sum.steal += to.steal - from.steal
-	u.sum.total += to.total - from.total
-	u.Idle = float64(u.sum.idle) / float64(u.sum.total)
-	u.Steal = float64(u.sum.steal) / float64(u.sum.total)
-	u.Known = true
+	s.idle += to.idle - from.idle
+	s.steal += to.steal - from.steal
+	s.total += to.total - from.total
+}
+
+// use is the shares of the ticks counted (not known when none were).
+func (s cpuTimes) use() CPUUse {
+	if s.total == 0 {
+		return CPUUse{}
+	}
+	return CPUUse{Idle: float64(s.idle) / float64(s.total), Steal: float64(s.steal) / float64(s.total), Known: true}
 }
 
 // readCPUTimes reads /proc/stat.

@@ -19,13 +19,14 @@ func TestCPUUseFromProcStat(t *testing.T) {
 	if !ok {
 		t.Fatal("second reading not parsed")
 	}
-	var u CPUUse
-	u.add(from, to) // 700 ticks: 250 idle or iowait, 30 stolen
+	var ticks cpuTimes
+	ticks.add(from, to) // 700 ticks: 250 idle or iowait, 30 stolen
+	u := ticks.use()
 	if !u.Known || u.Idle != 250.0/700 || u.Steal != 30.0/700 {
 		t.Errorf("got %+v, want idle 250/700 and steal 30/700", u)
 	}
-	u.add(to, to) // no ticks: nothing changes
-	if u.Idle != 250.0/700 {
+	ticks.add(to, to) // no ticks: nothing changes
+	if u = ticks.use(); u.Idle != 250.0/700 {
 		t.Errorf("an empty stretch moved the share: %+v", u)
 	}
 	for _, bad := range []string{"", "intr 1 2 3\n", "cpu 1 2 3\n", "cpu a b c d e f g h\n"} {

@@ -29,6 +29,7 @@ func Alternate(ctx context.Context, rounds int, api, baseline Side) (Compared, e
 		res                Compared
 		apiRounds, bRounds [][]Sample
 		apiErrs, bErrs     int
+		apiCPU, bCPU       cpuTimes
 	)
 	for r := range max(rounds, 1) {
 		order := []bool{true, false} // true: the API
@@ -46,14 +47,14 @@ func Alternate(ctx context.Context, rounds int, api, baseline Side) (Compared, e
 			if err != nil {
 				return res, fmt.Errorf("round %d, %s: %w", r+1, name, err)
 			}
-			use := &res.BaselineCPU
+			ticks := &bCPU
 			if isAPI {
-				a, apiErrs, use = samples, apiErrs+errs, &res.APICPU
+				a, apiErrs, ticks = samples, apiErrs+errs, &apiCPU
 			} else {
 				b, bErrs = samples, bErrs+errs
 			}
 			if after, ok := readCPUTimes(); known && ok {
-				use.add(before, after)
+				ticks.add(before, after)
 			}
 		}
 		apiRounds, bRounds = append(apiRounds, a), append(bRounds, b)
@@ -61,5 +62,6 @@ func Alternate(ctx context.Context, rounds int, api, baseline Side) (Compared, e
 	}
 	res.API = SummarizeRounds(apiRounds, apiErrs)
 	res.Baseline = SummarizeRounds(bRounds, bErrs)
+	res.APICPU, res.BaselineCPU = apiCPU.use(), bCPU.use()
 	return res, nil
 }
