@@ -183,6 +183,13 @@ type RealizationReport struct {
 	Meta Meta
 }
 
+// portfolioPlan joins a portfolio's benefits, initiatives and measured figures in one
+// pass each, whatever the statistics say of the tenant's size. Statistics taken before a
+// tenant grew put it at one row, and the planner then probed an initiative and a figure per
+// benefit: tens of thousands of index probes for a large portfolio. One initiative's
+// realisation keeps the planner's choice: probes are right for its few benefits.
+var portfolioPlan = []db.Setting{{Name: "enable_nestloop", Value: "off"}}
+
 // AnalyseRealization is analyseRealization through the report cache (cache.go).
 var AnalyseRealization = cached("realization", analyseRealization)
 
@@ -210,7 +217,11 @@ func analyseRealization(ctx context.Context, tx pgx.Tx, scope Scope, p Realizati
 		return RealizationReport{}, ErrInitiativeNotFound
 	}
 	through := current.FirstDay()
-	sumRows, err := db.Q.AnalyticsRealizationSums(ctx, tx, dbsqlc.AnalyticsRealizationSumsParams{TenantID: tenant, InitiativeID: only, Base: st.BaseCurrency,
+	sumsTx := dbsqlc.DBTX(tx)
+	if only == nil {
+		sumsTx = db.WithSettings(tx, portfolioPlan...)
+	}
+	sumRows, err := db.Q.AnalyticsRealizationSums(ctx, sumsTx, dbsqlc.AnalyticsRealizationSumsParams{TenantID: tenant, InitiativeID: only, Base: st.BaseCurrency,
 		CurrentMonth: int32(current)})
 	if err != nil {
 		return RealizationReport{}, err
