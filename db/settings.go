@@ -10,8 +10,8 @@ import (
 )
 
 // Setting is a server setting for one statement, for a statement whose plan must not depend
-// on the statistics of the moment (see the outbox claim and PlanPerCall). Name and Value are
-// constants of the code, never input.
+// on the statistics of the moment (see the outbox claim, the portfolio realisation and
+// PlanPerCall). Name and Value are constants of the code, never input.
 type Setting struct{ Name, Value string }
 
 func (s Setting) sql() string {
