@@ -185,9 +185,10 @@ type RealizationReport struct {
 
 // portfolioPlan joins a portfolio's benefits, initiatives and measured figures in one
 // pass each, whatever the statistics say of the tenant's size. Statistics taken before a
-// tenant grew put it at one row, and the planner then probed an initiative and a figure per
-// benefit: tens of thousands of index probes for a large portfolio. One initiative's
-// realisation keeps the planner's choice: probes are right for its few benefits.
+// tenant grew put it at one row, and the planner then joined by nested loops: an index probe
+// per benefit, or for a large tenant every benefit compared with every figure (2.6 s for
+// 10,000 benefits, 26 ms with hash joins). One initiative's realisation keeps the planner's
+// choice: probes are right for its few benefits, where hash joins read the whole tenant.
 var portfolioPlan = []db.Setting{{Name: "enable_nestloop", Value: "off"}}
 
 // AnalyseRealization is analyseRealization through the report cache (cache.go).
