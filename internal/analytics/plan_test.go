@@ -24,16 +24,8 @@ import (
 // one index probe at a time.
 func TestAnalysisOfALargeTenantIsPlannedForItsRows(t *testing.T) {
 	const initiatives, benefitsEach, runs = 40, 10, dbtest.PastCustomPlans
-	seed := func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, small int) []uuid.UUID {
-		if small == 0 {
-			seedPortfolio(t, pool, tenant, initiatives, benefitsEach)
-		} else {
-			seedPortfolio(t, pool, tenant, small, 1)
-		}
-		return nil
-	}
 	tables := []string{"initiatives", "benefits", "benefit_measured_expectations"}
-	dbtest.EachTenantStatistics(t, tables, seed, func(t *testing.T, large dbtest.LargeTenant) {
+	dbtest.EachTenantStatistics(t, tables, portfolioSeed(initiatives, benefitsEach), func(t *testing.T, large dbtest.LargeTenant) {
 		ctx := context.Background()
 		explained, plans := dbtest.Explained(t, large.Pool, nil)
 		scope := Scope{Tenant: large.ID, Now: time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)}
@@ -72,6 +64,82 @@ func TestAnalysisOfALargeTenantIsPlannedForItsRows(t *testing.T) {
 			t.Fatalf("%d realisation sums explained, want %d", sums, runs)
 		}
 	})
+}
+
+// TestAnalysisReadsTheActualsOfItsScopeOnly: an analysis reads the actuals of the initiative it
+// covers, or of the portfolio, once each, under both statistics that mislead a tenant-scoped
+// plan. Statistics taken before the tenant grew put it at one actual: the planner read every
+// actual of the tenant first and filtered it against the initiative's benefits, or compared every
+// actual with every benefit of the portfolio.
+func TestAnalysisReadsTheActualsOfItsScopeOnly(t *testing.T) {
+	const initiatives, benefitsEach = 40, 10
+	tables := []string{"initiatives", "benefits", "benefit_actuals"}
+	dbtest.EachTenantStatistics(t, tables, portfolioSeed(initiatives, benefitsEach), func(t *testing.T, large dbtest.LargeTenant) {
+		ctx := context.Background()
+		var one uuid.UUID
+		if err := db.InTenant(ctx, large.Pool, large.ID, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, "SELECT id FROM initiatives WHERE tenant_id = $1 LIMIT 1", large.ID).Scan(&one)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		explained, plans := dbtest.Explained(t, large.Pool, nil)
+		scopes := []struct {
+			name    string
+			only    *uuid.UUID
+			actuals float64
+		}{{"one initiative", &one, benefitsEach}, {"the portfolio", nil, initiatives * benefitsEach}}
+		for _, sc := range scopes {
+			tx := db.BeginTenantReads(ctx, explained, large.ID)
+			if err := PrepareTransaction(ctx, tx, 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := loadInitiatives(ctx, tx, large.ID, sc.only); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		k := 0
+		for _, p := range plans() {
+			if !strings.Contains(p.Query, "name: AnalyticsActuals :many") {
+				continue
+			}
+			if k == len(scopes) {
+				t.Fatalf("more than %d reads of the actuals explained", len(scopes))
+			}
+			sc := scopes[k]
+			k++
+			read := 0.0
+			p.Plan.Walk(func(n dbtest.PlanNode) {
+				if n.Relation == "benefit_actuals" {
+					read += n.ActualRows * n.ActualLoops
+				}
+				if n.RowsRemovedByJoinFilter > 0 {
+					t.Errorf("%s: %s compared %v pairs of rows that did not match", sc.name, n.NodeType, n.RowsRemovedByJoinFilter)
+				}
+			})
+			if read != sc.actuals {
+				t.Errorf("%s: %v actuals read, want its %v", sc.name, read, sc.actuals)
+			}
+		}
+		if k != len(scopes) {
+			t.Fatalf("%d reads of the actuals explained, want %d", k, len(scopes))
+		}
+	})
+}
+
+// portfolioSeed seeds the large tenant of dbtest.EachTenantStatistics with initiatives of
+// benefitsEach money benefits each, and every small one with small initiatives of one benefit.
+func portfolioSeed(initiatives, benefitsEach int) func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, small int) []uuid.UUID {
+	return func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, small int) []uuid.UUID {
+		if small == 0 {
+			seedPortfolio(t, pool, tenant, initiatives, benefitsEach)
+		} else {
+			seedPortfolio(t, pool, tenant, small, 1)
+		}
+		return nil
+	}
 }
 
 // seedPortfolio gives the tenant initiatives, each with money benefits (monthly, in USD, over
