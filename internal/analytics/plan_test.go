@@ -30,17 +30,11 @@ func TestAnalysisOfALargeTenantIsPlannedForItsRows(t *testing.T) {
 		explained, plans := dbtest.Explained(t, large.Pool, nil)
 		scope := Scope{Tenant: large.ID, Now: time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)}
 		for range runs {
-			tx := db.BeginTenantReads(ctx, explained, large.ID)
-			if err := PrepareTransaction(ctx, tx, 5*time.Second); err != nil {
-				t.Fatal(err)
-			}
-			report, err := analyseRealization(ctx, tx, scope, RealizationParams{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
+			var report RealizationReport
+			inAnalysis(t, explained, large.ID, func(tx pgx.Tx) (err error) {
+				report, err = analyseRealization(ctx, tx, scope, RealizationParams{})
+				return err
+			})
 			if got := len(report.Initiatives); got != initiatives {
 				t.Fatalf("%d initiatives in the report, want %d", got, initiatives)
 			}
@@ -89,16 +83,10 @@ func TestAnalysisReadsTheActualsOfItsScopeOnly(t *testing.T) {
 			actuals float64
 		}{{"one initiative", &one, benefitsEach}, {"the portfolio", nil, initiatives * benefitsEach}}
 		for _, sc := range scopes {
-			tx := db.BeginTenantReads(ctx, explained, large.ID)
-			if err := PrepareTransaction(ctx, tx, 5*time.Second); err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := loadInitiatives(ctx, tx, large.ID, sc.only); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
+			inAnalysis(t, explained, large.ID, func(tx pgx.Tx) error {
+				_, _, err := loadInitiatives(ctx, tx, large.ID, sc.only)
+				return err
+			})
 		}
 		k := 0
 		for _, p := range plans() {
@@ -127,6 +115,23 @@ func TestAnalysisReadsTheActualsOfItsScopeOnly(t *testing.T) {
 			t.Fatalf("%d reads of the actuals explained, want %d", k, len(scopes))
 		}
 	})
+}
+
+// inAnalysis runs fn in a transaction of the tenant's as a request's analysis has it: a read's
+// (db.BeginTenantReads), prepared with the analysis's deadline and settings.
+func inAnalysis(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, fn func(tx pgx.Tx) error) {
+	t.Helper()
+	ctx := context.Background()
+	tx := db.BeginTenantReads(ctx, pool, tenant)
+	if err := PrepareTransaction(ctx, tx, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := fn(tx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // portfolioSeed seeds the large tenant of dbtest.EachTenantStatistics with initiatives of
