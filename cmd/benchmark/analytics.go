@@ -43,7 +43,7 @@ const (
 // ends with the forecast accuracy of its confidence, forecastWAPE).
 var (
 	realizationQueries = []string{"AnalyticsTransactionSettings", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsRealizationSums", "FxRateList"}
-	trendsQueries      = []string{"AnalyticsTransactionSettings", "SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRatesInRange", "FxRateList"}
+	trendsQueries      = []string{"AnalyticsTransactionSettings", "SettingsGet", "AnalyticsTrendBenefits", "AnalyticsPlans", "AnalyticsActualsByMonth", "AnalyticsMissingActualRates", "FxRateList"}
 	roiQueries         = []string{"AnalyticsTransactionSettings", "SettingsGet", "AnalyticsInitiativeNames", "AnalyticsBenefits", "AnalyticsPlans", "AnalyticsActuals", "AnalyticsCosts", "FxRateList", "AnalyticsForecastAccuracy"}
 )
 

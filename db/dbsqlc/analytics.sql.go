@@ -369,49 +369,60 @@ WITH bens AS MATERIALIZED (
   SELECT b.id, b.currency,
          (CASE $1::text WHEN 'benefit' THEN b.id::text WHEN 'initiative' THEN b.initiative_id::text
                                WHEN 'owner' THEN b.owner_id WHEN 'category' THEN b.category ELSE '' END)::text AS group_key,
+         CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END AS unit,
+         CASE b.measurement_frequency WHEN 'quarterly' THEN interval '3 months' ELSE interval '1 month' END AS step,
          date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, b.expected_start_date)::date AS first_period,
          date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, b.expected_end_date)::date AS last_period,
          (b.expected_value / CASE b.measurement_frequency WHEN 'quarterly' THEN 4 ELSE 12 END)::float8 AS spread,
          EXISTS (SELECT 1 FROM benefit_plan_entries p WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id) AS planned
   FROM benefits b
-  JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
   WHERE b.tenant_id = $2 AND b.unit = 'currency' AND b.status <> 'cancelled'
-    AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-), plans AS (
-  -- Each benefit's plan by its own periods (the first entry of a period, as finance.Benefit.ExpectedFor takes it).
-  SELECT p.benefit_id,
-         date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, p.period)::date AS period,
-         ((array_agg(p.expected ORDER BY p.period))[1])::float8 AS expected
-  FROM benefit_plan_entries p
-  JOIN benefits b ON b.tenant_id = p.tenant_id AND b.id = p.benefit_id
-  WHERE p.tenant_id = $2
-  GROUP BY 1, 2
+    AND b.initiative_id = ANY (ARRAY(
+      SELECT i.id FROM initiatives i
+      WHERE i.tenant_id = $2
+        AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)))
 ), pairs AS (
-  SELECT b.group_key,
-         a.value::float8 AS actual,
-         CASE
-           WHEN a.period < b.first_period OR a.period > b.last_period THEN 0
-           WHEN b.planned THEN coalesce(pl.expected, 0)
-           ELSE b.spread
-         END AS expected,
-         CASE WHEN b.currency = $4::text THEN 1 ELSE r.rate::float8 END AS rate
-  FROM benefit_actuals a
-  JOIN bens b ON b.id = a.benefit_id
-  LEFT JOIN plans pl ON pl.benefit_id = a.benefit_id AND pl.period = a.period
-  LEFT JOIN fx_rates r ON r.tenant_id = a.tenant_id AND r.currency = b.currency AND r.period = a.period
-  WHERE a.tenant_id = $2 AND a.period <= $5::date
-    AND ($6::date IS NULL OR a.period >= $6::date)
+  SELECT b.group_key, b.currency, a.period,
+         count(*) AS periods,
+         count(*) FILTER (WHERE a.expected <> 0) AS mape_periods,
+         sum(abs(a.actual - a.expected) / abs(a.expected)) FILTER (WHERE a.expected <> 0) AS mape_sum,
+         sum(abs(a.actual - a.expected)) AS abs_error, sum(abs(a.expected)) AS abs_expected,
+         sum(a.expected) AS expected, sum(a.actual) AS actual
+  FROM bens b
+  CROSS JOIN LATERAL (
+    -- Expected is worked out here, once a row: the sums name it again and again.
+    SELECT a.period, a.value::float8 AS actual,
+           CASE
+             WHEN a.period < b.first_period OR a.period > b.last_period THEN 0
+             -- The first entry of the period, as finance.Benefit.ExpectedFor takes it.
+             WHEN b.planned THEN coalesce((
+               SELECT p.expected FROM benefit_plan_entries p
+               WHERE p.tenant_id = $2 AND p.benefit_id = b.id
+                 AND p.period >= a.period AND p.period < a.period + b.step AND date_trunc(b.unit, p.period)::date = a.period
+               ORDER BY p.period LIMIT 1), 0)::float8
+             ELSE b.spread
+           END AS expected
+    FROM benefit_actuals a
+    WHERE a.tenant_id = $2 AND a.benefit_id = b.id AND a.period <= $4::date
+      AND ($5::date IS NULL OR a.period >= $5::date)
+    OFFSET 0
+  ) a
+  GROUP BY 1, 2, 3
+), converted AS (
+  SELECT s.group_key, s.currency, s.period, s.periods, s.mape_periods, s.mape_sum, s.abs_error, s.abs_expected, s.expected, s.actual, CASE WHEN s.currency = $6::text THEN 1 ELSE r.rate::float8 END AS rate
+  FROM pairs s
+  LEFT JOIN fx_rates r ON r.tenant_id = $2 AND r.currency = s.currency AND r.period = s.period
 )
 SELECT group_key,
-       count(*) AS periods,
-       count(*) FILTER (WHERE rate IS NULL) AS missing,
-       count(*) FILTER (WHERE expected <> 0) AS mape_periods,
-       coalesce(avg(abs(actual - expected) / abs(expected)) FILTER (WHERE expected <> 0), 0)::float8 AS mape,
-       coalesce(sum(abs(actual - expected) * rate), 0)::float8 AS abs_error,
-       coalesce(sum(abs(expected) * rate), 0)::float8 AS abs_expected,
+       sum(periods)::bigint AS periods,
+       coalesce(sum(periods) FILTER (WHERE rate IS NULL), 0)::bigint AS missing,
+       sum(mape_periods)::bigint AS mape_periods,
+       coalesce(sum(mape_sum) / nullif(sum(mape_periods), 0), 0)::float8 AS mape,
+       coalesce(sum(abs_error * rate), 0)::float8 AS abs_error,
+       coalesce(sum(abs_expected * rate), 0)::float8 AS abs_expected,
        coalesce(sum(expected * rate), 0)::float8 AS expected,
        coalesce(sum(actual * rate), 0)::float8 AS actual
-FROM pairs
+FROM converted
 GROUP BY group_key
 ORDER BY group_key
 `
@@ -420,9 +431,9 @@ type AnalyticsForecastAccuracyParams struct {
 	GroupBy      string
 	TenantID     uuid.UUID
 	InitiativeID *uuid.UUID
-	Base         string
 	Through      time.Time
 	FromPeriod   *time.Time
+	Base         string
 }
 
 type AnalyticsForecastAccuracyRow struct {
@@ -446,16 +457,21 @@ type AnalyticsForecastAccuracyRow struct {
 // the plan does not list); else expected_value / 12 a month or / 4 a quarter. Actual and expected
 // of a period are in the benefit's currency, converted at the period's rate (1 for the base);
 // missing counts the periods without a rate (their amounts are left out of the sums).
-// bens is materialised (its EXISTS runs once a benefit, not once an actual); pairs is not, so the
-// aggregate consumes the join as it streams instead of writing every actual to a spilling tuplestore.
+// As AnalyticsActuals, no join is left for the planner to order by the tenant's size (statistics
+// taken before a tenant grew made it read every actual of the tenant and compare each with every
+// benefit of the scope): bens is computed once (its EXISTS once a benefit), each benefit's actuals
+// are one index range, and a planned benefit's entry of a period one probe of the plan's key.
+// The rates apply to the sums of each (group, currency, period), a few rows whatever join the
+// planner picks (joined to every actual, a seq scan of the rates per actual under those
+// statistics). Rows are summed in no defined order, before as now.
 func (q *Queries) AnalyticsForecastAccuracy(ctx context.Context, db DBTX, arg AnalyticsForecastAccuracyParams) ([]AnalyticsForecastAccuracyRow, error) {
 	rows, err := db.Query(ctx, analyticsForecastAccuracy,
 		arg.GroupBy,
 		arg.TenantID,
 		arg.InitiativeID,
-		arg.Base,
 		arg.Through,
 		arg.FromPeriod,
+		arg.Base,
 	)
 	if err != nil {
 		return nil, err
@@ -682,21 +698,26 @@ func (q *Queries) AnalyticsMeasuredCheck(ctx context.Context, db DBTX, tenantID 
 }
 
 const analyticsMissingActualRates = `-- name: AnalyticsMissingActualRates :many
-SELECT DISTINCT m.currency::text AS currency, m.period
-FROM benefit_actual_months m
-JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
-WHERE m.tenant_id = $1 AND m.period <= $2::date
-  AND ($3::uuid IS NULL AND i.status <> 'archived' OR i.id = $3::uuid)
-  AND (m.currency < $4::text OR m.currency > $4::text) AND r.rate IS NULL
+SELECT p.currency::text AS currency, p.period
+FROM benefit_actual_portfolio_months p
+WHERE p.tenant_id = $1 AND p.period <= $2::date
+  AND ($3::date IS NULL OR p.period >= $3::date)
+  AND (p.currency < $4::text OR p.currency > $4::text)
+  AND NOT EXISTS (SELECT 1 FROM fx_rates r WHERE r.tenant_id = p.tenant_id AND r.currency = p.currency AND r.period = p.period OFFSET 0)
+  AND EXISTS (
+    SELECT 1 FROM benefit_actual_months m
+    WHERE m.tenant_id = p.tenant_id AND m.category = p.category AND m.currency = p.currency AND m.period = p.period
+      AND m.initiative_id = ANY (ARRAY(SELECT i.id FROM initiatives i WHERE i.tenant_id = $1 AND i.status <> 'archived'))
+    OFFSET 0)
+GROUP BY 1, 2
 ORDER BY 1, 2
 `
 
 type AnalyticsMissingActualRatesParams struct {
-	TenantID     uuid.UUID
-	Through      time.Time
-	InitiativeID *uuid.UUID
-	Base         string
+	TenantID   uuid.UUID
+	Through    time.Time
+	FromPeriod *time.Time
+	Base       string
 }
 
 type AnalyticsMissingActualRatesRow struct {
@@ -704,13 +725,18 @@ type AnalyticsMissingActualRatesRow struct {
 	Period   time.Time
 }
 
-// The (currency, period) of actuals through @through that have no FX rate (from the rollup; the
-// currencies other than the base are two ranges of its currency index).
+// The (currency, period) other than @base of the live initiatives' actuals in [@from_period
+// (none: no lower bound), @through] that have no FX rate. The candidates are the portfolio
+// rollup's few rows; only those without a rate are looked for among the live initiatives' month
+// rows, by the array of those initiatives. Each test is a probe a candidate, the rate's first
+// (OFFSET 0 keeps either from being turned into a join: planned with statistics taken before the
+// tenant grew, such a join compared every month row of the tenant with each candidate, and the
+// join to initiatives before it every month row with every initiative, 10 s for 1,000).
 func (q *Queries) AnalyticsMissingActualRates(ctx context.Context, db DBTX, arg AnalyticsMissingActualRatesParams) ([]AnalyticsMissingActualRatesRow, error) {
 	rows, err := db.Query(ctx, analyticsMissingActualRates,
 		arg.TenantID,
 		arg.Through,
-		arg.InitiativeID,
+		arg.FromPeriod,
 		arg.Base,
 	)
 	if err != nil {
@@ -720,55 +746,6 @@ func (q *Queries) AnalyticsMissingActualRates(ctx context.Context, db DBTX, arg 
 	items := []AnalyticsMissingActualRatesRow{}
 	for rows.Next() {
 		var i AnalyticsMissingActualRatesRow
-		if err := rows.Scan(&i.Currency, &i.Period); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const analyticsMissingActualRatesInRange = `-- name: AnalyticsMissingActualRatesInRange :many
-SELECT DISTINCT m.currency::text AS currency, m.period
-FROM benefit_actual_months m
-JOIN initiatives i ON i.tenant_id = m.tenant_id AND i.id = m.initiative_id
-LEFT JOIN fx_rates r ON r.tenant_id = m.tenant_id AND r.currency = m.currency AND r.period = m.period
-WHERE m.tenant_id = $1 AND m.period BETWEEN $2::date AND $3::date AND i.status <> 'archived'
-  AND (m.currency < $4::text OR m.currency > $4::text) AND r.rate IS NULL
-ORDER BY 1, 2
-`
-
-type AnalyticsMissingActualRatesInRangeParams struct {
-	TenantID   uuid.UUID
-	FromPeriod time.Time
-	Through    time.Time
-	Base       string
-}
-
-type AnalyticsMissingActualRatesInRangeRow struct {
-	Currency string
-	Period   time.Time
-}
-
-// The (currency, period) of the months AnalyticsActualsByMonth sums that have no FX rate (the
-// currencies other than the base are two ranges of the rollup's currency index).
-func (q *Queries) AnalyticsMissingActualRatesInRange(ctx context.Context, db DBTX, arg AnalyticsMissingActualRatesInRangeParams) ([]AnalyticsMissingActualRatesInRangeRow, error) {
-	rows, err := db.Query(ctx, analyticsMissingActualRatesInRange,
-		arg.TenantID,
-		arg.FromPeriod,
-		arg.Through,
-		arg.Base,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []AnalyticsMissingActualRatesInRangeRow{}
-	for rows.Next() {
-		var i AnalyticsMissingActualRatesInRangeRow
 		if err := rows.Scan(&i.Currency, &i.Period); err != nil {
 			return nil, err
 		}

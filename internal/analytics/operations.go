@@ -375,8 +375,8 @@ func analyseTrends(ctx context.Context, tx pgx.Tx, scope Scope, p TrendsParams) 
 	if err != nil {
 		return TrendsReport{}, err
 	}
-	missingActual, err := db.Q.AnalyticsMissingActualRatesInRange(ctx, tx, dbsqlc.AnalyticsMissingActualRatesInRangeParams{TenantID: tenant,
-		FromPeriod: h.Start.FirstDay(), Through: through, Base: st.BaseCurrency})
+	missingActual, err := db.Q.AnalyticsMissingActualRates(ctx, tx, dbsqlc.AnalyticsMissingActualRatesParams{TenantID: tenant,
+		FromPeriod: new(h.Start.FirstDay()), Through: through, Base: st.BaseCurrency})
 	if err != nil {
 		return TrendsReport{}, err
 	}

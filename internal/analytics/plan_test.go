@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/valuecase/valuecase/db"
+	"github.com/valuecase/valuecase/db/dbsqlc"
 	"github.com/valuecase/valuecase/db/dbtest"
+	"github.com/valuecase/valuecase/internal/finance"
 )
 
 // TestAnalysisOfALargeTenantIsPlannedForItsRows: a realisation run again and again on one
@@ -62,12 +65,14 @@ func TestAnalysisOfALargeTenantIsPlannedForItsRows(t *testing.T) {
 
 // TestAnalysisReadsTheActualsOfItsScopeOnly: an analysis reads the actuals of the initiative it
 // covers, or of the portfolio, once each, under both statistics that mislead a tenant-scoped
-// plan. Statistics taken before the tenant grew put it at one actual: the planner read every
-// actual of the tenant first and filtered it against the initiative's benefits, or compared every
-// actual with every benefit of the portfolio.
+// plan: the actuals of the ROI's series (AnalyticsActuals) and of its forecast accuracy
+// (AnalyticsForecastAccuracy), whose FX rates are looked up once a (currency, period) summed, not
+// once an actual. Statistics taken before the tenant grew put it at one actual: the planner read
+// every actual of the tenant first and filtered it against the initiative's benefits, or compared
+// every actual with every benefit of the portfolio (and scanned the rates once an actual).
 func TestAnalysisReadsTheActualsOfItsScopeOnly(t *testing.T) {
 	const initiatives, benefitsEach = 40, 10
-	tables := []string{"initiatives", "benefits", "benefit_actuals"}
+	tables := []string{"initiatives", "benefits", "benefit_actuals", "fx_rates"}
 	dbtest.EachTenantStatistics(t, tables, portfolioSeed(initiatives, benefitsEach), func(t *testing.T, large dbtest.LargeTenant) {
 		ctx := context.Background()
 		var one uuid.UUID
@@ -84,37 +89,143 @@ func TestAnalysisReadsTheActualsOfItsScopeOnly(t *testing.T) {
 		}{{"one initiative", &one, benefitsEach}, {"the portfolio", nil, initiatives * benefitsEach}}
 		for _, sc := range scopes {
 			inAnalysis(t, explained, large.ID, func(tx pgx.Tx) error {
-				_, _, err := loadInitiatives(ctx, tx, large.ID, sc.only)
+				if _, _, err := loadInitiatives(ctx, tx, large.ID, sc.only); err != nil {
+					return err
+				}
+				_, err := forecastWAPE(ctx, tx, large.ID, "USD", Window{Lifetime: true}, seedCurrentMonth, sc.only)
 				return err
 			})
 		}
-		k := 0
-		for _, p := range plans() {
-			if !strings.Contains(p.Query, "name: AnalyticsActuals :many") {
-				continue
-			}
-			if k == len(scopes) {
-				t.Fatalf("more than %d reads of the actuals explained", len(scopes))
-			}
-			sc := scopes[k]
-			k++
-			read := 0.0
-			p.Plan.Walk(func(n dbtest.PlanNode) {
-				if n.Relation == "benefit_actuals" {
-					read += n.ActualRows * n.ActualLoops
+		for _, statement := range []string{"AnalyticsActuals", "AnalyticsForecastAccuracy"} {
+			k := 0
+			for _, p := range plans() {
+				if !strings.Contains(p.Query, "name: "+statement+" :many") {
+					continue
 				}
-				if n.RowsRemovedByJoinFilter > 0 {
-					t.Errorf("%s: %s compared %v pairs of rows that did not match", sc.name, n.NodeType, n.RowsRemovedByJoinFilter)
+				if k == len(scopes) {
+					t.Fatalf("more than %d %s explained", len(scopes), statement)
 				}
-			})
-			if read != sc.actuals {
-				t.Errorf("%s: %v actuals read, want its %v", sc.name, read, sc.actuals)
+				sc := scopes[k]
+				k++
+				// The sums of the forecast accuracy meet the tenant's rates: a nested loop of those few
+				// rows may compare each sum with each rate.
+				compared := 0.0
+				if statement == "AnalyticsForecastAccuracy" {
+					compared = seededRatePairs * seededRates
+				}
+				read := 0.0
+				p.Plan.Walk(func(n dbtest.PlanNode) {
+					switch n.Relation {
+					case "benefit_actuals":
+						read += n.ActualRows * n.ActualLoops
+					case "fx_rates":
+						if n.ActualLoops > seededRatePairs {
+							t.Errorf("%s, %s: the rates scanned %v times, more than once a (currency, period) of its actuals", statement, sc.name, n.ActualLoops)
+						}
+					}
+					if n.RowsRemovedByJoinFilter > compared {
+						t.Errorf("%s, %s: %s compared %v pairs of rows that did not match", statement, sc.name, n.NodeType, n.RowsRemovedByJoinFilter)
+					}
+				})
+				if read != sc.actuals {
+					t.Errorf("%s, %s: %v actuals read, want its %v", statement, sc.name, read, sc.actuals)
+				}
 			}
-		}
-		if k != len(scopes) {
-			t.Fatalf("%d reads of the actuals explained, want %d", k, len(scopes))
+			if k != len(scopes) {
+				t.Fatalf("%d %s explained, want %d", k, statement, len(scopes))
+			}
 		}
 	})
+}
+
+// TestMissingRatesAreLookedUpOnceACandidate: the rates a tenant's actuals miss are found from the
+// portfolio rollup's rows, each tested once against the rates and, when it has none, once
+// against the live initiatives' month rows, under both statistics that mislead a tenant-scoped
+// plan. Planned with statistics taken before the tenant grew, the join to initiatives compared
+// every month row of the tenant with every initiative.
+func TestMissingRatesAreLookedUpOnceACandidate(t *testing.T) {
+	const initiatives, benefitsEach = 40, 10
+	tables := []string{"initiatives", "benefit_actual_months", "benefit_actual_portfolio_months", "fx_rates"}
+	dbtest.EachTenantStatistics(t, tables, portfolioSeed(initiatives, benefitsEach), func(t *testing.T, large dbtest.LargeTenant) {
+		ctx := context.Background()
+		explained, plans := dbtest.Explained(t, large.Pool, nil)
+		var missing []dbsqlc.AnalyticsMissingActualRatesRow
+		inAnalysis(t, explained, large.ID, func(tx pgx.Tx) (err error) {
+			missing, err = db.Q.AnalyticsMissingActualRates(ctx, tx, dbsqlc.AnalyticsMissingActualRatesParams{TenantID: large.ID,
+				Through: seedCurrentMonth.FirstDay(), Base: "USD"})
+			return err
+		})
+		if got := fmt.Sprint(missing); got != "[{EUR 2025-01-01 00:00:00 +0000 UTC}]" {
+			t.Errorf("missing rates %s, want EUR in 2025-01 only", got)
+		}
+		n := 0
+		for _, p := range plans() {
+			if !strings.Contains(p.Query, "name: AnalyticsMissingActualRates :many") {
+				continue
+			}
+			n++
+			p.Plan.Walk(func(n dbtest.PlanNode) {
+				if n.Relation == "benefit_actual_months" && n.ActualRows*n.ActualLoops > 1 {
+					t.Errorf("%v month rows read, want the one found for the one candidate without a rate", n.ActualRows*n.ActualLoops)
+				}
+				if n.Relation == "initiatives" && n.ActualLoops > 1 {
+					t.Errorf("the initiatives read %v times, want once", n.ActualLoops)
+				}
+				if n.RowsRemovedByJoinFilter > 0 {
+					t.Errorf("%s compared %v pairs of rows that did not match", n.NodeType, n.RowsRemovedByJoinFilter)
+				}
+			})
+		}
+		if n != 1 {
+			t.Fatalf("%d reads of the missing rates explained, want 1", n)
+		}
+	})
+}
+
+// TestMissingRatesAreThoseOfTheLiveInitiatives: the missing rates of the trends and forecasts
+// are the (currency, month) of the live initiatives' actuals in the window; an archived
+// initiative's actual needs no rate.
+func TestMissingRatesAreThoseOfTheLiveInitiatives(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.NewPool(t)
+	tenant := dbtest.NewTenant(t, pool, "enterprise")
+	seedPortfolio(t, pool, tenant, 2, 2)
+	err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+		for _, q := range []string{
+			`UPDATE initiatives SET status = 'archived' WHERE id = (SELECT id FROM initiatives WHERE tenant_id = @t ORDER BY id LIMIT 1) AND tenant_id = @t`,
+			`INSERT INTO benefit_actuals (tenant_id, benefit_id, period, value, recorded_by)
+			 SELECT b.tenant_id, b.id, CASE i.status WHEN 'archived' THEN date '2026-01-01' ELSE date '2026-02-01' END, 900, 'ann'
+			 FROM benefits b JOIN initiatives i ON i.tenant_id = b.tenant_id AND i.id = b.initiative_id
+			 WHERE b.tenant_id = @t AND b.currency = 'EUR'`,
+		} {
+			if _, err := tx.Exec(ctx, q, pgx.NamedArgs{"t": tenant}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		from *time.Time
+		want string
+	}{
+		{nil, "[{EUR 2025-01-01 00:00:00 +0000 UTC} {EUR 2026-02-01 00:00:00 +0000 UTC}]"},
+		{new(time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)), "[{EUR 2026-02-01 00:00:00 +0000 UTC}]"},
+	} {
+		err := db.InTenant(ctx, pool, tenant, func(tx pgx.Tx) error {
+			missing, err := db.Q.AnalyticsMissingActualRates(ctx, tx, dbsqlc.AnalyticsMissingActualRatesParams{TenantID: tenant,
+				FromPeriod: c.from, Through: seedCurrentMonth.FirstDay(), Base: "USD"})
+			if got := fmt.Sprint(missing); err == nil && got != c.want {
+				t.Errorf("from %v: missing rates %s, want %s", c.from, got, c.want)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // inAnalysis runs fn in a transaction of the tenant's as a request's analysis has it: a read's
@@ -147,8 +258,16 @@ func portfolioSeed(initiatives, benefitsEach int) func(t *testing.T, pool *pgxpo
 	}
 }
 
-// seedPortfolio gives the tenant initiatives, each with money benefits (monthly, in USD, over
-// 2025) and an actual of each.
+// seedCurrentMonth is the current month of the analyses of a seeded portfolio.
+var seedCurrentMonth = finance.MonthOf(2026, 3)
+
+// seededRatePairs is how many (currency, month) a seeded portfolio's actuals have (USD and EUR in
+// 2025-01), seededRates how many rates the tenant has (EUR from 2025-02 to 2025-12).
+const seededRatePairs, seededRates = 2, 11
+
+// seedPortfolio gives the tenant initiatives, each with money benefits (monthly, over 2025, in
+// turn in USD, the base, and in EUR) and an actual of each in 2025-01, and EUR rates for every
+// month of 2025 but that one.
 func seedPortfolio(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, initiatives, benefitsEach int) {
 	t.Helper()
 	ctx := context.Background()
@@ -156,10 +275,12 @@ func seedPortfolio(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, initiativ
 		for _, q := range []string{
 			`INSERT INTO initiatives (tenant_id, name, status) SELECT @t, 'Initiative ' || i, 'active' FROM generate_series(1, @initiatives::int) i`,
 			`INSERT INTO benefits (tenant_id, initiative_id, name, category, expected_value, currency, unit, measurement_frequency, expected_start_date, expected_end_date, owner_id)
-			 SELECT i.tenant_id, i.id, 'Benefit ' || b, (ARRAY['cost_savings','revenue_growth'])[1 + b % 2], 12000, 'USD', 'currency', 'monthly', '2025-01-01', '2025-12-31', 'ann'
+			 SELECT i.tenant_id, i.id, 'Benefit ' || b, (ARRAY['cost_savings','revenue_growth'])[1 + b % 2], 12000, (ARRAY['USD','EUR'])[1 + b % 2], 'currency', 'monthly', '2025-01-01', '2025-12-31', 'ann'
 			 FROM initiatives i, generate_series(1, @benefits::int) b WHERE i.tenant_id = @t`,
 			`INSERT INTO benefit_actuals (tenant_id, benefit_id, period, value, recorded_by)
 			 SELECT b.tenant_id, b.id, '2025-01-01', 900, 'ann' FROM benefits b WHERE b.tenant_id = @t`,
+			`INSERT INTO fx_rates (tenant_id, currency, period, rate)
+			 SELECT @t, 'EUR', m, 1.1 FROM generate_series(date '2025-02-01', date '2025-12-01', interval '1 month') m`,
 		} {
 			if _, err := tx.Exec(ctx, q, pgx.NamedArgs{"t": tenant, "initiatives": initiatives, "benefits": benefitsEach}); err != nil {
 				return err
