@@ -138,6 +138,74 @@ func TestAnalysisReadsTheActualsOfItsScopeOnly(t *testing.T) {
 	})
 }
 
+// TestAnalysesCompareOnlyRowsThatMatch: every statement of the ROI (of one initiative and of the
+// portfolio), the trends (by category and by initiative) and the forecasts of a large tenant meets
+// its rows by their keys, under both statistics that mislead a tenant-scoped plan: no join
+// compares pairs of rows that do not match, but for the few sums of the forecast accuracy that
+// meet the tenant's rates (at most each with each). Planned with statistics taken before the
+// tenant grew, a join to the scope's initiatives compared every benefit, cost, plan entry or
+// month row with every initiative of the tenant (a second each for 10,000 benefits).
+func TestAnalysesCompareOnlyRowsThatMatch(t *testing.T) {
+	const initiatives, benefitsEach = 40, 10
+	tables := []string{"initiatives", "benefits", "benefit_actuals", "benefit_plan_entries", "initiative_costs", "fx_rates",
+		"benefit_actual_months", "benefit_actual_portfolio_months"}
+	dbtest.EachTenantStatistics(t, tables, portfolioSeed(initiatives, benefitsEach), func(t *testing.T, large dbtest.LargeTenant) {
+		ctx := context.Background()
+		var one uuid.UUID
+		if err := db.InTenant(ctx, large.Pool, large.ID, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, "SELECT id FROM initiatives WHERE tenant_id = $1 LIMIT 1", large.ID).Scan(&one)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		explained, plans := dbtest.Explained(t, large.Pool, nil)
+		scope := Scope{Tenant: large.ID, Now: seedCurrentMonth.FirstDay()}
+		analyses := []func(tx pgx.Tx) error{
+			func(tx pgx.Tx) error {
+				_, err := analyseROI(ctx, tx, scope, ROIParams{InitiativeID: &one, Basis: DefaultROIBasis})
+				return err
+			},
+			func(tx pgx.Tx) error {
+				_, err := analyseROI(ctx, tx, scope, ROIParams{Basis: DefaultROIBasis})
+				return err
+			},
+			func(tx pgx.Tx) error {
+				_, err := analyseTrends(ctx, tx, scope, TrendsParams{From: "2025-01", To: "2026-02", GroupBy: "category"})
+				return err
+			},
+			func(tx pgx.Tx) error {
+				_, err := analyseTrends(ctx, tx, scope, TrendsParams{From: "2025-01", To: "2026-02", GroupBy: "initiative"})
+				return err
+			},
+			func(tx pgx.Tx) error {
+				_, err := analyseForecasts(ctx, tx, scope, ForecastsParams{GroupBy: "initiative", Horizon: 6})
+				return err
+			},
+		}
+		for _, analyse := range analyses {
+			inAnalysis(t, explained, large.ID, analyse)
+		}
+		statements := 0
+		for _, p := range plans() {
+			name, _, _ := strings.Cut(strings.TrimPrefix(p.Query, "-- name: "), " ")
+			statements++
+			// The forecast accuracy's sums (one a group, currency and month) may meet the tenant's
+			// rates in a nested loop: at most each sum with each rate, whatever the tenant's size.
+			compared := 0.0
+			if name == "AnalyticsForecastAccuracy" {
+				compared = initiatives * seededRatePairs * seededRates
+			}
+			p.Plan.Walk(func(n dbtest.PlanNode) {
+				if n.RowsRemovedByJoinFilter > compared {
+					t.Errorf("%s: %s compared %v pairs of rows that did not match", name, n.NodeType, n.RowsRemovedByJoinFilter)
+				}
+			})
+		}
+		if statements < 3*len(analyses) {
+			t.Fatalf("%d statements explained for %d analyses", statements, len(analyses))
+		}
+	})
+}
+
 // TestMissingRatesAreLookedUpOnceACandidate: the rates a tenant's actuals miss are found from the
 // portfolio rollup's rows, each tested once against the rates and, when it has none, once
 // against the live initiatives' month rows, under both statistics that mislead a tenant-scoped
@@ -265,9 +333,9 @@ var seedCurrentMonth = finance.MonthOf(2026, 3)
 // 2025-01), seededRates how many rates the tenant has (EUR from 2025-02 to 2025-12).
 const seededRatePairs, seededRates = 2, 11
 
-// seedPortfolio gives the tenant initiatives, each with money benefits (monthly, over 2025, in
-// turn in USD, the base, and in EUR) and an actual of each in 2025-01, and EUR rates for every
-// month of 2025 but that one.
+// seedPortfolio gives the tenant initiatives, each with a cost and money benefits (monthly, over
+// 2025, in turn in USD, the base, and in EUR; the first with a plan) and an actual of each in
+// 2025-01, and EUR rates for every month of 2025 but that one.
 func seedPortfolio(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, initiatives, benefitsEach int) {
 	t.Helper()
 	ctx := context.Background()
@@ -279,6 +347,11 @@ func seedPortfolio(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, initiativ
 			 FROM initiatives i, generate_series(1, @benefits::int) b WHERE i.tenant_id = @t`,
 			`INSERT INTO benefit_actuals (tenant_id, benefit_id, period, value, recorded_by)
 			 SELECT b.tenant_id, b.id, '2025-01-01', 900, 'ann' FROM benefits b WHERE b.tenant_id = @t`,
+			`INSERT INTO initiative_costs (tenant_id, initiative_id, name, category, amount, currency, period, recurrence)
+			 SELECT i.tenant_id, i.id, 'Licences', 'opex', 5000, 'USD', '2025-01-01', 'once' FROM initiatives i WHERE i.tenant_id = @t`,
+			`INSERT INTO benefit_plan_entries (tenant_id, benefit_id, period, expected)
+			 SELECT b.tenant_id, b.id, m, 1500 FROM benefits b, generate_series(date '2025-01-01', date '2025-03-01', interval '1 month') m
+			 WHERE b.tenant_id = @t AND b.name = 'Benefit 1'`,
 			`INSERT INTO fx_rates (tenant_id, currency, period, rate)
 			 SELECT @t, 'EUR', m, 1.1 FROM generate_series(date '2025-02-01', date '2025-12-01', interval '1 month') m`,
 		} {
