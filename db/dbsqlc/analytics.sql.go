@@ -384,7 +384,8 @@ WITH bens AS MATERIALIZED (
          date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, b.expected_start_date)::date AS first_period,
          date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, b.expected_end_date)::date AS last_period,
          (b.expected_value / CASE b.measurement_frequency WHEN 'quarterly' THEN 4 ELSE 12 END)::float8 AS spread,
-         EXISTS (SELECT 1 FROM benefit_plan_entries p WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id) AS planned
+         -- OFFSET 0: a probe a benefit, never a hash of every tenant's plan entries.
+         EXISTS (SELECT 1 FROM benefit_plan_entries p WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id OFFSET 0) AS planned
   FROM benefits b
   WHERE b.tenant_id = $2 AND b.unit = 'currency' AND b.status <> 'cancelled'
     AND b.initiative_id = ANY (ARRAY(
