@@ -33,10 +33,10 @@ ORDER BY b.initiative_id, b.id;
 -- The (currency, period) other than @base of the live initiatives' actuals in [@from_period
 -- (none: no lower bound), @through] that have no FX rate. The candidates are the portfolio
 -- rollup's few rows; only those without a rate are looked for among the live initiatives' month
--- rows, by the array of those initiatives. Each test is a probe a candidate, the rate's first
--- (OFFSET 0 keeps either from being turned into a join: planned with statistics taken before the
--- tenant grew, such a join compared every month row of the tenant with each candidate, and the
--- join to initiatives before it every month row with every initiative, 10 s for 1,000).
+-- rows, by the array of those initiatives. Each candidate is tested by probes, the rate first;
+-- OFFSET 0 keeps either test from being turned into a join (planned with statistics taken before
+-- the tenant grew, such a join compared every month row of the tenant with each candidate, and
+-- the join to initiatives before it every month row with every initiative: 10 s for 1,000).
 SELECT p.currency::text AS currency, p.period
 FROM benefit_actual_portfolio_months p
 WHERE p.tenant_id = @tenant_id AND p.period <= @through::date
@@ -207,9 +207,9 @@ ORDER BY p.benefit_id, p.period;
 -- taken before a tenant grew made it read every actual of the tenant and compare each with every
 -- benefit of the scope): bens is computed once (its EXISTS once a benefit), each benefit's actuals
 -- are one index range, and a planned benefit's entry of a period one probe of the plan's key.
--- The rates apply to the sums of each (group, currency, period), a few rows whatever join the
--- planner picks (joined to every actual, a seq scan of the rates per actual under those
--- statistics). Rows are summed in no defined order, before as now.
+-- The rates meet the sums of each (group, currency, period), not every actual (joined to every
+-- actual under those statistics, the rates were scanned once an actual). Rows are summed in no
+-- defined order, before as now.
 WITH bens AS MATERIALIZED (
   -- Per benefit once: its group, its first and last period, its even spread and whether a plan replaces it.
   SELECT b.id, b.currency,

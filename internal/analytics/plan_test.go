@@ -75,12 +75,7 @@ func TestAnalysisReadsTheActualsOfItsScopeOnly(t *testing.T) {
 	tables := []string{"initiatives", "benefits", "benefit_actuals", "fx_rates"}
 	dbtest.EachTenantStatistics(t, tables, portfolioSeed(initiatives, benefitsEach), func(t *testing.T, large dbtest.LargeTenant) {
 		ctx := context.Background()
-		var one uuid.UUID
-		if err := db.InTenant(ctx, large.Pool, large.ID, func(tx pgx.Tx) error {
-			return tx.QueryRow(ctx, "SELECT id FROM initiatives WHERE tenant_id = $1 LIMIT 1", large.ID).Scan(&one)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		one := anInitiative(t, large)
 		explained, plans := dbtest.Explained(t, large.Pool, nil)
 		scopes := []struct {
 			name    string
@@ -151,12 +146,7 @@ func TestAnalysesCompareOnlyRowsThatMatch(t *testing.T) {
 		"benefit_actual_months", "benefit_actual_portfolio_months"}
 	dbtest.EachTenantStatistics(t, tables, portfolioSeed(initiatives, benefitsEach), func(t *testing.T, large dbtest.LargeTenant) {
 		ctx := context.Background()
-		var one uuid.UUID
-		if err := db.InTenant(ctx, large.Pool, large.ID, func(tx pgx.Tx) error {
-			return tx.QueryRow(ctx, "SELECT id FROM initiatives WHERE tenant_id = $1 LIMIT 1", large.ID).Scan(&one)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		one := anInitiative(t, large)
 		explained, plans := dbtest.Explained(t, large.Pool, nil)
 		scope := Scope{Tenant: large.ID, Now: seedCurrentMonth.FirstDay()}
 		analyses := []func(tx pgx.Tx) error{
@@ -294,6 +284,18 @@ func TestMissingRatesAreThoseOfTheLiveInitiatives(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// anInitiative is the id of one of the large tenant's initiatives.
+func anInitiative(t *testing.T, large dbtest.LargeTenant) (id uuid.UUID) {
+	t.Helper()
+	ctx := context.Background()
+	if err := db.InTenant(ctx, large.Pool, large.ID, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT id FROM initiatives WHERE tenant_id = $1 LIMIT 1", large.ID).Scan(&id)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // inAnalysis runs fn in a transaction of the tenant's as a request's analysis has it: a read's
