@@ -379,10 +379,9 @@ WITH bens AS MATERIALIZED (
   SELECT b.id, b.currency,
          (CASE $1::text WHEN 'benefit' THEN b.id::text WHEN 'initiative' THEN b.initiative_id::text
                                WHEN 'owner' THEN b.owner_id WHEN 'category' THEN b.category ELSE '' END)::text AS group_key,
-         CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END AS unit,
-         CASE b.measurement_frequency WHEN 'quarterly' THEN interval '3 months' ELSE interval '1 month' END AS step,
-         date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, b.expected_start_date)::date AS first_period,
-         date_trunc(CASE b.measurement_frequency WHEN 'quarterly' THEN 'quarter' ELSE 'month' END, b.expected_end_date)::date AS last_period,
+         b.measurement_frequency AS frequency,
+         benefit_period(b.expected_start_date, b.measurement_frequency) AS first_period,
+         benefit_period(b.expected_end_date, b.measurement_frequency) AS last_period,
          (b.expected_value / CASE b.measurement_frequency WHEN 'quarterly' THEN 4 ELSE 12 END)::float8 AS spread,
          -- OFFSET 0: a probe a benefit, never a hash of every tenant's plan entries.
          EXISTS (SELECT 1 FROM benefit_plan_entries p WHERE p.tenant_id = b.tenant_id AND p.benefit_id = b.id OFFSET 0) AS planned
@@ -405,11 +404,13 @@ WITH bens AS MATERIALIZED (
     SELECT a.period, a.value::float8 AS actual,
            CASE
              WHEN a.period < b.first_period OR a.period > b.last_period THEN 0
-             -- The first entry of the period, as finance.Benefit.ExpectedFor takes it.
+             -- The first entry of the period, as finance.Benefit.ExpectedFor takes it (a range of
+             -- the plan's key as long as a quarter, for the index; benefit_period picks the period's).
              WHEN b.planned THEN coalesce((
                SELECT p.expected FROM benefit_plan_entries p
                WHERE p.tenant_id = $2 AND p.benefit_id = b.id
-                 AND p.period >= a.period AND p.period < a.period + b.step AND date_trunc(b.unit, p.period)::date = a.period
+                 AND p.period >= a.period AND p.period < a.period + interval '3 months'
+                 AND benefit_period(p.period, b.frequency) = a.period
                ORDER BY p.period LIMIT 1), 0)::float8
              ELSE b.spread
            END AS expected

@@ -41,6 +41,18 @@ type ExecutedPlan struct {
 	} `json:"JIT"` // the expressions compiled, if any
 }
 
+// Statement is the sqlc name of the statement ("AnalyticsActuals" for "-- name: AnalyticsActuals
+// :many"), or "" for one without. The name is looked for anywhere in the text: settings sent in
+// the same round trip (db.WithSettings) come before it.
+func (p ExecutedPlan) Statement() string {
+	_, rest, found := strings.Cut(p.Query, "-- name: ")
+	if !found {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, " ")
+	return name
+}
+
 // Explained returns a pool of one connection to the database of pool, acting as pool's role with
 // pool's session settings (the service's) and then the settings given, and a function returning
 // the plan of every statement it has run since, the statements of functions and triggers

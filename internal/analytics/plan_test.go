@@ -3,7 +3,6 @@ package analytics
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -44,7 +43,7 @@ func TestAnalysisOfALargeTenantIsPlannedForItsRows(t *testing.T) {
 		}
 		sums := 0
 		for _, p := range plans() {
-			if !strings.Contains(p.Query, "AnalyticsRealizationSums") {
+			if p.Statement() != "AnalyticsRealizationSums" {
 				continue
 			}
 			sums++
@@ -94,7 +93,7 @@ func TestAnalysisReadsTheActualsOfItsScopeOnly(t *testing.T) {
 		for _, statement := range []string{"AnalyticsActuals", "AnalyticsForecastAccuracy"} {
 			k := 0
 			for _, p := range plans() {
-				if !strings.Contains(p.Query, "name: "+statement+" :many") {
+				if p.Statement() != statement {
 					continue
 				}
 				if k == len(scopes) {
@@ -176,7 +175,7 @@ func TestAnalysesCompareOnlyRowsThatMatch(t *testing.T) {
 		}
 		statements := 0
 		for _, p := range plans() {
-			name, _, _ := strings.Cut(strings.TrimPrefix(p.Query, "-- name: "), " ")
+			name := p.Statement()
 			statements++
 			// The forecast accuracy's sums (one a group, currency and month) may meet the tenant's
 			// rates in a nested loop: at most each sum with each rate, whatever the tenant's size.
@@ -218,7 +217,7 @@ func TestMissingRatesAreLookedUpOnceACandidate(t *testing.T) {
 		}
 		n := 0
 		for _, p := range plans() {
-			if !strings.Contains(p.Query, "name: AnalyticsMissingActualRates :many") {
+			if p.Statement() != "AnalyticsMissingActualRates" {
 				continue
 			}
 			n++
