@@ -176,7 +176,7 @@ func runSync(ctx context.Context, e *env) error {
 			got.API.Errors = apiErrs
 		}
 		for r := range c.api {
-			got.RoundRatios = append(got.RoundRatios, benchutil.Ratio(benchutil.Summarize(c.api[r], 0).PerSecond, benchutil.Summarize(c.db[r], 0).PerSecond))
+			got.AddRound(c.api[r], c.db[r])
 		}
 		var byRound []string
 		for r := range c.api {

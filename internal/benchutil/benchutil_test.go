@@ -344,6 +344,10 @@ func TestAlternate(t *testing.T) {
 	if len(res.RoundRatios) != 3 || res.RoundRatios[1] != 0.5 {
 		t.Errorf("round ratios %v", res.RoundRatios)
 	}
+	// Each round's slowest sample is the one stretched to the end of its second: 1/10 s against 1/20 s.
+	if len(res.RoundP99Ratios) != 3 || res.RoundP99Ratios[1] != 2 {
+		t.Errorf("round p99 ratios %v", res.RoundP99Ratios)
+	}
 }
 
 // A scaling table's per-unit time is the median sample over the units, and

@@ -85,8 +85,9 @@ type Comparison struct {
 	Rounds   int     `json:"rounds"`
 	API      Summary `json:"api"`
 	PGBench  Summary `json:"pgbench"`
-	// RoundRatios is each round's throughput ratio API/pgbench.
-	RoundRatios []float64 `json:"round_throughput_ratios"`
+	// RoundRatios is each round's throughput ratio API/pgbench, RoundP99Ratios its p99 ratio.
+	RoundRatios    []float64 `json:"round_throughput_ratios"`
+	RoundP99Ratios []float64 `json:"round_p99_ratios"`
 	// API / pgbench
 	Ratios struct {
 		PerSecond float64 `json:"per_second"`
@@ -108,7 +109,7 @@ type Comparison struct {
 // NewComparison computes the ratios.
 func NewComparison(name, baseline string, clients int, r Compared, notes ...string) Comparison {
 	c := Comparison{Name: name, Baseline: baseline, Clients: clients, Rounds: len(r.RoundRatios), API: r.API, PGBench: r.Baseline,
-		RoundRatios: r.RoundRatios, Notes: notes}
+		RoundRatios: r.RoundRatios, RoundP99Ratios: r.RoundP99Ratios, Notes: notes}
 	c.MachineCPU.API, c.MachineCPU.Baseline = r.APICPU, r.BaselineCPU
 	api, pgbench := r.API, r.Baseline
 	c.Ratios.PerSecond = Ratio(api.PerSecond, pgbench.PerSecond)
@@ -163,15 +164,18 @@ func (r *Report) Print(w io.Writer) {
 	printMemory(w, r.Memory)
 	for _, c := range r.Runs {
 		fmt.Fprintf(w, "\n%s\n  baseline: %s\n", c.Name, c.Baseline)
-		ratios := make([]string, len(c.RoundRatios))
-		for i, x := range c.RoundRatios {
-			ratios[i] = fmt.Sprintf("%.2fx", x)
+		byRound := func(xs []float64) string {
+			out := make([]string, len(xs))
+			for i, x := range xs {
+				out[i] = fmt.Sprintf("%.2fx", x)
+			}
+			return strings.Join(out, " ")
 		}
 		label, sides := "API/pgbench", []string{"API", "pgbench"}
 		if len(c.SideNames) == 2 {
 			label, sides = c.SideNames[0]+" / "+c.SideNames[1], []string{"first", "second"}
 		}
-		fmt.Fprintf(w, "  - %d rounds, alternating which side goes first; throughput ratio %s by round: %s\n", c.Rounds, label, strings.Join(ratios, " "))
+		fmt.Fprintf(w, "  - %d rounds, alternating which side goes first; throughput ratio %s by round: %s; p99 ratio by round: %s\n", c.Rounds, label, byRound(c.RoundRatios), byRound(c.RoundP99Ratios))
 		if cpu := c.MachineCPU; cpu.API.Known && cpu.Baseline.Known {
 			fmt.Fprintf(w, "  - the machine's CPUs while each side ran (/proc/stat, warm-up included): %s idle %.0f %%, stolen %.0f %%; %s idle %.0f %%, stolen %.0f %%\n",
 				sides[0], 100*cpu.API.Idle, 100*cpu.API.Steal, sides[1], 100*cpu.Baseline.Idle, 100*cpu.Baseline.Steal)

@@ -12,9 +12,10 @@ type Side func(ctx context.Context, round int) (samples []Sample, errors int, er
 // Compared is the outcome of Alternate.
 type Compared struct {
 	API, Baseline Summary
-	// RoundRatios is each round's throughput ratio API/baseline: their spread
-	// shows how noisy the machine was.
-	RoundRatios []float64
+	// RoundRatios is each round's throughput ratio API/baseline, and
+	// RoundP99Ratios its p99 ratio: their spread shows how noisy the machine
+	// was, and whether a ratio of the whole run comes from one round.
+	RoundRatios, RoundP99Ratios []float64
 	// APICPU and BaselineCPU are how the machine's CPUs were spent while
 	// each side ran (its warm-up included).
 	APICPU, BaselineCPU CPUUse
@@ -58,10 +59,17 @@ func Alternate(ctx context.Context, rounds int, api, baseline Side) (Compared, e
 			}
 		}
 		apiRounds, bRounds = append(apiRounds, a), append(bRounds, b)
-		res.RoundRatios = append(res.RoundRatios, Ratio(Summarize(a, 0).PerSecond, Summarize(b, 0).PerSecond))
+		res.AddRound(a, b)
 	}
 	res.API = SummarizeRounds(apiRounds, apiErrs)
 	res.Baseline = SummarizeRounds(bRounds, bErrs)
 	res.APICPU, res.BaselineCPU = apiCPU.use(), bCPU.use()
 	return res, nil
+}
+
+// AddRound appends one round's throughput and p99 ratios, API over baseline.
+func (c *Compared) AddRound(api, baseline []Sample) {
+	a, b := Summarize(api, 0), Summarize(baseline, 0)
+	c.RoundRatios = append(c.RoundRatios, Ratio(a.PerSecond, b.PerSecond))
+	c.RoundP99Ratios = append(c.RoundP99Ratios, Ratio(a.P99MS, b.P99MS))
 }
