@@ -337,10 +337,10 @@ func (q *Queries) ExportProgress(ctx context.Context, db DBTX, arg ExportProgres
 
 const exportPurgeExpired = `-- name: ExportPurgeExpired :execrows
 UPDATE business_case_exports d SET content = NULL, status = 'failed', error = 'expired'
-WHERE d.tenant_id = $1 AND d.id IN (
-    SELECT o.id FROM business_case_exports o
+WHERE d.ctid = ANY (ARRAY(
+    SELECT o.ctid FROM business_case_exports o
     WHERE o.tenant_id = $1 AND o.content IS NOT NULL AND o.expires_at < now()
-    LIMIT $2)
+    LIMIT $2))
 `
 
 type ExportPurgeExpiredParams struct {
@@ -349,7 +349,8 @@ type ExportPurgeExpiredParams struct {
 }
 
 // Drops up to @batch_size files past their retention (the row stays, as a record of the
-// export); the retention activity repeats it until fewer are dropped.
+// export); the retention activity repeats it until fewer are dropped. The batch is picked once
+// and written by row address, as the retention's deletes (db/queries/retention.sql).
 func (q *Queries) ExportPurgeExpired(ctx context.Context, db DBTX, arg ExportPurgeExpiredParams) (int64, error) {
 	result, err := db.Exec(ctx, exportPurgeExpired, arg.TenantID, arg.BatchSize)
 	if err != nil {

@@ -45,12 +45,13 @@ WHERE tenant_id = @tenant_id AND id = @id AND status IN ('queued', 'running');
 
 -- name: ExportPurgeExpired :execrows
 -- Drops up to @batch_size files past their retention (the row stays, as a record of the
--- export); the retention activity repeats it until fewer are dropped.
+-- export); the retention activity repeats it until fewer are dropped. The batch is picked once
+-- and written by row address, as the retention's deletes (db/queries/retention.sql).
 UPDATE business_case_exports d SET content = NULL, status = 'failed', error = 'expired'
-WHERE d.tenant_id = @tenant_id AND d.id IN (
-    SELECT o.id FROM business_case_exports o
+WHERE d.ctid = ANY (ARRAY(
+    SELECT o.ctid FROM business_case_exports o
     WHERE o.tenant_id = @tenant_id AND o.content IS NOT NULL AND o.expires_at < now()
-    LIMIT @batch_size);
+    LIMIT @batch_size));
 
 -- name: BusinessCaseDocumentFreeze :exec
 -- Written once, in the approval's transaction; an approved case is locked, so it never changes.

@@ -2,6 +2,7 @@ package retention_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,4 +169,65 @@ func TestPeriodsRefuseAShortAuditLog(t *testing.T) {
 	if _, err := (retention.Purger{Periods: p}).Run(context.Background(), time.Now(), nil); err == nil {
 		t.Fatal("a 30-day audit retention was accepted")
 	}
+}
+
+// fresh gives a tenant n audit events within their retention: the table a tenant grows in most
+// (every write of every audited table adds a row).
+const fresh = `
+INSERT INTO audit_events (tenant_id, actor, action, resource_type, resource_id, changed_fields, changes)
+SELECT @t, 'someone', 'create', 'initiative', g::text, '{}', '{}' FROM generate_series(1, @n) g`
+
+// TestPurgesReadTheirBatchOnly: no step of a purge statement handles more rows than its batch,
+// however many rows of the tenant stay, under both statistics that mislead a tenant-scoped plan
+// (dbtest.EachTenantStatistics). Written as `key IN (SELECT ... LIMIT)`, the purge of 7 old
+// audit events among 100,000 read all 100,000 (a hash join over a scan of the table); on a
+// tenant absent from the statistics, with a million events, it read each of them and ran the
+// batch's query again for each (234 s for one batch).
+func TestPurgesReadTheirBatchOnly(t *testing.T) {
+	const old, stay, batch = 7, 100_000, 1000
+	tables := []string{"outbox_events", "webhook_deliveries", "auth_sessions", "refresh_tokens", "idempotency_keys", "audit_events", "business_case_exports"}
+	seed := func(t *testing.T, pool *pgxpool.Pool, tenant uuid.UUID, small int) []uuid.UUID {
+		if small > 0 {
+			seedTenant(t, pool, tenant, small)
+			return nil
+		}
+		seedTenant(t, pool, tenant, old)
+		if err := db.InTenant(context.Background(), pool, tenant, func(tx db.Tx) error {
+			_, err := tx.Exec(context.Background(), fresh, pgx.NamedArgs{"t": tenant, "n": stay})
+			return err
+		}); err != nil {
+			t.Fatalf("fresh audit events: %v", err)
+		}
+		return nil
+	}
+	dbtest.EachTenantStatistics(t, tables, seed, func(t *testing.T, large dbtest.LargeTenant) {
+		explained, plans := dbtest.Explained(t, large.Pool, nil)
+		if _, err := (retention.Purger{Pool: explained, Periods: periods, BatchSize: batch}).Run(context.Background(), time.Now(), nil); err != nil {
+			t.Fatal(err)
+		}
+		got := counts(t, large.Pool, large.ID)
+		wantLeft := map[string]int{retention.KindOutbox: 2, retention.KindWebhookDeliveries: 2, retention.KindSessions: 1,
+			retention.KindRefreshTokens: 1, retention.KindExports: 1, retention.KindIdempotencyKeys: 1, "old_audit_events": 0}
+		for k, n := range wantLeft {
+			if got[k] != n {
+				t.Errorf("%s left %d, want %d", k, got[k], n)
+			}
+		}
+		explainedPurges := map[string]int{}
+		for _, p := range plans() {
+			name := p.Statement()
+			if !strings.HasPrefix(name, "RetentionPurge") && name != "ExportPurgeExpired" {
+				continue
+			}
+			explainedPurges[name]++
+			p.Plan.Walk(func(n dbtest.PlanNode) {
+				if rows := n.ActualRows * n.ActualLoops; rows > batch {
+					t.Errorf("%s: %s of %s handled %v rows (%v times), more than a batch of %d", name, n.NodeType, n.Relation, rows, n.ActualLoops, batch)
+				}
+			})
+		}
+		if len(explainedPurges) != 7 {
+			t.Errorf("purges explained: %v, want the 7 statements", explainedPurges)
+		}
+	})
 }
