@@ -164,18 +164,11 @@ func (r *Report) Print(w io.Writer) {
 	printMemory(w, r.Memory)
 	for _, c := range r.Runs {
 		fmt.Fprintf(w, "\n%s\n  baseline: %s\n", c.Name, c.Baseline)
-		byRound := func(xs []float64) string {
-			out := make([]string, len(xs))
-			for i, x := range xs {
-				out[i] = fmt.Sprintf("%.2fx", x)
-			}
-			return strings.Join(out, " ")
-		}
 		label, sides := "API/pgbench", []string{"API", "pgbench"}
 		if len(c.SideNames) == 2 {
 			label, sides = c.SideNames[0]+" / "+c.SideNames[1], []string{"first", "second"}
 		}
-		fmt.Fprintf(w, "  - %d rounds, alternating which side goes first; throughput ratio %s by round: %s; p99 ratio by round: %s\n", c.Rounds, label, byRound(c.RoundRatios), byRound(c.RoundP99Ratios))
+		fmt.Fprintf(w, "  - %d rounds, alternating which side goes first; throughput ratio %s by round: %s; p99 ratio by round: %s\n", c.Rounds, label, ratiosText(c.RoundRatios), ratiosText(c.RoundP99Ratios))
 		if cpu := c.MachineCPU; cpu.API.Known && cpu.Baseline.Known {
 			fmt.Fprintf(w, "  - the machine's CPUs while each side ran (/proc/stat, warm-up included): %s idle %.0f %%, stolen %.0f %%; %s idle %.0f %%, stolen %.0f %%\n",
 				sides[0], 100*cpu.API.Idle, 100*cpu.API.Steal, sides[1], 100*cpu.Baseline.Idle, 100*cpu.Baseline.Steal)
@@ -252,4 +245,13 @@ func ScrapeMetrics(ctx context.Context, client *http.Client, url, prefix string)
 		}
 	}
 	return out, sc.Err()
+}
+
+// ratiosText is ratios as the report prints them: "0.74x 1.01x".
+func ratiosText(ratios []float64) string {
+	out := make([]string, len(ratios))
+	for i, x := range ratios {
+		out[i] = fmt.Sprintf("%.2fx", x)
+	}
+	return strings.Join(out, " ")
 }
