@@ -37,6 +37,20 @@ var PlanPerCall = []Setting{{Name: "plan_cache_mode", Value: "force_custom_plan"
 // replace, which go back after the statement, so the transaction's later statements run as
 // before.
 func WithSettings(tx pgx.Tx, settings ...Setting) dbsqlc.DBTX {
+	st := StatementsFor(settings...)
+	return behind(withSettings{tx: tx, local: st.Local, set: st.Before, restore: st.After}.send)
+}
+
+// SettingsStatements are the statements WithSettings sends with one statement: Local
+// just before it in a read's implicit transaction; Before and After around it in a
+// transaction. The bench's pgbench scripts run them too, so both sides send the same SQL.
+type SettingsStatements struct {
+	Local         string // the settings, for the rest of the implicit transaction
+	Before, After string // the settings saving the values they replace; those values back
+}
+
+// StatementsFor writes the statements that give a statement settings.
+func StatementsFor(settings ...Setting) SettingsStatements {
 	local := make([]string, 0, len(settings))
 	save := make([]string, 0, 2*len(settings))
 	restore := make([]string, 0, len(settings))
@@ -45,8 +59,8 @@ func WithSettings(tx pgx.Tx, settings ...Setting) dbsqlc.DBTX {
 		save = append(save, "set_config("+s.saved()+", current_setting("+quoteLiteral(s.Name)+"), true)", s.sql())
 		restore = append(restore, "set_config("+quoteLiteral(s.Name)+", current_setting("+s.saved()+"), true)")
 	}
-	return behind(withSettings{tx: tx, local: "SELECT " + strings.Join(local, ", "),
-		set: "SELECT " + strings.Join(save, ", "), restore: "SELECT " + strings.Join(restore, ", ")}.send)
+	return SettingsStatements{Local: "SELECT " + strings.Join(local, ", "),
+		Before: "SELECT " + strings.Join(save, ", "), After: "SELECT " + strings.Join(restore, ", ")}
 }
 
 type withSettings struct {

@@ -144,7 +144,15 @@ func (e *env) analyticsScript(name string, queries []string, binds map[string]st
 		if fixed, ok := analyticsQueryBinds[q]; ok {
 			b = fixed
 		}
+		// In the analysis's transaction: the settings, the query, the old values back.
+		settings, withSettings := querySettings[q]
+		if withSettings {
+			s.SQL(db.StatementsFor(settings...).Before)
+		}
 		s.SQL(benchutil.Bind(sql, b))
+		if withSettings {
+			s.SQL(db.StatementsFor(settings...).After)
+		}
 	}
 	s.SQL("COMMIT")
 	path := filepath.Join(e.workDir, name+".pgbench")

@@ -79,7 +79,7 @@ func (e *env) runAnalyticsCache(ctx context.Context, t benchutil.Tenant, one, sc
 		"pgbench {BEGIN; set tenant; "+joinNames(txPrologue, realizationQueries)+"; COMMIT}", 1, cold,
 		fmt.Sprintf("duration-based: %s per side and round, 1 client, no warm-up; the portfolio: 1,000 initiatives, 10,000 benefits, 360,000 actuals", slice),
 		"the cost without the report cache: before each request a one-row write to an input (outside the request's timing) moves the tenant's data version, so the API reads the version, computes the report in SQL and Go, reads the version again and renders; the API's req/s includes the writes' time, its latencies do not",
-		"the API runs the portfolio's sums with nested loops off (analytics.portfolioPlan: the setting before the statement and the old value back after it, in the same round trip); on this tenant, whose statistics are current, pgbench's plan of the same statement is the same hash joins",
+		"both sides run the portfolio's sums with nested loops off (analytics.PortfolioPlan: the setting before the statement and the old value back after it; the API in the same round trip, pgbench as statements of their own)",
 	))
 
 	// 200 clients: the API takes them all; pgbench opens one connection per client, so it takes

@@ -59,4 +59,38 @@ func TestInitiativeScripts(t *testing.T) {
 	if vars["sort"] != "created_at" || vars["sort_desc"] != "true" || vars["page_limit"] != "50" {
 		t.Errorf("vars = %v", vars)
 	}
+	// Planned for its parameters on every call, as the API plans it: a connection left to the
+	// plan cache may keep a generic plan twice as slow, and the baseline would be the slow side.
+	if !strings.Contains(script, "SELECT set_config(E'plan_cache_mode', E'force_custom_plan', true);\nSELECT initiatives.*") {
+		t.Errorf("list script does not plan the list per call:\n%s", script)
+	}
+}
+
+// The realisation's baseline runs its sums with the API's settings around them.
+func TestAnalyticsScriptsSendTheAPISettings(t *testing.T) {
+	q, err := benchutil.LoadQueries("../../db/queries")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{queries: q, workDir: t.TempDir()}
+	path, err := e.analyticsScript("analytics-realization", realizationQueries, map[string]string{"initiative_id": benchutil.Null})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	script := string(b)
+	set := "SELECT set_config(E'app.saved_enable_nestloop', current_setting(E'enable_nestloop'), true), set_config(E'enable_nestloop', E'off', true);\n"
+	back := "SELECT set_config(E'enable_nestloop', current_setting(E'app.saved_enable_nestloop'), true);\n"
+	sums, err := q.Get("AnalyticsRealizationSums")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.SplitN(strings.TrimSpace(sums), "\n", 2)[0] // the statement's first line
+	i, j, k := strings.Index(script, set), strings.Index(script, head), strings.Index(script, back)
+	if i < 0 || j < 0 || k < 0 || !(i < j && j < k) || strings.Count(script, "E'enable_nestloop', E'off'") != 1 {
+		t.Errorf("realisation script does not run its sums, and those alone, with nested loops off (set %d, sums %d, back %d):\n%s", i, j, k, script)
+	}
+	if !strings.Contains(joinNames(realizationQueries), "AnalyticsRealizationSums (with enable_nestloop = off)") {
+		t.Errorf("baseline name %q does not show the setting", joinNames(realizationQueries))
+	}
 }
