@@ -146,12 +146,13 @@ func (e *env) analyticsScript(name string, queries []string, binds map[string]st
 		}
 		// In the analysis's transaction: the settings, the query, the old values back.
 		settings, withSettings := querySettings[q]
+		st := db.StatementsFor(settings...)
 		if withSettings {
-			s.SQL(db.StatementsFor(settings...).Before)
+			s.SQL(st.Before)
 		}
 		s.SQL(benchutil.Bind(sql, b))
 		if withSettings {
-			s.SQL(db.StatementsFor(settings...).After)
+			s.SQL(st.After)
 		}
 	}
 	s.SQL("COMMIT")
