@@ -215,7 +215,7 @@ func (s *Server) listBenefits(c *fiber.Ctx) error {
 		return err
 	}
 	ctx, tx := c.UserContext(), requestTx(c)
-	rows, err := db.Q.BenefitList(ctx, db.WithSettings(tx, db.PlanPerCall...), p)
+	rows, err := db.Q.BenefitList(ctx, db.WithSettings(tx, db.PlanPerCall), p)
 	if err != nil {
 		return err
 	}

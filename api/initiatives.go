@@ -84,7 +84,7 @@ func (s *Server) listInitiatives(c *fiber.Ctx) error {
 		return err
 	}
 	ctx, p := c.UserContext(), principal(c)
-	rows, err := db.Q.InitiativeList(ctx, db.WithSettings(requestTx(c), db.PlanPerCall...), dbsqlc.InitiativeListParams{
+	rows, err := db.Q.InitiativeList(ctx, db.WithSettings(requestTx(c), db.PlanPerCall), dbsqlc.InitiativeListParams{
 		TenantID: p.TenantID, Status: status, Industry: industry, Sort: sort, SortDesc: order == "desc",
 		PageLimit: int32(size), PageOffset: int32((page - 1) * size),
 	})

@@ -113,7 +113,7 @@ func (s *Server) listStakeholders(c *fiber.Ctx) error {
 	now := time.Now()
 	p.Today = now.UTC().Truncate(24 * time.Hour)
 	ctx, tx := c.UserContext(), requestTx(c)
-	rows, err := db.Q.StakeholderList(ctx, db.WithSettings(tx, db.PlanPerCall...), p)
+	rows, err := db.Q.StakeholderList(ctx, db.WithSettings(tx, db.PlanPerCall), p)
 	if err != nil {
 		return err
 	}

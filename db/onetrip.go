@@ -28,7 +28,7 @@ func OneTrip(pool *pgxpool.Pool, tenantID uuid.UUID, asyncCommit bool) dbsqlc.DB
 // OneTripSystem is OneTrip in InSystem's scope (the outbox relay's own
 // bookkeeping of an event it handled), in one round trip instead of four.
 // Settings apply to its statement alone (transaction-local, like the scope).
-func OneTripSystem(pool *pgxpool.Pool, asyncCommit bool, settings ...Setting) dbsqlc.DBTX {
+func OneTripSystem(pool *pgxpool.Pool, asyncCommit bool, settings ...Settings) dbsqlc.DBTX {
 	return behind(oneTrip{pool: pool, system: true, asyncCommit: asyncCommit, settings: settings}.first)
 }
 
@@ -37,7 +37,7 @@ type oneTrip struct {
 	tenantID    uuid.UUID
 	system      bool // InSystem's scope instead of a tenant
 	asyncCommit bool
-	settings    []Setting
+	settings    []Settings
 }
 
 // asyncCommitSQL lets the implicit transaction commit without waiting for the WAL flush.
@@ -59,7 +59,7 @@ func (o oneTrip) send(ctx context.Context, sql string, args []any) (br pgx.Batch
 		setSQL += ", " + asyncCommitSQL
 	}
 	for _, st := range o.settings {
-		setSQL += ", " + st.sql()
+		setSQL += ", " + st.assign
 	}
 	b.Queue(setSQL, setArgs...)
 	b.Queue(sql, args...)

@@ -21,6 +21,32 @@ func (s Setting) sql() string {
 // saved names the transaction-local placeholder that keeps the setting's value from before.
 func (s Setting) saved() string { return quoteLiteral("app.saved_" + s.Name) }
 
+// Settings are settings for one statement with the statements that give them, written once
+// (NewSettings) rather than on every call: Local just before the statement in a read's
+// implicit transaction; Before and After around it in a transaction. The bench's pgbench
+// scripts send the same statements, so both sides run the same SQL.
+type Settings struct {
+	Each          []Setting
+	assign        string // the set_config calls, for a prologue of their own (OneTripSystem)
+	Local         string // the settings, for the rest of the implicit transaction
+	Before, After string // the settings saving the values they replace; those values back
+}
+
+// NewSettings writes the statements that give a statement each setting.
+func NewSettings(each ...Setting) Settings {
+	assign := make([]string, 0, len(each))
+	save := make([]string, 0, 2*len(each))
+	restore := make([]string, 0, len(each))
+	for _, s := range each {
+		assign = append(assign, s.sql())
+		save = append(save, "set_config("+s.saved()+", current_setting("+quoteLiteral(s.Name)+"), true)", s.sql())
+		restore = append(restore, "set_config("+quoteLiteral(s.Name)+", current_setting("+s.saved()+"), true)")
+	}
+	joined := strings.Join(assign, ", ")
+	return Settings{Each: each, assign: joined, Local: "SELECT " + joined,
+		Before: "SELECT " + strings.Join(save, ", "), After: "SELECT " + strings.Join(restore, ", ")}
+}
+
 // PlanPerCall plans a statement for its parameters on every call. A statement whose sort
 // or filters are parameters (the lists' ORDER BY CASE) has a generic plan that cannot
 // use an index's order and costs a tenant at the average tenant's rows; a pooled
@@ -28,7 +54,7 @@ func (s Setting) saved() string { return quoteLiteral("app.saved_" + s.Name) }
 // look cheap) kept it, and paid twice the server's time per call. An analysis plans
 // every statement of its transaction so, set once with its deadline
 // (analytics.PrepareTransaction): all of them read the tenant's whole portfolio.
-var PlanPerCall = []Setting{{Name: "plan_cache_mode", Value: "force_custom_plan"}}
+var PlanPerCall = NewSettings(Setting{Name: "plan_cache_mode", Value: "force_custom_plan"})
 
 // WithSettings runs each statement sent through it with settings for that statement
 // alone, in the same round trip. In a read's implicit transaction (BeginTenantReads) the
@@ -36,49 +62,25 @@ var PlanPerCall = []Setting{{Name: "plan_cache_mode", Value: "force_custom_plan"
 // not touch) and end with the transaction; in a transaction they also keep the values they
 // replace, which go back after the statement, so the transaction's later statements run as
 // before.
-func WithSettings(tx pgx.Tx, settings ...Setting) dbsqlc.DBTX {
-	st := StatementsFor(settings...)
-	return behind(withSettings{tx: tx, local: st.Local, set: st.Before, restore: st.After}.send)
-}
-
-// SettingsStatements are the statements WithSettings sends with one statement: Local
-// just before it in a read's implicit transaction; Before and After around it in a
-// transaction. The bench's pgbench scripts run them too, so both sides send the same SQL.
-type SettingsStatements struct {
-	Local         string // the settings, for the rest of the implicit transaction
-	Before, After string // the settings saving the values they replace; those values back
-}
-
-// StatementsFor writes the statements that give a statement settings.
-func StatementsFor(settings ...Setting) SettingsStatements {
-	local := make([]string, 0, len(settings))
-	save := make([]string, 0, 2*len(settings))
-	restore := make([]string, 0, len(settings))
-	for _, s := range settings {
-		local = append(local, s.sql())
-		save = append(save, "set_config("+s.saved()+", current_setting("+quoteLiteral(s.Name)+"), true)", s.sql())
-		restore = append(restore, "set_config("+quoteLiteral(s.Name)+", current_setting("+s.saved()+"), true)")
-	}
-	return SettingsStatements{Local: "SELECT " + strings.Join(local, ", "),
-		Before: "SELECT " + strings.Join(save, ", "), After: "SELECT " + strings.Join(restore, ", ")}
+func WithSettings(tx pgx.Tx, settings Settings) dbsqlc.DBTX {
+	return behind(withSettings{tx: tx, settings: settings}.send)
 }
 
 type withSettings struct {
-	tx           pgx.Tx
-	local        string // the settings, for a read's implicit transaction
-	set, restore string // in a transaction: the settings saving the old values, and the old values back
+	tx       pgx.Tx
+	settings Settings
 }
 
 // send runs the statement with the settings; the results start at the statement's.
 func (w withSettings) send(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
 	b := &pgx.Batch{}
 	if r, ok := w.tx.(*readTx); ok && r.tx == nil {
-		b.Queue(w.local)
+		b.Queue(w.settings.Local)
 		b.Queue(sql, args...)
 	} else {
-		b.Queue(w.set)
+		b.Queue(w.settings.Before)
 		b.Queue(sql, args...)
-		b.Queue(w.restore)
+		b.Queue(w.settings.After)
 	}
 	return afterPrologue(w.tx.SendBatch(ctx, b), 1)
 }

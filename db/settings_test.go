@@ -28,7 +28,7 @@ func TestWithSettingsHoldForTheStatementAlone(t *testing.T) {
 	}
 	check := func(t *testing.T, tx pgx.Tx) {
 		t.Helper()
-		if mode, in := show(t, db.WithSettings(tx, db.PlanPerCall...)); mode != "force_custom_plan" || in != tenant.String() {
+		if mode, in := show(t, db.WithSettings(tx, db.PlanPerCall)); mode != "force_custom_plan" || in != tenant.String() {
 			t.Errorf("through WithSettings: plan_cache_mode %q, tenant %q; want force_custom_plan and the tenant", mode, in)
 		}
 		if mode, _ := show(t, tx); mode != "auto" {
@@ -107,14 +107,14 @@ func TestListsArePlannedForEachCall(t *testing.T) {
 	}
 	// plans runs the list on a fresh connection of its own, the way a request does, and
 	// returns how the connection planned it.
-	plans := func(t *testing.T, call func(q dbsqlc.DBTX) (int, error), name string, settings []db.Setting) (generic, custom int64) {
+	plans := func(t *testing.T, call func(q dbsqlc.DBTX) (int, error), name string, settings *db.Settings) (generic, custom int64) {
 		t.Helper()
 		one := dbtest.OneConnection(t, pool, nil)
 		for range 2 * dbtest.PastCustomPlans {
 			tx := db.BeginTenantReads(ctx, one, tenant)
 			q := dbsqlc.DBTX(tx)
 			if settings != nil {
-				q = db.WithSettings(tx, settings...)
+				q = db.WithSettings(tx, *settings)
 			}
 			if n, err := call(q); err != nil || n != 50 {
 				t.Fatalf("%d rows, %v", n, err)
@@ -125,7 +125,7 @@ func TestListsArePlannedForEachCall(t *testing.T) {
 	}
 	for _, l := range lists {
 		t.Run(l.name, func(t *testing.T) {
-			if generic, custom := plans(t, l.call, l.name, db.PlanPerCall); generic != 0 || custom != 2*dbtest.PastCustomPlans {
+			if generic, custom := plans(t, l.call, l.name, &db.PlanPerCall); generic != 0 || custom != 2*dbtest.PastCustomPlans {
 				t.Errorf("with PlanPerCall: %d generic and %d custom plans for %d calls, want every call planned for its parameters", generic, custom, 2*dbtest.PastCustomPlans)
 			}
 			// The trap this guards against, on the same statistics.

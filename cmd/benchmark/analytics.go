@@ -146,13 +146,12 @@ func (e *env) analyticsScript(name string, queries []string, binds map[string]st
 		}
 		// In the analysis's transaction: the settings, the query, the old values back.
 		settings, withSettings := querySettings[q]
-		st := db.StatementsFor(settings...)
 		if withSettings {
-			s.SQL(st.Before)
+			s.SQL(settings.Before)
 		}
 		s.SQL(benchutil.Bind(sql, b))
 		if withSettings {
-			s.SQL(st.After)
+			s.SQL(settings.After)
 		}
 	}
 	s.SQL("COMMIT")

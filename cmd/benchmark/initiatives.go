@@ -55,7 +55,7 @@ var (
 	// querySettings are the settings the API sends with a query (db.WithSettings): the
 	// pgbench scripts send the same statements, and the baselines' names show them. Every
 	// analytics run of the bench reads the portfolio.
-	querySettings = map[string][]db.Setting{
+	querySettings = map[string]db.Settings{
 		"InitiativeList":           db.PlanPerCall,
 		"AnalyticsRealizationSums": analytics.PortfolioPlan,
 	}
@@ -346,7 +346,7 @@ func (e *env) listScript(t benchutil.Tenant) (string, map[string]string, error) 
 		}
 		// The API's read runs the list in an implicit transaction, the setting just before it.
 		if settings, ok := querySettings[name]; ok {
-			s.SQL(db.StatementsFor(settings...).Local)
+			s.SQL(settings.Local)
 		}
 		s.SQL(benchutil.Bind(sql, map[string]string{"status": benchutil.Null, "industry": benchutil.Null}))
 	}
@@ -421,7 +421,7 @@ func joinNames(lists ...[]string) string {
 			}
 			out += n
 			if settings, ok := querySettings[n]; ok {
-				out += " (with " + settingsText(settings) + ")"
+				out += " (with " + settingsText(settings.Each) + ")"
 			}
 		}
 	}

@@ -175,11 +175,9 @@ func runSync(ctx context.Context, e *env) error {
 		if i == 0 {
 			got.API.Errors = apiErrs
 		}
-		for r := range c.api {
-			got.AddRound(c.api[r], c.db[r])
-		}
 		var byRound []string
 		for r := range c.api {
+			got.AddRound(c.api[r], c.db[r])
 			byRound = append(byRound, fmt.Sprintf("%s / %s", syncSeconds(c.api[r]), syncSeconds(c.db[r])))
 		}
 		name := strings.Replace(c.name, "10k", fmt.Sprintf("%d", syncRecords), 1)

@@ -189,7 +189,7 @@ type RealizationReport struct {
 // per benefit, or for a large tenant every benefit compared with every figure (2.6 s for
 // 10,000 benefits, 26 ms with hash joins). One initiative's realisation keeps the planner's
 // choice: probes are right for its few benefits, where hash joins read the whole tenant.
-var PortfolioPlan = []db.Setting{{Name: "enable_nestloop", Value: "off"}}
+var PortfolioPlan = db.NewSettings(db.Setting{Name: "enable_nestloop", Value: "off"})
 
 // AnalyseRealization is analyseRealization through the report cache (cache.go).
 var AnalyseRealization = cached("realization", analyseRealization)
@@ -220,7 +220,7 @@ func analyseRealization(ctx context.Context, tx pgx.Tx, scope Scope, p Realizati
 	through := current.FirstDay()
 	sumsTx := dbsqlc.DBTX(tx)
 	if only == nil {
-		sumsTx = db.WithSettings(tx, PortfolioPlan...)
+		sumsTx = db.WithSettings(tx, PortfolioPlan)
 	}
 	sumRows, err := db.Q.AnalyticsRealizationSums(ctx, sumsTx, dbsqlc.AnalyticsRealizationSumsParams{TenantID: tenant, InitiativeID: only, Base: st.BaseCurrency,
 		CurrentMonth: int32(current)})

@@ -233,7 +233,7 @@ type lane struct {
 // yet vacuumed) entry of each tenant on every claim, by a bitmap scan (944 events a tenant to take
 // 8, in the webhooks benchmark) or, on a small table, a sequential scan. The claim's other steps
 // are index scans anyway.
-var claimPlan = []db.Setting{{Name: "enable_bitmapscan", Value: "off"}, {Name: "enable_seqscan", Value: "off"}}
+var claimPlan = db.NewSettings(db.Setting{Name: "enable_bitmapscan", Value: "off"}, db.Setting{Name: "enable_seqscan", Value: "off"})
 
 // claim leases up to n due events of one lane, in one round trip (the claim
 // is one statement). It commits without waiting for the WAL flush: a lease
@@ -241,7 +241,7 @@ var claimPlan = []db.Setting{{Name: "enable_bitmapscan", Value: "off"}, {Name: "
 // are idempotent.
 func (r *Relay) claim(ctx context.Context, starts bool, n int) ([]dbsqlc.OutboxClaimRow, error) {
 	if !starts {
-		return db.Q.OutboxClaim(ctx, db.OneTripSystem(r.Pool, true, claimPlan...),
+		return db.Q.OutboxClaim(ctx, db.OneTripSystem(r.Pool, true, claimPlan),
 			dbsqlc.OutboxClaimParams{StartTypes: r.StartTypes, LeaseSeconds: r.Lease.Seconds(), BatchSize: int32(n)})
 	}
 	if len(r.StartTypes) == 0 {
