@@ -37,8 +37,8 @@
 #                      included) and copied to .data/bench/slow-statements.log at the end
 #   BENCH_CPU_IDLE     poll (default): idle CPUs poll instead of halting for the run (a PM QoS
 #                      latency of 0 held on /dev/cpu_dma_latency, as tuned's latency-performance
-#                      profile does; root only, else as booted); booted: the kernel's own idle
-#                      states (to compare)
+#                      profile does; root only, and only where a cpuidle driver has a polling
+#                      state, else as booted); booted: the kernel's own idle states (to compare)
 #
 # The API, PostgreSQL and the load share one machine here, so the API runs as configured for a
 # host it shares with its database (docs/configuration.md, "Sizing"): Go gets half the cores (GOMAXPROCS) and
@@ -227,8 +227,13 @@ trap 'finish; exit 143' TERM
 # ratios measured the hypervisor's wake-ups more than the API (docs/benchmarks.md, "Short reads").
 bench_cpu_idle="${BENCH_CPU_IDLE:-poll}"
 [[ $bench_cpu_idle == poll || $bench_cpu_idle == booted ]] || die "BENCH_CPU_IDLE must be poll or booted"
+cpuidle_driver="$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)"
 if [[ $bench_cpu_idle == poll ]]; then
-	if [[ -w /dev/cpu_dma_latency ]]; then
+	# The latency request works through a cpuidle driver, whose governor then keeps to its
+	# polling state (state0, POLL). Without one the kernel halts an idle CPU whatever is asked.
+	if [[ "$(cat /sys/devices/system/cpu/cpu0/cpuidle/state0/name 2>/dev/null)" != POLL ]]; then
+		warn "idle CPUs cannot be held to polling here: cpuidle driver '$cpuidle_driver' has no polling state (a guest without the haltpoll driver): idle CPUs halt as booted"
+	elif [[ -w /dev/cpu_dma_latency ]]; then
 		# The request holds while the file stays open: a process of its own keeps it, so that
 		# nothing this script starts inherits it, and stops it on exit.
 		(printf 0 && exec sleep infinity) >/dev/cpu_dma_latency </dev/null &
@@ -246,7 +251,7 @@ if [[ $bench_cpu_idle == poll ]]; then
 fi
 
 api_database_url="$DATABASE_URL"
-idle_note="idle CPUs in the kernel's own idle states (cpuidle driver: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)), not held to polling"
+idle_note="idle CPUs in the kernel's own idle states (cpuidle driver: $cpuidle_driver), not held to polling"
 if [[ -n $idle_holder_pid ]]; then
 	idle_note="idle CPUs poll for the run, on both sides: PM QoS CPU latency 0 held on /dev/cpu_dma_latency (BENCH_CPU_IDLE=booted: the kernel's idle states)"
 fi
