@@ -232,7 +232,7 @@ if [[ $bench_cpu_idle == poll ]]; then
 	# The latency request works through a cpuidle driver, whose governor then keeps to its
 	# polling state (state0, POLL). Without one the kernel halts an idle CPU whatever is asked.
 	if [[ "$(cat /sys/devices/system/cpu/cpu0/cpuidle/state0/name 2>/dev/null)" != POLL ]]; then
-		warn "idle CPUs cannot be held to polling here: cpuidle driver '$cpuidle_driver' has no polling state (a guest without the haltpoll driver): idle CPUs halt as booted"
+		warn "idle CPUs cannot be held to polling here: cpuidle driver '$cpuidle_driver' has no polling state: idle CPUs halt as booted"
 	elif [[ -w /dev/cpu_dma_latency ]]; then
 		# The request holds while the file stays open: a process of its own keeps it, so that
 		# nothing this script starts inherits it, and stops it on exit.
